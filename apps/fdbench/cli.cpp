@@ -1,0 +1,348 @@
+#include "cli.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <charconv>
+#include <iostream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "fdbench/atomic_file.hpp"
+#include "fdbench/environment.hpp"
+#include "fdbench/error.hpp"
+#include "fdbench/interrupt.hpp"
+#include "fdbench/reporter.hpp"
+#include "fdbench/runner.hpp"
+#include "fdbench/strategy.hpp"
+#include "fdbench/version.hpp"
+
+namespace fdbench::cli {
+
+namespace {
+
+constexpr long long kMaxFiles = 10'000'000;
+constexpr long long kMaxPerThread = 1'000'000;
+constexpr long long kMaxPregrowFd = 1 << 20;  // Linux's default fs.nr_open
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+long long parse_number(std::string_view flag, std::string_view text, long long min,
+                       long long max) {
+  long long value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec == std::errc::result_out_of_range ||
+      (ec == std::errc{} && end == text.data() + text.size() && (value < min || value > max))) {
+    throw UsageError(
+        fmt::format("{}: {} is out of range (allowed: {} to {})", flag, text, min, max));
+  }
+  if (ec != std::errc{} || end != text.data() + text.size()) {
+    throw UsageError(fmt::format("{}: '{}' is not a whole number", flag, text));
+  }
+  return value;
+}
+
+std::vector<std::string> split_list(std::string_view flag, const std::string& text) {
+  std::vector<std::string> items;
+  std::string item;
+  std::istringstream in(text);
+  while (std::getline(in, item, ',')) {
+    if (item.empty()) throw UsageError(fmt::format("{}: empty item in '{}'", flag, text));
+    if (std::find(items.begin(), items.end(), item) == items.end()) items.push_back(item);
+  }
+  if (items.empty() || text.back() == ',') {
+    throw UsageError(fmt::format("{}: expected a comma-separated list, got '{}'", flag, text));
+  }
+  return items;
+}
+
+std::vector<int> parse_threads(const std::string& text) {
+  std::vector<int> threads;
+  for (const auto& item : split_list("--threads", text)) {
+    threads.push_back(static_cast<int>(parse_number("--threads", item, 1, kMaxThreads)));
+  }
+  return threads;
+}
+
+void check_directory(std::string_view flag, const std::string& dir, bool writable) {
+  struct stat info {};
+  if (stat(dir.c_str(), &info) != 0) {
+    throw UsageError(fmt::format("{} {}: {}", flag, dir, errno_text(errno)));
+  }
+  if (!S_ISDIR(info.st_mode)) {
+    throw UsageError(fmt::format("{} {}: not a directory", flag, dir));
+  }
+  if (writable && access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw UsageError(fmt::format("{} {}: not writable ({}); choose a writable directory", flag,
+                                 dir, errno_text(errno)));
+  }
+}
+
+void check_output(const std::string& output) {
+  if (output.empty()) return;
+  const auto slash = output.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : output.substr(0, slash + 1);
+  check_directory("--output: directory", dir, true);
+  struct stat info {};
+  if (stat(output.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    throw UsageError(fmt::format("--output {}: is a directory; name a file", output));
+  }
+}
+
+// Flags as text, validated after parsing so that every message names its flag.
+struct CommonText {
+  std::string repeat = "10";
+  std::string warmup = "1";
+  std::string format = "table";
+  std::string output;
+};
+
+struct OpenText {
+  std::string files = "10000";
+  std::string threads = "1,2,4,8,16";
+  std::string strategy = "threads,pool,pool-batch";
+  std::string batch = "64";
+  std::string dir;
+};
+
+struct SocketText {
+  std::string threads = "2";
+  std::string per_thread = "256";
+  std::string kind = "tcp";
+  std::string pregrow = "off,auto";
+};
+
+void add_common(CLI::App& app, CommonText& text) {
+  app.add_option("--repeat", text.repeat, "Timed repetitions; the median is reported")
+      ->capture_default_str();
+  app.add_option("--warmup", text.warmup, "Untimed repetitions before them")
+      ->capture_default_str();
+  app.add_option("--format", text.format, "Output format: " + join(reporter_names()))
+      ->capture_default_str();
+  app.add_option("--output", text.output,
+                 "Write the output to FILE instead of stdout (atomically: all or nothing)");
+}
+
+void apply_common(const CommonText& text, int& repeat, int& warmup, Command& command) {
+  repeat = static_cast<int>(parse_number("--repeat", text.repeat, 1, 100000));
+  warmup = static_cast<int>(parse_number("--warmup", text.warmup, 0, 100000));
+  const auto formats = reporter_names();
+  if (std::find(formats.begin(), formats.end(), text.format) == formats.end()) {
+    throw UsageError(fmt::format("--format: unknown format '{}' (choose from {})", text.format,
+                                 join(formats)));
+  }
+  command.format = text.format;
+  check_output(text.output);
+  command.output = text.output;
+}
+
+void apply_open(const OpenText& text, OpenOptions& open) {
+  open.files = static_cast<std::size_t>(parse_number("--files", text.files, 1, kMaxFiles));
+  open.threads = parse_threads(text.threads);
+  open.strategies.clear();
+  for (const auto& name : split_list("--strategy", text.strategy)) {
+    if (find_strategy(name) == nullptr) {
+      throw UsageError(fmt::format("--strategy: unknown strategy '{}' (choose from {})", name,
+                                   join(strategy_names())));
+    }
+    open.strategies.push_back(name);
+  }
+  open.batch = static_cast<int>(parse_number("--batch", text.batch, 1, kMaxFiles));
+  open.dir = text.dir.empty() ? default_dir() : text.dir;
+  check_directory("--dir", open.dir, true);
+}
+
+void apply_socket(const SocketText& text, SocketOptions& socket) {
+  socket.threads = parse_threads(text.threads);
+  socket.per_thread =
+      static_cast<std::size_t>(parse_number("--per-thread", text.per_thread, 1, kMaxPerThread));
+  if (!parse_socket_kind(text.kind, socket.kind)) {
+    throw UsageError(fmt::format("--kind: unknown kind '{}' (choose from {})", text.kind,
+                                 join(socket_kind_names())));
+  }
+  socket.pregrow.clear();
+  for (const auto& item : split_list("--pregrow", text.pregrow)) {
+    Pregrow p;
+    if (!parse_pregrow(item, p)) {
+      throw UsageError(fmt::format("--pregrow: '{}' is not off, auto or a descriptor number",
+                                   item));
+    }
+    if (p.mode == Pregrow::Mode::fd) parse_number("--pregrow", item, 0, kMaxPregrowFd);
+    socket.pregrow.push_back(p);
+  }
+}
+
+constexpr const char* kOpenFooter = R"(
+Every file is a distinct empty file in a private directory (removed afterwards). Workers
+and pools are created before the clock starts: thread creation is not timed.
+
+Example:
+  fdbench open --files 1000 --threads 1,2 --strategy threads,pool --format json)";
+
+constexpr const char* kSocketFooter = R"(
+Every repetition runs in a fresh child process holding only fds 0-2, so it starts from the
+kernel's smallest descriptor table (64 on Linux). --pregrow auto grows the table to fit the
+whole run before the second thread exists; --pregrow N grows it to hold fd N. The calling
+thread is one of the threads; thread creation is not timed.
+
+Example:
+  fdbench socket --threads 2 --per-thread 256 --pregrow off,auto)";
+
+constexpr const char* kSuiteFooter = R"(
+With no subcommand fdbench runs the default suite: both seed experiments (open 10,000 files
+with 1-16 threads directly and through a thread pool; two threads creating 256 sockets each,
+with and without a pre-grown descriptor table), then prints its findings.
+
+Examples:
+  fdbench
+  fdbench open --help
+  fdbench socket --pregrow off,auto,1023 --format json --output socket.json)";
+
+}  // namespace
+
+Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out,
+                          std::ostream& err) {
+  CLI::App app{"fdbench: how fast can this machine create file descriptors?", "fdbench"};
+  app.set_version_flag("--version", "fdbench " + std::string(version()));
+  app.footer(kSuiteFooter);
+  app.require_subcommand(0, 1);
+  CommonText suite_common;
+  std::string suite_dir;
+  add_common(app, suite_common);
+  app.add_option("--dir", suite_dir, "Where the private file set is created (default $TMPDIR or /tmp)");
+
+  CLI::App* open_cmd = app.add_subcommand("open", "Open and close N distinct empty files");
+  OpenText open_text;
+  CommonText open_common;
+  open_cmd->add_option("--files", open_text.files, "Number of files")->capture_default_str();
+  open_cmd->add_option("--threads", open_text.threads, "Thread counts, a comma list (1 to 1024)")
+      ->capture_default_str();
+  open_cmd->add_option("--strategy", open_text.strategy,
+                       "Strategies, a comma list: " + join(strategy_names()))
+      ->capture_default_str();
+  open_cmd->add_option("--batch", open_text.batch, "Files per pool task for pool-batch")
+      ->capture_default_str();
+  open_cmd->add_option("--dir", open_text.dir,
+                       "Where the private file set is created (default $TMPDIR or /tmp)");
+  add_common(*open_cmd, open_common);
+  open_cmd->footer(kOpenFooter);
+
+  CLI::App* socket_cmd =
+      app.add_subcommand("socket", "T threads each create and hold N descriptors");
+  SocketText socket_text;
+  CommonText socket_common;
+  socket_cmd->add_option("--threads", socket_text.threads,
+                         "Thread counts, a comma list; 2 = the main thread plus one")
+      ->capture_default_str();
+  socket_cmd->add_option("--per-thread", socket_text.per_thread, "Descriptors each thread creates")
+      ->capture_default_str();
+  socket_cmd->add_option("--kind", socket_text.kind,
+                         "Descriptor kind: " + join(socket_kind_names()))
+      ->capture_default_str();
+  socket_cmd->add_option("--pregrow", socket_text.pregrow,
+                         "Comma list of off, auto or N: grow the fd table first")
+      ->capture_default_str();
+  add_common(*socket_cmd, socket_common);
+  socket_cmd->footer(kSocketFooter);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return {std::nullopt, app.exit(e, out, err)};
+  } catch (const CLI::CallForAllHelp& e) {
+    return {std::nullopt, app.exit(e, out, err)};
+  } catch (const CLI::CallForVersion& e) {
+    return {std::nullopt, app.exit(e, out, err)};
+  } catch (const CLI::ParseError& e) {
+    err << "Error: " << e.what() << "\nRun 'fdbench --help' for usage.\n";
+    return {std::nullopt, 2};
+  }
+
+  Command command;
+  try {
+    if (open_cmd->parsed() || socket_cmd->parsed()) {
+      for (const auto* option : app.get_options()) {
+        if (option->count() > 0 && option->get_name() != "--help" &&
+            option->get_name() != "--version") {
+          throw UsageError(fmt::format("{} goes after the subcommand (fdbench {} {} ...)",
+                                       option->get_name(),
+                                       open_cmd->parsed() ? "open" : "socket",
+                                       option->get_name()));
+        }
+      }
+    }
+    if (open_cmd->parsed()) {
+      command.kind = Command::Kind::open;
+      apply_open(open_text, command.open);
+      apply_common(open_common, command.open.repeat, command.open.warmup, command);
+    } else if (socket_cmd->parsed()) {
+      command.kind = Command::Kind::socket;
+      apply_socket(socket_text, command.socket);
+      apply_common(socket_common, command.socket.repeat, command.socket.warmup, command);
+    } else {
+      command.kind = Command::Kind::suite;
+      OpenText defaults;
+      defaults.dir = suite_dir;
+      apply_open(defaults, command.open);
+      apply_common(suite_common, command.open.repeat, command.open.warmup, command);
+      command.socket.repeat = command.open.repeat;
+      command.socket.warmup = command.open.warmup;
+    }
+  } catch (const UsageError& e) {
+    err << "Error: " << e.what() << "\n";
+    return {std::nullopt, 2};
+  }
+  return {command, 0};
+}
+
+int run(const Command& command, std::ostream& out, std::ostream& err) {
+  std::ostringstream buffer;
+  std::ostream& sink = command.output.empty() ? out : buffer;
+  std::vector<std::unique_ptr<Reporter>> reporters;
+  reporters.push_back(make_reporter(command.format, sink));
+  FDBENCH_ASSERT(reporters.back() != nullptr);
+  const std::string dir = command.open.dir.empty() ? default_dir() : command.open.dir;
+  Session session(capture_environment(dir), std::move(reporters));
+
+  int code = 0;
+  try {
+    if (command.kind != Command::Kind::socket) session.run_open(command.open);
+    if (command.kind != Command::Kind::open) session.run_socket(command.socket);
+    session.finish(true);
+  } catch (const Interrupted& e) {
+    session.finish(false);
+    err << fmt::format("fdbench: interrupted by signal {}; {} finished result{} kept\n",
+                       e.signal(), session.results().size(),
+                       session.results().size() == 1 ? "" : "s");
+    code = 128 + e.signal();
+  } catch (const Error& e) {
+    session.finish(false);
+    err << "Error: " << e.what() << "\n";
+    code = 1;
+  }
+  if (!command.output.empty()) {
+    try {
+      write_file_atomically(command.output, buffer.str());
+      err << fmt::format("fdbench: wrote {} ({} result{})\n", command.output,
+                         session.results().size(), session.results().size() == 1 ? "" : "s");
+    } catch (const Error& e) {
+      err << "Error: " << e.what() << "\n";
+      code = code == 0 ? 1 : code;
+    }
+  }
+  out.flush();
+  if (!out) {
+    err << "Error: cannot write to standard output\n";
+    code = code == 0 ? 1 : code;
+  }
+  return code;
+}
+
+}  // namespace fdbench::cli

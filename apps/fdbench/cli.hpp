@@ -1,0 +1,33 @@
+#pragma once
+// argv -> validated Command, and Command -> run with reporters. Kept out of main() so that
+// tests can drive it in-process.
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include "fdbench/options.hpp"
+
+namespace fdbench::cli {
+
+struct Command {
+  enum class Kind { suite, open, socket } kind = Kind::suite;
+  OpenOptions open;
+  SocketOptions socket;
+  std::string format = "table";
+  std::string output;  // empty: stdout
+};
+
+struct Parsed {
+  std::optional<Command> command;  // empty: nothing to run, exit with exit_code
+  int exit_code = 0;
+};
+
+// Parses and validates. Help and --version are printed to `out` (exit 0); every usage error
+// is one line "Error: ..." on `err` naming the flag, with exit code 2.
+Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out,
+                          std::ostream& err);
+
+// Runs a command; returns the process exit code (0, 1 runtime error, 128+signal).
+int run(const Command& command, std::ostream& out, std::ostream& err);
+
+}  // namespace fdbench::cli

@@ -1,0 +1,46 @@
+#pragma once
+// Two error paths (STYLE.md): FDBENCH_ASSERT for programmer mistakes, exceptions carrying a
+// one-line message that names the cause and the fix for failures the world causes.
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+namespace fdbench {
+
+// A runtime failure: exit code 1, message printed as "Error: <what>".
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A bad command line or option value: exit code 2.
+class UsageError : public Error {
+ public:
+  using Error::Error;
+};
+
+// SIGINT/SIGTERM arrived; results finished so far are still exported.
+class Interrupted : public std::exception {
+ public:
+  explicit Interrupted(int signal) : signal_(signal) {}
+  [[nodiscard]] int signal() const noexcept { return signal_; }
+  [[nodiscard]] const char* what() const noexcept override { return "interrupted"; }
+
+ private:
+  int signal_;
+};
+
+// strerror text for an errno value, thread-safe.
+std::string errno_text(int err);
+
+}  // namespace fdbench
+
+#define FDBENCH_ASSERT(cond)                                                          \
+  do {                                                                                \
+    if (!(cond)) {                                                                    \
+      std::fprintf(stderr, "fdbench: assertion failed: %s (%s:%d)\n", #cond, __FILE__, \
+                   __LINE__);                                                         \
+      std::abort();                                                                   \
+    }                                                                                 \
+  } while (0)

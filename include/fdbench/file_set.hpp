@@ -1,0 +1,49 @@
+#pragma once
+// A private, self-cleaning set of empty files: a fresh mkdtemp directory under a parent,
+// marked with a marker file, removed on destruction. Removal works through the directory
+// descriptor and only unlinks names this object created.
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fdbench/path_table.hpp"
+#include "fdbench/unique_fd.hpp"
+
+namespace fdbench {
+
+class FileSet {
+ public:
+  static constexpr const char* kMarkerName = ".fdbench-private";
+  static constexpr const char* kDirPrefix = "fdbench-";
+
+  // Creates `count` empty files named 1.txt .. N.txt (as the seed does) in a new private
+  // directory under `parent`. Throws Error (nothing left behind) or Interrupted.
+  static FileSet create(const std::string& parent, std::size_t count);
+
+  FileSet(FileSet&&) noexcept;
+  FileSet& operator=(FileSet&&) = delete;
+  FileSet(const FileSet&) = delete;
+  FileSet& operator=(const FileSet&) = delete;
+  ~FileSet();
+
+  [[nodiscard]] int dir_fd() const { return dir_.get(); }
+  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] const PathTable& names() const { return names_; }
+  [[nodiscard]] std::size_t size() const { return names_.size(); }
+
+  // Removes what this set created; the destructor calls it. Returns false (and leaves the
+  // directory) if anything foreign is inside it.
+  bool remove() noexcept;
+
+ private:
+  FileSet() = default;
+  std::string path_;
+  UniqueFd parent_;
+  UniqueFd dir_;
+  PathTable names_;
+  std::vector<std::pair<std::size_t, std::size_t>> created_;  // [begin, end) ranges of names_
+  bool marker_ = false;
+};
+
+}  // namespace fdbench

@@ -1,0 +1,16 @@
+#pragma once
+// SIGINT/SIGTERM handling: the handler only records the signal; long loops poll it between
+// steps (never inside a timed region) and unwind, so cleanup runs in ordinary code.
+namespace fdbench {
+
+void install_interrupt_handlers();
+// Forked workers die on the signal instead (the parent notices and cleans up).
+void reset_interrupt_handlers_in_child();
+// The signal number received, or 0.
+int interrupted() noexcept;
+// Throws Interrupted if a signal arrived.
+void throw_if_interrupted();
+// For tests: forget a received signal.
+void clear_interrupt() noexcept;
+
+}  // namespace fdbench

@@ -1,0 +1,44 @@
+#pragma once
+// Validated options for each command (the CLI builds them; the library takes them as they are).
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "fdbench/workload.hpp"
+
+namespace fdbench {
+
+constexpr int kMaxThreads = 1024;
+
+struct Pregrow {
+  enum class Mode { off, automatic, fd } mode = Mode::off;
+  int fd = 0;  // with Mode::fd: grow the table to hold this descriptor number
+
+  [[nodiscard]] std::string label() const;  // "off", "auto" or the number
+};
+// Parses "off", "auto" or a non-negative number; false if none of these.
+bool parse_pregrow(const std::string& text, Pregrow& out);
+
+struct OpenOptions {
+  std::size_t files = 10000;
+  std::vector<int> threads{1, 2, 4, 8, 16};
+  std::vector<std::string> strategies{"threads", "pool", "pool-batch"};
+  int batch = 64;
+  int repeat = 10;
+  int warmup = 1;
+  std::string dir;  // empty: $TMPDIR or /tmp
+};
+
+struct SocketOptions {
+  std::vector<int> threads{2};
+  std::size_t per_thread = 256;
+  SocketKind kind = SocketKind::tcp;
+  std::vector<Pregrow> pregrow{Pregrow{}, Pregrow{Pregrow::Mode::automatic, 0}};
+  int repeat = 10;
+  int warmup = 1;
+};
+
+// $TMPDIR if set and non-empty, else /tmp.
+std::string default_dir();
+
+}  // namespace fdbench

@@ -1,0 +1,48 @@
+#pragma once
+// Everything OS-specific, behind one facade. #ifdefs live in src/platform/ only.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fdbench::platform {
+
+// Monotonic clock in nanoseconds.
+std::int64_t now_ns() noexcept;
+
+// Size of this process's descriptor table (Linux: "FDSize:" in /proc/self/status), or
+// nullopt where the OS does not show it. Uses one descriptor briefly on Linux.
+std::optional<int> fd_table_size();
+
+// Grows the descriptor table so that fd `highest_fd` fits, by duplicating a descriptor to
+// that number and closing it again. Returns 0 or an errno value. Tables never shrink, so
+// doing this once before any extra thread exists pays for a whole run.
+int grow_fd_table(int highest_fd) noexcept;
+
+// The kernel's starting table size (64 on Linux); a fresh process with fds 0-2 has this.
+constexpr int kSmallestFdTable = 64;
+
+struct NofileLimit {
+  std::uint64_t soft = 0;
+  std::uint64_t hard = 0;
+};
+NofileLimit nofile_limit();
+// Raises the soft RLIMIT_NOFILE to at least `needed` (never lowers it). Returns 0 or errno.
+int raise_nofile_soft(std::uint64_t needed) noexcept;
+
+// Descriptors this process holds, ascending.
+std::vector<int> open_descriptors();
+// Closes every descriptor >= `lowest` except `keep` (-1: none).
+void close_descriptors_from(int lowest, int keep = -1) noexcept;
+
+// Host facts for the environment block.
+std::string os_name();
+std::string kernel_release();
+std::string cpu_model();
+int logical_cpus();
+// Filesystem type name of the filesystem holding `path` ("ext4", "tmpfs", "apfs", ...).
+std::string fs_type(const std::string& path);
+// Integer from a one-number pseudo-file such as /proc/sys/kernel/io_uring_disabled.
+std::optional<int> read_int_file(const std::string& path);
+
+}  // namespace fdbench::platform

@@ -1,0 +1,46 @@
+#pragma once
+// HOW the work is spread. A Strategy object owns its workers: they are created by the
+// factory (untimed) and joined by the destructor; run() times one repetition from the
+// moment the workers are released to the moment the last item is done.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fdbench/workload.hpp"
+
+namespace fdbench {
+
+struct StrategyConfig {
+  int threads = 1;
+  int batch = 64;  // items per task, where the strategy batches
+};
+
+struct Repetition {
+  std::int64_t ns = 0;
+  Tally tally;
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  // One timed repetition over every item of `work`.
+  virtual Repetition run(Workload& work) = 0;
+};
+
+struct StrategyInfo {
+  std::string_view name;
+  std::string_view summary;  // one line for --help and `strategies`
+  bool uses_batch = false;   // whether --batch changes what it does
+  std::function<std::unique_ptr<Strategy>(const StrategyConfig&)> make;
+};
+
+// Every strategy, in the order they are listed and run by default.
+const std::vector<StrategyInfo>& strategy_registry();
+// nullptr if `name` is unknown.
+const StrategyInfo* find_strategy(std::string_view name);
+std::vector<std::string> strategy_names();
+
+}  // namespace fdbench

@@ -1,0 +1,58 @@
+#pragma once
+// WHAT is created. A workload is a list of `ops()` items; strategies decide which thread
+// does which item, the workload decides what an item is (open+close a file, create and
+// hold a socket).
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fdbench/path_table.hpp"
+
+namespace fdbench {
+
+// Per-worker failure count; merged after the timed region.
+struct Tally {
+  std::uint64_t failures = 0;
+  int first_errno = 0;
+
+  void fail(int err) noexcept {
+    if (failures++ == 0) first_errno = err;
+  }
+  void merge(const Tally& other) noexcept {
+    if (other.failures == 0) return;
+    if (failures == 0) first_errno = other.first_errno;
+    failures += other.failures;
+  }
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  [[nodiscard]] virtual std::string_view name() const = 0;  // "open", "socket"
+  [[nodiscard]] virtual std::string kind() const = 0;       // "file", "tcp", ...
+  [[nodiscard]] virtual std::size_t ops() const = 0;        // items (descriptors) per repetition
+  // Untimed, before each repetition.
+  virtual void before_repetition() {}
+  // Timed: performs items [begin, end). Called concurrently on disjoint ranges.
+  virtual void run_range(std::size_t begin, std::size_t end, Tally& tally) noexcept = 0;
+  // Untimed, after each repetition: releases whatever the repetition holds.
+  virtual void after_repetition() {}
+};
+
+// open+close each path of `paths`, relative to `dir_fd`, read-only.
+std::unique_ptr<Workload> make_open_workload(int dir_fd, const PathTable& paths);
+
+enum class SocketKind { tcp, udp, unix_stream };
+std::string_view to_string(SocketKind kind);
+// Parses "tcp", "udp", "unix"; false if unknown.
+bool parse_socket_kind(std::string_view text, SocketKind& kind);
+// All names accepted by parse_socket_kind, for help and errors.
+std::vector<std::string> socket_kind_names();
+
+// Creates `count` descriptors of `kind` and holds them until after_repetition().
+std::unique_ptr<Workload> make_socket_workload(SocketKind kind, std::size_t count);
+
+}  // namespace fdbench

@@ -1,0 +1,25 @@
+#include "format.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace fdbench {
+
+std::string group_digits(std::uint64_t n) {
+  std::string digits = std::to_string(n);
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(i, ",");
+  return digits;
+}
+
+std::string format_ms(double ns) { return fmt::format("{:.2f}", ns / 1e6); }
+
+std::string format_rate(double per_sec) {
+  return group_digits(static_cast<std::uint64_t>(std::llround(per_sec)));
+}
+
+std::string format_ratio(double ratio) {
+  return ratio >= 10 ? fmt::format("{:.0f}×", ratio) : fmt::format("{:.1f}×", ratio);
+}
+
+}  // namespace fdbench

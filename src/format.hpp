@@ -1,0 +1,17 @@
+#pragma once
+// Number formatting shared by the human-readable outputs.
+#include <cstdint>
+#include <string>
+
+namespace fdbench {
+
+// 1234567 -> "1,234,567"
+std::string group_digits(std::uint64_t n);
+// nanoseconds -> milliseconds with 2 decimals ("25.31")
+std::string format_ms(double ns);
+// a rate rounded to a whole number with digit groups ("412,300")
+std::string format_rate(double per_sec);
+// a ratio as "2.3×"
+std::string format_ratio(double ratio);
+
+}  // namespace fdbench

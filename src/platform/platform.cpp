@@ -1,0 +1,219 @@
+// The platform facade. Linux-only parts are behind __linux__; everything else is POSIX so
+// that macOS and the BSDs build and run the portable strategies.
+#include "fdbench/platform.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <string>
+
+#if defined(__linux__)
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#else
+#include <sys/mount.h>
+#include <sys/param.h>
+#include <sys/sysctl.h>
+#endif
+
+namespace fdbench::platform {
+
+std::int64_t now_ns() noexcept {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+std::optional<int> fd_table_size() {
+#if defined(__linux__)
+  std::FILE* status = std::fopen("/proc/self/status", "re");
+  if (status == nullptr) return std::nullopt;
+  char line[256];
+  std::optional<int> size;
+  while (std::fgets(line, sizeof line, status) != nullptr) {
+    if (std::strncmp(line, "FDSize:", 7) == 0) {
+      size = std::atoi(line + 7);
+      break;
+    }
+  }
+  std::fclose(status);
+  return size;
+#else
+  return std::nullopt;
+#endif
+}
+
+int grow_fd_table(int highest_fd) noexcept {
+  // Any open descriptor will do as the source; fall back to one of our own.
+  int source = -1;
+  for (int fd = 0; fd < 3 && source < 0; ++fd) {
+    if (fcntl(fd, F_GETFD) != -1) source = fd;
+  }
+  int own = -1;
+  if (source < 0) {
+    own = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (own < 0) return errno;
+    source = own;
+  }
+  int err = 0;
+  if (fcntl(highest_fd, F_GETFD) == -1) {  // the slot is free: occupy it, then free it
+    if (dup2(source, highest_fd) < 0) {
+      err = errno;
+    } else {
+      close(highest_fd);
+    }
+  }
+  if (own >= 0) close(own);
+  return err;
+}
+
+NofileLimit nofile_limit() {
+  rlimit limit{};
+  getrlimit(RLIMIT_NOFILE, &limit);
+  return {static_cast<std::uint64_t>(limit.rlim_cur), static_cast<std::uint64_t>(limit.rlim_max)};
+}
+
+int raise_nofile_soft(std::uint64_t needed) noexcept {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return errno;
+  if (limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur >= needed) return 0;
+  if (limit.rlim_cur == RLIM_INFINITY) return 0;
+  if (limit.rlim_max != RLIM_INFINITY && limit.rlim_max < needed) return EPERM;
+  limit.rlim_cur = static_cast<rlim_t>(needed);
+  if (setrlimit(RLIMIT_NOFILE, &limit) != 0) return errno;
+  return 0;
+}
+
+std::vector<int> open_descriptors() {
+  std::vector<int> fds;
+#if defined(__linux__)
+  const char* listing = "/proc/self/fd";
+#else
+  const char* listing = "/dev/fd";
+#endif
+  if (DIR* dir = opendir(listing)) {
+    const int own = dirfd(dir);
+    while (const dirent* entry = readdir(dir)) {
+      if (entry->d_name[0] == '.') continue;
+      const int fd = std::atoi(entry->d_name);
+      if (fd != own) fds.push_back(fd);
+    }
+    closedir(dir);
+  } else {  // no listing: probe every possible number
+    const long max = sysconf(_SC_OPEN_MAX);
+    for (int fd = 0; fd < max; ++fd) {
+      if (fcntl(fd, F_GETFD) != -1) fds.push_back(fd);
+    }
+  }
+  std::sort(fds.begin(), fds.end());
+  return fds;
+}
+
+void close_descriptors_from(int lowest, int keep) noexcept {
+#if defined(__linux__) && defined(SYS_close_range)
+  auto close_span = [](int first, unsigned last) {
+    return static_cast<unsigned>(first) > last ? 0L : syscall(SYS_close_range, first, last, 0);
+  };
+  if (keep < lowest) {
+    if (close_span(lowest, ~0U) == 0) return;
+  } else if (close_span(lowest, static_cast<unsigned>(keep - 1)) == 0 &&
+             close_span(keep + 1, ~0U) == 0) {
+    return;
+  }
+#endif
+  // Fallback (no close_range): only what is open, never a blind loop over a huge limit.
+  for (const int fd : open_descriptors()) {
+    if (fd >= lowest && fd != keep) close(fd);
+  }
+}
+
+std::string os_name() {
+  utsname name{};
+  return uname(&name) == 0 ? name.sysname : "unknown";
+}
+
+std::string kernel_release() {
+  utsname name{};
+  return uname(&name) == 0 ? name.release : "unknown";
+}
+
+std::string cpu_model() {
+#if defined(__linux__)
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    // x86 says "model name", arm64 often only "CPU part"/"Hardware"
+    for (const char* key : {"model name", "Hardware", "cpu model"}) {
+      if (line.rfind(key, 0) == 0) {
+        const auto colon = line.find(':');
+        if (colon != std::string::npos) {
+          const auto start = line.find_first_not_of(" \t", colon + 1);
+          if (start != std::string::npos) return line.substr(start);
+        }
+      }
+    }
+  }
+  return "unknown";
+#elif defined(__APPLE__)
+  char buf[256];
+  size_t size = sizeof buf;
+  if (sysctlbyname("machdep.cpu.brand_string", buf, &size, nullptr, 0) == 0) return buf;
+  return "unknown";
+#else
+  char buf[256];
+  size_t size = sizeof buf;
+  int mib[2] = {CTL_HW, HW_MODEL};
+  if (sysctl(mib, 2, buf, &size, nullptr, 0) == 0) return buf;
+  return "unknown";
+#endif
+}
+
+int logical_cpus() {
+  const long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<int>(n) : 1;
+}
+
+std::string fs_type(const std::string& path) {
+#if defined(__linux__)
+  struct statfs info {};
+  if (statfs(path.c_str(), &info) != 0) return "unknown";
+  // Magic numbers from linux/magic.h; statfs has no name field on Linux.
+  static const std::map<unsigned long, const char*> kNames = {
+      {0xEF53, "ext4"},       {0x01021994, "tmpfs"},  {0x9123683E, "btrfs"},
+      {0x58465342, "xfs"},    {0x2FC12FC1, "zfs"},    {0x6969, "nfs"},
+      {0x794C7630, "overlay"}, {0x65735546, "fuse"},  {0xF2F52010, "f2fs"},
+      {0x4D44, "vfat"},       {0x5346544E, "ntfs"},   {0x858458F6, "ramfs"},
+      {0xFF534D42, "cifs"},   {0x01021997, "9p"},     {0x62656572, "sysfs"},
+      {0x9FA0, "proc"},       {0x73717368, "squashfs"}, {0x2011BAB0, "exfat"},
+      {0xCA451A4E, "bcachefs"}, {0x7461636f, "ocfs2"},
+  };
+  const auto it = kNames.find(static_cast<unsigned long>(info.f_type));
+  if (it != kNames.end()) return it->second;
+  char hex[32];
+  std::snprintf(hex, sizeof hex, "0x%lx", static_cast<unsigned long>(info.f_type));
+  return hex;
+#else
+  struct statfs info {};
+  if (statfs(path.c_str(), &info) != 0) return "unknown";
+  return info.f_fstypename;
+#endif
+}
+
+std::optional<int> read_int_file(const std::string& path) {
+  std::ifstream in(path);
+  int value = 0;
+  if (in >> value) return value;
+  return std::nullopt;
+}
+
+}  // namespace fdbench::platform

@@ -1,0 +1,101 @@
+// json: the output contract of DESIGN.md (schema_version 1), written once at the end with
+// every result finished so far; "complete" says whether the run was cut short.
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "fdbench/reporter.hpp"
+#include "fdbench/version.hpp"
+#include "reporters/registry.hpp"
+
+namespace fdbench {
+
+namespace {
+
+template <class T>
+nlohmann::json optional_json(const std::optional<T>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+nlohmann::json environment_json(const Environment& env) {
+  nlohmann::json j = {
+      {"os", env.os},
+      {"kernel", env.kernel},
+      {"cpu_model", env.cpu_model},
+      {"logical_cpus", env.logical_cpus},
+      {"fs_type", env.fs_type},
+      {"rlimit_nofile", {{"soft", env.rlimit_nofile.soft}, {"hard", env.rlimit_nofile.hard}}},
+      {"fdsize_at_start", optional_json(env.fdsize_at_start)},
+  };
+  if (env.os == "Linux") {
+    j["io_uring_disabled"] = optional_json(env.io_uring_disabled);
+    j["rcu_expedited"] = optional_json(env.rcu_expedited);
+  }
+  return j;
+}
+
+nlohmann::json result_json(const Result& r) {
+  nlohmann::json j = {
+      {"workload", r.workload},
+      {"strategy", r.strategy},
+      {"threads", r.threads},
+      {"batch", r.batch},
+      {"kind", r.kind},
+      {"pregrow", r.pregrow},
+      {"ops", r.ops},
+      {"repeat", r.repeat},
+      {"warmup", r.warmup},
+      {"times_ns", r.times_ns},
+      {"min_ns", r.stats.min},
+      {"median_ns", r.stats.median},
+      {"max_ns", r.stats.max},
+      {"mean_ns", r.stats.mean},
+      {"stddev_ns", r.stats.stddev},
+      {"ops_per_sec", r.ops_per_sec},
+      {"fdsize_before", optional_json(r.fdsize_before)},
+      {"fdsize_after", optional_json(r.fdsize_after)},
+      {"failures", r.failures},
+  };
+  if (!r.first_failure.empty()) j["first_failure"] = r.first_failure;
+  if (!r.error.empty()) j["error"] = r.error;
+  if (!r.warnings.empty()) j["warnings"] = r.warnings;
+  return j;
+}
+
+nlohmann::json document(const Environment& env, std::span<const Result> results, bool complete) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& r : results) list.push_back(result_json(r));
+  return {
+      {"schema_version", 1},
+      {"tool", {{"name", "fdbench"}, {"version", std::string(version())}}},
+      {"environment", environment_json(env)},
+      {"complete", complete},
+      {"results", std::move(list)},
+  };
+}
+
+class JsonReporter final : public Reporter {
+ public:
+  explicit JsonReporter(std::ostream& out) : out_(out) {}
+  void begin(const Environment& env) override { env_ = env; }
+  void add(const Result& /*result*/) override {}
+  void end(std::span<const Result> all, bool complete) override {
+    out_ << document(env_, all, complete).dump(2) << '\n';
+    out_.flush();
+  }
+
+ private:
+  std::ostream& out_;
+  Environment env_;
+};
+
+}  // namespace
+
+std::string to_json_document(const Environment& env, std::span<const Result> results) {
+  return document(env, results, true).dump(2);
+}
+
+std::unique_ptr<Reporter> make_json_reporter(std::ostream& out) {
+  return std::make_unique<JsonReporter>(out);
+}
+
+}  // namespace fdbench

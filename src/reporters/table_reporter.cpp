@@ -1,0 +1,101 @@
+// table: the seed's view. One header line for the machine, one block per section, a row per
+// result printed as soon as it is measured, and the findings in plain words at the end.
+#include <fmt/format.h>
+
+#include <ostream>
+
+#include "fdbench/findings.hpp"
+#include "fdbench/reporter.hpp"
+#include "fdbench/version.hpp"
+#include "format.hpp"
+#include "reporters/registry.hpp"
+
+namespace fdbench {
+
+namespace {
+
+std::string fdsize_text(const Result& r) {
+  if (!r.fdsize_before || !r.fdsize_after) return "-";
+  return fmt::format("{} → {}", *r.fdsize_before, *r.fdsize_after);
+}
+
+class TableReporter final : public Reporter {
+ public:
+  explicit TableReporter(std::ostream& out) : out_(out) {}
+
+  void begin(const Environment& env) override {
+    out_ << fmt::format("fdbench {} · {} {} · {} · {} logical CPUs · RLIMIT_NOFILE {}/{}",
+                        version(), env.os, env.kernel, env.cpu_model, env.logical_cpus,
+                        env.rlimit_nofile.soft, env.rlimit_nofile.hard);
+    if (env.fdsize_at_start) out_ << fmt::format(" · FDSize {} at start", *env.fdsize_at_start);
+    if (env.rcu_expedited) out_ << fmt::format(" · rcu_expedited={}", *env.rcu_expedited);
+    out_ << "\n" << std::flush;
+  }
+
+  void section(const Section& section) override {
+    out_ << "\n" << section.title << "\n";
+    if (!section.note.empty()) out_ << "(" << section.note << ")\n";
+    header_for_.clear();
+    out_ << std::flush;
+  }
+
+  void add(const Result& r) override {
+    if (header_for_ != r.workload) {
+      header_for_ = r.workload;
+      if (r.workload == "open") {
+        out_ << fmt::format("  {:<12} {:>7} {:>11} {:>19} {:>12}\n", "strategy", "threads",
+                            "median ms", "min–max ms", "files/s");
+      } else {
+        out_ << fmt::format("  {:<12} {:>7} {:>7} {:>11} {:>19} {:>12}  {}\n", "kind", "threads",
+                            "pregrow", "median ms", "min–max ms", "fds/s", "FDSize");
+      }
+    }
+    const std::string label = r.workload == "open" ? r.strategy : r.kind;
+    const std::string lead =
+        r.workload == "open"
+            ? fmt::format("  {:<12} {:>7}", label, r.threads)
+            : fmt::format("  {:<12} {:>7} {:>7}", label, r.threads, r.pregrow);
+    if (!r.error.empty()) {
+      out_ << lead << "   unavailable: " << r.error << "\n";
+    } else {
+      const std::string range =
+          fmt::format("{}–{}", format_ms(static_cast<double>(r.stats.min)),
+                      format_ms(static_cast<double>(r.stats.max)));
+      out_ << lead
+           << fmt::format(" {:>11} {:>19} {:>12}", format_ms(r.stats.median), range,
+                          format_rate(r.ops_per_sec));
+      if (r.workload != "open") out_ << "  " << fdsize_text(r);
+      out_ << "\n";
+      if (r.failures != 0) {
+        out_ << fmt::format("  ! FAILED: {} of {} calls failed (first: {}); times are not valid\n",
+                            group_digits(r.failures),
+                            group_digits(r.ops * static_cast<std::uint64_t>(r.repeat + r.warmup)),
+                            r.first_failure);
+      }
+    }
+    for (const auto& w : r.warnings) out_ << "  ! " << w << "\n";
+    out_ << std::flush;
+  }
+
+  void end(std::span<const Result> all, bool complete) override {
+    const auto lines = findings(all);
+    if (!lines.empty()) {
+      out_ << "\nFindings" << (complete ? "" : " (from the results finished before the stop)")
+           << "\n";
+      for (const auto& line : lines) out_ << "- " << line << "\n";
+    }
+    out_ << std::flush;
+  }
+
+ private:
+  std::ostream& out_;
+  std::string header_for_;
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> make_table_reporter(std::ostream& out) {
+  return std::make_unique<TableReporter>(out);
+}
+
+}  // namespace fdbench

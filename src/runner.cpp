@@ -1,0 +1,327 @@
+#include "fdbench/runner.hpp"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "fdbench/error.hpp"
+#include "fdbench/file_set.hpp"
+#include "fdbench/interrupt.hpp"
+#include "fdbench/platform.hpp"
+#include "fdbench/unique_fd.hpp"
+#include "format.hpp"
+
+namespace fdbench {
+
+namespace {
+
+Result base_result(std::string_view workload, std::string kind, std::size_t ops,
+                   const StrategyInfo& strategy, const StrategyConfig& config, int repeat,
+                   int warmup) {
+  Result r;
+  r.workload = std::string(workload);
+  r.strategy = std::string(strategy.name);
+  r.threads = config.threads;
+  r.batch = strategy.uses_batch ? config.batch : 1;
+  r.kind = std::move(kind);
+  r.ops = ops;
+  r.repeat = repeat;
+  r.warmup = warmup;
+  return r;
+}
+
+void record_failures(Result& r, const Tally& tally) {
+  r.failures = tally.failures;
+  if (tally.failures != 0) r.first_failure = errno_text(tally.first_errno);
+}
+
+std::string describe_fds(const std::vector<int>& fds) {
+  std::string text;
+  for (const int fd : fds) text += (text.empty() ? "" : ",") + std::to_string(fd);
+  return text;
+}
+
+// A descriptor leak is a bug: say so in the result, and stop a debug build on the spot.
+void check_no_leak(Result& r, const std::vector<int>& before) {
+  const auto after = platform::open_descriptors();
+  if (after == before) return;
+  r.warnings.push_back(fmt::format("descriptor leak: held {{{}}} before the run, {{{}}} after",
+                                   describe_fds(before), describe_fds(after)));
+#ifndef NDEBUG
+  std::fprintf(stderr, "fdbench: %s\n", r.warnings.back().c_str());
+  FDBENCH_ASSERT(!"descriptor leak");
+#endif
+}
+
+// Fixed-size message from a child repetition to the parent, over a pipe.
+struct ChildReport {
+  std::int64_t ns = 0;
+  std::int32_t fdsize_before = -1;
+  std::int32_t fdsize_after = -1;
+  std::uint64_t failures = 0;
+  std::int32_t first_errno = 0;
+  char error[240] = {};
+};
+
+void write_all(int fd, const void* data, std::size_t size) noexcept {
+  const auto* p = static_cast<const char*>(data);
+  while (size > 0) {
+    const ssize_t n = write(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    p += n;
+    size -= static_cast<std::size_t>(n);
+  }
+}
+
+[[noreturn]] void child_repetition(int pipe_fd, const WorkloadFactory& make_work,
+                                   const StrategyInfo& strategy, const StrategyConfig& config,
+                                   const Pregrow& pregrow) noexcept {
+  reset_interrupt_handlers_in_child();
+  ChildReport report;
+  // Keep only 0-2 and the pipe (as fd 3), so the table a child of ours inherits is minimal.
+  if (pipe_fd != 3) {
+    dup2(pipe_fd, 3);
+    pipe_fd = 3;
+  }
+  platform::close_descriptors_from(4);
+  // A table inherited from a parent that held high descriptors never shrinks; a second fork
+  // gets a table sized for what is open now (fds 0-3).
+  const auto inherited = platform::fd_table_size();
+  if (inherited && *inherited > platform::kSmallestFdTable) {
+    const pid_t grandchild = fork();
+    if (grandchild > 0) {
+      int status = 0;
+      close(pipe_fd);
+      while (waitpid(grandchild, &status, 0) < 0 && errno == EINTR) {
+      }
+      _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+    }
+  }
+  try {
+    auto work = make_work();
+    int highest = 0;
+    if (pregrow.mode == Pregrow::Mode::automatic) {
+      highest = pipe_fd + static_cast<int>(work->ops()) + 2;  // +1 for reading FDSize after
+    } else if (pregrow.mode == Pregrow::Mode::fd) {
+      highest = pregrow.fd;
+    }
+    if (highest > 0) {
+      if (const int err = platform::grow_fd_table(highest)) {
+        std::snprintf(report.error, sizeof report.error, "pregrow to fd %d failed: %s", highest,
+                      errno_text(err).c_str());
+        write_all(pipe_fd, &report, sizeof report);
+        _exit(0);
+      }
+    }
+    report.fdsize_before = platform::fd_table_size().value_or(-1);
+    Repetition rep;
+    {
+      auto runner = strategy.make(config);  // worker threads exist only from here on
+      work->before_repetition();
+      rep = runner->run(*work);
+      work->after_repetition();
+    }
+    report.ns = rep.ns;
+    report.failures = rep.tally.failures;
+    report.first_errno = rep.tally.first_errno;
+    report.fdsize_after = platform::fd_table_size().value_or(-1);
+  } catch (const std::exception& e) {
+    std::snprintf(report.error, sizeof report.error, "%s", e.what());
+  }
+  write_all(pipe_fd, &report, sizeof report);
+  _exit(0);
+}
+
+// Runs one repetition in a fresh child and returns its report. The parent is single-threaded
+// here (no strategy exists), so fork is safe.
+ChildReport run_in_child(const WorkloadFactory& make_work, const StrategyInfo& strategy,
+                         const StrategyConfig& config, const Pregrow& pregrow) {
+  int fds[2];
+  if (pipe(fds) != 0) throw Error("cannot create a pipe: " + errno_text(errno));
+  UniqueFd read_end(fds[0]);
+  UniqueFd write_end(fds[1]);
+  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+  std::fflush(nullptr);  // the child must not flush our buffered output a second time
+  const pid_t pid = fork();
+  if (pid < 0) throw Error("cannot fork a worker process: " + errno_text(errno));
+  if (pid == 0) child_repetition(write_end.release(), make_work, strategy, config, pregrow);
+  write_end.reset();
+
+  ChildReport report;
+  std::size_t got = 0;
+  auto* bytes = reinterpret_cast<char*>(&report);
+  while (got < sizeof report) {
+    const ssize_t n = read(read_end.get(), bytes + got, sizeof report - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) break;
+  }
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    if ((sig == SIGINT || sig == SIGTERM)) throw Interrupted(sig);
+    throw Error(fmt::format("a worker process was killed by signal {} ({})", sig,
+                            strsignal(sig)));
+  }
+  if (got != sizeof report) {
+    throw Error(fmt::format("a worker process exited (status {}) without reporting",
+                            WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+  }
+  return report;
+}
+
+void ensure_descriptor_budget(std::uint64_t needed, std::string_view what_to_lower) {
+  const auto limit = platform::nofile_limit();
+  if (limit.soft >= needed) return;
+  if (limit.hard < needed) {
+    throw Error(fmt::format(
+        "needs {} descriptors, hard limit is {} (soft {}): raise it with ulimit -Hn as root, "
+        "or lower {}",
+        needed, limit.hard, limit.soft, what_to_lower));
+  }
+  if (const int err = platform::raise_nofile_soft(needed)) {
+    throw Error(fmt::format("needs {} descriptors, soft limit is {} and raising it failed: {}",
+                            needed, limit.soft, errno_text(err)));
+  }
+}
+
+
+}  // namespace
+
+Result measure(Workload& work, const StrategyInfo& strategy, const StrategyConfig& config,
+               int repeat, int warmup) {
+  Result r = base_result(work.name(), work.kind(), work.ops(), strategy, config, repeat, warmup);
+  const auto held_before = platform::open_descriptors();
+  r.fdsize_before = platform::fd_table_size();
+  Tally total;
+  try {
+    auto runner = strategy.make(config);
+    for (int i = 0; i < warmup + repeat; ++i) {
+      throw_if_interrupted();
+      work.before_repetition();
+      const Repetition rep = runner->run(work);
+      work.after_repetition();
+      total.merge(rep.tally);
+      if (i >= warmup) r.times_ns.push_back(rep.ns);
+    }
+  } catch (const std::system_error& e) {  // e.g. EAGAIN creating the 1,000th thread
+    r.error = fmt::format("could not start {} with {} threads: {}", strategy.name,
+                          config.threads, e.what());
+  }
+  r.fdsize_after = platform::fd_table_size();
+  record_failures(r, total);
+  check_no_leak(r, held_before);
+  finalize(r);
+  return r;
+}
+
+Result measure_in_fresh_child(const WorkloadFactory& make_work, const StrategyInfo& strategy,
+                              const StrategyConfig& config, const Pregrow& pregrow, int repeat,
+                              int warmup) {
+  const auto probe = make_work();
+  Result r = base_result(probe->name(), probe->kind(), probe->ops(), strategy, config, repeat,
+                         warmup);
+  r.pregrow = pregrow.label();
+  const auto held_before = platform::open_descriptors();
+  Tally total;
+  for (int i = 0; i < warmup + repeat; ++i) {
+    throw_if_interrupted();
+    const ChildReport report = run_in_child(make_work, strategy, config, pregrow);
+    if (report.error[0] != '\0') {
+      r.error = report.error;
+      r.times_ns.clear();
+      break;
+    }
+    Tally tally;
+    tally.failures = report.failures;
+    tally.first_errno = report.first_errno;
+    total.merge(tally);
+    if (i < warmup) continue;
+    r.times_ns.push_back(report.ns);
+    if (!r.fdsize_before) {  // every child starts alike; keep the first timed one's sizes
+      if (report.fdsize_before >= 0) r.fdsize_before = report.fdsize_before;
+      if (report.fdsize_after >= 0) r.fdsize_after = report.fdsize_after;
+    }
+  }
+  record_failures(r, total);
+  check_no_leak(r, held_before);
+  finalize(r);
+  return r;
+}
+
+Session::Session(Environment env, std::vector<std::unique_ptr<Reporter>> reporters)
+    : env_(std::move(env)), reporters_(std::move(reporters)) {
+  for (auto& reporter : reporters_) reporter->begin(env_);
+}
+
+void Session::emit(Result result) {
+  results_.push_back(std::move(result));
+  for (auto& reporter : reporters_) reporter->add(results_.back());
+}
+
+void Session::announce(const Section& section) {
+  for (auto& reporter : reporters_) reporter->section(section);
+}
+
+void Session::finish(bool complete) {
+  if (finished_) return;
+  finished_ = true;
+  for (auto& reporter : reporters_) reporter->end(results_, complete);
+}
+
+void Session::run_open(const OpenOptions& options) {
+  const int most_threads = *std::max_element(options.threads.begin(), options.threads.end());
+  ensure_descriptor_budget(static_cast<std::uint64_t>(most_threads) + 64, "--threads");
+  const std::string dir = options.dir.empty() ? default_dir() : options.dir;
+  announce({fmt::format("open: {} files in {} ({}), {} repetitions (+{} warm-up)",
+                        group_digits(options.files), dir, platform::fs_type(dir),
+                        options.repeat, options.warmup),
+            "each file opened read-only and closed; thread and pool creation are not timed"});
+  FileSet files = FileSet::create(dir, options.files);
+  const auto work = make_open_workload(files.dir_fd(), files.names());
+  for (const auto& name : options.strategies) {
+    const StrategyInfo* strategy = find_strategy(name);
+    FDBENCH_ASSERT(strategy != nullptr);  // the CLI validated the names
+    for (const int threads : options.threads) {
+      emit(measure(*work, *strategy, {threads, options.batch}, options.repeat, options.warmup));
+    }
+  }
+}
+
+void Session::run_socket(const SocketOptions& options) {
+  const int most_threads = *std::max_element(options.threads.begin(), options.threads.end());
+  std::uint64_t needed = static_cast<std::uint64_t>(most_threads) * options.per_thread + 16;
+  for (const auto& p : options.pregrow) {
+    if (p.mode == Pregrow::Mode::fd) needed = std::max<std::uint64_t>(needed, p.fd + 16ULL);
+  }
+  ensure_descriptor_budget(needed, "--threads, --per-thread or --pregrow");
+  announce({fmt::format("socket: {} {} descriptors per thread, held to the end; {} repetitions "
+                        "(+{} warm-up), each in a fresh process",
+                        group_digits(options.per_thread), to_string(options.kind),
+                        options.repeat, options.warmup),
+            "the calling thread is one of the threads; thread creation is not timed"});
+  const StrategyInfo* strategy = find_strategy("threads");
+  for (const int threads : options.threads) {
+    for (const auto& pregrow : options.pregrow) {
+      const auto count = static_cast<std::size_t>(threads) * options.per_thread;
+      const SocketKind kind = options.kind;
+      emit(measure_in_fresh_child([kind, count] { return make_socket_workload(kind, count); },
+                                  *strategy, {threads, 1}, pregrow, options.repeat,
+                                  options.warmup));
+    }
+  }
+}
+
+}  // namespace fdbench

@@ -1,0 +1,67 @@
+#pragma once
+// The seed's thread pool, kept as it is on purpose: one mutex-protected queue of
+// std::function tasks, one condition variable, and a std::packaged_task + std::future per
+// task. Its per-task cost is what `pool` measures.
+#include <condition_variable>
+#include <functional>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <queue>
+#include <thread>
+#include <vector>
+
+namespace fdbench {
+
+class ClassicPool {
+ public:
+  explicit ClassicPool(int threads) {
+    workers_.reserve(threads);
+    for (int i = 0; i < threads; ++i) {
+      workers_.emplace_back([this] {
+        for (;;) {
+          std::function<void()> task;
+          {
+            std::unique_lock lock(mutex_);
+            ready_.wait(lock, [this] { return stop_ || !tasks_.empty(); });
+            if (stop_ && tasks_.empty()) return;
+            task = std::move(tasks_.front());
+            tasks_.pop();
+          }
+          task();
+        }
+      });
+    }
+  }
+  ClassicPool(const ClassicPool&) = delete;
+  ClassicPool& operator=(const ClassicPool&) = delete;
+  ~ClassicPool() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    ready_.notify_all();
+    for (auto& w : workers_) w.join();
+  }
+
+  template <class F>
+  std::future<void> enqueue(F&& f) {
+    auto task = std::make_shared<std::packaged_task<void()>>(std::forward<F>(f));
+    std::future<void> done = task->get_future();
+    {
+      std::lock_guard lock(mutex_);
+      tasks_.emplace([task] { (*task)(); });
+    }
+    ready_.notify_one();
+    return done;
+  }
+
+ private:
+  std::vector<std::thread> workers_;
+  std::queue<std::function<void()>> tasks_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  bool stop_ = false;
+};
+
+}  // namespace fdbench

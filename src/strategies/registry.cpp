@@ -1,0 +1,29 @@
+#include "strategies/registry.hpp"
+
+namespace fdbench {
+
+const std::vector<StrategyInfo>& strategy_registry() {
+  static const std::vector<StrategyInfo> registry = {
+      {"threads", "T workers, each a contiguous 1/T share of the list", false,
+       make_threads_strategy},
+      {"pool", "the seed's mutex+condvar pool, one task and one future per item", false,
+       make_pool_strategy},
+      {"pool-batch", "the same pool, one task per --batch items", true, make_pool_batch_strategy},
+  };
+  return registry;
+}
+
+const StrategyInfo* find_strategy(std::string_view name) {
+  for (const auto& info : strategy_registry()) {
+    if (info.name == name) return &info;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> strategy_names() {
+  std::vector<std::string> names;
+  for (const auto& info : strategy_registry()) names.emplace_back(info.name);
+  return names;
+}
+
+}  // namespace fdbench

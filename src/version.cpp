@@ -1,0 +1,7 @@
+#include "fdbench/version.hpp"
+
+namespace fdbench {
+
+std::string_view version() noexcept { return FDBENCH_VERSION; }
+
+}  // namespace fdbench
