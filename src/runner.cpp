@@ -203,6 +203,10 @@ void ensure_descriptor_budget(std::uint64_t needed, std::string_view what_to_low
 Result measure(Workload& work, const StrategyInfo& strategy, const StrategyConfig& config,
                int repeat, int warmup) {
   Result r = base_result(work.name(), work.kind(), work.ops(), strategy, config, repeat, warmup);
+  if (const auto reason = strategy.unavailable_reason(); !reason.empty()) {
+    r.error = reason;
+    return r;
+  }
   const auto held_before = platform::open_descriptors();
   r.fdsize_before = platform::fd_table_size();
   Tally total;
@@ -219,6 +223,10 @@ Result measure(Workload& work, const StrategyInfo& strategy, const StrategyConfi
   } catch (const std::system_error& e) {  // e.g. EAGAIN creating the 1,000th thread
     r.error = fmt::format("could not start {} with {} threads: {}", strategy.name,
                           config.threads, e.what());
+    r.times_ns.clear();
+  } catch (const Error& e) {  // the strategy cannot do this workload here
+    r.error = e.what();
+    r.times_ns.clear();
   }
   r.fdsize_after = platform::fd_table_size();
   record_failures(r, total);
@@ -234,6 +242,10 @@ Result measure_in_fresh_child(const WorkloadFactory& make_work, const StrategyIn
   Result r = base_result(probe->name(), probe->kind(), probe->ops(), strategy, config, repeat,
                          warmup);
   r.pregrow = pregrow.label();
+  if (const auto reason = strategy.unavailable_reason(); !reason.empty()) {
+    r.error = reason;
+    return r;
+  }
   const auto held_before = platform::open_descriptors();
   Tally total;
   for (int i = 0; i < warmup + repeat; ++i) {
@@ -290,7 +302,7 @@ void Session::run_open(const OpenOptions& options) {
                         options.repeat, options.warmup),
             "each file opened read-only and closed; thread and pool creation are not timed"});
   FileSet files = FileSet::create(dir, options.files);
-  const auto work = make_open_workload(files.dir_fd(), files.names());
+  const auto work = make_open_workload(files.dir_fd(), files.path(), files.names());
   for (const auto& name : options.strategies) {
     const StrategyInfo* strategy = find_strategy(name);
     FDBENCH_ASSERT(strategy != nullptr);  // the CLI validated the names

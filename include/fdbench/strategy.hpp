@@ -35,6 +35,9 @@ struct StrategyInfo {
   std::string_view summary;  // one line for --help and `strategies`
   bool uses_batch = false;   // whether --batch changes what it does
   std::function<std::unique_ptr<Strategy>(const StrategyConfig&)> make;
+  // Empty when the strategy can run here; otherwise why not ("io_uring_disabled is 2",
+  // "built without liburing"). Cheap enough to call once per result.
+  std::function<std::string()> unavailable_reason = [] { return std::string(); };
 };
 
 // Every strategy, in the order they are listed and run by default.

@@ -28,6 +28,24 @@ struct Tally {
   }
 };
 
+// What one item is, for strategies that issue the calls themselves (io_uring, libuv)
+// instead of calling run_range().
+struct ItemSpec {
+  enum class Op {
+    open_file,      // openat(dir_fd, paths[i], open_flags), then close unless keep_open
+    create_socket,  // socket(domain, type, protocol), kept until after_repetition()
+    other,          // only run_range() knows how (e.g. eventfd, pipe)
+  } op = Op::other;
+  int dir_fd = -1;
+  std::string dir_path;  // the same directory as a path, for APIs without *at() calls
+  const PathTable* paths = nullptr;
+  int open_flags = 0;
+  bool keep_open = false;  // descriptors are handed to keep() and held to the end
+  int domain = 0;
+  int type = 0;
+  int protocol = 0;
+};
+
 class Workload {
  public:
   virtual ~Workload() = default;
@@ -40,10 +58,16 @@ class Workload {
   virtual void run_range(std::size_t begin, std::size_t end, Tally& tally) noexcept = 0;
   // Untimed, after each repetition: releases whatever the repetition holds.
   virtual void after_repetition() {}
+
+  [[nodiscard]] virtual ItemSpec spec() const = 0;
+  // A strategy that created item i's descriptor itself hands it over here when the workload
+  // holds descriptors (spec().keep_open or create_socket); it is closed in after_repetition().
+  virtual void keep(std::size_t i, int fd) noexcept = 0;
 };
 
-// open+close each path of `paths`, relative to `dir_fd`, read-only.
-std::unique_ptr<Workload> make_open_workload(int dir_fd, const PathTable& paths);
+// open+close each path of `paths`, relative to `dir_fd` (which is `dir_path`), read-only.
+std::unique_ptr<Workload> make_open_workload(int dir_fd, std::string dir_path,
+                                             const PathTable& paths);
 
 enum class SocketKind { tcp, udp, unix_stream };
 std::string_view to_string(SocketKind kind);

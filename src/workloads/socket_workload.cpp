@@ -18,19 +18,24 @@ struct KindName {
 constexpr KindName kKinds[] = {
     {SocketKind::tcp, "tcp"}, {SocketKind::udp, "udp"}, {SocketKind::unix_stream, "unix"}};
 
-int create_one(SocketKind kind) noexcept {
+struct SocketArgs {
+  int domain;
+  int type;
+};
+
+SocketArgs socket_args(SocketKind kind) noexcept {
   switch (kind) {
-    case SocketKind::tcp: return socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    case SocketKind::udp: return socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    case SocketKind::unix_stream: return socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    case SocketKind::tcp: return {AF_INET, SOCK_STREAM | SOCK_CLOEXEC};
+    case SocketKind::udp: return {AF_INET, SOCK_DGRAM | SOCK_CLOEXEC};
+    case SocketKind::unix_stream: return {AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC};
   }
-  errno = EINVAL;
-  return -1;
+  return {AF_UNSPEC, 0};
 }
 
 class SocketWorkload final : public Workload {
  public:
-  SocketWorkload(SocketKind kind, std::size_t count) : kind_(kind), fds_(count, -1) {}
+  SocketWorkload(SocketKind kind, std::size_t count)
+      : kind_(kind), args_(socket_args(kind)), fds_(count, -1) {}
   ~SocketWorkload() override { after_repetition(); }
 
   [[nodiscard]] std::string_view name() const override { return "socket"; }
@@ -39,10 +44,20 @@ class SocketWorkload final : public Workload {
 
   void run_range(std::size_t begin, std::size_t end, Tally& tally) noexcept override {
     for (std::size_t i = begin; i < end; ++i) {
-      fds_[i] = create_one(kind_);
+      fds_[i] = socket(args_.domain, args_.type, 0);
       if (fds_[i] < 0) tally.fail(errno);
     }
   }
+
+  [[nodiscard]] ItemSpec spec() const override {
+    ItemSpec spec;
+    spec.op = ItemSpec::Op::create_socket;
+    spec.domain = args_.domain;
+    spec.type = args_.type;
+    return spec;
+  }
+
+  void keep(std::size_t i, int fd) noexcept override { fds_[i] = fd; }
 
   void after_repetition() override {
     for (int& fd : fds_) {
@@ -53,6 +68,7 @@ class SocketWorkload final : public Workload {
 
  private:
   SocketKind kind_;
+  SocketArgs args_;
   std::vector<int> fds_;  // one slot per item: workers write disjoint slots
 };
 
