@@ -21,6 +21,8 @@ namespace {
 
 constexpr int kCreateFlags = O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY;
 
+std::string subdir_name(std::size_t j) { return "d" + std::to_string(j); }
+
 std::string base_name(const std::string& path) {
   const auto slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
@@ -41,7 +43,7 @@ std::pair<std::size_t, int> create_range(int dir, const PathTable& names, std::s
 
 }  // namespace
 
-FileSet FileSet::create(const std::string& parent, std::size_t count) {
+FileSet FileSet::create(const std::string& parent, std::size_t count, std::size_t subdirs) {
   FileSet set;
   std::string tmpl = (parent.empty() ? std::string(".") : parent) + "/" + kDirPrefix + "XXXXXX";
   if (mkdtemp(tmpl.data()) == nullptr) {
@@ -78,12 +80,25 @@ FileSet FileSet::create(const std::string& parent, std::size_t count) {
     throw Error(fmt::format("cannot write in --dir {}: {}", parent, errno_text(err)));
   }
 
+  for (; set.subdirs_ < subdirs; ++set.subdirs_) {
+    if (mkdirat(set.dir_.get(), subdir_name(set.subdirs_).c_str(), 0755) != 0) {
+      const int err = errno;
+      set.remove();
+      throw Error(fmt::format("cannot create a subdirectory in {}: {}", tmpl, errno_text(err)));
+    }
+  }
+
+  const std::size_t prefix = subdirs > 0 ? subdir_name(subdirs).size() + 1 : 0;
   std::size_t bytes = 0;
-  for (std::size_t i = 1; i <= count; ++i) bytes += std::to_string(i).size() + 5;
+  for (std::size_t i = 1; i <= count; ++i) bytes += std::to_string(i).size() + 5 + prefix;
   set.names_.reserve(count, bytes);
-  char name[32];
+  char name[64];
   for (std::size_t i = 1; i <= count; ++i) {
-    std::snprintf(name, sizeof name, "%zu.txt", i);
+    if (subdirs > 0) {
+      std::snprintf(name, sizeof name, "d%zu/%zu.txt", (i - 1) % subdirs, i);
+    } else {
+      std::snprintf(name, sizeof name, "%zu.txt", i);
+    }
     set.names_.add(name);
   }
 
@@ -123,6 +138,7 @@ FileSet::FileSet(FileSet&& other) noexcept
       dir_(std::move(other.dir_)),
       names_(std::move(other.names_)),
       created_(std::move(other.created_)),
+      subdirs_(std::exchange(other.subdirs_, 0)),
       marker_(std::exchange(other.marker_, false)) {}
 
 FileSet::~FileSet() { remove(); }
@@ -135,6 +151,9 @@ bool FileSet::remove() noexcept {
     for (std::size_t i = begin; i < end; ++i) unlinkat(dir_.get(), names_[i], 0);
   }
   created_.clear();
+  for (; subdirs_ > 0; --subdirs_) {
+    unlinkat(dir_.get(), subdir_name(subdirs_ - 1).c_str(), AT_REMOVEDIR);
+  }
   if (marker_) unlinkat(dir_.get(), kMarkerName, 0);
   marker_ = false;
   dir_.reset();

@@ -15,12 +15,15 @@ namespace {
 
 using Results = std::vector<const Result*>;
 
+// Results of `workload` (and `strategy`) that are valid timings; with `grown` set, only
+// those whose pregrow is (true) or is not (false) "off".
 Results select(std::span<const Result> results, std::string_view workload,
-               std::string_view strategy = {}) {
+               std::string_view strategy = {}, std::optional<bool> grown = std::nullopt) {
   Results out;
   for (const auto& r : results) {
     if (r.workload == workload && r.ok() && r.stats.count > 0 &&
-        (strategy.empty() || r.strategy == strategy)) {
+        (strategy.empty() || r.strategy == strategy) &&
+        (!grown || (r.pregrow != "off") == *grown)) {
       out.push_back(&r);
     }
   }
@@ -45,7 +48,10 @@ const Result* with_threads(const Results& rs, int threads) {
 std::string threads_text(int n) { return fmt::format("{} thread{}", n, n == 1 ? "" : "s"); }
 
 void open_findings(std::span<const Result> results, std::vector<std::string>& out) {
-  const Results all = select(results, "open");
+  // Compare strategies on one footing: pre-grown tables where there are any (the stall has
+  // its own finding), plain runs otherwise.
+  const bool grown = !select(results, "open", {}, true).empty();
+  const Results all = select(results, "open", {}, grown);
   const Result* best = fastest(all);
   if (best == nullptr) return;
   out.push_back(fmt::format("Opening files: the fastest way here was `{}` with {}: {} files/s "
@@ -54,7 +60,7 @@ void open_findings(std::span<const Result> results, std::vector<std::string>& ou
                             format_rate(best->ops_per_sec), format_ms(best->stats.median),
                             group_digits(best->ops)));
 
-  const Results plain = select(results, "open", "threads");
+  const Results plain = select(results, "open", "threads", grown);
   const Result* plain_best = fastest(plain);
   const Result* most = nullptr;
   for (const auto* r : plain) {
@@ -69,10 +75,10 @@ void open_findings(std::span<const Result> results, std::vector<std::string>& ou
   }
   if (plain_best == nullptr) return;
   for (const std::string_view pool : {"pool", "pool-batch"}) {
-    const Results pooled = select(results, "open", pool);
+    const Results pooled = select(results, "open", pool, grown);
     const Result* pool_best = fastest(pooled);
     if (pool_best == nullptr) continue;
-    std::string line = fmt::format("`{}`{} at its best ({}) was {} of `threads`' best time",
+    std::string line = fmt::format("`{}`{} at its best ({}) took {} the time of `threads` at its best",
                                    pool,
                                    pool == "pool" ? " (one task per file)"
                                                   : fmt::format(" ({} files a task)",
@@ -83,7 +89,7 @@ void open_findings(std::span<const Result> results, std::vector<std::string>& ou
     const Result* pool_one = with_threads(pooled, 1);
     const Result* plain_one = with_threads(plain, 1);
     if (pool_one != nullptr && plain_one != nullptr) {
-      line += fmt::format("; with 1 thread it was {} of plain opens",
+      line += fmt::format("; with 1 thread, {} the time of plain opens",
                           format_ratio(pool_one->stats.median / plain_one->stats.median));
     }
     out.push_back(line + ".");
@@ -96,46 +102,86 @@ int growths(const Result& r) {
   return ratio <= 1 ? 0 : std::bit_width(ratio) - 1;
 }
 
-void socket_findings(std::span<const Result> results, std::vector<std::string>& out) {
-  const Results all = select(results, "socket");
-  // Pair each pregrow=off result with a pre-grown one of the same shape.
+struct GrowthPair {
+  const Result* off;
+  const Result* grown;
+  [[nodiscard]] double ratio() const { return off->stats.median / grown->stats.median; }
+};
+
+std::string pair_line(const GrowthPair& p) {
+  const Result& off = *p.off;
+  const std::uint64_t per_thread = off.ops / static_cast<std::uint64_t>(off.threads);
+  const std::string what =
+      off.workload == "open"
+          ? fmt::format("`{}` with {}, {} files kept open", off.strategy,
+                        threads_text(off.threads), group_digits(off.ops))
+          : fmt::format("`{}` with {} × {} {} descriptors", off.strategy,
+                        threads_text(off.threads), per_thread, off.kind);
+  return fmt::format(
+      "{}: {} ms from the kernel's starting table (FDSize {} → {}), {} ms with the table grown "
+      "first (pregrow {}): {} slower without pre-growing.",
+      what, format_ms(off.stats.median), off.fdsize_before.value_or(-1),
+      off.fdsize_after.value_or(-1), format_ms(p.grown->stats.median), p.grown->pregrow,
+      format_ratio(p.ratio()));
+}
+
+// Pairs every pregrow=off result with a pre-grown one of the same shape and explains the
+// difference: the RCU grace period a shared table waits for on each growth.
+void growth_findings(std::span<const Result> results, std::string_view workload,
+                     std::vector<std::string>& out) {
+  const Results all = select(results, workload);
+  std::vector<GrowthPair> pairs;
   for (const auto* off : all) {
     if (off->pregrow != "off") continue;
-    const Result* grown = nullptr;
     for (const auto* r : all) {
       if (r->pregrow != "off" && r->threads == off->threads && r->kind == off->kind &&
           r->ops == off->ops && r->strategy == off->strategy) {
-        grown = r;
+        pairs.push_back({off, r});
         break;
       }
     }
-    const std::uint64_t per_thread = off->ops / static_cast<std::uint64_t>(off->threads);
-    const std::string what = fmt::format("{} × {} {} descriptors", threads_text(off->threads),
-                                         per_thread, off->kind);
-    if (grown == nullptr) {
-      out.push_back(fmt::format("{}: {} ms (FDSize {} → {}).", what, format_ms(off->stats.median),
-                                off->fdsize_before.value_or(-1), off->fdsize_after.value_or(-1)));
-      continue;
+  }
+  if (pairs.empty()) return;
+  const auto stalled = [](const GrowthPair& p) {
+    return growths(*p.off) > 0 && p.ratio() >= 2;
+  };
+  const GrowthPair* worst = nullptr;
+  int stalls = 0;
+  for (const auto& p : pairs) {
+    if (!stalled(p)) continue;
+    ++stalls;
+    if (worst == nullptr || p.ratio() > worst->ratio()) worst = &p;
+  }
+  if (pairs.size() <= 3) {
+    for (const auto& p : pairs) out.push_back(pair_line(p));
+  } else if (worst != nullptr) {
+    out.push_back(fmt::format("{} of {} {} results were at least 2× slower without pre-growing "
+                              "the table. The worst: {}",
+                              stalls, pairs.size(), workload, pair_line(*worst)));
+  } else {
+    out.push_back(fmt::format("Pre-growing the table changed none of the {} {} results by 2× "
+                              "or more.", pairs.size(), workload));
+  }
+  if (worst != nullptr) {
+    const int grew = growths(*worst->off);
+    out.push_back(fmt::format(
+        "Why: the descriptor table grew {} time{} while shared by more than one thread, and "
+        "each growth "
+        "of a shared table waits for an RCU grace period (expand_fdtable → synchronize_rcu in "
+        "fs/file.c), stalling every thread that needs a descriptor meanwhile. Growing it once "
+        "before the second thread exists (dup2(0, N); close(N)) removes every stall; separate "
+        "processes (`process`) and io_uring direct descriptors (`uring-direct`) never share "
+        "the table.",
+        grew, grew == 1 ? "" : "s"));
+  } else {
+    for (const auto& p : pairs) {
+      if (growths(*p.off) > 0) {
+        out.push_back("Pre-growing made little difference for multi-threaded runs on this "
+                      "kernel (an expedited RCU, rcu_expedited=1, or a kernel without the "
+                      "stall would explain it).");
+        break;
+      }
     }
-    const double ratio = off->stats.median / grown->stats.median;
-    const int grew = growths(*off);
-    std::string line = fmt::format(
-        "{}: {} ms from the kernel's starting table (FDSize {} → {}), {} ms with the table grown "
-        "first (pregrow {}): {} slower without pre-growing.",
-        what, format_ms(off->stats.median), off->fdsize_before.value_or(-1),
-        off->fdsize_after.value_or(-1), format_ms(grown->stats.median), grown->pregrow,
-        format_ratio(ratio));
-    if (off->threads > 1 && grew > 0 && ratio >= 2) {
-      line += fmt::format(
-          " The table grew {} time{} while shared by {} threads, and each growth waits for an "
-          "RCU grace period (expand_fdtable → synchronize_rcu in fs/file.c). Growing it once "
-          "before the second thread exists (dup2(0, N); close(N)) removes every stall.",
-          grew, grew == 1 ? "" : "s", off->threads);
-    } else if (off->threads > 1 && grew > 0) {
-      line += " Pre-growing made little difference on this kernel (an expedited RCU, "
-              "rcu_expedited=1, or a kernel without the stall would explain it).";
-    }
-    out.push_back(line);
   }
 }
 
@@ -165,7 +211,8 @@ void failure_findings(std::span<const Result> results, std::vector<std::string>&
 std::vector<std::string> findings(std::span<const Result> results) {
   std::vector<std::string> out;
   open_findings(results, out);
-  socket_findings(results, out);
+  growth_findings(results, "open", out);
+  growth_findings(results, "socket", out);
   failure_findings(results, out);
   return out;
 }

@@ -14,6 +14,7 @@
 
 #include "fdbench/error.hpp"
 #include "fdbench/file_set.hpp"
+#include "fdbench/input_files.hpp"
 #include "fdbench/interrupt.hpp"
 #include "fdbench/platform.hpp"
 #include "fdbench/unique_fd.hpp"
@@ -23,24 +24,30 @@ namespace fdbench {
 
 namespace {
 
-Result base_result(std::string_view workload, std::string kind, std::size_t ops,
-                   const StrategyInfo& strategy, const StrategyConfig& config, int repeat,
-                   int warmup) {
+Result base_result(const Workload& work, const StrategyInfo& strategy,
+                   const StrategyConfig& config, int repeat, int warmup) {
   Result r;
-  r.workload = std::string(workload);
+  r.workload = std::string(work.name());
   r.strategy = std::string(strategy.name);
   r.threads = config.threads;
   r.batch = strategy.uses_batch ? config.batch : 1;
-  r.kind = std::move(kind);
-  r.ops = ops;
+  r.kind = work.kind();
+  r.ops = work.ops() * static_cast<std::uint64_t>(work.descriptors_per_item());
   r.repeat = repeat;
   r.warmup = warmup;
+  if (strategy.uses_batch) r.parameters["batch"] = std::to_string(config.batch);
   return r;
 }
 
 void record_failures(Result& r, const Tally& tally) {
   r.failures = tally.failures;
-  if (tally.failures != 0) r.first_failure = errno_text(tally.first_errno);
+  if (tally.failures == 0) return;
+  r.first_failure = errno_text(tally.first_errno);
+  for (int err = 0; err < Tally::kErrnoSlots; ++err) {
+    if (const auto n = tally.by_errno[static_cast<std::size_t>(err)]; n != 0) {
+      r.failures_by_errno[err == Tally::kErrnoSlots - 1 ? "other" : errno_text(err)] += n;
+    }
+  }
 }
 
 std::string describe_fds(const std::vector<int>& fds) {
@@ -66,8 +73,7 @@ struct ChildReport {
   std::int64_t ns = 0;
   std::int32_t fdsize_before = -1;
   std::int32_t fdsize_after = -1;
-  std::uint64_t failures = 0;
-  std::int32_t first_errno = 0;
+  Tally tally;
   char error[240] = {};
 };
 
@@ -110,7 +116,8 @@ void write_all(int fd, const void* data, std::size_t size) noexcept {
     auto work = make_work();
     int highest = 0;
     if (pregrow.mode == Pregrow::Mode::automatic) {
-      highest = pipe_fd + static_cast<int>(work->ops()) + 2;  // +1 for reading FDSize after
+      // +1 for reading FDSize afterwards
+      highest = pipe_fd + static_cast<int>(work->ops()) * work->descriptors_per_item() + 2;
     } else if (pregrow.mode == Pregrow::Mode::fd) {
       highest = pregrow.fd;
     }
@@ -131,8 +138,7 @@ void write_all(int fd, const void* data, std::size_t size) noexcept {
       work->after_repetition();
     }
     report.ns = rep.ns;
-    report.failures = rep.tally.failures;
-    report.first_errno = rep.tally.first_errno;
+    report.tally = rep.tally;
     report.fdsize_after = platform::fd_table_size().value_or(-1);
   } catch (const std::exception& e) {
     std::snprintf(report.error, sizeof report.error, "%s", e.what());
@@ -202,7 +208,7 @@ void ensure_descriptor_budget(std::uint64_t needed, std::string_view what_to_low
 
 Result measure(Workload& work, const StrategyInfo& strategy, const StrategyConfig& config,
                int repeat, int warmup) {
-  Result r = base_result(work.name(), work.kind(), work.ops(), strategy, config, repeat, warmup);
+  Result r = base_result(work, strategy, config, repeat, warmup);
   if (const auto reason = strategy.unavailable_reason(); !reason.empty()) {
     r.error = reason;
     return r;
@@ -238,9 +244,7 @@ Result measure(Workload& work, const StrategyInfo& strategy, const StrategyConfi
 Result measure_in_fresh_child(const WorkloadFactory& make_work, const StrategyInfo& strategy,
                               const StrategyConfig& config, const Pregrow& pregrow, int repeat,
                               int warmup) {
-  const auto probe = make_work();
-  Result r = base_result(probe->name(), probe->kind(), probe->ops(), strategy, config, repeat,
-                         warmup);
+  Result r = base_result(*make_work(), strategy, config, repeat, warmup);
   r.pregrow = pregrow.label();
   if (const auto reason = strategy.unavailable_reason(); !reason.empty()) {
     r.error = reason;
@@ -256,10 +260,7 @@ Result measure_in_fresh_child(const WorkloadFactory& make_work, const StrategyIn
       r.times_ns.clear();
       break;
     }
-    Tally tally;
-    tally.failures = report.failures;
-    tally.first_errno = report.first_errno;
-    total.merge(tally);
+    total.merge(report.tally);
     if (i < warmup) continue;
     r.times_ns.push_back(report.ns);
     if (!r.fdsize_before) {  // every child starts alike; keep the first timed one's sizes
@@ -293,45 +294,157 @@ void Session::finish(bool complete) {
   for (auto& reporter : reporters_) reporter->end(results_, complete);
 }
 
+namespace {
+
+// The files an `open` command works on: a private generated set, or the user's files.
+struct OpenInput {
+  std::optional<FileSet> generated;
+  InputFiles existing;
+  InputSummary summary;
+  std::string dir_path;
+  int dir_fd = -1;  // borrowed from `generated`, or -1 (opened where needed)
+
+  [[nodiscard]] const PathTable& paths() const {
+    return generated ? generated->names() : existing.paths;
+  }
+};
+
+OpenInput prepare_input(const OpenOptions& o) {
+  OpenInput in;
+  in.summary.flags = std::string(to_string(o.flags));
+  in.summary.keep_open = o.keep_open;
+  if (!o.tree.empty() || !o.list.empty()) {
+    in.existing = o.tree.empty() ? read_list(o.list, o.list0) : scan_tree(o.tree);
+    in.summary.source = in.existing.source;
+    in.summary.origin = in.existing.origin;
+    in.summary.layout = "";
+    in.summary.skipped = in.existing.skipped;
+    in.summary.missing = in.existing.missing;
+    in.dir_path = in.existing.dir_path;
+    if (in.existing.paths.empty()) {
+      throw Error(fmt::format("no regular files to open in {} {}",
+                              o.tree.empty() ? "--list" : "--tree", in.summary.origin));
+    }
+  } else {
+    const std::string dir = o.dir.empty() ? default_dir() : o.dir;
+    in.generated.emplace(FileSet::create(dir, o.files, o.subdirs));
+    in.summary.origin = dir;
+    in.summary.layout = o.subdirs == 0 ? "flat" : fmt::format("dirs:{}", o.subdirs);
+    in.dir_path = in.generated->path();
+    in.dir_fd = in.generated->dir_fd();
+  }
+  in.summary.files = in.paths().size();
+  return in;
+}
+
+std::string input_title(const OpenOptions& o, const OpenInput& in) {
+  const std::string files = group_digits(in.summary.files);
+  std::string where;
+  if (in.summary.source == "generated") {
+    where = fmt::format("{} empty files in {} ({}{})", files, in.summary.origin,
+                        platform::fs_type(in.summary.origin),
+                        o.subdirs == 0 ? "" : fmt::format(", {} subdirectories", o.subdirs));
+  } else {
+    where = fmt::format("{} regular files from --{} {} ({})", files, in.summary.source,
+                        in.summary.origin, platform::fs_type(in.dir_path));
+  }
+  return fmt::format("open: {}, {}{}, {} repetitions (+{} warm-up)", where, to_string(o.flags),
+                     o.keep_open ? ", kept open" : "", o.repeat, o.warmup);
+}
+
+std::string input_note(const OpenOptions& o, const OpenInput& in) {
+  std::string note = o.keep_open
+                         ? "descriptors are held to the end of each repetition, each in a fresh "
+                           "process; thread and pool creation are not timed"
+                         : "each file opened and closed again; thread and pool creation are not "
+                           "timed";
+  std::uint64_t skipped = 0;
+  for (const auto& [what, n] : in.summary.skipped) skipped += n;
+  std::uint64_t missing = 0;
+  for (const auto& [what, n] : in.summary.missing) missing += n;
+  if (skipped != 0) note += fmt::format("; {} entries skipped (not regular files)", skipped);
+  if (missing != 0) note += fmt::format("; {} listed paths not found", missing);
+  return note;
+}
+
+}  // namespace
+
 void Session::run_open(const OpenOptions& options) {
   const int most_threads = *std::max_element(options.threads.begin(), options.threads.end());
-  ensure_descriptor_budget(static_cast<std::uint64_t>(most_threads) + 64, "--threads");
-  const std::string dir = options.dir.empty() ? default_dir() : options.dir;
-  announce({fmt::format("open: {} files in {} ({}), {} repetitions (+{} warm-up)",
-                        group_digits(options.files), dir, platform::fs_type(dir),
-                        options.repeat, options.warmup),
-            "each file opened read-only and closed; thread and pool creation are not timed"});
-  FileSet files = FileSet::create(dir, options.files);
-  const auto work = make_open_workload(files.dir_fd(), files.path(), files.names());
-  for (const auto& name : options.strategies) {
+  std::uint64_t needed = static_cast<std::uint64_t>(most_threads) + 64;
+  if (options.keep_open) needed += options.tree.empty() && options.list.empty() ? options.files : 0;
+  for (const auto& p : options.pregrow) {
+    if (p.mode == Pregrow::Mode::fd) needed = std::max<std::uint64_t>(needed, p.fd + 16ULL);
+  }
+  ensure_descriptor_budget(needed, "--threads, --files or --pregrow");
+  OpenInput in = prepare_input(options);
+  if (options.keep_open) {  // a tree's size is known only now
+    ensure_descriptor_budget(in.summary.files + static_cast<std::uint64_t>(most_threads) + 64,
+                             "the number of files (use --list with fewer paths)");
+  }
+  announce({input_title(options, in), input_note(options, in)});
+
+  OpenSpec spec;
+  spec.dir_path = in.dir_path;
+  spec.dir_fd = in.dir_fd;
+  spec.paths = &in.paths();
+  spec.flags = options.flags;
+  spec.keep_open = options.keep_open;
+  spec.foreign = in.summary.source != "generated";
+  const auto strategies = options.strategies.empty() ? strategy_names() : options.strategies;
+  for (const auto& name : strategies) {
     const StrategyInfo* strategy = find_strategy(name);
     FDBENCH_ASSERT(strategy != nullptr);  // the CLI validated the names
     for (const int threads : options.threads) {
-      emit(measure(*work, *strategy, {threads, options.batch}, options.repeat, options.warmup));
+      const StrategyConfig config{threads, options.batch};
+      if (!options.keep_open) {
+        const auto work = make_open_workload(spec);
+        Result r = measure(*work, *strategy, config, options.repeat, options.warmup);
+        r.input = in.summary;
+        emit(std::move(r));
+        continue;
+      }
+      for (const auto& pregrow : options.pregrow) {
+        OpenSpec child_spec = spec;
+        child_spec.dir_fd = -1;  // the child holds only fds 0-2: it opens the directory itself
+        Result r = measure_in_fresh_child([child_spec] { return make_open_workload(child_spec); },
+                                          *strategy, config, pregrow, options.repeat,
+                                          options.warmup);
+        r.input = in.summary;
+        emit(std::move(r));
+      }
     }
   }
 }
 
 void Session::run_socket(const SocketOptions& options) {
   const int most_threads = *std::max_element(options.threads.begin(), options.threads.end());
-  std::uint64_t needed = static_cast<std::uint64_t>(most_threads) * options.per_thread + 16;
+  const std::uint64_t per_item = options.kind == SocketKind::pipe ? 2 : 1;
+  std::uint64_t needed =
+      static_cast<std::uint64_t>(most_threads) * options.per_thread * per_item + 16;
   for (const auto& p : options.pregrow) {
     if (p.mode == Pregrow::Mode::fd) needed = std::max<std::uint64_t>(needed, p.fd + 16ULL);
   }
   ensure_descriptor_budget(needed, "--threads, --per-thread or --pregrow");
-  announce({fmt::format("socket: {} {} descriptors per thread, held to the end; {} repetitions "
+  announce({fmt::format("socket: {} {} {} per thread, held to the end; {} repetitions "
                         "(+{} warm-up), each in a fresh process",
                         group_digits(options.per_thread), to_string(options.kind),
+                        options.kind == SocketKind::pipe ? "pipes (2 descriptors each)"
+                                                         : "descriptors",
                         options.repeat, options.warmup),
-            "the calling thread is one of the threads; thread creation is not timed"});
-  const StrategyInfo* strategy = find_strategy("threads");
-  for (const int threads : options.threads) {
-    for (const auto& pregrow : options.pregrow) {
-      const auto count = static_cast<std::size_t>(threads) * options.per_thread;
-      const SocketKind kind = options.kind;
-      emit(measure_in_fresh_child([kind, count] { return make_socket_workload(kind, count); },
-                                  *strategy, {threads, 1}, pregrow, options.repeat,
-                                  options.warmup));
+            "for `threads` the calling thread is one of the threads; worker creation is not "
+            "timed"});
+  for (const auto& name : options.strategies) {
+    const StrategyInfo* strategy = find_strategy(name);
+    FDBENCH_ASSERT(strategy != nullptr);  // the CLI validated the names
+    for (const int threads : options.threads) {
+      for (const auto& pregrow : options.pregrow) {
+        const auto count = static_cast<std::size_t>(threads) * options.per_thread;
+        const SocketKind kind = options.kind;
+        emit(measure_in_fresh_child([kind, count] { return make_socket_workload(kind, count); },
+                                    *strategy, {threads, options.batch}, pregrow,
+                                    options.repeat, options.warmup));
+      }
     }
   }
 }

@@ -107,17 +107,61 @@ struct CommonText {
 struct OpenText {
   std::string files = "10000";
   std::string threads = "1,2,4,8,16";
-  std::string strategy = "threads,pool,pool-batch";
+  std::string strategy = "all";
   std::string batch = "64";
   std::string dir;
+  std::string layout = "flat";
+  std::string tree;
+  std::string list;
+  bool list0 = false;
+  std::string flags = "rdonly";
+  bool keep_open = false;
+  std::string pregrow = "off";
 };
 
 struct SocketText {
+  std::string strategy = "threads";
   std::string threads = "2";
   std::string per_thread = "256";
   std::string kind = "tcp";
   std::string pregrow = "off,auto";
+  std::string batch = "64";
 };
+
+std::vector<std::string> parse_strategies(const std::string& text) {
+  if (text == "all") return strategy_names();
+  std::vector<std::string> names;
+  for (const auto& name : split_list("--strategy", text)) {
+    if (find_strategy(name) == nullptr) {
+      throw UsageError(fmt::format("--strategy: unknown strategy '{}' (choose from {}, or all)",
+                                   name, join(strategy_names())));
+    }
+    names.push_back(name);
+  }
+  return names;
+}
+
+std::vector<Pregrow> parse_pregrow_list(const std::string& text) {
+  std::vector<Pregrow> list;
+  for (const auto& item : split_list("--pregrow", text)) {
+    Pregrow p;
+    if (!parse_pregrow(item, p)) {
+      throw UsageError(
+          fmt::format("--pregrow: '{}' is not off, auto or a descriptor number", item));
+    }
+    if (p.mode == Pregrow::Mode::fd) parse_number("--pregrow", item, 0, kMaxPregrowFd);
+    list.push_back(p);
+  }
+  return list;
+}
+
+std::size_t parse_layout(const std::string& text) {
+  if (text == "flat") return 0;
+  if (text.rfind("dirs:", 0) == 0) {
+    return static_cast<std::size_t>(parse_number("--layout", text.substr(5), 1, 100000));
+  }
+  throw UsageError(fmt::format("--layout: '{}' is not flat or dirs:K", text));
+}
 
 void add_common(CLI::App& app, CommonText& text) {
   app.add_option("--repeat", text.repeat, "Timed repetitions; the median is reported")
@@ -146,20 +190,48 @@ void apply_common(const CommonText& text, int& repeat, int& warmup, Command& com
 void apply_open(const OpenText& text, OpenOptions& open) {
   open.files = static_cast<std::size_t>(parse_number("--files", text.files, 1, kMaxFiles));
   open.threads = parse_threads(text.threads);
-  open.strategies.clear();
-  for (const auto& name : split_list("--strategy", text.strategy)) {
-    if (find_strategy(name) == nullptr) {
-      throw UsageError(fmt::format("--strategy: unknown strategy '{}' (choose from {})", name,
-                                   join(strategy_names())));
-    }
-    open.strategies.push_back(name);
-  }
+  open.strategies = parse_strategies(text.strategy);
   open.batch = static_cast<int>(parse_number("--batch", text.batch, 1, kMaxFiles));
+  open.subdirs = parse_layout(text.layout);
+  if (!parse_open_flags(text.flags, open.flags)) {
+    throw UsageError(fmt::format("--flags: unknown value '{}' (choose from {})", text.flags,
+                                 join(open_flags_names())));
+  }
+  open.keep_open = text.keep_open;
+  open.pregrow = parse_pregrow_list(text.pregrow);
+  if (!open.keep_open && (open.pregrow.size() != 1 || open.pregrow[0].mode != Pregrow::Mode::off)) {
+    throw UsageError("--pregrow needs --keep-open: open+close never holds more than a few "
+                     "descriptors, so the table does not grow");
+  }
+  if (!text.tree.empty() && !text.list.empty()) {
+    throw UsageError("--tree and --list: choose one input");
+  }
+  if (text.list0 && text.list.empty()) throw UsageError("--list0 needs --list FILE");
+  open.tree = text.tree;
+  open.list = text.list;
+  open.list0 = text.list0;
+  const bool existing = !open.tree.empty() || !open.list.empty();
+  if (existing && open.flags == OpenFlags::rdwr) {
+    throw UsageError("--flags rdwr works only on fdbench's own files: --tree and --list "
+                     "inputs are never opened for writing");
+  }
+  if (!open.tree.empty()) check_directory("--tree", open.tree, false);
+  if (!open.list.empty()) {
+    struct stat info {};
+    if (stat(open.list.c_str(), &info) != 0) {
+      throw UsageError(fmt::format("--list {}: {}", open.list, errno_text(errno)));
+    }
+    if (S_ISDIR(info.st_mode)) {
+      throw UsageError(fmt::format("--list {}: is a directory (did you mean --tree?)", open.list));
+    }
+  }
   open.dir = text.dir.empty() ? default_dir() : text.dir;
-  check_directory("--dir", open.dir, true);
+  if (!existing) check_directory("--dir", open.dir, true);
 }
 
 void apply_socket(const SocketText& text, SocketOptions& socket) {
+  socket.strategies = parse_strategies(text.strategy);
+  socket.batch = static_cast<int>(parse_number("--batch", text.batch, 1, kMaxPerThread));
   socket.threads = parse_threads(text.threads);
   socket.per_thread =
       static_cast<std::size_t>(parse_number("--per-thread", text.per_thread, 1, kMaxPerThread));
@@ -167,24 +239,21 @@ void apply_socket(const SocketText& text, SocketOptions& socket) {
     throw UsageError(fmt::format("--kind: unknown kind '{}' (choose from {})", text.kind,
                                  join(socket_kind_names())));
   }
-  socket.pregrow.clear();
-  for (const auto& item : split_list("--pregrow", text.pregrow)) {
-    Pregrow p;
-    if (!parse_pregrow(item, p)) {
-      throw UsageError(fmt::format("--pregrow: '{}' is not off, auto or a descriptor number",
-                                   item));
-    }
-    if (p.mode == Pregrow::Mode::fd) parse_number("--pregrow", item, 0, kMaxPregrowFd);
-    socket.pregrow.push_back(p);
-  }
+  socket.pregrow = parse_pregrow_list(text.pregrow);
 }
 
 constexpr const char* kOpenFooter = R"(
-Every file is a distinct empty file in a private directory (removed afterwards). Workers
-and pools are created before the clock starts: thread creation is not timed.
+Every file is a distinct empty file in a private directory (removed afterwards), unless
+--tree or --list names existing files: those are opened read-only (O_NOFOLLOW, O_NONBLOCK),
+never written, and FIFOs, sockets, devices and symlinks are skipped, never opened. Workers
+and pools are created before the clock starts: thread creation is not timed. `libuv` is
+libuv's thread pool with uv_fs_open/uv_fs_close, which is how Node.js opens files.
+With --keep-open each repetition runs in a fresh child process (see `fdbench socket`).
 
-Example:
-  fdbench open --files 1000 --threads 1,2 --strategy threads,pool --format json)";
+Examples:
+  fdbench open --files 1000 --threads 1,2 --strategy threads,pool --format json
+  fdbench open --tree ~/src/linux --strategy threads,uring --threads 1,2,4
+  fdbench open --keep-open --pregrow off,auto --threads 2 --strategy threads,uring-direct)";
 
 constexpr const char* kSocketFooter = R"(
 Every repetition runs in a fresh child process holding only fds 0-2, so it starts from the
@@ -193,7 +262,8 @@ whole run before the second thread exists; --pregrow N grows it to hold fd N. Th
 thread is one of the threads; thread creation is not timed.
 
 Example:
-  fdbench socket --threads 2 --per-thread 256 --pregrow off,auto)";
+  fdbench socket --threads 2 --per-thread 256 --pregrow off,auto
+  fdbench socket --kind eventfd --strategy threads,process,uring-direct)";
 
 constexpr const char* kSuiteFooter = R"(
 With no subcommand fdbench runs the default suite: both seed experiments (open 10,000 files
@@ -225,12 +295,28 @@ Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out,
   open_cmd->add_option("--threads", open_text.threads, "Thread counts, a comma list (1 to 1024)")
       ->capture_default_str();
   open_cmd->add_option("--strategy", open_text.strategy,
-                       "Strategies, a comma list: " + join(strategy_names()))
+                       "Strategies, a comma list of " + join(strategy_names()) + ", or all")
       ->capture_default_str();
-  open_cmd->add_option("--batch", open_text.batch, "Files per pool task for pool-batch")
+  open_cmd->add_option("--batch", open_text.batch,
+                       "Files per task (pool-batch), per submission (uring) or in flight (libuv)")
       ->capture_default_str();
   open_cmd->add_option("--dir", open_text.dir,
                        "Where the private file set is created (default $TMPDIR or /tmp)");
+  open_cmd->add_option("--layout", open_text.layout,
+                       "flat, or dirs:K to spread the files over K subdirectories")
+      ->capture_default_str();
+  open_cmd->add_option("--tree", open_text.tree,
+                       "Open the regular files under this existing directory instead");
+  open_cmd->add_option("--list", open_text.list,
+                       "Open the paths listed in this file (one per line) instead");
+  open_cmd->add_flag("--list0", open_text.list0, "The --list file is NUL-separated");
+  open_cmd->add_option("--flags", open_text.flags, "Open mode: " + join(open_flags_names()))
+      ->capture_default_str();
+  open_cmd->add_flag("--keep-open", open_text.keep_open,
+                     "Hold every descriptor until the repetition ends");
+  open_cmd->add_option("--pregrow", open_text.pregrow,
+                       "With --keep-open: comma list of off, auto or N (grow the fd table first)")
+      ->capture_default_str();
   add_common(*open_cmd, open_common);
   open_cmd->footer(kOpenFooter);
 
@@ -238,19 +324,30 @@ Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out,
       app.add_subcommand("socket", "T threads each create and hold N descriptors");
   SocketText socket_text;
   CommonText socket_common;
+  socket_cmd->add_option("--strategy", socket_text.strategy,
+                         "Strategies, a comma list of " + join(strategy_names()) + ", or all")
+      ->capture_default_str();
+  socket_cmd->add_option("--batch", socket_text.batch, "Descriptors per io_uring submission")
+      ->capture_default_str();
   socket_cmd->add_option("--threads", socket_text.threads,
                          "Thread counts, a comma list; 2 = the main thread plus one")
       ->capture_default_str();
-  socket_cmd->add_option("--per-thread", socket_text.per_thread, "Descriptors each thread creates")
+  socket_cmd->add_option("--per-thread", socket_text.per_thread,
+                         "Creation calls each thread makes (descriptors, or pipes)")
       ->capture_default_str();
   socket_cmd->add_option("--kind", socket_text.kind,
-                         "Descriptor kind: " + join(socket_kind_names()))
+                         "Descriptor kind: " + join(socket_kind_names()) +
+                             " (a pipe call makes two descriptors)")
       ->capture_default_str();
   socket_cmd->add_option("--pregrow", socket_text.pregrow,
                          "Comma list of off, auto or N: grow the fd table first")
       ->capture_default_str();
   add_common(*socket_cmd, socket_common);
   socket_cmd->footer(kSocketFooter);
+
+  CLI::App* strategies_cmd =
+      app.add_subcommand("strategies", "List every strategy and whether it can run here");
+  strategies_cmd->footer("\nExample:\n  fdbench strategies");
 
   try {
     app.parse(argc, argv);
@@ -267,6 +364,10 @@ Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out,
 
   Command command;
   try {
+    if (strategies_cmd->parsed()) {
+      command.kind = Command::Kind::strategies;
+      return {command, 0};
+    }
     if (open_cmd->parsed() || socket_cmd->parsed()) {
       for (const auto* option : app.get_options()) {
         if (option->count() > 0 && option->get_name() != "--help" &&
@@ -302,7 +403,20 @@ Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out,
   return {command, 0};
 }
 
+int list_strategies(std::ostream& out) {
+  std::size_t width = 0;
+  for (const auto& info : strategy_registry()) width = std::max(width, info.name.size());
+  for (const auto& info : strategy_registry()) {
+    const std::string reason = info.unavailable_reason();
+    out << fmt::format("{:<{}}  {:<11}  {}\n", info.name, width,
+                       reason.empty() ? "available" : "unavailable", info.summary);
+    if (!reason.empty()) out << fmt::format("{:<{}}  {}\n", "", width + 13, reason);
+  }
+  return 0;
+}
+
 int run(const Command& command, std::ostream& out, std::ostream& err) {
+  if (command.kind == Command::Kind::strategies) return list_strategies(out);
   std::ostringstream buffer;
   std::ostream& sink = command.output.empty() ? out : buffer;
   std::vector<std::unique_ptr<Reporter>> reporters;
@@ -313,8 +427,12 @@ int run(const Command& command, std::ostream& out, std::ostream& err) {
 
   int code = 0;
   try {
-    if (command.kind != Command::Kind::socket) session.run_open(command.open);
-    if (command.kind != Command::Kind::open) session.run_socket(command.socket);
+    if (command.kind == Command::Kind::suite || command.kind == Command::Kind::open) {
+      session.run_open(command.open);
+    }
+    if (command.kind == Command::Kind::suite || command.kind == Command::Kind::socket) {
+      session.run_socket(command.socket);
+    }
     session.finish(true);
   } catch (const Interrupted& e) {
     session.finish(false);

@@ -10,7 +10,7 @@
 namespace fdbench::cli {
 
 struct Command {
-  enum class Kind { suite, open, socket } kind = Kind::suite;
+  enum class Kind { suite, open, socket, strategies } kind = Kind::suite;
   OpenOptions open;
   SocketOptions socket;
   std::string format = "table";

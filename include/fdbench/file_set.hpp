@@ -18,8 +18,9 @@ class FileSet {
   static constexpr const char* kDirPrefix = "fdbench-";
 
   // Creates `count` empty files named 1.txt .. N.txt (as the seed does) in a new private
-  // directory under `parent`. Throws Error (nothing left behind) or Interrupted.
-  static FileSet create(const std::string& parent, std::size_t count);
+  // directory under `parent`; with `subdirs` > 0 they are spread round-robin over that many
+  // subdirectories d0 .. d<K-1>. Throws Error (nothing left behind) or Interrupted.
+  static FileSet create(const std::string& parent, std::size_t count, std::size_t subdirs = 0);
 
   FileSet(FileSet&&) noexcept;
   FileSet& operator=(FileSet&&) = delete;
@@ -43,6 +44,7 @@ class FileSet {
   UniqueFd dir_;
   PathTable names_;
   std::vector<std::pair<std::size_t, std::size_t>> created_;  // [begin, end) ranges of names_
+  std::size_t subdirs_ = 0;                                   // d0 .. d<subdirs_-1> created
   bool marker_ = false;
 };
 

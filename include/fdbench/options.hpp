@@ -22,18 +22,27 @@ bool parse_pregrow(const std::string& text, Pregrow& out);
 struct OpenOptions {
   std::size_t files = 10000;
   std::vector<int> threads{1, 2, 4, 8, 16};
-  std::vector<std::string> strategies{"threads", "pool", "pool-batch"};
+  std::vector<std::string> strategies;  // empty: every registered strategy
   int batch = 64;
   int repeat = 10;
   int warmup = 1;
-  std::string dir;  // empty: $TMPDIR or /tmp
+  std::string dir;           // empty: $TMPDIR or /tmp
+  std::size_t subdirs = 0;   // --layout dirs:K (0: flat)
+  std::string tree;          // --tree DIR: open the regular files under DIR instead
+  std::string list;          // --list FILE: open the paths listed in FILE instead
+  bool list0 = false;        // --list0: the list is NUL-separated
+  OpenFlags flags = OpenFlags::rdonly;
+  bool keep_open = false;    // hold every descriptor to the end of the repetition
+  std::vector<Pregrow> pregrow{Pregrow{}};  // with keep_open: each runs in a fresh child
 };
 
 struct SocketOptions {
+  std::vector<std::string> strategies{"threads"};
   std::vector<int> threads{2};
   std::size_t per_thread = 256;
   SocketKind kind = SocketKind::tcp;
   std::vector<Pregrow> pregrow{Pregrow{}, Pregrow{Pregrow::Mode::automatic, 0}};
+  int batch = 64;  // io_uring submissions
   int repeat = 10;
   int warmup = 1;
 };

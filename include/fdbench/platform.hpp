@@ -35,6 +35,11 @@ std::vector<int> open_descriptors();
 // Closes every descriptor >= `lowest` except `keep` (-1: none).
 void close_descriptors_from(int lowest, int keep = -1) noexcept;
 
+// An eventfd (Linux, FreeBSD); -1 with errno ENOSYS where the OS has none.
+int create_eventfd() noexcept;
+// A close-on-exec pipe; -1 with errno on failure.
+int create_pipe(int fds[2]) noexcept;
+
 // Host facts for the environment block.
 std::string os_name();
 std::string kernel_release();

@@ -1,6 +1,7 @@
 #pragma once
 // One measured (workload, strategy, threads, ...) combination: raw samples and statistics.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -8,6 +9,18 @@
 #include "fdbench/statistics.hpp"
 
 namespace fdbench {
+
+// Where the files of an `open` result came from, with what was left out.
+struct InputSummary {
+  std::string source = "generated";  // "generated", "tree" or "list"
+  std::string origin;                // --dir, --tree DIR or --list FILE
+  std::string layout = "flat";       // generated sets: "flat" or "dirs:K"
+  std::string flags = "rdonly";      // --flags
+  bool keep_open = false;
+  std::uint64_t files = 0;                       // files opened per repetition
+  std::map<std::string, std::uint64_t> skipped;  // never opened, by kind
+  std::map<std::string, std::uint64_t> missing;  // --list entries not found, by errno text
+};
 
 struct Result {
   std::string workload;  // "open" or "socket"
@@ -26,6 +39,9 @@ struct Result {
   std::optional<int> fdsize_after;
   std::uint64_t failures = 0;   // failed calls over all repetitions
   std::string first_failure;    // errno text of the first failed call
+  std::map<std::string, std::uint64_t> failures_by_errno;  // errno text -> count
+  std::map<std::string, std::string> parameters;           // strategy parameters
+  std::optional<InputSummary> input;                       // open results
   std::string error;            // set when the combination could not run here
   std::vector<std::string> warnings;
 

@@ -2,6 +2,7 @@
 // WHAT is created. A workload is a list of `ops()` items; strategies decide which thread
 // does which item, the workload decides what an item is (open+close a file, create and
 // hold a socket).
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -13,18 +14,24 @@
 
 namespace fdbench {
 
-// Per-worker failure count; merged after the timed region.
+// Per-worker failure counts, by errno; merged after the timed region. Trivially copyable,
+// so a worker process can send it through a pipe as it is.
 struct Tally {
+  static constexpr int kErrnoSlots = 160;  // errno values above this share the last slot
+
   std::uint64_t failures = 0;
   int first_errno = 0;
+  std::array<std::uint32_t, kErrnoSlots> by_errno{};
 
   void fail(int err) noexcept {
     if (failures++ == 0) first_errno = err;
+    ++by_errno[static_cast<std::size_t>(err > 0 && err < kErrnoSlots ? err : kErrnoSlots - 1)];
   }
   void merge(const Tally& other) noexcept {
     if (other.failures == 0) return;
     if (failures == 0) first_errno = other.first_errno;
     failures += other.failures;
+    for (std::size_t i = 0; i < by_errno.size(); ++i) by_errno[i] += other.by_errno[i];
   }
 };
 
@@ -51,7 +58,9 @@ class Workload {
   virtual ~Workload() = default;
   [[nodiscard]] virtual std::string_view name() const = 0;  // "open", "socket"
   [[nodiscard]] virtual std::string kind() const = 0;       // "file", "tcp", ...
-  [[nodiscard]] virtual std::size_t ops() const = 0;        // items (descriptors) per repetition
+  [[nodiscard]] virtual std::size_t ops() const = 0;        // items per repetition
+  // Descriptors one item creates (a pipe makes two).
+  [[nodiscard]] virtual int descriptors_per_item() const { return 1; }
   // Untimed, before each repetition.
   virtual void before_repetition() {}
   // Timed: performs items [begin, end). Called concurrently on disjoint ranges.
@@ -65,18 +74,36 @@ class Workload {
   virtual void keep(std::size_t i, int fd) noexcept = 0;
 };
 
-// open+close each path of `paths`, relative to `dir_fd` (which is `dir_path`), read-only.
+enum class OpenFlags { rdonly, path, rdwr };
+std::string_view to_string(OpenFlags flags);
+bool parse_open_flags(std::string_view text, OpenFlags& flags);
+std::vector<std::string> open_flags_names();
+
+struct OpenSpec {
+  std::string dir_path;   // paths are relative to this directory (or absolute)
+  int dir_fd = -1;        // the same directory, borrowed; -1: the workload opens dir_path
+  const PathTable* paths = nullptr;
+  OpenFlags flags = OpenFlags::rdonly;
+  bool keep_open = false;  // hold every descriptor until after_repetition()
+  bool foreign = false;    // the user's files: O_NOFOLLOW|O_NONBLOCK|O_NOCTTY, never written
+};
+
+// open each path (then close it, or hold it with keep_open).
+std::unique_ptr<Workload> make_open_workload(const OpenSpec& spec);
+// The common case: open+close each path of `paths`, relative to `dir_fd` (= `dir_path`),
+// read-only.
 std::unique_ptr<Workload> make_open_workload(int dir_fd, std::string dir_path,
                                              const PathTable& paths);
 
-enum class SocketKind { tcp, udp, unix_stream };
+enum class SocketKind { tcp, tcp6, udp, unix_stream, eventfd, pipe };
 std::string_view to_string(SocketKind kind);
-// Parses "tcp", "udp", "unix"; false if unknown.
+// Parses "tcp", "tcp6", "udp", "unix", "eventfd", "pipe"; false if unknown.
 bool parse_socket_kind(std::string_view text, SocketKind& kind);
 // All names accepted by parse_socket_kind, for help and errors.
 std::vector<std::string> socket_kind_names();
 
-// Creates `count` descriptors of `kind` and holds them until after_repetition().
+// Makes `count` creation calls of `kind` (a pipe call makes two descriptors) and holds the
+// descriptors until after_repetition().
 std::unique_ptr<Workload> make_socket_workload(SocketKind kind, std::size_t count);
 
 }  // namespace fdbench

@@ -17,6 +17,10 @@
 #include <map>
 #include <string>
 
+#if defined(__linux__) || defined(__FreeBSD__)
+#include <sys/eventfd.h>
+#define FDBENCH_HAVE_EVENTFD 1
+#endif
 #if defined(__linux__)
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -135,6 +139,26 @@ void close_descriptors_from(int lowest, int keep) noexcept {
   for (const int fd : open_descriptors()) {
     if (fd >= lowest && fd != keep) close(fd);
   }
+}
+
+int create_eventfd() noexcept {
+#if defined(FDBENCH_HAVE_EVENTFD)
+  return eventfd(0, EFD_CLOEXEC);
+#else
+  errno = ENOSYS;
+  return -1;
+#endif
+}
+
+int create_pipe(int fds[2]) noexcept {
+#if defined(__APPLE__)
+  if (pipe(fds) != 0) return -1;  // no pipe2 on macOS
+  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+  fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+  return 0;
+#else
+  return pipe2(fds, O_CLOEXEC);
+#endif
 }
 
 std::string os_name() {

@@ -56,6 +56,16 @@ nlohmann::json result_json(const Result& r) {
       {"failures", r.failures},
   };
   if (!r.first_failure.empty()) j["first_failure"] = r.first_failure;
+  if (!r.failures_by_errno.empty()) j["failures_by_errno"] = r.failures_by_errno;
+  if (!r.parameters.empty()) j["parameters"] = r.parameters;
+  if (r.input) {
+    j["input"] = {
+        {"source", r.input->source},       {"origin", r.input->origin},
+        {"layout", r.input->layout},       {"flags", r.input->flags},
+        {"keep_open", r.input->keep_open}, {"files", r.input->files},
+        {"skipped", r.input->skipped},     {"missing", r.input->missing},
+    };
+  }
   if (!r.error.empty()) j["error"] = r.error;
   if (!r.warnings.empty()) j["warnings"] = r.warnings;
   return j;

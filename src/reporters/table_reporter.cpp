@@ -40,21 +40,20 @@ class TableReporter final : public Reporter {
   }
 
   void add(const Result& r) override {
-    if (header_for_ != r.workload) {
-      header_for_ = r.workload;
-      if (r.workload == "open") {
-        out_ << fmt::format("  {:<12} {:>7} {:>11} {:>19} {:>12}\n", "strategy", "threads",
-                            "median ms", "min–max ms", "files/s");
-      } else {
-        out_ << fmt::format("  {:<12} {:>7} {:>7} {:>11} {:>19} {:>12}  {}\n", "kind", "threads",
-                            "pregrow", "median ms", "min–max ms", "fds/s", "FDSize");
-      }
+    // Results measured in fresh children (sockets, --keep-open) show the table growth too.
+    const bool growth = r.workload != "open" || (r.input && r.input->keep_open);
+    const std::string key = r.workload + (growth ? "+growth" : "");
+    if (header_for_ != key) {
+      header_for_ = key;
+      out_ << fmt::format("  {:<12} {:>7}", "strategy", "threads");
+      if (growth) out_ << fmt::format(" {:>7}", "pregrow");
+      out_ << fmt::format(" {:>11} {:>19} {:>12}", "median ms", "min–max ms",
+                          r.workload == "open" ? "files/s" : "fds/s");
+      if (growth) out_ << "  FDSize";
+      out_ << "\n";
     }
-    const std::string label = r.workload == "open" ? r.strategy : r.kind;
-    const std::string lead =
-        r.workload == "open"
-            ? fmt::format("  {:<12} {:>7}", label, r.threads)
-            : fmt::format("  {:<12} {:>7} {:>7}", label, r.threads, r.pregrow);
+    std::string lead = fmt::format("  {:<12} {:>7}", r.strategy, r.threads);
+    if (growth) lead += fmt::format(" {:>7}", r.pregrow);
     if (!r.error.empty()) {
       out_ << lead << "   unavailable: " << r.error << "\n";
     } else {
@@ -64,14 +63,9 @@ class TableReporter final : public Reporter {
       out_ << lead
            << fmt::format(" {:>11} {:>19} {:>12}", format_ms(r.stats.median), range,
                           format_rate(r.ops_per_sec));
-      if (r.workload != "open") out_ << "  " << fdsize_text(r);
+      if (growth) out_ << "  " << fdsize_text(r);
       out_ << "\n";
-      if (r.failures != 0) {
-        out_ << fmt::format("  ! FAILED: {} of {} calls failed (first: {}); times are not valid\n",
-                            group_digits(r.failures),
-                            group_digits(r.ops * static_cast<std::uint64_t>(r.repeat + r.warmup)),
-                            r.first_failure);
-      }
+      if (r.failures != 0) failure_line(r);
     }
     for (const auto& w : r.warnings) out_ << "  ! " << w << "\n";
     out_ << std::flush;
@@ -88,6 +82,22 @@ class TableReporter final : public Reporter {
   }
 
  private:
+  void failure_line(const Result& r) {
+    std::string by_errno;
+    for (const auto& [text, n] : r.failures_by_errno) {
+      by_errno += fmt::format("{}{}: {}", by_errno.empty() ? "" : ", ", text, group_digits(n));
+    }
+    const auto calls = r.ops * static_cast<std::uint64_t>(r.repeat + r.warmup);
+    if (r.input && r.input->source != "generated") {
+      // The user's files: some may be unreadable; that is part of the measured work.
+      out_ << fmt::format("  ! {} of {} opens failed ({}); they are included in the time\n",
+                          group_digits(r.failures), group_digits(calls), by_errno);
+    } else {
+      out_ << fmt::format("  ! FAILED: {} of {} calls failed ({}); times are not valid\n",
+                          group_digits(r.failures), group_digits(calls), by_errno);
+    }
+  }
+
   std::ostream& out_;
   std::string header_for_;
 };
