@@ -1,7 +1,10 @@
 #include "fdbench/file_set.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,6 +17,7 @@
 
 #include "fdbench/error.hpp"
 #include "fdbench/interrupt.hpp"
+#include "fdbench/platform.hpp"
 
 namespace fdbench {
 
@@ -39,6 +43,26 @@ std::pair<std::size_t, int> create_range(int dir, const PathTable& names, std::s
     close(fd);
   }
   return {end - begin, 0};
+}
+
+// Says up front, before creating anything, when the filesystem cannot hold the set.
+void check_space(int dir, const std::string& parent, std::size_t inodes) {
+  struct statvfs info {};
+  if (fstatvfs(dir, &info) != 0) return;
+  // Filesystems without inode accounting (btrfs, some network ones) report 0 files.
+  if (info.f_files != 0 && info.f_favail < inodes) {
+    throw Error(fmt::format("--dir {} has {} free inodes, the file set needs {}: free some, "
+                            "choose another --dir, or lower --files",
+                            parent, info.f_favail, inodes));
+  }
+  // Empty files take no data blocks, but their directory entries do (~64 bytes each).
+  const auto need = static_cast<unsigned long long>(inodes) * 64 + (1ULL << 20);
+  const auto have = static_cast<unsigned long long>(info.f_bavail) * info.f_frsize;
+  if (have < need) {
+    throw Error(fmt::format("--dir {} has {} KiB free, the file set needs about {} KiB: free "
+                            "space, choose another --dir, or lower --files",
+                            parent, have / 1024, need / 1024));
+  }
 }
 
 }  // namespace
@@ -68,8 +92,9 @@ FileSet FileSet::create(const std::string& parent, std::size_t count, std::size_
   const int marker = openat(set.dir_.get(), kMarkerName, kCreateFlags, 0644);
   if (marker >= 0) {
     const std::string text = fmt::format(
-        "This directory was created by fdbench (pid {}) and holds only its own empty files.\n"
-        "It is safe to delete.\n",
+        "fdbench private directory\npid {}\n"
+        "fdbench created this directory and holds only its own empty files in it.\n"
+        "If no fdbench is running, `fdbench clean` removes it.\n",
         getpid());
     [[maybe_unused]] const auto written = write(marker, text.data(), text.size());
     close(marker);
@@ -89,6 +114,7 @@ FileSet FileSet::create(const std::string& parent, std::size_t count, std::size_
   }
 
   const std::size_t prefix = subdirs > 0 ? subdir_name(subdirs).size() + 1 : 0;
+  check_space(set.dir_.get(), parent, count + subdirs);
   std::size_t bytes = 0;
   for (std::size_t i = 1; i <= count; ++i) bytes += std::to_string(i).size() + 5 + prefix;
   set.names_.reserve(count, bytes);
@@ -165,6 +191,106 @@ bool FileSet::remove() noexcept {
   }
   parent_.reset();
   return removed;
+}
+
+}  // namespace fdbench
+
+namespace fdbench {
+
+namespace {
+
+bool is_number(std::string_view s) {
+  return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+}
+bool is_our_file(std::string_view name) {
+  return name.size() > 4 && name.substr(name.size() - 4) == ".txt" &&
+         is_number(name.substr(0, name.size() - 4));
+}
+bool is_our_subdir(std::string_view name) { return name.size() > 1 && name[0] == 'd' && is_number(name.substr(1)); }
+
+// The pid written in a marker, or 0.
+pid_t marker_pid(int dir) {
+  const int fd = openat(dir, FileSet::kMarkerName, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return -1;
+  char buf[256] = {};
+  const ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  constexpr std::string_view kHead = "fdbench private directory\npid ";
+  if (n <= 0 || std::string_view(buf).substr(0, kHead.size()) != kHead) return -1;
+  return static_cast<pid_t>(std::atol(buf + kHead.size()));
+}
+
+// Removes our names inside `dir`; returns what else is there (empty = all gone).
+std::string remove_our_names(int dir, bool top) {
+  DIR* listing = fdopendir(dup(dir));
+  if (listing == nullptr) return "cannot be read";
+  std::string foreign;
+  std::vector<std::string> subdirs;
+  while (const dirent* entry = readdir(listing)) {
+    const std::string_view name = entry->d_name;
+    if (name == "." || name == ".." || (top && name == FileSet::kMarkerName)) continue;
+    struct stat info {};
+    if (fstatat(dir, entry->d_name, &info, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (S_ISREG(info.st_mode) && is_our_file(name)) {
+      unlinkat(dir, entry->d_name, 0);
+    } else if (top && S_ISDIR(info.st_mode) && is_our_subdir(name)) {
+      subdirs.emplace_back(name);
+    } else if (foreign.empty()) {
+      foreign = fmt::format("holds {}, which fdbench did not create", name);
+    }
+  }
+  closedir(listing);
+  for (const auto& sub : subdirs) {
+    const int fd = openat(dir, sub.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) continue;
+    const std::string inner = remove_our_names(fd, false);
+    close(fd);
+    if (!inner.empty() && foreign.empty()) foreign = sub + " " + inner;
+    if (inner.empty()) unlinkat(dir, sub.c_str(), AT_REMOVEDIR);
+  }
+  return foreign;
+}
+
+}  // namespace
+
+FileSet::CleanReport FileSet::clean_leftovers(const std::string& parent) {
+  CleanReport report;
+  UniqueFd parent_fd(open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!parent_fd) throw Error(fmt::format("--dir {}: {}", parent, errno_text(errno)));
+  DIR* listing = fdopendir(dup(parent_fd.get()));
+  if (listing == nullptr) throw Error(fmt::format("--dir {}: {}", parent, errno_text(errno)));
+  std::vector<std::string> candidates;
+  while (const dirent* entry = readdir(listing)) {
+    if (std::strncmp(entry->d_name, kDirPrefix, std::strlen(kDirPrefix)) == 0) {
+      candidates.emplace_back(entry->d_name);
+    }
+  }
+  closedir(listing);
+  for (const auto& name : candidates) {
+    const std::string path = parent + "/" + name;
+    UniqueFd dir(openat(parent_fd.get(), name.c_str(),
+                        O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!dir) continue;  // not a directory (or a symlink to one): not ours
+    const pid_t pid = marker_pid(dir.get());
+    if (pid < 0) continue;  // no marker: not ours, not mentioned
+    if (pid != getpid() && platform::process_running(pid)) {
+      report.kept.push_back(fmt::format("{}: fdbench (pid {}) may still be using it", path, pid));
+      continue;
+    }
+    const std::string foreign = remove_our_names(dir.get(), true);
+    if (!foreign.empty()) {
+      report.kept.push_back(fmt::format("{}: {}", path, foreign));
+      continue;
+    }
+    unlinkat(dir.get(), kMarkerName, 0);
+    dir.reset();
+    if (unlinkat(parent_fd.get(), name.c_str(), AT_REMOVEDIR) == 0) {
+      report.removed.push_back(path);
+    } else {
+      report.kept.push_back(fmt::format("{}: {}", path, errno_text(errno)));
+    }
+  }
+  return report;
 }
 
 }  // namespace fdbench

@@ -231,6 +231,7 @@ Result measure(Workload& work, const StrategyInfo& strategy, const StrategyConfi
                           config.threads, e.what());
     r.times_ns.clear();
   } catch (const Error& e) {  // the strategy cannot do this workload here
+    throw_if_interrupted();      // ... unless a Ctrl-C killed its workers
     r.error = e.what();
     r.times_ns.clear();
   }

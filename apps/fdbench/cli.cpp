@@ -14,6 +14,7 @@
 #include "fdbench/atomic_file.hpp"
 #include "fdbench/environment.hpp"
 #include "fdbench/error.hpp"
+#include "fdbench/file_set.hpp"
 #include "fdbench/interrupt.hpp"
 #include "fdbench/reporter.hpp"
 #include "fdbench/runner.hpp"
@@ -349,6 +350,15 @@ Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out,
       app.add_subcommand("strategies", "List every strategy and whether it can run here");
   strategies_cmd->footer("\nExample:\n  fdbench strategies");
 
+  CLI::App* clean_cmd = app.add_subcommand(
+      "clean", "Remove private directories left behind by a killed fdbench (after SIGKILL)");
+  std::string clean_dir;
+  clean_cmd->add_option("--dir", clean_dir, "Where to look (default $TMPDIR or /tmp)");
+  clean_cmd->footer(
+      "\nOnly directories named fdbench-XXXXXX that hold fdbench's marker file are touched,\n"
+      "and inside them only the names fdbench creates; anything else is left and reported.\n\n"
+      "Example:\n  fdbench clean --dir /mnt/scratch");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -366,6 +376,12 @@ Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out,
   try {
     if (strategies_cmd->parsed()) {
       command.kind = Command::Kind::strategies;
+      return {command, 0};
+    }
+    if (clean_cmd->parsed()) {
+      command.kind = Command::Kind::clean;
+      command.clean_dir = clean_dir.empty() ? default_dir() : clean_dir;
+      check_directory("--dir", command.clean_dir, true);
       return {command, 0};
     }
     if (open_cmd->parsed() || socket_cmd->parsed()) {
@@ -415,8 +431,24 @@ int list_strategies(std::ostream& out) {
   return 0;
 }
 
+int clean(const std::string& dir, std::ostream& out, std::ostream& err) {
+  try {
+    const auto report = FileSet::clean_leftovers(dir);
+    for (const auto& path : report.removed) out << "removed " << path << "\n";
+    for (const auto& why : report.kept) out << "left " << why << "\n";
+    if (report.removed.empty() && report.kept.empty()) {
+      out << "nothing to clean in " << dir << "\n";
+    }
+    return 0;
+  } catch (const Error& e) {
+    err << "Error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
 int run(const Command& command, std::ostream& out, std::ostream& err) {
   if (command.kind == Command::Kind::strategies) return list_strategies(out);
+  if (command.kind == Command::Kind::clean) return clean(command.clean_dir, out, err);
   std::ostringstream buffer;
   std::ostream& sink = command.output.empty() ? out : buffer;
   std::vector<std::unique_ptr<Reporter>> reporters;

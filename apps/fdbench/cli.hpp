@@ -10,11 +10,12 @@
 namespace fdbench::cli {
 
 struct Command {
-  enum class Kind { suite, open, socket, strategies } kind = Kind::suite;
+  enum class Kind { suite, open, socket, strategies, clean } kind = Kind::suite;
   OpenOptions open;
   SocketOptions socket;
   std::string format = "table";
   std::string output;  // empty: stdout
+  std::string clean_dir;
 };
 
 struct Parsed {

@@ -37,6 +37,16 @@ class FileSet {
   // directory) if anything foreign is inside it.
   bool remove() noexcept;
 
+  struct CleanReport {
+    std::vector<std::string> removed;  // private directories removed
+    std::vector<std::string> kept;     // "<path>: <why it was left>"
+  };
+  // `fdbench clean`: removes leftover private directories under `parent` (after a SIGKILL),
+  // recognized by their marker. Inside one, only names fdbench creates are removed
+  // (N.txt, dK/N.txt, dK, the marker); a directory whose fdbench is still running, or that
+  // holds anything else, is left as it is. Throws Error if `parent` cannot be read.
+  static CleanReport clean_leftovers(const std::string& parent);
+
  private:
   FileSet() = default;
   std::string path_;

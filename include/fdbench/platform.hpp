@@ -40,6 +40,9 @@ int create_eventfd() noexcept;
 // A close-on-exec pipe; -1 with errno on failure.
 int create_pipe(int fds[2]) noexcept;
 
+// Whether process `pid` exists and has not exited (a zombie counts as exited).
+bool process_running(int pid) noexcept;
+
 // Host facts for the environment block.
 std::string os_name();
 std::string kernel_release();

@@ -3,6 +3,7 @@
 #include "fdbench/platform.hpp"
 
 #include <dirent.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
@@ -159,6 +160,28 @@ int create_pipe(int fds[2]) noexcept {
 #else
   return pipe2(fds, O_CLOEXEC);
 #endif
+}
+
+bool process_running(int pid) noexcept {
+  if (pid <= 0) return false;
+  if (kill(pid, 0) != 0 && errno != EPERM) return false;
+#if defined(__linux__)
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  if (std::FILE* stat = std::fopen(path, "re")) {
+    char state = '?';
+    // "pid (comm) S ...": the state follows the last ')'
+    char line[512];
+    if (std::fgets(line, sizeof line, stat) != nullptr) {
+      if (const char* close = std::strrchr(line, ')'); close != nullptr && close[1] == ' ') {
+        state = close[2];
+      }
+    }
+    std::fclose(stat);
+    return state != 'Z' && state != 'X';
+  }
+#endif
+  return true;
 }
 
 std::string os_name() {
