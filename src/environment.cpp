@@ -11,10 +11,8 @@ Environment capture_environment(const std::string& dir) {
   env.fs_type = platform::fs_type(dir);
   env.rlimit_nofile = platform::nofile_limit();
   env.fdsize_at_start = platform::fd_table_size();
-#if defined(__linux__)
-  env.io_uring_disabled = platform::read_int_file("/proc/sys/kernel/io_uring_disabled");
-  env.rcu_expedited = platform::read_int_file("/sys/kernel/rcu_expedited");
-#endif
+  env.io_uring_disabled = platform::io_uring_disabled();
+  env.rcu_expedited = platform::rcu_expedited();
   return env;
 }
 

@@ -50,6 +50,10 @@ std::string cpu_model();
 int logical_cpus();
 // Filesystem type name of the filesystem holding `path` ("ext4", "tmpfs", "apfs", ...).
 std::string fs_type(const std::string& path);
+// Linux knobs recorded with results: /proc/sys/kernel/io_uring_disabled and
+// /sys/kernel/rcu_expedited (an expedited RCU hides the table-growth stall). nullopt elsewhere.
+std::optional<int> io_uring_disabled();
+std::optional<int> rcu_expedited();
 // Integer from a one-number pseudo-file such as /proc/sys/kernel/io_uring_disabled.
 std::optional<int> read_int_file(const std::string& path);
 

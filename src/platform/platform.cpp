@@ -18,14 +18,24 @@
 #include <map>
 #include <string>
 
-#if defined(__linux__) || defined(__FreeBSD__)
+// FDBENCH_PORTABLE (a CMake option) builds only the portable POSIX paths even on Linux, so
+// the code macOS and the BSDs run is built and tested on Linux too.
+#if defined(__linux__) && !defined(FDBENCH_PORTABLE)
+#define FDBENCH_LINUX 1
+#endif
+#if defined(__APPLE__) || defined(__FreeBSD__) || defined(__NetBSD__) || \
+    defined(__OpenBSD__) || defined(__DragonFly__)
+#define FDBENCH_BSD 1
+#endif
+
+#if defined(FDBENCH_LINUX) || defined(__FreeBSD__)
 #include <sys/eventfd.h>
 #define FDBENCH_HAVE_EVENTFD 1
 #endif
-#if defined(__linux__)
+#if defined(FDBENCH_LINUX)
 #include <sys/statfs.h>
 #include <sys/syscall.h>
-#else
+#elif defined(FDBENCH_BSD)
 #include <sys/mount.h>
 #include <sys/param.h>
 #include <sys/sysctl.h>
@@ -40,7 +50,7 @@ std::int64_t now_ns() noexcept {
 }
 
 std::optional<int> fd_table_size() {
-#if defined(__linux__)
+#if defined(FDBENCH_LINUX)
   std::FILE* status = std::fopen("/proc/self/status", "re");
   if (status == nullptr) return std::nullopt;
   char line[256];
@@ -101,7 +111,7 @@ int raise_nofile_soft(std::uint64_t needed) noexcept {
 
 std::vector<int> open_descriptors() {
   std::vector<int> fds;
-#if defined(__linux__)
+#if defined(FDBENCH_LINUX)
   const char* listing = "/proc/self/fd";
 #else
   const char* listing = "/dev/fd";
@@ -125,7 +135,7 @@ std::vector<int> open_descriptors() {
 }
 
 void close_descriptors_from(int lowest, int keep) noexcept {
-#if defined(__linux__) && defined(SYS_close_range)
+#if defined(FDBENCH_LINUX) && defined(SYS_close_range)
   auto close_span = [](int first, unsigned last) {
     return static_cast<unsigned>(first) > last ? 0L : syscall(SYS_close_range, first, last, 0);
   };
@@ -152,7 +162,7 @@ int create_eventfd() noexcept {
 }
 
 int create_pipe(int fds[2]) noexcept {
-#if defined(__APPLE__)
+#if defined(__APPLE__) || defined(FDBENCH_PORTABLE)
   if (pipe(fds) != 0) return -1;  // no pipe2 on macOS
   fcntl(fds[0], F_SETFD, FD_CLOEXEC);
   fcntl(fds[1], F_SETFD, FD_CLOEXEC);
@@ -165,7 +175,7 @@ int create_pipe(int fds[2]) noexcept {
 bool process_running(int pid) noexcept {
   if (pid <= 0) return false;
   if (kill(pid, 0) != 0 && errno != EPERM) return false;
-#if defined(__linux__)
+#if defined(FDBENCH_LINUX)
   char path[64];
   std::snprintf(path, sizeof path, "/proc/%d/stat", pid);
   if (std::FILE* stat = std::fopen(path, "re")) {
@@ -195,7 +205,7 @@ std::string kernel_release() {
 }
 
 std::string cpu_model() {
-#if defined(__linux__)
+#if defined(FDBENCH_LINUX)
   std::ifstream cpuinfo("/proc/cpuinfo");
   std::string line;
   while (std::getline(cpuinfo, line)) {
@@ -216,11 +226,13 @@ std::string cpu_model() {
   size_t size = sizeof buf;
   if (sysctlbyname("machdep.cpu.brand_string", buf, &size, nullptr, 0) == 0) return buf;
   return "unknown";
-#else
+#elif defined(FDBENCH_BSD)
   char buf[256];
   size_t size = sizeof buf;
   int mib[2] = {CTL_HW, HW_MODEL};
   if (sysctl(mib, 2, buf, &size, nullptr, 0) == 0) return buf;
+  return "unknown";
+#else
   return "unknown";
 #endif
 }
@@ -231,7 +243,7 @@ int logical_cpus() {
 }
 
 std::string fs_type(const std::string& path) {
-#if defined(__linux__)
+#if defined(FDBENCH_LINUX)
   struct statfs info {};
   if (statfs(path.c_str(), &info) != 0) return "unknown";
   // Magic numbers from linux/magic.h; statfs has no name field on Linux.
@@ -249,10 +261,29 @@ std::string fs_type(const std::string& path) {
   char hex[32];
   std::snprintf(hex, sizeof hex, "0x%lx", static_cast<unsigned long>(info.f_type));
   return hex;
-#else
+#elif defined(FDBENCH_BSD)
   struct statfs info {};
   if (statfs(path.c_str(), &info) != 0) return "unknown";
   return info.f_fstypename;
+#else
+  (void)path;
+  return "unknown";
+#endif
+}
+
+std::optional<int> io_uring_disabled() {
+#if defined(FDBENCH_LINUX)
+  return read_int_file("/proc/sys/kernel/io_uring_disabled");
+#else
+  return std::nullopt;
+#endif
+}
+
+std::optional<int> rcu_expedited() {
+#if defined(FDBENCH_LINUX)
+  return read_int_file("/sys/kernel/rcu_expedited");
+#else
+  return std::nullopt;
 #endif
 }
 
