@@ -71,6 +71,12 @@ nlohmann::json result_json(const Result& r) {
   return j;
 }
 
+// Paths (--dir, --tree, --list) and error texts are bytes, not necessarily UTF-8: replace
+// what JSON cannot carry with U+FFFD rather than throw and lose every result.
+std::string dump(const nlohmann::json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 nlohmann::json document(const Environment& env, std::span<const Result> results, bool complete) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& r : results) list.push_back(result_json(r));
@@ -89,7 +95,7 @@ class JsonReporter final : public Reporter {
   void begin(const Environment& env) override { env_ = env; }
   void add(const Result& /*result*/) override {}
   void end(std::span<const Result> all, bool complete) override {
-    out_ << document(env_, all, complete).dump(2) << '\n';
+    out_ << dump(document(env_, all, complete)) << '\n';
     out_.flush();
   }
 
@@ -101,7 +107,7 @@ class JsonReporter final : public Reporter {
 }  // namespace
 
 std::string to_json_document(const Environment& env, std::span<const Result> results) {
-  return document(env, results, true).dump(2);
+  return dump(document(env, results, true));
 }
 
 std::unique_ptr<Reporter> make_json_reporter(std::ostream& out) {

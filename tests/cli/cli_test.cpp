@@ -1,0 +1,296 @@
+// The built binary, end to end, on small sizes: exit codes, output in every format, the
+// JSON contract, --output, usage errors, and that nothing is left in --dir afterwards.
+#include "cli.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "cli/run_binary.hpp"
+#include "fdbench/file_set.hpp"
+#include "fdbench/reporter.hpp"
+#include "fdbench/strategy.hpp"
+#include "fdbench/version.hpp"
+#include "support/contract.hpp"
+#include "support/temp_dir.hpp"
+
+namespace fdbench::testing {
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::size_t csv_fields(const std::string& line) {
+  std::size_t fields = 1;
+  bool quoted = false;
+  for (const char c : line) {
+    if (c == '"') quoted = !quoted;
+    if (c == ',' && !quoted) ++fields;
+  }
+  return fields;
+}
+
+// Names in `dir` that look like a FileSet's private directory.
+std::vector<std::string> leftovers(const std::string& dir) {
+  std::vector<std::string> found;
+  for (const auto& name : list_names(dir)) {
+    if (name.rfind(FileSet::kDirPrefix, 0) == 0) found.push_back(name);
+  }
+  return found;
+}
+
+// The strategies the binary runs for `args`: what the same parser says in-process.
+std::vector<std::string> strategies_for(const std::vector<std::string>& args) {
+  std::vector<const char*> argv{"fdbench"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out;
+  std::ostringstream err;
+  const auto parsed = cli::parse_command_line(static_cast<int>(argv.size()), argv.data(), out, err);
+  EXPECT_TRUE(parsed.command.has_value()) << err.str();
+  return parsed.command ? parsed.command->open.strategies : std::vector<std::string>{};
+}
+
+bool available(const std::string& strategy) {
+  const StrategyInfo* info = find_strategy(strategy);
+  return info != nullptr && info->unavailable_reason().empty();
+}
+
+class OpenCommand : public ::testing::TestWithParam<std::string> {
+ protected:
+  [[nodiscard]] std::vector<std::string> args() const {
+    return {"open",     "--files", "200",   "--threads", "1,2",      "--repeat", "2",
+            "--warmup", "0",       "--dir", dir_.path(), "--format", GetParam()};
+  }
+  void TearDown() override {
+    EXPECT_EQ(leftovers(dir_.path()), std::vector<std::string>{}) << "--dir was not cleaned up";
+    EXPECT_EQ(list_names(dir_.path()), std::vector<std::string>{});
+  }
+  TempDir dir_;
+};
+
+TEST_P(OpenCommand, RunsEveryStrategyAndThreadCount) {
+  const auto a = args();
+  SCOPED_TRACE(describe(a));
+  const auto strategies = strategies_for(a);
+  ASSERT_FALSE(strategies.empty());
+  const RunResult run = run_fdbench(a);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.err.find("Error:"), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find("leak"), std::string::npos) << run.err;
+
+  if (GetParam() == "json") {
+    const auto doc = nlohmann::json::parse(run.out);
+    expect_document_contract(doc);
+    const auto& results = doc.at("results");
+    ASSERT_EQ(results.size(), strategies.size() * 2);
+    std::set<std::pair<std::string, int>> seen;
+    for (const auto& r : results) {
+      const auto strategy = r.at("strategy").get<std::string>();
+      SCOPED_TRACE(strategy);
+      seen.emplace(strategy, r.at("threads").get<int>());
+      EXPECT_EQ(r.at("workload"), "open");
+      EXPECT_EQ(r.at("ops"), 200);
+      EXPECT_EQ(r.at("repeat"), 2);
+      EXPECT_EQ(r.at("warmup"), 0);
+      // Only a strategy this machine cannot run may come back with an error.
+      EXPECT_EQ(r.contains("error"), !available(strategy)) << r.dump();
+      if (r.contains("error")) continue;
+      EXPECT_EQ(r.at("failures"), 0);
+      EXPECT_EQ(r.at("times_ns").size(), 2U);
+      EXPECT_FALSE(r.contains("warnings")) << r.at("warnings");
+    }
+    for (const auto& strategy : strategies) {
+      EXPECT_TRUE(seen.count({strategy, 1}) == 1 && seen.count({strategy, 2}) == 1) << strategy;
+    }
+  } else if (GetParam() == "csv") {
+    const auto lines = lines_of(run.out);
+    ASSERT_EQ(lines.size(), 1 + strategies.size() * 2) << run.out;
+    EXPECT_EQ(lines[0], csv_header());
+    for (std::size_t i = 1; i < lines.size(); ++i) {
+      EXPECT_EQ(csv_fields(lines[i]), csv_fields(lines[0])) << lines[i];
+      EXPECT_EQ(lines[i].rfind("open,", 0), 0U) << lines[i];
+    }
+    for (const auto& strategy : strategies) {
+      int rows = 0;
+      for (const auto& line : lines) rows += line.rfind("open," + strategy + ",", 0) == 0;
+      EXPECT_EQ(rows, 2) << strategy;
+    }
+  } else {
+    EXPECT_NE(run.out.find("fdbench " + std::string(version())), std::string::npos);
+    for (const auto& strategy : strategies) {
+      EXPECT_NE(run.out.find(" " + strategy + " "), std::string::npos) << strategy << "\n"
+                                                                       << run.out;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, OpenCommand, ::testing::Values("table", "json", "csv"),
+                         [](const auto& param_info) { return param_info.param; });
+
+TEST(SocketCommand, ComparesPregrowOffAndAuto) {
+  const std::vector<std::string> args{"socket", "--per-thread", "16",  "--repeat",
+                                      "2",      "--format",     "json"};
+  const RunResult run = run_fdbench(args);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto doc = nlohmann::json::parse(run.out);
+  expect_document_contract(doc);
+  const auto& results = doc.at("results");
+  ASSERT_EQ(results.size(), 2U);
+  EXPECT_EQ(results[0].at("pregrow"), "off");
+  EXPECT_EQ(results[1].at("pregrow"), "auto");
+  for (const auto& r : results) {
+    EXPECT_EQ(r.at("workload"), "socket");
+    EXPECT_EQ(r.at("strategy"), "threads");
+    EXPECT_EQ(r.at("kind"), "tcp");
+    EXPECT_EQ(r.at("threads"), 2);
+    EXPECT_EQ(r.at("ops"), 32);
+    EXPECT_EQ(r.at("failures"), 0);
+    EXPECT_EQ(r.at("times_ns").size(), 2U);
+    EXPECT_FALSE(r.contains("error"));
+  }
+  if (doc.at("environment").at("os") == "Linux") {
+    for (const auto& r : results) {
+      ASSERT_TRUE(r.at("fdsize_before").is_number_integer()) << r.dump();
+      ASSERT_TRUE(r.at("fdsize_after").is_number_integer()) << r.dump();
+    }
+    EXPECT_EQ(results[0].at("fdsize_before"), 64);  // a fresh child: the smallest table
+    EXPECT_EQ(results[1].at("fdsize_after"), results[1].at("fdsize_before"));
+  }
+}
+
+TEST(OutputFlag, WritesTheFileInsteadOfStdout) {
+  TempDir dir;
+  const std::string output = dir / "result.json";
+  const RunResult run = run_fdbench({"socket", "--per-thread", "8", "--repeat", "1", "--warmup",
+                                     "0", "--format", "json", "--output", output});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out.find('{'), std::string::npos) << "the JSON went to stdout too:\n" << run.out;
+  const auto doc = nlohmann::json::parse(read_text(output));
+  expect_document_contract(doc);
+  EXPECT_EQ(doc.at("results").size(), 2U);
+  // Written atomically: no temporary file is left beside it.
+  EXPECT_EQ(list_names(dir.path()), std::vector<std::string>{"result.json"});
+}
+
+TEST(OutputFlag, CsvToAFile) {
+  TempDir dir;
+  const std::string output = dir / "result.csv";
+  const RunResult run = run_fdbench({"open", "--files", "20", "--threads", "1", "--strategy",
+                                     "threads", "--repeat", "1", "--warmup", "0", "--dir",
+                                     dir.path(), "--format", "csv", "--output", output});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "");
+  const auto lines = lines_of(read_text(output));
+  ASSERT_EQ(lines.size(), 2U);
+  EXPECT_EQ(lines[0], csv_header());
+  EXPECT_EQ(leftovers(dir.path()), std::vector<std::string>{});
+}
+
+TEST(OpenCommandPaths, DirNamedWithBytesThatAreNotUtf8) {
+  TempDir parent;
+  const std::string dir = parent / "latin1-caf\xe9";
+  ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+  const RunResult run =
+      run_fdbench({"open", "--files", "10", "--threads", "1", "--strategy", "threads", "--repeat",
+                   "1", "--warmup", "0", "--dir", dir, "--format", "json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto doc = nlohmann::json::parse(run.out);
+  expect_document_contract(doc);
+  EXPECT_EQ(doc.at("results").size(), 1U);
+  EXPECT_EQ(list_names(dir), std::vector<std::string>{});
+}
+
+TEST(UsageErrors, ExitTwoWithAnErrorLineOnStderr) {
+  TempDir dir;
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+      {{"open", "--files", "0"}, "--files"},
+      {{"open", "--threads", "1,,2"}, "--threads"},
+      {{"open", "--strategy", "unknown"}, "--strategy"},
+      {{"open", "--dir", dir / "missing"}, "--dir"},
+      {{"socket", "--kind", "bogus"}, "--kind"},
+      {{"socket", "--pregrow", "-5"}, "--pregrow"},
+      {{"--format", "xml"}, "--format"},
+      {{"--repeat", "3", "open"}, "--repeat"},
+      {{"open", "--output", dir / "missing/out.json"}, "--output"},
+      {{"--no-such-flag"}, "--no-such-flag"},
+      {{"no-such-command"}, "no-such-command"},
+  };
+  for (const auto& [args, flag] : cases) {
+    SCOPED_TRACE(describe(args));
+    const RunResult run = run_fdbench(args);
+    EXPECT_EQ(run.exit_code, 2);
+    EXPECT_EQ(run.err.rfind("Error: ", 0), 0U) << run.err;
+    EXPECT_NE(run.err.find(flag), std::string::npos) << run.err;
+    EXPECT_EQ(run.out, "");
+  }
+  EXPECT_EQ(list_names(dir.path()), std::vector<std::string>{});
+}
+
+TEST(Informational, VersionAndHelp) {
+  const RunResult version_run = run_fdbench({"--version"});
+  EXPECT_EQ(version_run.exit_code, 0);
+  EXPECT_EQ(version_run.out.rfind("fdbench " + std::string(version()), 0), 0U) << version_run.out;
+
+  for (const auto& args :
+       {std::vector<std::string>{"--help"}, {"open", "--help"}, {"socket", "--help"}}) {
+    SCOPED_TRACE(describe(args));
+    const RunResult run = run_fdbench(args);
+    EXPECT_EQ(run.exit_code, 0);
+    EXPECT_NE(run.out.find("Usage"), std::string::npos) << run.out;
+    EXPECT_EQ(run.err, "");
+  }
+}
+
+TEST(Informational, StrategiesListsTheRegistry) {
+  const RunResult run = run_fdbench({"strategies"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  for (const auto& name : strategy_names()) {
+    EXPECT_NE(run.out.find(name), std::string::npos) << name;
+  }
+}
+
+TEST(Clean, EmptyDirectoryHasNothingToClean) {
+  TempDir dir;
+  write_text(dir / "unrelated.txt", "mine\n");
+  const RunResult run = run_fdbench({"clean", "--dir", dir.path()});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(read_text(dir / "unrelated.txt"), "mine\n");
+}
+
+TEST(Interrupt, CtrlCKeepsResultsAndCleansUp) {
+  TempDir dir;
+  const std::vector<std::string> args{"open",       "--files", "50",       "--threads", "1",
+                                      "--strategy", "threads", "--repeat", "100000",    "--warmup",
+                                      "0",          "--dir",   dir.path(), "--format",  "json"};
+  Child child(args);
+  // Wait (generously) until the run is under way: its private directory exists. This bounds
+  // a wait; it asserts nothing about speed.
+  for (int i = 0; i < 3000 && leftovers(dir.path()).empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_FALSE(leftovers(dir.path()).empty()) << "the run never started";
+  ASSERT_EQ(kill(child.pid(), SIGINT), 0);
+  const RunResult run = child.wait();
+  EXPECT_EQ(run.exit_code, 128 + SIGINT) << run.err;
+  EXPECT_NE(run.err.find("interrupted"), std::string::npos) << run.err;
+  const auto doc = nlohmann::json::parse(run.out);  // what was measured is still written
+  expect_document_contract(doc);
+  EXPECT_EQ(doc.value("complete", true), false);
+  EXPECT_EQ(list_names(dir.path()), std::vector<std::string>{}) << "Ctrl-C left files behind";
+}
+
+}  // namespace
+}  // namespace fdbench::testing

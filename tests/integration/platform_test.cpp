@@ -1,0 +1,213 @@
+// The platform facade on this machine. Anything that changes process-wide state (the
+// descriptor table, open descriptors) happens in a forked child, so tests stay independent.
+#include "fdbench/platform.hpp"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "fdbench/environment.hpp"
+#include "support/temp_dir.hpp"
+
+namespace fdbench::platform {
+namespace {
+
+// Runs `body` in a forked child and returns its exit code (or 128 + signal). The child
+// exits with whatever `body` returns and never returns into the test.
+int exit_code_in_child(const std::function<int()>& body) {
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) _exit(body());
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+TEST(Platform, ListsDescriptorsAscendingWithoutItsOwn) {
+  const auto fds = open_descriptors();
+  EXPECT_TRUE(std::is_sorted(fds.begin(), fds.end()));
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  const auto with_pipe = open_descriptors();
+  EXPECT_EQ(with_pipe.size(), fds.size() + 2);
+  EXPECT_NE(std::find(with_pipe.begin(), with_pipe.end(), pipe_fds[0]), with_pipe.end());
+  EXPECT_NE(std::find(with_pipe.begin(), with_pipe.end(), pipe_fds[1]), with_pipe.end());
+  close(pipe_fds[0]);
+  close(pipe_fds[1]);
+  EXPECT_EQ(open_descriptors(), fds);
+}
+
+TEST(Platform, GrowFdTableGrowsTheTableAndFreesTheSlot) {
+  const int code = exit_code_in_child([] {
+    const auto before = fd_table_size();
+    if (grow_fd_table(700) != 0) return 1;
+    if (fcntl(700, F_GETFD) != -1) return 2;  // the slot was only borrowed
+#if defined(__linux__)
+    const auto after = fd_table_size();
+    if (!before || !after) return 3;
+    if (*after <= 700) return 4;
+    if (*after < *before) return 5;
+#else
+    (void)before;
+#endif
+    return 0;
+  });
+  EXPECT_EQ(code, 0);
+}
+
+TEST(Platform, GrowFdTableLeavesAnOpenDescriptorAlone) {
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  EXPECT_EQ(grow_fd_table(pipe_fds[1]), 0);
+  EXPECT_NE(fcntl(pipe_fds[1], F_GETFD), -1) << "grow_fd_table closed a descriptor it did not own";
+  close(pipe_fds[0]);
+  close(pipe_fds[1]);
+}
+
+#if defined(__linux__)
+TEST(Platform, FreshChildStartsFromTheSmallestTable) {
+  // What measure_in_fresh_child relies on: a process with only low fds open gets the
+  // kernel's smallest table when it forks.
+  const int code = exit_code_in_child([] {
+    close_descriptors_from(3);
+    const pid_t pid = fork();
+    if (pid == 0) _exit(fd_table_size() == kSmallestFdTable ? 0 : 1);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 2;
+  });
+  EXPECT_EQ(code, 0);
+}
+#endif
+
+TEST(Platform, NofileLimitIsConsistent) {
+  const NofileLimit limit = nofile_limit();
+  EXPECT_GT(limit.soft, 0U);
+  EXPECT_LE(limit.soft, limit.hard);
+}
+
+TEST(Platform, RaiseNofileSoftNeverLowers) {
+  const NofileLimit before = nofile_limit();
+  EXPECT_EQ(raise_nofile_soft(1), 0);
+  EXPECT_EQ(nofile_limit().soft, before.soft);
+}
+
+// What a forked child still holds after close_descriptors_from(lowest, keep), where keep is
+// the pipe it reports through (or -1: it reports through a copy at fd 40, if that survives).
+struct AfterClose {
+  int kept = -1;
+  std::vector<int> left;
+};
+
+AfterClose close_in_child(int lowest, bool keep_pipe) {
+  AfterClose result;
+  int report[2];
+  if (pipe(report) != 0) return result;
+  result.kept = report[1];
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(report[0]);
+    for (int i = 0; i < 5; ++i) open("/dev/null", O_RDONLY);  // extra descriptors to close
+    dup2(report[1], 40);
+    close_descriptors_from(lowest, keep_pipe ? report[1] : -1);
+    const auto left = open_descriptors();
+    const int out = keep_pipe ? report[1] : (fcntl(40, F_GETFD) != -1 ? 40 : -1);
+    if (out >= 0) {
+      [[maybe_unused]] const auto n = write(out, left.data(), left.size() * sizeof(int));
+    }
+    _exit(0);
+  }
+  close(report[1]);
+  int fd = 0;
+  while (read(report[0], &fd, sizeof fd) == static_cast<ssize_t>(sizeof fd)) {
+    result.left.push_back(fd);
+  }
+  close(report[0]);
+  waitpid(pid, nullptr, 0);
+  return result;
+}
+
+std::vector<int> descriptors_below(int below) {
+  std::vector<int> fds;
+  for (const int fd : open_descriptors()) {
+    if (fd < below) fds.push_back(fd);
+  }
+  return fds;
+}
+
+TEST(Platform, CloseDescriptorsFromKeepsOnlyTheKeptOne) {
+  const AfterClose after = close_in_child(3, true);
+  ASSERT_GE(after.kept, 3);
+  // fds 0-2 as the test has them, plus the kept pipe; the five extra and fd 40 are gone.
+  std::vector<int> expected = descriptors_below(3);
+  expected.push_back(after.kept);
+  EXPECT_EQ(after.left, expected);
+}
+
+TEST(Platform, CloseDescriptorsFromAboveKeepsEverythingBelow) {
+  // lowest = 41: fd 40 (the report channel) and everything under it stays.
+  const AfterClose after = close_in_child(41, false);
+  ASSERT_FALSE(after.left.empty());
+  EXPECT_EQ(after.left.back(), 40);
+  EXPECT_EQ(std::vector<int>(after.left.begin(), after.left.begin() + 3), descriptors_below(3));
+}
+
+TEST(Platform, GrowFdTableBeyondTheLimitFails) {
+  const NofileLimit limit = nofile_limit();
+  if (limit.soft > 1'000'000) GTEST_SKIP() << "soft RLIMIT_NOFILE is too large to exceed";
+  const auto before = open_descriptors();
+  EXPECT_NE(grow_fd_table(static_cast<int>(limit.soft) + 10), 0);
+  EXPECT_EQ(open_descriptors(), before);
+}
+
+TEST(Platform, HostFacts) {
+  EXPECT_FALSE(os_name().empty());
+  EXPECT_FALSE(kernel_release().empty());
+  EXPECT_FALSE(cpu_model().empty());
+  EXPECT_GE(logical_cpus(), 1);
+  EXPECT_NE(fs_type("/tmp"), "unknown");
+  EXPECT_EQ(fs_type("/no/such/path/anywhere"), "unknown");
+  EXPECT_GT(now_ns(), 0);
+  const auto a = now_ns();
+  EXPECT_GE(now_ns(), a);  // monotonic, not a timing assertion
+#if defined(__linux__)
+  EXPECT_EQ(os_name(), "Linux");
+  EXPECT_TRUE(fd_table_size().has_value());
+#endif
+}
+
+TEST(Platform, ReadIntFile) {
+  fdbench::testing::TempDir dir;
+  fdbench::testing::write_text(dir / "n", "42\n");
+  fdbench::testing::write_text(dir / "text", "not a number\n");
+  EXPECT_EQ(read_int_file(dir / "n"), 42);
+  EXPECT_EQ(read_int_file(dir / "text"), std::nullopt);
+  EXPECT_EQ(read_int_file(dir / "missing"), std::nullopt);
+}
+
+TEST(Platform, CaptureEnvironment) {
+  fdbench::testing::TempDir dir;
+  const auto held_before = open_descriptors();
+  const Environment env = capture_environment(dir.path());
+  EXPECT_EQ(open_descriptors(), held_before);
+  EXPECT_EQ(env.os, os_name());
+  EXPECT_EQ(env.fs_type, fs_type(dir.path()));
+  EXPECT_GE(env.logical_cpus, 1);
+  EXPECT_LE(env.rlimit_nofile.soft, env.rlimit_nofile.hard);
+#if defined(__linux__)
+  EXPECT_TRUE(env.fdsize_at_start.has_value());
+#endif
+}
+
+}  // namespace
+}  // namespace fdbench::platform

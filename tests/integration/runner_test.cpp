@@ -1,0 +1,223 @@
+// The runner with real descriptors: measure() with the open workload over every strategy,
+// and measure_in_fresh_child() with sockets, where the descriptor table's growth is visible.
+#include "fdbench/runner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fdbench/error.hpp"
+#include "fdbench/file_set.hpp"
+#include "fdbench/platform.hpp"
+#include "support/temp_dir.hpp"
+
+namespace fdbench {
+namespace {
+
+using testing::TempDir;
+
+class MeasureOpen : public ::testing::Test {
+ protected:
+  static constexpr std::size_t kFiles = 200;
+  TempDir parent_;
+  FileSet files_ = FileSet::create(parent_.path(), kFiles);
+};
+
+TEST_F(MeasureOpen, EveryStrategyOpensEveryFileWithoutFailuresOrLeaks) {
+  const auto work = make_open_workload(files_.dir_fd(), files_.path(), files_.names());
+  for (const StrategyInfo& info : strategy_registry()) {
+    if (const auto reason = info.unavailable_reason(); !reason.empty()) {
+      std::printf("skipping %s: %s\n", std::string(info.name).c_str(), reason.c_str());
+      continue;
+    }
+    for (const int threads : {1, 3}) {
+      SCOPED_TRACE(std::string(info.name) + " threads=" + std::to_string(threads));
+      const auto held_before = platform::open_descriptors();
+      const Result r = measure(*work, info, {threads, 16}, 3, 1);
+      EXPECT_EQ(platform::open_descriptors(), held_before);
+      EXPECT_EQ(r.error, "");
+      EXPECT_EQ(r.failures, 0U) << r.first_failure;
+      EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();
+      EXPECT_EQ(r.times_ns.size(), 3U);
+      EXPECT_EQ(r.stats.count, 3U);
+      EXPECT_EQ(r.workload, "open");
+      EXPECT_EQ(r.kind, "file");
+      EXPECT_EQ(r.strategy, info.name);
+      EXPECT_EQ(r.threads, threads);
+      EXPECT_EQ(r.batch, info.uses_batch ? 16 : 1);
+      EXPECT_EQ(r.ops, kFiles);
+      EXPECT_EQ(r.repeat, 3);
+      EXPECT_EQ(r.warmup, 1);
+      EXPECT_TRUE(r.ok());
+    }
+  }
+}
+
+TEST_F(MeasureOpen, MissingFilesAreCountedAsFailures) {
+  PathTable names;
+  names.add("1.txt");
+  names.add("no-such-file");
+  names.add("2.txt");
+  const auto work = make_open_workload(files_.dir_fd(), files_.path(), names);
+  const Result r = measure(*work, *find_strategy("threads"), {2, 1}, 2, 1);
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.failures, 3U);  // one per repetition, warm-up included
+  EXPECT_NE(r.first_failure, "");
+  EXPECT_FALSE(r.ok());
+}
+
+// A strategy that cannot run here is reported, not run.
+TEST(Measure, UnavailableStrategyIsAnErrorNotARun) {
+  StrategyInfo info{"never", "cannot run anywhere", false, nullptr,
+                    [] { return std::string("built without it"); }};
+  const auto work = make_socket_workload(SocketKind::tcp, 4);
+  const Result r = measure(*work, info, {1, 1}, 3, 0);
+  EXPECT_EQ(r.error, "built without it");
+  EXPECT_TRUE(r.times_ns.empty());
+  EXPECT_EQ(r.strategy, "never");
+  EXPECT_FALSE(r.ok());
+}
+
+// A strategy that finds at run time that it cannot do the work throws Error: the result
+// carries the message, the process carries on.
+TEST(Measure, StrategyErrorBecomesTheResultsError) {
+  StrategyInfo info{"refuses", "throws", false,
+                    [](const StrategyConfig&) -> std::unique_ptr<Strategy> {
+                      throw Error("EPERM from io_uring_setup");
+                    }};
+  const auto work = make_socket_workload(SocketKind::tcp, 4);
+  const auto held_before = platform::open_descriptors();
+  const Result r = measure(*work, info, {1, 1}, 3, 0);
+  EXPECT_EQ(platform::open_descriptors(), held_before);
+  EXPECT_EQ(r.error, "EPERM from io_uring_setup");
+  EXPECT_TRUE(r.times_ns.empty());
+}
+
+class FreshChildSockets : public ::testing::Test {
+ protected:
+  static constexpr std::size_t kPerThread = 128;
+  static constexpr int kThreads = 2;
+
+  static Result run(const Pregrow& pregrow) {
+    const auto held_before = platform::open_descriptors();
+    Result r = measure_in_fresh_child(
+        [] { return make_socket_workload(SocketKind::tcp, kThreads * kPerThread); },
+        *find_strategy("threads"), {kThreads, 1}, pregrow, 2, 1);
+    EXPECT_EQ(platform::open_descriptors(), held_before) << "the parent leaked a descriptor";
+    EXPECT_EQ(r.error, "");
+    EXPECT_EQ(r.failures, 0U) << r.first_failure;
+    EXPECT_TRUE(r.warnings.empty());
+    EXPECT_EQ(r.times_ns.size(), 2U);
+    EXPECT_EQ(r.workload, "socket");
+    EXPECT_EQ(r.kind, "tcp");
+    EXPECT_EQ(r.threads, kThreads);
+    EXPECT_EQ(r.ops, kThreads * kPerThread);
+    EXPECT_EQ(r.pregrow, pregrow.label());
+    return r;
+  }
+};
+
+TEST_F(FreshChildSockets, WithoutPregrowTheTableStartsSmallAndGrows) {
+  const Result r = run(Pregrow{});
+#if defined(__linux__)
+  ASSERT_TRUE(r.fdsize_before.has_value());
+  ASSERT_TRUE(r.fdsize_after.has_value());
+  // A fresh child holding fds 0-3 starts from the kernel's smallest table...
+  EXPECT_EQ(*r.fdsize_before, platform::kSmallestFdTable);
+  // ...and 256 held sockets cannot fit in it.
+  EXPECT_GE(*r.fdsize_after, 128);
+  EXPECT_GT(*r.fdsize_after, static_cast<int>(kThreads * kPerThread));
+#endif
+}
+
+TEST_F(FreshChildSockets, AutoPregrowSizesTheTableBeforeTheRun) {
+  const Result r = run(Pregrow{Pregrow::Mode::automatic, 0});
+#if defined(__linux__)
+  ASSERT_TRUE(r.fdsize_before.has_value());
+  ASSERT_TRUE(r.fdsize_after.has_value());
+  // Room for fds 0-3 and every socket before the first worker starts; no growth during it.
+  EXPECT_GE(*r.fdsize_before, static_cast<int>(kThreads * kPerThread) + 4);
+  EXPECT_EQ(*r.fdsize_after, *r.fdsize_before);
+#endif
+}
+
+TEST_F(FreshChildSockets, PregrowToAnFdHoldsThatFd) {
+  const Result r = run(Pregrow{Pregrow::Mode::fd, 1000});
+#if defined(__linux__)
+  ASSERT_TRUE(r.fdsize_before.has_value());
+  EXPECT_GT(*r.fdsize_before, 1000);
+  EXPECT_EQ(r.fdsize_after, r.fdsize_before);
+#endif
+}
+
+TEST_F(MeasureOpen, EveryStrategyRunsInAFreshChildHoldingItsFiles) {
+  // What `open --keep-open` does: the child holds only fds 0-2, so the workload opens the
+  // directory itself, and holds every file to the end of the repetition.
+  OpenSpec spec;
+  spec.dir_path = files_.path();
+  spec.paths = &files_.names();
+  spec.keep_open = true;
+  for (const StrategyInfo& info : strategy_registry()) {
+    if (!info.unavailable_reason().empty()) continue;
+    SCOPED_TRACE(std::string(info.name));
+    const auto held_before = platform::open_descriptors();
+    const Result r = measure_in_fresh_child([spec] { return make_open_workload(spec); }, info,
+                                            {2, 8}, Pregrow{}, 1, 0);
+    EXPECT_EQ(platform::open_descriptors(), held_before);
+    EXPECT_EQ(r.error, "");
+    EXPECT_EQ(r.failures, 0U) << r.first_failure;
+    EXPECT_EQ(r.times_ns.size(), 1U);
+    EXPECT_EQ(r.ops, kFiles);
+  }
+}
+
+// Session drives measure() and hands each result to its reporters, in order.
+class RecordingReporter final : public Reporter {
+ public:
+  explicit RecordingReporter(std::vector<std::string>& log) : log_(log) {}
+  void begin(const Environment& /*env*/) override { log_.push_back("begin"); }
+  void section(const Section& /*section*/) override { log_.push_back("section"); }
+  void add(const Result& r) override { log_.push_back("add " + r.strategy); }
+  void end(std::span<const Result> all, bool complete) override {
+    log_.push_back("end " + std::to_string(all.size()) + (complete ? " complete" : " cut"));
+  }
+
+ private:
+  std::vector<std::string>& log_;
+};
+
+TEST(Session, RunsOpenAndReportsEachResultThenCleansUp) {
+  TempDir dir;
+  std::vector<std::string> log;
+  std::vector<std::unique_ptr<Reporter>> reporters;
+  reporters.push_back(std::make_unique<RecordingReporter>(log));
+  const auto held_before = platform::open_descriptors();
+  {
+    Session session(capture_environment(dir.path()), std::move(reporters));
+    OpenOptions options;
+    options.files = 50;
+    options.threads = {1, 2};
+    options.strategies = {"threads", "pool"};
+    options.repeat = 2;
+    options.warmup = 0;
+    options.dir = dir.path();
+    session.run_open(options);
+    session.finish(true);
+    session.finish(true);  // a second call must not report twice
+    ASSERT_EQ(session.results().size(), 4U);
+    for (const auto& r : session.results()) {
+      EXPECT_EQ(r.error, "");
+      EXPECT_EQ(r.failures, 0U);
+      EXPECT_EQ(r.ops, 50U);
+    }
+  }
+  EXPECT_EQ(log, (std::vector<std::string>{"begin", "section", "add threads", "add threads",
+                                           "add pool", "add pool", "end 4 complete"}));
+  EXPECT_TRUE(testing::list_names(dir.path()).empty()) << "the file set was left behind";
+  EXPECT_EQ(platform::open_descriptors(), held_before);
+}
+
+}  // namespace
+}  // namespace fdbench

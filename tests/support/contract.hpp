@@ -1,0 +1,71 @@
+#pragma once
+// The JSON output contract of DESIGN.md (schema_version 1), checked field by field. Shared by
+// the reporter unit tests (hand-built results) and the CLI tests (real runs).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace fdbench::testing {
+
+// Fields every result carries; `error` is checked separately because it appears only when set.
+inline constexpr const char* kResultFields[] = {
+    "workload",  "strategy",    "threads",       "batch",        "kind",      "pregrow", "ops",
+    "repeat",    "warmup",      "times_ns",      "min_ns",       "median_ns", "max_ns",  "mean_ns",
+    "stddev_ns", "ops_per_sec", "fdsize_before", "fdsize_after", "failures",
+};
+
+inline constexpr const char* kEnvironmentFields[] = {
+    "os", "kernel", "cpu_model", "logical_cpus", "fs_type", "rlimit_nofile", "fdsize_at_start",
+};
+
+inline void expect_result_contract(const nlohmann::json& r) {
+  ASSERT_TRUE(r.is_object()) << r;
+  for (const char* field : kResultFields)
+    EXPECT_TRUE(r.contains(field)) << "result lacks " << field;
+  EXPECT_TRUE(r.at("workload").is_string());
+  EXPECT_TRUE(r.at("strategy").is_string());
+  EXPECT_TRUE(r.at("kind").is_string());
+  EXPECT_TRUE(r.at("pregrow").is_string());
+  for (const char* field :
+       {"threads", "batch", "ops", "repeat", "warmup", "min_ns", "max_ns", "failures"}) {
+    EXPECT_TRUE(r.at(field).is_number_integer()) << field << " = " << r.at(field);
+  }
+  for (const char* field : {"median_ns", "mean_ns", "stddev_ns", "ops_per_sec"}) {
+    EXPECT_TRUE(r.at(field).is_number()) << field << " = " << r.at(field);
+  }
+  for (const char* field : {"fdsize_before", "fdsize_after"}) {
+    EXPECT_TRUE(r.at(field).is_null() || r.at(field).is_number_integer()) << field;
+  }
+  ASSERT_TRUE(r.at("times_ns").is_array());
+  for (const auto& t : r.at("times_ns")) EXPECT_TRUE(t.is_number_integer()) << t;
+  if (r.contains("error")) {
+    EXPECT_TRUE(r.at("error").is_string());
+    EXPECT_FALSE(r.at("error").get<std::string>().empty()) << "error present but empty";
+  }
+}
+
+inline void expect_document_contract(const nlohmann::json& doc) {
+  ASSERT_TRUE(doc.is_object());
+  EXPECT_EQ(doc.at("schema_version"), 1);
+  ASSERT_TRUE(doc.contains("tool"));
+  EXPECT_EQ(doc.at("tool").at("name"), "fdbench");
+  EXPECT_TRUE(doc.at("tool").at("version").is_string());
+  ASSERT_TRUE(doc.contains("environment"));
+  const auto& env = doc.at("environment");
+  for (const char* field : kEnvironmentFields) {
+    EXPECT_TRUE(env.contains(field)) << "environment lacks " << field;
+  }
+  EXPECT_TRUE(env.at("logical_cpus").is_number_integer());
+  EXPECT_TRUE(env.at("rlimit_nofile").at("soft").is_number_integer());
+  EXPECT_TRUE(env.at("rlimit_nofile").at("hard").is_number_integer());
+  if (env.at("os") == "Linux") {
+    EXPECT_TRUE(env.contains("io_uring_disabled"));
+    EXPECT_TRUE(env.contains("rcu_expedited"));
+  }
+  ASSERT_TRUE(doc.contains("results"));
+  ASSERT_TRUE(doc.at("results").is_array());
+  for (const auto& r : doc.at("results")) expect_result_contract(r);
+}
+
+}  // namespace fdbench::testing

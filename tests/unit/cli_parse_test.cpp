@@ -1,0 +1,339 @@
+// Option parsing through the same function main() uses: every bad value of every flag is a
+// usage error (exit 2) with one "Error:" line naming the flag; good values land in Options.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <initializer_list>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "fdbench/strategy.hpp"
+#include "fdbench/version.hpp"
+#include "support/temp_dir.hpp"
+
+namespace fdbench::cli {
+namespace {
+
+using fdbench::testing::TempDir;
+
+struct Outcome {
+  Parsed parsed;
+  std::string out;
+  std::string err;
+};
+
+Outcome parse(const std::vector<std::string>& args) {
+  std::vector<const char*> argv{"fdbench"};
+  for (const auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out;
+  std::ostringstream err;
+  Parsed parsed = parse_command_line(static_cast<int>(argv.size()), argv.data(), out, err);
+  return {std::move(parsed), out.str(), err.str()};
+}
+
+std::string describe(const std::vector<std::string>& args) {
+  std::string text = "fdbench";
+  for (const auto& a : args) text += " " + a;
+  return text;
+}
+
+// A usage error: exit 2, nothing to run, and an "Error:" line on err that names `flag`.
+void expect_usage_error(const std::vector<std::string>& args, const std::string& flag) {
+  SCOPED_TRACE(describe(args));
+  const Outcome o = parse(args);
+  EXPECT_FALSE(o.parsed.command.has_value());
+  EXPECT_EQ(o.parsed.exit_code, 2);
+  EXPECT_EQ(o.err.rfind("Error: ", 0), 0U) << o.err;
+  EXPECT_NE(o.err.find(flag), std::string::npos)
+      << "message does not name " << flag << ": " << o.err;
+  EXPECT_EQ(o.out, "");
+}
+
+Command expect_command(const std::vector<std::string>& args) {
+  SCOPED_TRACE(describe(args));
+  const Outcome o = parse(args);
+  EXPECT_EQ(o.parsed.exit_code, 0);
+  EXPECT_EQ(o.err, "");
+  if (!o.parsed.command) {
+    ADD_FAILURE() << "no command parsed: " << o.err;
+    return {};
+  }
+  return *o.parsed.command;
+}
+
+// Each subcommand's fixture owns a writable --dir so that only the flag under test is bad.
+class OpenFlags : public ::testing::Test {
+ protected:
+  // `open --dir <tmp>` followed by `extra`.
+  std::vector<std::string> open(std::initializer_list<std::string> extra) const {
+    std::vector<std::string> args{"open", "--dir", dir_.path()};
+    args.insert(args.end(), extra);
+    return args;
+  }
+  TempDir dir_;
+};
+
+TEST_F(OpenFlags, BadFilesValues) {
+  for (const std::string bad : {"0", "-1", "abc", "99999999999", "", "12x", "1.5"}) {
+    expect_usage_error(open({"--files", bad}), "--files");
+  }
+  expect_usage_error(open({"--files=-1"}), "--files");
+}
+
+TEST_F(OpenFlags, BadThreadsValues) {
+  for (const std::string bad : {"0", "1025", "1,,2", "x", "-1", "1,", ",1", "2,0"}) {
+    expect_usage_error(open({"--threads", bad}), "--threads");
+  }
+}
+
+TEST_F(OpenFlags, BadStrategyValues) {
+  for (const std::string bad : {"unknown", "threads,unknown", "threads,,pool", ""}) {
+    expect_usage_error(open({"--strategy", bad}), "--strategy");
+  }
+}
+
+TEST_F(OpenFlags, UnknownStrategyMessageListsTheChoices) {
+  const Outcome o = parse(open({"--strategy", "unknown"}));
+  for (const auto& name : strategy_names()) EXPECT_NE(o.err.find(name), std::string::npos) << name;
+}
+
+TEST_F(OpenFlags, BadBatchValues) {
+  for (const std::string bad : {"0", "-3", "many"}) {
+    expect_usage_error(open({"--batch", bad}), "--batch");
+  }
+}
+
+TEST_F(OpenFlags, BadRepeatAndWarmup) {
+  for (const std::string bad : {"0", "-1", "ten"}) {
+    expect_usage_error(open({"--repeat", bad}), "--repeat");
+  }
+  for (const std::string bad : {"-1", "one"}) {
+    expect_usage_error(open({"--warmup", bad}), "--warmup");
+  }
+}
+
+TEST_F(OpenFlags, BadFormat) {
+  expect_usage_error(open({"--format", "xml"}), "--format");
+}
+
+TEST_F(OpenFlags, OutputIntoAMissingDirectory) {
+  expect_usage_error(open({"--output", dir_ / "missing/out.json"}), "--output");
+}
+
+TEST_F(OpenFlags, OutputThatIsADirectory) {
+  expect_usage_error(open({"--output", dir_.path()}), "--output");
+}
+
+TEST_F(OpenFlags, DirMissing) {
+  expect_usage_error({"open", "--dir", dir_ / "missing"}, "--dir");
+}
+
+TEST_F(OpenFlags, DirIsARegularFile) {
+  fdbench::testing::write_text(dir_ / "plain", "not a directory\n");
+  expect_usage_error({"open", "--dir", dir_ / "plain"}, "--dir");
+}
+
+TEST_F(OpenFlags, DirReadOnly) {
+  // root passes access(W_OK) on mode 0555, so the check cannot fail there.
+  if (geteuid() == 0) GTEST_SKIP() << "running as root: a 0555 directory is still writable";
+  const std::string ro = dir_ / "read-only";
+  ASSERT_EQ(mkdir(ro.c_str(), 0555), 0);
+  expect_usage_error({"open", "--dir", ro}, "--dir");
+}
+
+TEST_F(OpenFlags, BadInputAndModeValues) {
+  expect_usage_error(open({"--layout", "deep"}), "--layout");
+  expect_usage_error(open({"--layout", "dirs:0"}), "--layout");
+  expect_usage_error(open({"--layout", "dirs:x"}), "--layout");
+  expect_usage_error(open({"--flags", "wronly"}), "--flags");
+  expect_usage_error(open({"--pregrow", "auto"}), "--pregrow");  // needs --keep-open
+  expect_usage_error(open({"--keep-open", "--pregrow", "-5"}), "--pregrow");
+  expect_usage_error(open({"--tree", dir_ / "missing"}), "--tree");
+  expect_usage_error(open({"--list", dir_ / "missing"}), "--list");
+  expect_usage_error(open({"--list", dir_.path()}), "--list");
+  expect_usage_error(open({"--list0"}), "--list0");
+  fdbench::testing::write_text(dir_ / "list", "a\n");
+  expect_usage_error(open({"--tree", dir_.path(), "--list", dir_ / "list"}), "--tree");
+  expect_usage_error(open({"--tree", dir_.path(), "--flags", "rdwr"}), "--flags");
+}
+
+TEST_F(OpenFlags, ValidValuesParse) {
+  const std::string output = dir_ / "out.csv";
+  const Command c = expect_command(
+      open({"--files", "500", "--threads", "3,1", "--strategy", "pool,threads", "--batch", "8",
+            "--repeat", "3", "--warmup", "0", "--format", "csv", "--output", output}));
+  EXPECT_EQ(c.kind, Command::Kind::open);
+  EXPECT_EQ(c.open.files, 500U);
+  EXPECT_EQ(c.open.threads, (std::vector<int>{3, 1}));
+  EXPECT_EQ(c.open.strategies, (std::vector<std::string>{"pool", "threads"}));
+  EXPECT_EQ(c.open.batch, 8);
+  EXPECT_EQ(c.open.repeat, 3);
+  EXPECT_EQ(c.open.warmup, 0);
+  EXPECT_EQ(c.open.dir, dir_.path());
+  EXPECT_EQ(c.format, "csv");
+  EXPECT_EQ(c.output, output);
+}
+
+TEST_F(OpenFlags, LimitsAreAccepted) {
+  const Command c = expect_command(open({"--threads", "1,1024", "--files", "1", "--batch", "1"}));
+  EXPECT_EQ(c.open.threads, (std::vector<int>{1, 1024}));
+  EXPECT_EQ(c.open.files, 1U);
+  EXPECT_EQ(c.open.batch, 1);
+}
+
+TEST_F(OpenFlags, EveryRegisteredStrategyIsAccepted) {
+  for (const auto& name : strategy_names()) {
+    const Command c = expect_command(open({"--strategy", name}));
+    EXPECT_EQ(c.open.strategies, std::vector<std::string>{name});
+  }
+}
+
+TEST(OpenDefaults, MatchTheSeedExperiment) {
+  const Command c = expect_command({"open"});
+  EXPECT_EQ(c.kind, Command::Kind::open);
+  EXPECT_EQ(c.open.files, 10000U);
+  EXPECT_EQ(c.open.threads, (std::vector<int>{1, 2, 4, 8, 16}));
+  // Every registered strategy, in registry order: the seed's three come first.
+  EXPECT_EQ(c.open.strategies, strategy_names());
+  ASSERT_GE(c.open.strategies.size(), 3U);
+  EXPECT_EQ(std::vector<std::string>(c.open.strategies.begin(), c.open.strategies.begin() + 3),
+            (std::vector<std::string>{"threads", "pool", "pool-batch"}));
+  EXPECT_EQ(c.open.batch, 64);
+  EXPECT_EQ(c.open.repeat, 10);
+  EXPECT_EQ(c.open.warmup, 1);
+  EXPECT_EQ(c.open.dir, default_dir());
+  EXPECT_EQ(c.format, "table");
+  EXPECT_EQ(c.output, "");
+}
+
+TEST(SocketFlags, BadValues) {
+  for (const std::string bad : {"0", "1025", "1,,2", "x"}) {
+    expect_usage_error({"socket", "--threads", bad}, "--threads");
+  }
+  for (const std::string bad : {"0", "-1", "lots", "99999999999"}) {
+    expect_usage_error({"socket", "--per-thread", bad}, "--per-thread");
+  }
+  for (const std::string bad : {"bogus", "TCP", ""}) {
+    expect_usage_error({"socket", "--kind", bad}, "--kind");
+  }
+  for (const std::string bad : {"bad", "-5", "off,,auto", "99999999999", "2000000", "auto,"}) {
+    expect_usage_error({"socket", "--pregrow", bad}, "--pregrow");
+  }
+  expect_usage_error({"socket", "--strategy", "unknown"}, "--strategy");
+  expect_usage_error({"socket", "--batch", "0"}, "--batch");
+  expect_usage_error({"socket", "--repeat", "0"}, "--repeat");
+  expect_usage_error({"socket", "--warmup", "-1"}, "--warmup");
+  expect_usage_error({"socket", "--format", "xml"}, "--format");
+}
+
+TEST(SocketFlags, ValidValuesParse) {
+  const Command c = expect_command({"socket", "--threads", "2,4", "--per-thread", "32", "--kind",
+                                    "udp", "--pregrow", "off,auto,1023", "--repeat", "2",
+                                    "--warmup", "0", "--format", "json"});
+  EXPECT_EQ(c.kind, Command::Kind::socket);
+  EXPECT_EQ(c.socket.threads, (std::vector<int>{2, 4}));
+  EXPECT_EQ(c.socket.per_thread, 32U);
+  EXPECT_EQ(c.socket.kind, SocketKind::udp);
+  ASSERT_EQ(c.socket.pregrow.size(), 3U);
+  EXPECT_EQ(c.socket.pregrow[0].mode, Pregrow::Mode::off);
+  EXPECT_EQ(c.socket.pregrow[1].mode, Pregrow::Mode::automatic);
+  EXPECT_EQ(c.socket.pregrow[2].mode, Pregrow::Mode::fd);
+  EXPECT_EQ(c.socket.pregrow[2].fd, 1023);
+  EXPECT_EQ(c.socket.pregrow[2].label(), "1023");
+  EXPECT_EQ(c.socket.repeat, 2);
+  EXPECT_EQ(c.socket.warmup, 0);
+  EXPECT_EQ(c.format, "json");
+}
+
+TEST(SocketFlags, EveryKindIsAccepted) {
+  for (const auto& name : socket_kind_names()) {
+    const Command c = expect_command({"socket", "--kind", name});
+    EXPECT_EQ(to_string(c.socket.kind), name);
+  }
+}
+
+TEST(SocketDefaults, MatchTheSeedExperiment) {
+  const Command c = expect_command({"socket"});
+  EXPECT_EQ(c.kind, Command::Kind::socket);
+  EXPECT_EQ(c.socket.strategies, std::vector<std::string>{"threads"});
+  EXPECT_EQ(c.socket.threads, std::vector<int>{2});
+  EXPECT_EQ(c.socket.per_thread, 256U);
+  EXPECT_EQ(c.socket.kind, SocketKind::tcp);
+  ASSERT_EQ(c.socket.pregrow.size(), 2U);
+  EXPECT_EQ(c.socket.pregrow[0].label(), "off");
+  EXPECT_EQ(c.socket.pregrow[1].label(), "auto");
+  EXPECT_EQ(c.socket.repeat, 10);
+  EXPECT_EQ(c.socket.warmup, 1);
+}
+
+TEST(SuiteFlags, BadTopLevelValues) {
+  TempDir dir;
+  expect_usage_error({"--format", "xml"}, "--format");
+  expect_usage_error({"--repeat", "0"}, "--repeat");
+  expect_usage_error({"--warmup", "-1"}, "--warmup");
+  expect_usage_error({"--output", dir / "missing/out.json"}, "--output");
+  expect_usage_error({"--dir", dir / "missing"}, "--dir");
+}
+
+TEST(SuiteFlags, NoSubcommandRunsBothExperiments) {
+  TempDir dir;
+  const Command c = expect_command({"--repeat", "3", "--warmup", "0", "--dir", dir.path()});
+  EXPECT_EQ(c.kind, Command::Kind::suite);
+  EXPECT_EQ(c.open.dir, dir.path());
+  EXPECT_EQ(c.open.repeat, 3);
+  EXPECT_EQ(c.open.warmup, 0);
+  EXPECT_EQ(c.socket.repeat, 3);
+  EXPECT_EQ(c.socket.warmup, 0);
+  EXPECT_EQ(c.open.files, 10000U);
+  EXPECT_EQ(c.socket.per_thread, 256U);
+}
+
+TEST(SuiteFlags, TopLevelOptionBeforeASubcommandIsRejected) {
+  expect_usage_error({"--repeat", "3", "open"}, "--repeat");
+  expect_usage_error({"--format", "json", "socket"}, "--format");
+}
+
+TEST(OtherCommands, StrategiesAndClean) {
+  EXPECT_EQ(expect_command({"strategies"}).kind, Command::Kind::strategies);
+  TempDir dir;
+  const Command c = expect_command({"clean", "--dir", dir.path()});
+  EXPECT_EQ(c.kind, Command::Kind::clean);
+  EXPECT_EQ(c.clean_dir, dir.path());
+  expect_usage_error({"clean", "--dir", dir / "missing"}, "--dir");
+}
+
+TEST(GeneralFlags, UnknownOptionExits2) {
+  expect_usage_error({"--bogus"}, "--bogus");
+  expect_usage_error({"open", "--bogus"}, "--bogus");
+  expect_usage_error({"socket", "--files", "10"}, "--files");  // an open flag on socket
+}
+
+TEST(GeneralFlags, HelpExits0) {
+  for (const auto& args :
+       {std::vector<std::string>{"--help"}, {"open", "--help"}, {"socket", "--help"}, {"-h"}}) {
+    SCOPED_TRACE(describe(args));
+    const Outcome o = parse(args);
+    EXPECT_FALSE(o.parsed.command.has_value());
+    EXPECT_EQ(o.parsed.exit_code, 0);
+    EXPECT_NE(o.out.find("--"), std::string::npos) << o.out;
+    EXPECT_EQ(o.err, "");
+  }
+  const Outcome top = parse({"--help"});
+  EXPECT_NE(top.out.find("open"), std::string::npos);
+  EXPECT_NE(top.out.find("socket"), std::string::npos);
+  EXPECT_NE(parse({"open", "--help"}).out.find("--files"), std::string::npos);
+  EXPECT_NE(parse({"socket", "--help"}).out.find("--pregrow"), std::string::npos);
+}
+
+TEST(GeneralFlags, VersionExits0AndPrintsTheVersion) {
+  const Outcome o = parse({"--version"});
+  EXPECT_FALSE(o.parsed.command.has_value());
+  EXPECT_EQ(o.parsed.exit_code, 0);
+  EXPECT_NE(o.out.find("fdbench " + std::string(version())), std::string::npos) << o.out;
+}
+
+}  // namespace
+}  // namespace fdbench::cli
