@@ -55,10 +55,10 @@ void open_findings(std::span<const Result> results, std::vector<std::string>& ou
   const Result* best = fastest(all);
   if (best == nullptr) return;
   out.push_back(fmt::format("Opening files: the fastest way here was `{}` with {}: {} files/s "
-                            "({} ms for {} files).",
+                            "({} ms for {} file{}).",
                             best->strategy, threads_text(best->threads),
                             format_rate(best->ops_per_sec), format_ms(best->stats.median),
-                            group_digits(best->ops)));
+                            group_digits(best->ops), best->ops == 1 ? "" : "s"));
 
   const Results plain = select(results, "open", "threads", grown);
   const Result* plain_best = fastest(plain);

@@ -427,12 +427,12 @@ void Session::run_socket(const SocketOptions& options) {
     if (p.mode == Pregrow::Mode::fd) needed = std::max<std::uint64_t>(needed, p.fd + 16ULL);
   }
   ensure_descriptor_budget(needed, "--threads, --per-thread or --pregrow");
-  announce({fmt::format("socket: {} {} {} per thread, held to the end; {} repetitions "
+  const std::string what = options.kind == SocketKind::pipe
+                               ? "pipes (2 descriptors each)"
+                               : fmt::format("{} descriptors", to_string(options.kind));
+  announce({fmt::format("socket: {} {} per thread, held to the end; {} repetitions "
                         "(+{} warm-up), each in a fresh process",
-                        group_digits(options.per_thread), to_string(options.kind),
-                        options.kind == SocketKind::pipe ? "pipes (2 descriptors each)"
-                                                         : "descriptors",
-                        options.repeat, options.warmup),
+                        group_digits(options.per_thread), what, options.repeat, options.warmup),
             "for `threads` the calling thread is one of the threads; worker creation is not "
             "timed"});
   for (const auto& name : options.strategies) {
