@@ -2,6 +2,7 @@
 // Factories of the strategies; each is defined in its own file and registered in
 // registry.cpp (one line each).
 #include <memory>
+#include <string>
 
 #include "fdbench/strategy.hpp"
 
@@ -10,5 +11,11 @@ namespace fdbench {
 std::unique_ptr<Strategy> make_threads_strategy(const StrategyConfig& config);
 std::unique_ptr<Strategy> make_pool_strategy(const StrategyConfig& config);
 std::unique_ptr<Strategy> make_pool_batch_strategy(const StrategyConfig& config);
+// io_uring (uring_strategy.cpp, uring_direct_strategy.cpp; uring_unavailable.cpp when built
+// without liburing).
+std::unique_ptr<Strategy> make_uring_strategy(const StrategyConfig& config);
+std::unique_ptr<Strategy> make_uring_direct_strategy(const StrategyConfig& config);
+std::string uring_unavailable_reason();
+std::string uring_direct_unavailable_reason();
 
 }  // namespace fdbench

@@ -1,0 +1,161 @@
+// uring: io_uring with normal descriptors. Each worker owns a ring (set up before timing) and
+// a contiguous 1/T share of the items, issued `batch` at a time: a batch of OPENATs reaped
+// together, then one CLOSE per descriptor they returned. Sockets (IORING_OP_SOCKET) are
+// handed to the workload, which holds them. The descriptors land in the process table, so
+// table growth stalls exactly as with plain syscalls.
+#include <fmt/format.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "fdbench/error.hpp"
+#include "fdbench/strategy.hpp"
+#include "strategies/registry.hpp"
+#include "strategies/uring_support.hpp"
+#include "strategies/worker_group.hpp"
+
+namespace fdbench {
+
+namespace {
+
+struct alignas(64) UringWorker {
+  explicit UringWorker(unsigned entries) : ring(entries), fds(ring.sq_entries(), -1) {}
+  uring::Ring ring;
+  Tally tally;
+  std::vector<int> fds;  // the current batch's descriptors, by position in the batch
+  int error = 0;         // -errno of a failed submit or wait: the repetition is void
+};
+
+class UringStrategy final : public Strategy {
+ public:
+  explicit UringStrategy(const StrategyConfig& config)
+      : batch_(static_cast<unsigned>(std::max(1, config.batch))), group_(config.threads) {
+    for (int w = 0; w < config.threads; ++w)
+      workers_.push_back(std::make_unique<UringWorker>(batch_));
+    uring::prime_rings(group_, [this](int w) -> uring::Ring& { return worker(w).ring; });
+  }
+
+  Repetition run(Workload& work) override {
+    const ItemSpec spec = work.spec();
+    if (spec.op == ItemSpec::Op::other) {
+      throw Error(fmt::format("uring cannot create {} descriptors", work.kind()));
+    }
+    if (spec.op == ItemSpec::Op::create_socket && !uring::support().socket) {
+      throw Error(
+          "uring cannot create sockets here: the kernel lacks IORING_OP_SOCKET (Linux 5.19+)");
+    }
+    const std::size_t n = work.ops();
+    const std::size_t t = workers_.size();
+    for (auto& w : workers_) {
+      w->tally = Tally{};
+      w->error = 0;
+    }
+    const std::function<void(int)> body = [&](int w) {
+      const auto i = static_cast<std::size_t>(w);
+      run_share(worker(w), spec, work, n * i / t, n * (i + 1) / t);
+    };
+    Repetition rep;
+    rep.ns = group_.run(body);
+    for (const auto& w : workers_) {
+      if (w->error < 0) throw Error("io_uring_enter failed: " + errno_text(-w->error));
+      rep.tally.merge(w->tally);
+    }
+    return rep;
+  }
+
+ private:
+  UringWorker& worker(int w) { return *workers_[static_cast<std::size_t>(w)]; }
+
+  void run_share(UringWorker& w, const ItemSpec& spec, Workload& work, std::size_t begin,
+                 std::size_t end) noexcept {
+    const std::size_t chunk = std::min<std::size_t>(batch_, w.ring.sq_entries());
+    for (std::size_t first = begin; first < end && w.error == 0; first += chunk) {
+      const std::size_t last = std::min(end, first + chunk);
+      if (spec.op == ItemSpec::Op::open_file) {
+        open_batch(w, spec, work, first, last);
+      } else {
+        socket_batch(w, spec, work, first, last);
+      }
+    }
+  }
+
+  static io_uring_sqe* next_sqe(UringWorker& w) noexcept {
+    io_uring_sqe* sqe = io_uring_get_sqe(w.ring.get());
+    FDBENCH_ASSERT(sqe != nullptr);  // a batch never exceeds the ring, and each is drained
+    return sqe;
+  }
+
+  static void open_batch(UringWorker& w, const ItemSpec& spec, Workload& work, std::size_t first,
+                         std::size_t last) noexcept {
+    const auto count = static_cast<unsigned>(last - first);
+    for (std::size_t i = first; i < last; ++i) {
+      io_uring_sqe* sqe = next_sqe(w);
+      io_uring_prep_openat(sqe, spec.dir_fd, (*spec.paths)[i], spec.open_flags, 0);
+      io_uring_sqe_set_data64(sqe, i - first);
+    }
+    std::fill_n(w.fds.begin(), count, -1);
+    w.error = uring::submit_and_reap(w.ring.get(), count, [&](const io_uring_cqe& cqe) {
+      const auto k = static_cast<std::size_t>(cqe.user_data);
+      if (cqe.res < 0) {
+        w.tally.fail(-cqe.res);
+      } else if (spec.keep_open) {
+        work.keep(first + k, cqe.res);
+      } else {
+        w.fds[k] = cqe.res;
+      }
+    });
+    if (spec.keep_open) return;
+    if (w.error != 0) {  // the ring is broken: close what it returned the ordinary way
+      for (unsigned k = 0; k < count; ++k) {
+        if (w.fds[k] >= 0) close(w.fds[k]);
+      }
+      return;
+    }
+    unsigned closes = 0;
+    for (unsigned k = 0; k < count; ++k) {
+      if (w.fds[k] < 0) continue;
+      io_uring_prep_close(next_sqe(w), w.fds[k]);
+      ++closes;
+    }
+    if (closes == 0) return;
+    w.error = uring::submit_and_reap(w.ring.get(), closes, [&](const io_uring_cqe& cqe) {
+      if (cqe.res < 0) w.tally.fail(-cqe.res);
+    });
+  }
+
+  static void socket_batch(UringWorker& w, const ItemSpec& spec, Workload& work, std::size_t first,
+                           std::size_t last) noexcept {
+    for (std::size_t i = first; i < last; ++i) {
+      io_uring_sqe* sqe = next_sqe(w);
+      io_uring_prep_socket(sqe, spec.domain, spec.type | SOCK_CLOEXEC, spec.protocol, 0);
+      io_uring_sqe_set_data64(sqe, i - first);
+    }
+    w.error = uring::submit_and_reap(
+        w.ring.get(), static_cast<unsigned>(last - first), [&](const io_uring_cqe& cqe) {
+          if (cqe.res < 0) {
+            w.tally.fail(-cqe.res);
+          } else {
+            work.keep(first + static_cast<std::size_t>(cqe.user_data), cqe.res);
+          }
+        });
+  }
+
+  unsigned batch_;
+  WorkerGroup group_;
+  std::vector<std::unique_ptr<UringWorker>> workers_;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_uring_strategy(const StrategyConfig& config) {
+  return std::make_unique<UringStrategy>(config);
+}
+
+std::string uring_unavailable_reason() {
+  return uring::support().unavailable;
+}
+
+}  // namespace fdbench
