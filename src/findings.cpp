@@ -67,32 +67,48 @@ void open_findings(std::span<const Result> results, std::vector<std::string>& ou
     if (most == nullptr || r->threads > most->threads) most = r;
   }
   if (plain_best != nullptr && most != nullptr && most != plain_best) {
-    out.push_back(fmt::format("More threads did not help past {}: `threads` with {} was {} "
-                              "slower than with {}.",
+    const double ratio = most->stats.median / plain_best->stats.median;
+    out.push_back(fmt::format("More threads did not help past {}: `threads` with {} was {} than "
+                              "with {}.",
                               plain_best->threads, most->threads,
-                              format_ratio(most->stats.median / plain_best->stats.median),
+                              ratio < 1.1 ? std::string("no faster")
+                                          : format_ratio(ratio) + " slower",
                               plain_best->threads));
   }
   if (plain_best == nullptr) return;
-  for (const std::string_view pool : {"pool", "pool-batch"}) {
-    const Results pooled = select(results, "open", pool, grown);
-    const Result* pool_best = fastest(pooled);
-    if (pool_best == nullptr) continue;
-    std::string line = fmt::format("`{}`{} at its best ({}) took {} the time of `threads` at its best",
-                                   pool,
-                                   pool == "pool" ? " (one task per file)"
-                                                  : fmt::format(" ({} files a task)",
-                                                                pool_best->batch),
-                                   threads_text(pool_best->threads),
-                                   format_ratio(pool_best->stats.median /
-                                                plain_best->stats.median));
-    const Result* pool_one = with_threads(pooled, 1);
-    const Result* plain_one = with_threads(plain, 1);
-    if (pool_one != nullptr && plain_one != nullptr) {
-      line += fmt::format("; with 1 thread, {} the time of plain opens",
-                          format_ratio(pool_one->stats.median / plain_one->stats.median));
+
+  // Every other strategy at its own best thread count against `threads` at its best.
+  std::vector<std::string> names;
+  for (const auto* r : all) {
+    if (r->strategy != "threads" &&
+        std::find(names.begin(), names.end(), r->strategy) == names.end()) {
+      names.push_back(r->strategy);
     }
-    out.push_back(line + ".");
+  }
+  std::string league;
+  std::string single;  // the seed's observation: dispatch cost shows most with one thread
+  const Result* plain_one = with_threads(plain, 1);
+  for (const auto& name : names) {
+    const Results mine = select(results, "open", name, grown);
+    const Result* best_of = fastest(mine);
+    league += fmt::format("{}`{}` {} ({})", league.empty() ? "" : ", ", name,
+                          format_ratio(best_of->stats.median / plain_best->stats.median),
+                          threads_text(best_of->threads));
+    const Result* one = with_threads(mine, 1);
+    if (one != nullptr && plain_one != nullptr) {
+      single += fmt::format("{}`{}` {}", single.empty() ? "" : ", ", name,
+                            format_ratio(one->stats.median / plain_one->stats.median));
+    }
+  }
+  if (!league.empty()) {
+    out.push_back(fmt::format("Time of each strategy at its best, as a multiple of `threads` at "
+                              "its best ({} ms; below 1× is faster): {}.",
+                              format_ms(plain_best->stats.median), league));
+  }
+  if (!single.empty()) {
+    out.push_back(fmt::format("With one thread, as a multiple of plain open+close in a loop "
+                              "(the cost of handing out work): {}.",
+                              single));
   }
 }
 
