@@ -11,6 +11,11 @@ namespace fdbench {
 std::unique_ptr<Strategy> make_threads_strategy(const StrategyConfig& config);
 std::unique_ptr<Strategy> make_pool_strategy(const StrategyConfig& config);
 std::unique_ptr<Strategy> make_pool_batch_strategy(const StrategyConfig& config);
+std::unique_ptr<Strategy> make_fast_pool_strategy(const StrategyConfig& config);
+std::unique_ptr<Strategy> make_process_strategy(const StrategyConfig& config);
+// libuv (libuv_strategy.cpp; unavailable when built without libuv).
+std::unique_ptr<Strategy> make_libuv_strategy(const StrategyConfig& config);
+std::string libuv_unavailable_reason();
 // io_uring (uring_strategy.cpp, uring_direct_strategy.cpp; uring_unavailable.cpp when built
 // without liburing).
 std::unique_ptr<Strategy> make_uring_strategy(const StrategyConfig& config);
