@@ -40,6 +40,10 @@ int create_eventfd() noexcept;
 // A close-on-exec pipe; -1 with errno on failure.
 int create_pipe(int fds[2]) noexcept;
 
+// In a forked child: be killed when the parent dies (Linux: PR_SET_PDEATHSIG; elsewhere a
+// no-op, and callers also check getppid()). False if the request failed.
+bool die_with_parent() noexcept;
+
 // Whether process `pid` exists and has not exited (a zombie counts as exited).
 bool process_running(int pid) noexcept;
 

@@ -33,6 +33,7 @@
 #define FDBENCH_HAVE_EVENTFD 1
 #endif
 #if defined(FDBENCH_LINUX)
+#include <sys/prctl.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #elif defined(FDBENCH_BSD)
@@ -169,6 +170,14 @@ int create_pipe(int fds[2]) noexcept {
   return 0;
 #else
   return pipe2(fds, O_CLOEXEC);
+#endif
+}
+
+bool die_with_parent() noexcept {
+#if defined(FDBENCH_LINUX)
+  return prctl(PR_SET_PDEATHSIG, SIGKILL) == 0;
+#else
+  return true;
 #endif
 }
 

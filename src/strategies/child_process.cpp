@@ -17,10 +17,6 @@
 #include "fdbench/interrupt.hpp"
 #include "fdbench/platform.hpp"
 
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
-
 namespace fdbench {
 
 namespace {
@@ -54,11 +50,9 @@ void make_channel(int fds[2]) {
                             std::span<const int> close_in_child, int parent_end, int child_end,
                             pid_t parent) noexcept {
   reset_interrupt_handlers_in_child();
-#ifdef __linux__
-  // Die with the parent (strictly: with the thread that forked us), so a crashed or killed
-  // fdbench leaves no orphan. The parent may have died before the prctl took effect.
-  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) _exit(kExitOrphaned);
-#endif
+  // Die with the parent (strictly, on Linux: with the thread that forked us), so a crashed or
+  // killed fdbench leaves no orphan. The parent may have died before that took effect.
+  if (!platform::die_with_parent()) _exit(kExitOrphaned);
   if (getppid() != parent) _exit(kExitOrphaned);
   for (const int fd : close_in_child) close(fd);
   close(parent_end);

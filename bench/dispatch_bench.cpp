@@ -1,0 +1,78 @@
+// The harness's own cost: each strategy's run() over a workload whose items do nothing, per
+// item, against a plain loop. What a strategy adds to every open(2) is this number; an
+// open+close pair costs ~2-3 µs here (FACTS.md), so a dispatch cost of 1 µs is a third of it.
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+
+#include "fdbench/runner.hpp"
+#include "fdbench/strategy.hpp"
+#include "fdbench/workload.hpp"
+
+namespace {
+
+// Items that do nothing but touch a counter, so nothing is optimized away.
+class NoopWorkload final : public fdbench::Workload {
+ public:
+  explicit NoopWorkload(std::size_t n) : n_(n) {}
+  [[nodiscard]] std::string_view name() const override { return "noop"; }
+  [[nodiscard]] std::string kind() const override { return "none"; }
+  [[nodiscard]] std::size_t ops() const override { return n_; }
+  void run_range(std::size_t begin, std::size_t end, fdbench::Tally& /*tally*/) noexcept override {
+    done_.fetch_add(end - begin, std::memory_order_relaxed);
+  }
+  [[nodiscard]] fdbench::ItemSpec spec() const override { return {}; }
+  void keep(std::size_t /*i*/, int /*fd*/) noexcept override {}
+
+ private:
+  std::size_t n_;
+  std::atomic<std::size_t> done_{0};
+};
+
+constexpr std::size_t kItems = 10000;
+
+void plain_loop(benchmark::State& state) {
+  NoopWorkload work(kItems);
+  fdbench::Tally tally;
+  for (auto _ : state) {
+    for (std::size_t i = 0; i < kItems; ++i) work.run_range(i, i + 1, tally);
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kItems));
+}
+BENCHMARK(plain_loop)->Unit(benchmark::kMicrosecond);
+
+void strategy_dispatch(benchmark::State& state, const fdbench::StrategyInfo* info) {
+  if (!info->unavailable_reason().empty()) {
+    state.SkipWithError(info->unavailable_reason().c_str());
+    return;
+  }
+  NoopWorkload work(kItems);
+  const auto strategy = info->make({static_cast<int>(state.range(0)), 64});
+  try {
+    for (auto _ : state) {
+      const auto rep = strategy->run(work);
+      state.SetIterationTime(static_cast<double>(rep.ns) / 1e9);
+    }
+  } catch (const std::exception& e) {  // e.g. io_uring/libuv cannot run a no-op workload
+    state.SkipWithError(e.what());
+    return;
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kItems));
+}
+
+// One benchmark per registered strategy, so a new strategy is measured here without edits.
+const bool kRegistered = [] {
+  for (const auto& info : fdbench::strategy_registry()) {
+    benchmark::RegisterBenchmark(("dispatch/" + std::string(info.name)).c_str(),
+                                 strategy_dispatch, &info)
+        ->Arg(1)
+        ->Arg(2)
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond);
+  }
+  return true;
+}();
+
+}  // namespace
+
+BENCHMARK_MAIN();

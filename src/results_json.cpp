@@ -1,0 +1,213 @@
+#include "fdbench/results_json.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "fdbench/error.hpp"
+
+namespace fdbench {
+
+namespace {
+
+using nlohmann::json;
+
+// Typed field access with a path in every message.
+class Reader {
+ public:
+  Reader(const json& node, std::string path) : node_(node), path_(std::move(path)) {
+    if (!node_.is_object()) throw Error(fmt::format("{}: expected an object", path_));
+  }
+
+  [[nodiscard]] bool has(const char* key) const {
+    return node_.contains(key) && !node_.at(key).is_null();
+  }
+
+  [[nodiscard]] const json& field(const char* key) const {
+    if (!node_.contains(key)) throw Error(fmt::format("{}.{}: missing", path_, key));
+    return node_.at(key);
+  }
+
+  [[nodiscard]] std::string text(const char* key) const {
+    const json& v = field(key);
+    if (!v.is_string()) throw Error(fmt::format("{}.{}: expected a string", path_, key));
+    return v.get<std::string>();
+  }
+
+  [[nodiscard]] std::string text_or(const char* key, std::string fallback) const {
+    return has(key) ? text(key) : std::move(fallback);
+  }
+
+  template <class Int>
+  [[nodiscard]] Int integer(const char* key) const {
+    const json& v = field(key);
+    if (!v.is_number_integer()) {
+      throw Error(fmt::format("{}.{}: expected an integer", path_, key));
+    }
+    if (v.is_number_unsigned()) {
+      const auto u = v.get<std::uint64_t>();
+      if (u > static_cast<std::uint64_t>(std::numeric_limits<Int>::max())) {
+        throw Error(fmt::format("{}.{}: out of range", path_, key));
+      }
+      return static_cast<Int>(u);
+    }
+    const auto i = v.get<std::int64_t>();
+    if (i < static_cast<std::int64_t>(std::numeric_limits<Int>::min()) ||
+        (i > 0 && static_cast<std::uint64_t>(i) >
+                      static_cast<std::uint64_t>(std::numeric_limits<Int>::max()))) {
+      throw Error(fmt::format("{}.{}: out of range", path_, key));
+    }
+    return static_cast<Int>(i);
+  }
+
+  template <class Int>
+  [[nodiscard]] std::optional<Int> optional_integer(const char* key) const {
+    if (!has(key)) return std::nullopt;
+    return integer<Int>(key);
+  }
+
+  [[nodiscard]] double number(const char* key) const {
+    const json& v = field(key);
+    if (!v.is_number()) throw Error(fmt::format("{}.{}: expected a number", path_, key));
+    return v.get<double>();
+  }
+
+  [[nodiscard]] std::map<std::string, std::uint64_t> counts(const char* key) const {
+    std::map<std::string, std::uint64_t> out;
+    if (!has(key)) return out;
+    const json& v = field(key);
+    if (!v.is_object()) throw Error(fmt::format("{}.{}: expected an object", path_, key));
+    for (const auto& [name, n] : v.items()) {
+      if (!n.is_number_unsigned()) {
+        throw Error(fmt::format("{}.{}.{}: expected a count", path_, key, name));
+      }
+      out[name] = n.get<std::uint64_t>();
+    }
+    return out;
+  }
+
+  [[nodiscard]] std::string path(const char* key) const { return path_ + "." + key; }
+
+ private:
+  const json& node_;
+  std::string path_;
+};
+
+Environment read_environment(const Reader& in) {
+  Environment env;
+  env.os = in.text("os");
+  env.kernel = in.text("kernel");
+  env.cpu_model = in.text("cpu_model");
+  env.logical_cpus = in.integer<int>("logical_cpus");
+  env.fs_type = in.text_or("fs_type", "unknown");
+  const Reader limit(in.field("rlimit_nofile"), in.path("rlimit_nofile"));
+  env.rlimit_nofile.soft = limit.integer<std::uint64_t>("soft");
+  env.rlimit_nofile.hard = limit.integer<std::uint64_t>("hard");
+  env.fdsize_at_start = in.optional_integer<int>("fdsize_at_start");
+  env.io_uring_disabled = in.optional_integer<int>("io_uring_disabled");
+  env.rcu_expedited = in.optional_integer<int>("rcu_expedited");
+  return env;
+}
+
+Result read_result(const Reader& in) {
+  Result r;
+  r.workload = in.text("workload");
+  r.strategy = in.text("strategy");
+  r.threads = in.integer<int>("threads");
+  r.batch = in.integer<int>("batch");
+  r.kind = in.text("kind");
+  r.pregrow = in.text_or("pregrow", "off");
+  r.ops = in.integer<std::uint64_t>("ops");
+  r.repeat = in.integer<int>("repeat");
+  r.warmup = in.integer<int>("warmup");
+  const json& times = in.field("times_ns");
+  if (!times.is_array()) throw Error(in.path("times_ns") + ": expected an array of integers");
+  for (const auto& t : times) {
+    if (!t.is_number_integer()) {
+      throw Error(in.path("times_ns") + ": expected an array of integers");
+    }
+    r.times_ns.push_back(t.get<std::int64_t>());
+  }
+  r.fdsize_before = in.optional_integer<int>("fdsize_before");
+  r.fdsize_after = in.optional_integer<int>("fdsize_after");
+  r.failures = in.integer<std::uint64_t>("failures");
+  r.first_failure = in.text_or("first_failure", "");
+  r.failures_by_errno = in.counts("failures_by_errno");
+  r.error = in.text_or("error", "");
+  if (in.has("warnings")) {
+    for (const auto& w : in.field("warnings")) {
+      if (!w.is_string()) throw Error(in.path("warnings") + ": expected strings");
+      r.warnings.push_back(w.get<std::string>());
+    }
+  }
+  if (in.has("parameters")) {
+    const json& p = in.field("parameters");
+    if (!p.is_object()) throw Error(in.path("parameters") + ": expected an object");
+    for (const auto& [key, value] : p.items()) {
+      r.parameters[key] = value.is_string() ? value.get<std::string>() : value.dump();
+    }
+  }
+  if (in.has("input")) {
+    const Reader input(in.field("input"), in.path("input"));
+    InputSummary s;
+    s.source = input.text("source");
+    s.origin = input.text_or("origin", "");
+    s.layout = input.text_or("layout", "");
+    s.flags = input.text_or("flags", "rdonly");
+    s.keep_open = input.has("keep_open") && input.field("keep_open").is_boolean() &&
+                  input.field("keep_open").get<bool>();
+    s.files = input.integer<std::uint64_t>("files");
+    s.skipped = input.counts("skipped");
+    s.missing = input.counts("missing");
+    r.input = std::move(s);
+  }
+  // Statistics are derived from the raw samples, so a reader never trusts stale copies.
+  finalize(r);
+  return r;
+}
+
+}  // namespace
+
+ResultsDocument parse_results_json(std::string_view text) {
+  json root;
+  try {
+    root = json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    throw Error(fmt::format("not valid JSON: {}", e.what()));
+  }
+  const Reader doc(root, "document");
+  ResultsDocument out;
+  out.schema_version = doc.integer<int>("schema_version");
+  if (out.schema_version != 1) {
+    throw Error(fmt::format("schema_version {} is not supported (this fdbench reads 1)",
+                            out.schema_version));
+  }
+  const Reader tool(doc.field("tool"), "tool");
+  if (tool.text("name") != "fdbench") throw Error("tool.name: not an fdbench document");
+  out.tool_version = tool.text("version");
+  out.complete = !doc.has("complete") || !doc.field("complete").is_boolean() ||
+                 doc.field("complete").get<bool>();
+  out.environment = read_environment(Reader(doc.field("environment"), "environment"));
+  const json& results = doc.field("results");
+  if (!results.is_array()) throw Error("results: expected an array");
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    out.results.push_back(read_result(Reader(results[i], fmt::format("results[{}]", i))));
+  }
+  return out;
+}
+
+ResultsDocument read_results_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("{}: {}", path, errno_text(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  try {
+    return parse_results_json(text.str());
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", path, e.what()));
+  }
+}
+
+}  // namespace fdbench
