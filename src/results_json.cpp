@@ -168,15 +168,27 @@ Result read_result(const Reader& in) {
   return r;
 }
 
+ResultsDocument read_document(const json& root);
+
 }  // namespace
 
 ResultsDocument parse_results_json(std::string_view text) {
   json root;
   try {
     root = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for huge numbers
     throw Error(fmt::format("not valid JSON: {}", e.what()));
   }
+  try {
+    return read_document(root);
+  } catch (const json::exception& e) {  // a conversion the Reader did not foresee
+    throw Error(fmt::format("malformed document: {}", e.what()));
+  }
+}
+
+namespace {
+
+ResultsDocument read_document(const json& root) {
   const Reader doc(root, "document");
   ResultsDocument out;
   out.schema_version = doc.integer<int>("schema_version");
@@ -197,6 +209,8 @@ ResultsDocument parse_results_json(std::string_view text) {
   }
   return out;
 }
+
+}  // namespace
 
 ResultsDocument read_results_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
