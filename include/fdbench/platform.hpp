@@ -7,11 +7,18 @@
 
 namespace fdbench::platform {
 
+// Whether this build uses Linux's own interfaces (/proc, PR_SET_PDEATHSIG, close_range,
+// pipe2, statfs magic numbers). False on other systems and in the portable build
+// (FDBENCH_PORTABLE), which runs on Linux what macOS and the BSDs run: there fd_table_size()
+// is nullopt, die_with_parent() does nothing and fs_type() may be "unknown".
+bool uses_linux_interfaces() noexcept;
+
 // Monotonic clock in nanoseconds.
 std::int64_t now_ns() noexcept;
 
 // Size of this process's descriptor table (Linux: "FDSize:" in /proc/self/status), or
-// nullopt where the OS does not show it. Uses one descriptor briefly on Linux.
+// nullopt where the OS does not show it (see uses_linux_interfaces()). Uses one descriptor
+// briefly on Linux.
 std::optional<int> fd_table_size();
 
 // Grows the descriptor table so that fd `highest_fd` fits, by duplicating a descriptor to
@@ -44,7 +51,8 @@ int create_pipe(int fds[2]) noexcept;
 // no-op, and callers also check getppid()). False if the request failed.
 bool die_with_parent() noexcept;
 
-// Whether process `pid` exists and has not exited (a zombie counts as exited).
+// Whether process `pid` exists and has not exited. A zombie counts as exited: always for a
+// child of ours; for other processes only where the OS shows it (Linux).
 bool process_running(int pid) noexcept;
 
 // Host facts for the environment block.

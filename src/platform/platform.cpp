@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -43,6 +44,14 @@
 #endif
 
 namespace fdbench::platform {
+
+bool uses_linux_interfaces() noexcept {
+#if defined(FDBENCH_LINUX)
+  return true;
+#else
+  return false;
+#endif
+}
 
 std::int64_t now_ns() noexcept {
   timespec ts{};
@@ -183,6 +192,12 @@ bool die_with_parent() noexcept {
 
 bool process_running(int pid) noexcept {
   if (pid <= 0) return false;
+  // kill(pid, 0) succeeds on a zombie, so a child of ours that has exited but is not reaped
+  // yet would look alive forever: ask waitid, which sees it without reaping it (WNOWAIT).
+  siginfo_t child{};
+  if (waitid(P_PID, static_cast<id_t>(pid), &child, WEXITED | WNOHANG | WNOWAIT) == 0) {
+    return child.si_pid != pid;  // si_pid stays 0 while the child runs
+  }
   if (kill(pid, 0) != 0 && errno != EPERM) return false;
 #if defined(FDBENCH_LINUX)
   char path[64];
