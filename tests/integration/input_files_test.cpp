@@ -1,0 +1,155 @@
+// Existing files as input (--tree, --list): special files are skipped and never opened, the
+// tree is never modified, and failures are counted, not fatal.
+#include "fdbench/input_files.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <map>
+
+#include "fdbench/error.hpp"
+#include "fdbench/runner.hpp"
+#include "fdbench/strategy.hpp"
+#include "fdbench/unique_fd.hpp"
+#include "support/temp_dir.hpp"
+
+namespace fdbench {
+namespace {
+
+using testing::TempDir;
+using testing::write_text;
+
+struct Snapshot {
+  off_t size;
+  std::int64_t mtime_ns;
+  std::int64_t ctime_ns;
+  bool operator==(const Snapshot&) const = default;
+};
+
+// Size, mtime and ctime of every entry (links not followed), keyed by path.
+std::map<std::string, Snapshot> snapshot(const std::string& root) {
+  std::map<std::string, Snapshot> out;
+  std::error_code ignored;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(
+           root, std::filesystem::directory_options::none, ignored)) {
+    struct stat info {};
+    if (lstat(entry.path().c_str(), &info) != 0) continue;
+    out[entry.path().string()] = {
+        info.st_size, info.st_mtim.tv_sec * 1'000'000'000LL + info.st_mtim.tv_nsec,
+        info.st_ctim.tv_sec * 1'000'000'000LL + info.st_ctim.tv_nsec};
+  }
+  return out;
+}
+
+// A tree with every kind of entry a real one may hold. Returns the Unix socket (it must stay
+// bound while the test runs).
+UniqueFd make_hostile_tree(const TempDir& dir) {
+  std::filesystem::create_directories(dir / "src/deep/er");
+  write_text(dir / "a.txt", "alpha");
+  write_text(dir / "src/b.txt", "bravo");
+  write_text(dir / "src/deep/er/c.txt", "charlie");
+  write_text(dir / "unreadable.txt", "secret");
+  chmod((dir / "unreadable.txt").c_str(), 0);
+  EXPECT_EQ(mkfifo((dir / "fifo").c_str(), 0644), 0);
+  EXPECT_EQ(symlink("/nonexistent/target", (dir / "dangling").c_str()), 0);
+  EXPECT_EQ(symlink("loop", (dir / "loop").c_str()), 0);                 // points at itself
+  EXPECT_EQ(symlink("..", (dir / "src/deep/up").c_str()), 0);           // a directory cycle
+  EXPECT_EQ(symlink((dir / "a.txt").c_str(), (dir / "link-to-a").c_str()), 0);
+  UniqueFd sock(socket(AF_UNIX, SOCK_STREAM, 0));
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  const std::string path = dir / "socket";
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+  EXPECT_EQ(bind(sock.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  return sock;
+}
+
+TEST(InputFiles, TreeKeepsRegularFilesAndCountsEverythingElse) {
+  TempDir dir;
+  const UniqueFd sock = make_hostile_tree(dir);
+  const InputFiles input = scan_tree(dir.path());
+  EXPECT_EQ(input.paths.size(), 4U);  // a, b, c, unreadable
+  EXPECT_EQ(input.skipped.at("fifo"), 1U);
+  EXPECT_EQ(input.skipped.at("socket"), 1U);
+  EXPECT_EQ(input.skipped.at("symlink"), 4U);
+  EXPECT_EQ(input.skipped.count("device"), 0U);
+}
+
+TEST(InputFiles, OpeningATreeNeverChangesItAndNeverBlocks) {
+  TempDir dir;
+  const UniqueFd sock = make_hostile_tree(dir);
+  const auto before = snapshot(dir.path());
+  const InputFiles input = scan_tree(dir.path());
+  OpenSpec spec;
+  spec.dir_path = input.dir_path;
+  spec.paths = &input.paths;
+  spec.foreign = true;
+  for (const auto& info : strategy_registry()) {
+    if (!info.unavailable_reason().empty()) continue;
+    SCOPED_TRACE(std::string(info.name));
+    const auto work = make_open_workload(spec);
+    const Result r = measure(*work, info, {2, 2}, 2, 0);
+    EXPECT_TRUE(r.error.empty()) << r.error;
+    EXPECT_EQ(r.ops, 4U);
+    // As root the unreadable file opens too; as a user it fails with EACCES, counted.
+    if (geteuid() == 0) {
+      EXPECT_EQ(r.failures, 0U) << r.first_failure;
+    } else {
+      EXPECT_EQ(r.failures_by_errno.at("Permission denied"), r.failures);
+    }
+    EXPECT_TRUE(r.warnings.empty());
+  }
+  EXPECT_EQ(snapshot(dir.path()), before);
+}
+
+TEST(InputFiles, AFileRemovedAfterTheScanIsAFailureNotAnAbort) {
+  TempDir dir;
+  write_text(dir / "stays.txt", "");
+  write_text(dir / "goes.txt", "");
+  const InputFiles input = scan_tree(dir.path());
+  ASSERT_EQ(input.paths.size(), 2U);
+  std::filesystem::remove(dir / "goes.txt");
+  OpenSpec spec;
+  spec.dir_path = input.dir_path;
+  spec.paths = &input.paths;
+  spec.foreign = true;
+  const auto work = make_open_workload(spec);
+  const Result r = measure(*work, *find_strategy("threads"), {1, 1}, 3, 0);
+  EXPECT_EQ(r.failures, 3U);  // once per repetition
+  EXPECT_EQ(r.failures_by_errno.at("No such file or directory"), 3U);
+}
+
+TEST(InputFiles, ListCountsMissingAndSpecialEntries) {
+  TempDir dir;
+  write_text(dir / "one.txt", "1");
+  write_text(dir / "two.txt", "2");
+  ASSERT_EQ(mkfifo((dir / "fifo").c_str(), 0644), 0);
+  write_text(dir / "list", (dir / "one.txt") + "\n" + (dir / "missing") + "\n\n" + dir.path() +
+                               "\n" + (dir / "fifo") + "\r\n" + (dir / "two.txt") + "\n");
+  const InputFiles input = read_list(dir / "list", false);
+  EXPECT_EQ(input.paths.size(), 2U);
+  EXPECT_EQ(input.missing.at("No such file or directory"), 1U);
+  EXPECT_EQ(input.skipped.at("directory"), 1U);
+  EXPECT_EQ(input.skipped.at("fifo"), 1U);
+}
+
+TEST(InputFiles, NulSeparatedListKeepsNewlinesInNames) {
+  TempDir dir;
+  write_text(dir / "odd\nname", "x");
+  const std::string list = (dir / "odd\nname") + std::string(1, '\0');
+  write_text(dir / "list0", list);
+  const InputFiles input = read_list(dir / "list0", true);
+  ASSERT_EQ(input.paths.size(), 1U);
+  EXPECT_EQ(std::string(input.paths[0]), dir / "odd\nname");
+}
+
+TEST(InputFiles, MissingTreeOrListIsAnError) {
+  EXPECT_THROW(scan_tree("/nonexistent/fdbench-test"), Error);
+  EXPECT_THROW(read_list("/nonexistent/fdbench-test", false), Error);
+}
+
+}  // namespace
+}  // namespace fdbench
