@@ -35,7 +35,11 @@ Result base_result(const Workload& work, const StrategyInfo& strategy,
   r.ops = work.ops() * static_cast<std::uint64_t>(work.descriptors_per_item());
   r.repeat = repeat;
   r.warmup = warmup;
-  if (strategy.uses_batch) r.parameters["batch"] = std::to_string(config.batch);
+  if (!strategy.dispatch.empty()) r.parameters["dispatch"] = std::string(strategy.dispatch);
+  if (strategy.uses_batch) {
+    r.parameters["batch"] = std::to_string(config.batch);
+    r.parameters["batch_means"] = std::string(strategy.batch_means);
+  }
   return r;
 }
 

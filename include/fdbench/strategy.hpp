@@ -38,6 +38,10 @@ struct StrategyInfo {
   // Empty when the strategy can run here; otherwise why not ("io_uring_disabled is 2",
   // "built without liburing"). Cheap enough to call once per result.
   std::function<std::string()> unavailable_reason = [] { return std::string(); };
+  // Recorded with every result (JSON "parameters"): how work reaches the workers, and what
+  // --batch means for this strategy (empty when it means nothing).
+  std::string_view dispatch{};
+  std::string_view batch_means{};
 };
 
 // Every strategy, in the order they are listed and run by default.
