@@ -47,6 +47,14 @@ const Result* with_threads(const Results& rs, int threads) {
 
 std::string threads_text(int n) { return fmt::format("{} thread{}", n, n == 1 ? "" : "s"); }
 
+// "2 threads", or "2 processes" for the strategy whose workers are processes.
+std::string workers_text(const Result& r) {
+  if (r.strategy == "process") {
+    return fmt::format("{} process{}", r.threads, r.threads == 1 ? "" : "es");
+  }
+  return threads_text(r.threads);
+}
+
 void open_findings(std::span<const Result> results, std::vector<std::string>& out) {
   // Compare strategies on one footing: pre-grown tables where there are any (the stall has
   // its own finding), plain runs otherwise.
@@ -56,24 +64,31 @@ void open_findings(std::span<const Result> results, std::vector<std::string>& ou
   if (best == nullptr) return;
   out.push_back(fmt::format("Opening files: the fastest way here was `{}` with {}: {} files/s "
                             "({} ms for {} file{}).",
-                            best->strategy, threads_text(best->threads),
+                            best->strategy, workers_text(*best),
                             format_rate(best->ops_per_sec), format_ms(best->stats.median),
                             group_digits(best->ops), best->ops == 1 ? "" : "s"));
 
   const Results plain = select(results, "open", "threads", grown);
   const Result* plain_best = fastest(plain);
+  // The knee: the fewest threads within 5% of the best time. Past it, threads only add
+  // contention (the seed found two threads often fastest).
+  const Result* knee = nullptr;
   const Result* most = nullptr;
   for (const auto* r : plain) {
+    if (r->stats.median <= plain_best->stats.median * 1.05 &&
+        (knee == nullptr || r->threads < knee->threads)) {
+      knee = r;
+    }
     if (most == nullptr || r->threads > most->threads) most = r;
   }
-  if (plain_best != nullptr && most != nullptr && most != plain_best) {
-    const double ratio = most->stats.median / plain_best->stats.median;
-    out.push_back(fmt::format("More threads did not help past {}: `threads` with {} was {} than "
-                              "with {}.",
-                              plain_best->threads, most->threads,
-                              ratio < 1.1 ? std::string("no faster")
-                                          : format_ratio(ratio) + " slower",
-                              plain_best->threads));
+  if (knee != nullptr && most != nullptr && most->threads > knee->threads) {
+    const double ratio = most->stats.median / knee->stats.median;
+    out.push_back(fmt::format("`threads` reached its best with {} ({} ms); more threads did not "
+                              "help: with {} it was {}.",
+                              threads_text(knee->threads), format_ms(knee->stats.median),
+                              most->threads,
+                              ratio < 1.05 ? std::string("no faster")
+                                           : format_ratio(ratio) + " slower"));
   }
   if (plain_best == nullptr) return;
 
@@ -93,7 +108,7 @@ void open_findings(std::span<const Result> results, std::vector<std::string>& ou
     const Result* best_of = fastest(mine);
     league += fmt::format("{}`{}` {} ({})", league.empty() ? "" : ", ", name,
                           format_ratio(best_of->stats.median / plain_best->stats.median),
-                          threads_text(best_of->threads));
+                          workers_text(*best_of));
     const Result* one = with_threads(mine, 1);
     if (one != nullptr && plain_one != nullptr) {
       single += fmt::format("{}`{}` {}", single.empty() ? "" : ", ", name,
@@ -129,10 +144,10 @@ std::string pair_line(const GrowthPair& p) {
   const std::uint64_t per_thread = off.ops / static_cast<std::uint64_t>(off.threads);
   const std::string what =
       off.workload == "open"
-          ? fmt::format("`{}` with {}, {} files kept open", off.strategy,
-                        threads_text(off.threads), group_digits(off.ops))
-          : fmt::format("`{}` with {} × {} {} descriptors", off.strategy,
-                        threads_text(off.threads), per_thread, off.kind);
+          ? fmt::format("`{}` with {}, {} files kept open", off.strategy, workers_text(off),
+                        group_digits(off.ops))
+          : fmt::format("`{}` with {} × {} {} descriptors", off.strategy, workers_text(off),
+                        per_thread, off.kind);
   return fmt::format(
       "{}: {} ms from the kernel's starting table (FDSize {} → {}), {} ms with the table grown "
       "first (pregrow {}): {} slower without pre-growing.",
