@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstring>
 #include <ctime>
+#include <optional>
 #include <utility>
 
 #include "fdbench/error.hpp"
@@ -48,8 +49,14 @@ void make_channel(int fds[2]) {
 
 [[noreturn]] void run_child(const std::function<void(int)>& body,
                             std::span<const int> close_in_child, int parent_end, int child_end,
-                            pid_t parent) noexcept {
+                            pid_t parent, std::optional<int> parent_table) noexcept {
   reset_interrupt_handlers_in_child();
+  // fork sizes our table for the parent's highest open descriptor, not for the parent's
+  // table: a table the run pre-grew (--pregrow) would be lost here, and a child that starts
+  // threads (libuv's pool) would stall on every growth again. Keep the parent's size.
+  if (parent_table && *parent_table > platform::kSmallestFdTable) {
+    platform::grow_fd_table(*parent_table - 1);
+  }
   // Die with the parent (strictly, on Linux: with the thread that forked us), so a crashed or
   // killed fdbench leaves no orphan. The parent may have died before that took effect.
   if (!platform::die_with_parent()) _exit(kExitOrphaned);
@@ -78,9 +85,10 @@ ChildProcess::ChildProcess(const std::function<void(int)>& body,
   UniqueFd parent_end(fds[0]);
   UniqueFd child_end(fds[1]);
   const pid_t parent = getpid();
+  const std::optional<int> table = platform::fd_table_size();
   const pid_t pid = fork();
   if (pid < 0) throw Error("cannot fork a child process: " + errno_text(errno));
-  if (pid == 0) run_child(body, close_in_child, parent_end.get(), child_end.get(), parent);
+  if (pid == 0) run_child(body, close_in_child, parent_end.get(), child_end.get(), parent, table);
   pid_ = pid;
   channel_ = std::move(parent_end);
 }
