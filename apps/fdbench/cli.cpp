@@ -76,10 +76,11 @@ std::vector<int> parse_threads(const std::string& text) {
 void check_directory(std::string_view flag, const std::string& dir, bool writable) {
   struct stat info {};
   if (stat(dir.c_str(), &info) != 0) {
-    throw UsageError(fmt::format("{} {}: {}", flag, dir, errno_text(errno)));
+    throw UsageError(fmt::format("{} {}: {}: create it or name another directory", flag, dir,
+                                 errno_text(errno)));
   }
   if (!S_ISDIR(info.st_mode)) {
-    throw UsageError(fmt::format("{} {}: not a directory", flag, dir));
+    throw UsageError(fmt::format("{} {}: not a directory: name a directory", flag, dir));
   }
   if (writable && access(dir.c_str(), W_OK | X_OK) != 0) {
     throw UsageError(fmt::format("{} {}: not writable ({}); choose a writable directory", flag,
