@@ -169,18 +169,50 @@ FileSet::FileSet(FileSet&& other) noexcept
 
 FileSet::~FileSet() { remove(); }
 
+namespace {
+
+// What create() makes under one of our names: a regular file with a single link (and, but for
+// the marker, empty). Anything else there now was put there by someone else: a symlink, a
+// hard link to their file, a file they wrote to. It is left alone, and so is the directory.
+bool looks_like_ours(const struct stat& info, bool empty) {
+  return S_ISREG(info.st_mode) && info.st_nlink == 1 && (!empty || info.st_size == 0);
+}
+
+void unlink_if_ours(int dir, const char* name, bool empty) noexcept {
+  struct stat info {};
+  if (fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0 && looks_like_ours(info, empty)) {
+    unlinkat(dir, name, 0);
+  }
+}
+
+}  // namespace
+
 bool FileSet::remove() noexcept {
   if (!dir_) return true;
-  // unlinkat relative to our directory descriptor: no path is resolved again and a symlink
-  // put in place of one of our names is removed itself, never followed.
-  for (const auto& [begin, end] : created_) {
-    for (std::size_t i = begin; i < end; ++i) unlinkat(dir_.get(), names_[i], 0);
+  // Everything relative to a directory descriptor, never by a path resolved again: a symlink
+  // put in place of one of our names, or of a subdirectory, is never followed.
+  if (subdirs_ == 0) {
+    for (const auto& [begin, end] : created_) {
+      for (std::size_t i = begin; i < end; ++i) unlink_if_ours(dir_.get(), names_[i], true);
+    }
+  }
+  for (std::size_t k = 0; k < subdirs_; ++k) {
+    // Name i lives in d<i % K> as "dK/N.txt"; unlink "N.txt" through dK's own descriptor.
+    const std::string sub = subdir_name(k);
+    UniqueFd sub_fd(openat(dir_.get(), sub.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+                                                        O_CLOEXEC));
+    if (!sub_fd) continue;  // not our directory any more: leave it
+    for (const auto& [begin, end] : created_) {
+      for (std::size_t i = begin + (k + subdirs_ - begin % subdirs_) % subdirs_; i < end;
+           i += subdirs_) {
+        unlink_if_ours(sub_fd.get(), std::strchr(names_[i], '/') + 1, true);
+      }
+    }
+    unlinkat(dir_.get(), sub.c_str(), AT_REMOVEDIR);  // only if empty
   }
   created_.clear();
-  for (; subdirs_ > 0; --subdirs_) {
-    unlinkat(dir_.get(), subdir_name(subdirs_ - 1).c_str(), AT_REMOVEDIR);
-  }
-  if (marker_) unlinkat(dir_.get(), kMarkerName, 0);
+  subdirs_ = 0;
+  if (marker_) unlink_if_ours(dir_.get(), kMarkerName, false);
   marker_ = false;
   dir_.reset();
   bool removed = unlinkat(parent_.get(), base_name(path_).c_str(), AT_REMOVEDIR) == 0;
@@ -231,7 +263,7 @@ std::string remove_our_names(int dir, bool top) {
     if (name == "." || name == ".." || (top && name == FileSet::kMarkerName)) continue;
     struct stat info {};
     if (fstatat(dir, entry->d_name, &info, AT_SYMLINK_NOFOLLOW) != 0) continue;
-    if (S_ISREG(info.st_mode) && is_our_file(name)) {
+    if (is_our_file(name) && looks_like_ours(info, true)) {
       unlinkat(dir, entry->d_name, 0);
     } else if (top && S_ISDIR(info.st_mode) && is_our_subdir(name)) {
       subdirs.emplace_back(name);

@@ -78,6 +78,7 @@ struct ChildReport {
   std::int32_t fdsize_before = -1;
   std::int32_t fdsize_after = -1;
   Tally tally;
+  std::int32_t signal = 0;  // SIGINT or SIGTERM stopped the repetition: it is no sample
   char error[240] = {};
 };
 
@@ -95,7 +96,10 @@ void write_all(int fd, const void* data, std::size_t size) noexcept {
 [[noreturn]] void child_repetition(int pipe_fd, const WorkloadFactory& make_work,
                                    const StrategyInfo& strategy, const StrategyConfig& config,
                                    const Pregrow& pregrow) noexcept {
-  reset_interrupt_handlers_in_child();
+  // Unlike a `process` worker, this child has children of its own (the second fork below,
+  // `process` workers, libuv's helper): dying on Ctrl-C at once would orphan them. So it keeps
+  // fdbench's handlers, which only record the signal: the workload stops early (it polls),
+  // every child is reaped on the way out, and the report says that the signal came.
   ChildReport report;
   // Keep only 0-2 and the pipe (as fd 3), so the table a child of ours inherits is minimal.
   if (pipe_fd != 3) {
@@ -111,7 +115,10 @@ void write_all(int fd, const void* data, std::size_t size) noexcept {
     if (grandchild > 0) {
       int status = 0;
       close(pipe_fd);
+      bool forwarded = false;
       while (waitpid(grandchild, &status, 0) < 0 && errno == EINTR) {
+        // A signal for this process alone (fdbench forwards one) must reach the one working.
+        if (!forwarded && interrupted() != 0) forwarded = kill(grandchild, interrupted()) == 0;
       }
       _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
     }
@@ -144,9 +151,12 @@ void write_all(int fd, const void* data, std::size_t size) noexcept {
     report.ns = rep.ns;
     report.tally = rep.tally;
     report.fdsize_after = platform::fd_table_size().value_or(-1);
+  } catch (const Interrupted& e) {  // a `process` worker or libuv's helper died of it
+    report.signal = e.signal();
   } catch (const std::exception& e) {
     std::snprintf(report.error, sizeof report.error, "%s", e.what());
   }
+  if (report.signal == 0) report.signal = interrupted();
   write_all(pipe_fd, &report, sizeof report);
   _exit(0);
 }
@@ -169,7 +179,10 @@ ChildReport run_in_child(const WorkloadFactory& make_work, const StrategyInfo& s
   ChildReport report;
   std::size_t got = 0;
   auto* bytes = reinterpret_cast<char*>(&report);
+  bool forwarded = false;
   while (got < sizeof report) {
+    // Ctrl-C for fdbench alone (kill, not a terminal): pass it on, so the child stops early.
+    if (!forwarded && interrupted() != 0) forwarded = kill(pid, interrupted()) == 0;
     const ssize_t n = read(read_end.get(), bytes + got, sizeof report - got);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
@@ -185,10 +198,12 @@ ChildReport run_in_child(const WorkloadFactory& make_work, const StrategyInfo& s
     throw Error(fmt::format("a worker process was killed by signal {} ({})", sig,
                             strsignal(sig)));
   }
+  throw_if_interrupted();  // the report, if any, is of a repetition cut short
   if (got != sizeof report) {
     throw Error(fmt::format("a worker process exited (status {}) without reporting",
                             WIFEXITED(status) ? WEXITSTATUS(status) : -1));
   }
+  if (report.signal != 0) throw Interrupted(report.signal);  // the child alone got one
   return report;
 }
 
@@ -227,6 +242,7 @@ Result measure(Workload& work, const StrategyInfo& strategy, const StrategyConfi
       work.before_repetition();
       const Repetition rep = runner->run(work);
       work.after_repetition();
+      throw_if_interrupted();  // a repetition cut short by Ctrl-C is no sample
       total.merge(rep.tally);
       if (i >= warmup) r.times_ns.push_back(rep.ns);
     }

@@ -388,7 +388,10 @@ Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out,
   } catch (const CLI::CallForVersion& e) {
     return {std::nullopt, app.exit(e, out, err)};
   } catch (const CLI::ParseError& e) {
-    err << "Error: " << e.what() << "\nRun 'fdbench --help' for usage.\n";
+    // One line, like every other error: scripts and people read the first line only.
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    err << "Error: " << what << " (run 'fdbench --help' for usage)\n";
     return {std::nullopt, 2};
   }
 

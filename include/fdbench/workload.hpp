@@ -85,7 +85,7 @@ struct OpenSpec {
   const PathTable* paths = nullptr;
   OpenFlags flags = OpenFlags::rdonly;
   bool keep_open = false;  // hold every descriptor until after_repetition()
-  bool foreign = false;    // the user's files: O_NOFOLLOW|O_NONBLOCK|O_NOCTTY, never written
+  bool foreign = false;    // the user's files: never opened for writing (asserted)
 };
 
 // open each path (then close it, or hold it with keep_open).

@@ -34,9 +34,10 @@ int open_flags(const OpenSpec& spec) {
 #endif
     case OpenFlags::rdwr: flags |= O_RDWR; break;
   }
-  // Someone else's files: never follow a link, never block on a FIFO that slipped in,
-  // never acquire a controlling terminal.
-  if (spec.foreign) flags |= O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
+  // Never follow a link, never block on a FIFO that slipped in, never acquire a controlling
+  // terminal: for someone else's files, and for our own as well, since anything can be put in
+  // place of a name in our directory while we run. None of these changes opening a regular file.
+  flags |= O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
   return flags;
 }
 
@@ -44,6 +45,8 @@ class OpenWorkload final : public Workload {
  public:
   explicit OpenWorkload(const OpenSpec& spec)
       : spec_(spec), flags_(open_flags(spec)), held_(spec.keep_open ? spec.paths->size() : 0, -1) {
+    // The user's files are never opened for writing (the CLI refuses --flags rdwr for them).
+    FDBENCH_ASSERT(!spec_.foreign || spec_.flags != OpenFlags::rdwr);
     if (spec_.dir_fd < 0) {
       own_dir_.reset(open(spec_.dir_path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
       if (!own_dir_) {

@@ -1,0 +1,228 @@
+// Every failure the world or the user causes is one line on stderr, "Error: <cause>; <fix>",
+// with exit code 2 for a bad command line and 1 for a runtime failure; nothing is left in
+// --dir, and no input crashes fdbench or makes it hang (every run here has a bounded wait).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/process_group.hpp"
+#include "support/temp_dir.hpp"
+
+namespace fdbench::testing {
+namespace {
+
+// Exactly one line, "Error: ...", holding every one of `parts`.
+void expect_one_error_line(const std::string& err, const std::vector<std::string>& parts) {
+  EXPECT_EQ(err.rfind("Error: ", 0), 0U) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << "not one line:\n" << err;
+  for (const auto& part : parts) {
+    EXPECT_NE(err.find(part), std::string::npos) << "message lacks '" << part << "': " << err;
+  }
+}
+
+GroupRun run_bounded(const std::vector<std::string>& args, GroupOptions options = {}) {
+  GroupChild child(args, options);
+  GroupRun run = child.wait(std::chrono::seconds(30));
+  EXPECT_NE(run.exit_code, -1) << "fdbench hung: " << describe(args);
+  EXPECT_LT(run.exit_code, 128) << "fdbench crashed: " << describe(args) << "\n" << run.err;
+  const auto left = child.leftovers();
+  EXPECT_EQ(left.running + left.orphans, 0) << "processes outlived fdbench";
+  return run;
+}
+
+struct Expected {
+  std::vector<std::string> args;
+  int exit_code;
+  std::vector<std::string> parts;  // the flag, the cause, the fix
+};
+
+TEST(Errors, BadCommandLinesAndInputsAreOneLineWithTheCauseAndTheFix) {
+  TempDir dir;
+  write_text(dir / "file", "a regular file\n");
+  const std::string missing = dir / "missing";
+  const std::vector<Expected> cases{
+      {{"open", "--dir", missing},
+       2,
+       {"--dir", missing, "No such file", "create it or name another directory"}},
+      {{"open", "--dir", dir / "file"}, 2, {"--dir", "not a directory", "name a directory"}},
+      {{"open", "--files", "0"}, 2, {"--files", "out of range", "1 to 10000000"}},
+      {{"open", "--files", "-5"}, 2, {"--files", "out of range", "1 to 10000000"}},
+      {{"open", "--files", "many"}, 2, {"--files", "'many'", "whole number"}},
+      {{"open", "--files", "99999999999999999999999"}, 2, {"--files", "1 to 10000000"}},
+      {{"open", "--files", "10000001"}, 2, {"--files", "1 to 10000000"}},
+      {{"open", "--threads", "0"}, 2, {"--threads", "1 to 1024"}},
+      {{"open", "--threads", "1025"}, 2, {"--threads", "1 to 1024"}},
+      {{"socket", "--threads", "2,0"}, 2, {"--threads", "1 to 1024"}},
+      {{"open", "--strategy", "threads,bogus"}, 2, {"--strategy", "'bogus'", "choose from"}},
+      {{"socket", "--kind", "sctp"}, 2, {"--kind", "'sctp'", "choose from"}},
+      {{"open", "--format", "yaml"}, 2, {"--format", "'yaml'", "choose from"}},
+      {{"open", "--output", missing + "/out.json"},
+       2,
+       {"--output", "No such file", "name another directory"}},
+      {{"open", "--tree", missing},
+       2,
+       {"--tree", missing, "No such file", "name another directory"}},
+      {{"open", "--tree", dir / "file"}, 2, {"--tree", "not a directory", "name a directory"}},
+      {{"open", "--list", missing}, 2, {"--list", missing, "No such file"}},
+      {{"open", "--no-such-flag"}, 2, {"--no-such-flag", "fdbench --help"}},
+      {{"frobnicate"}, 2, {"frobnicate", "fdbench --help"}},
+      {{"open", "--files"}, 2, {"--files", "fdbench --help"}},
+  };
+  for (const auto& [args, code, parts] : cases) {
+    SCOPED_TRACE(describe(args));
+    const GroupRun run = run_bounded(args);
+    EXPECT_EQ(run.exit_code, code) << run.err;
+    expect_one_error_line(run.err, parts);
+    EXPECT_EQ(run.out, "");
+  }
+  EXPECT_EQ(list_names(dir.path()), std::vector<std::string>{"file"});
+}
+
+// A tmpfs mounted for one test (needs root or CAP_SYS_ADMIN; the test skips without), always
+// unmounted at the end.
+class Tmpfs {
+ public:
+  explicit Tmpfs(const std::string& options) : path_(parent_ / "mnt") {
+    mkdir(path_.c_str(), 0755);
+    const std::string command =
+        "mount -t tmpfs -o " + options + " fdbench-test '" + path_ + "' 2>/dev/null";
+    mounted_ = std::system(command.c_str()) == 0;
+  }
+  Tmpfs(const Tmpfs&) = delete;
+  Tmpfs& operator=(const Tmpfs&) = delete;
+  ~Tmpfs() {
+    if (!mounted_) return;
+    if (std::system(("umount '" + path_ + "' 2>/dev/null").c_str()) != 0) {
+      [[maybe_unused]] const int lazy = std::system(("umount -l '" + path_ + "'").c_str());
+    }
+  }
+  [[nodiscard]] bool mounted() const { return mounted_; }
+  [[nodiscard]] const std::string& path() const { return path_; }
+
+ private:
+  TempDir parent_;
+  std::string path_;
+  bool mounted_ = false;
+};
+
+TEST(Errors, ReadOnlyDir) {
+  const Tmpfs ro("ro,size=1m");
+  if (!ro.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (not root?)";
+  const GroupRun run = run_bounded({"open", "--files", "10", "--dir", ro.path()});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  expect_one_error_line(run.err, {"--dir", ro.path(), "not writable", "Read-only file system",
+                                  "choose a writable directory"});
+}
+
+TEST(Errors, TooFewInodesIsSaidBeforeCreatingAnything) {
+  const Tmpfs tiny("size=64k,nr_inodes=200");
+  if (!tiny.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (not root?)";
+  const GroupRun run = run_bounded({"open", "--files", "1000", "--threads", "1", "--strategy",
+                                    "threads", "--repeat", "1", "--dir", tiny.path()});
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  expect_one_error_line(run.err, {"--dir", tiny.path(), "inodes", "1000", "lower --files"});
+  EXPECT_EQ(list_names(tiny.path()), std::vector<std::string>{}) << "setup left files behind";
+}
+
+// ENOSPC in the middle of creating the set: the up-front check passed, then something else
+// took the inodes. fdbench must stop, remove what it made, and name the problem.
+TEST(Errors, FilesystemFillingUpDuringSetup) {
+  const Tmpfs fs("size=32m,nr_inodes=200000");
+  if (!fs.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (not root?)";
+  const std::string filler = fs.path() + "/filler";
+  ASSERT_EQ(mkdir(filler.c_str(), 0755), 0);
+  GroupChild child({"open", "--files", "190000", "--threads", "1", "--strategy", "threads",
+                    "--repeat", "1", "--warmup", "0", "--dir", fs.path()});
+  // As soon as fdbench has its directory, take every free inode.
+  ASSERT_TRUE(wait_until([&] { return !private_dirs(fs.path()).empty(); }))
+      << "fdbench never started its file set";
+  std::size_t taken = 0;
+  for (;; ++taken) {
+    const int fd = open((filler + "/" + std::to_string(taken)).c_str(),
+                        O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+    if (fd < 0) break;
+    close(fd);
+  }
+  const GroupRun run = child.wait(std::chrono::seconds(30));
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  // Normally fdbench meets ENOSPC while creating; should the filler have been first, the
+  // up-front check says it instead. Both name the --dir and the fix.
+  const bool midway = run.err.find("no space left") != std::string::npos;
+  RecordProperty("met_enospc_while_creating", midway ? "yes" : "no");
+  expect_one_error_line(run.err, {"--dir", fs.path(), "lower --files"});
+  EXPECT_TRUE(midway || run.err.find("free inodes") != std::string::npos) << run.err;
+  EXPECT_EQ(private_dirs(fs.path()), std::vector<std::string>{}) << "setup left files behind";
+  const auto left = child.leftovers();
+  EXPECT_EQ(left.running + left.orphans, 0);
+}
+
+TEST(Errors, KeepOpenBeyondTheHardDescriptorLimit) {
+  FastTempDir dir;
+  GroupOptions limited;
+  limited.nofile = 256;
+  const GroupRun run = run_bounded({"open", "--keep-open", "--files", "1000", "--threads", "2",
+                                    "--strategy", "threads", "--repeat", "1", "--dir", dir.path()},
+                                   limited);
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  expect_one_error_line(run.err, {"hard limit is 256", "ulimit -Hn", "--files"});
+  EXPECT_EQ(list_names(dir.path()), std::vector<std::string>{});
+}
+
+TEST(Errors, ListWithEntriesThatCannotBeOpenedCountsThem) {
+  TempDir dir;
+  write_text(dir / "good.txt", "");
+  ASSERT_EQ(mkfifo((dir / "fifo").c_str(), 0644), 0);
+  ASSERT_EQ(mkdir((dir / "subdir").c_str(), 0755), 0);
+  ASSERT_EQ(symlink((dir / "good.txt").c_str(), (dir / "link").c_str()), 0);
+  write_text(dir / "list", dir / "good.txt\n" + dir / "fifo\n" + dir / "subdir\n" + dir / "link\n" +
+                               dir / "gone-1\n" + dir / "gone-2\n\n");
+  const GroupRun run =
+      run_bounded({"open", "--list", dir / "list", "--threads", "1", "--strategy", "threads",
+                   "--repeat", "2", "--warmup", "0", "--format", "json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.err.find("Error:"), std::string::npos) << run.err;
+  const auto doc = nlohmann::json::parse(run.out);
+  ASSERT_EQ(doc.at("results").size(), 1U);
+  const auto& r = doc.at("results")[0];
+  EXPECT_EQ(r.at("ops"), 1);
+  EXPECT_EQ(r.at("failures"), 0);
+  const auto& input = r.at("input");
+  EXPECT_EQ(input.at("files"), 1);
+  EXPECT_EQ(input.at("skipped").value("fifo", 0), 1) << input.dump();
+  EXPECT_EQ(input.at("skipped").value("directory", 0), 1) << input.dump();
+  EXPECT_EQ(input.at("skipped").value("symlink", 0), 1) << input.dump();
+  EXPECT_EQ(input.at("missing").value("No such file or directory", 0), 2) << input.dump();
+
+  // The table says so too.
+  const GroupRun table = run_bounded(
+      {"open", "--list", dir / "list", "--threads", "1", "--strategy", "threads", "--repeat", "1"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("3 entries skipped"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("2 listed paths not found"), std::string::npos) << table.out;
+}
+
+TEST(Errors, ListWithNothingToOpenIsAnError) {
+  TempDir dir;
+  write_text(dir / "empty", "");
+  ASSERT_EQ(mkfifo((dir / "fifo").c_str(), 0644), 0);
+  write_text(dir / "useless", dir / "fifo\n" + dir / "gone\n" + dir.path() + "\n");
+  for (const char* list : {"empty", "useless"}) {
+    SCOPED_TRACE(list);
+    const GroupRun run = run_bounded(
+        {"open", "--list", dir / list, "--threads", "1", "--strategy", "threads", "--repeat", "1"});
+    EXPECT_EQ(run.exit_code, 1) << run.err;
+    expect_one_error_line(run.err, {"no regular files", "--list", dir / list});
+  }
+}
+
+}  // namespace
+}  // namespace fdbench::testing

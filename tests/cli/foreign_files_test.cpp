@@ -1,0 +1,282 @@
+// fdbench never touches a file it did not create: not the user's files beside its private
+// directory, not an entry someone plants inside that directory while it runs (the directory
+// is then left in place, with a warning), and `fdbench clean` removes only what a killed
+// fdbench left behind.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/process_group.hpp"
+#include "support/temp_dir.hpp"
+
+namespace fdbench::testing {
+namespace {
+
+// The user's files and their contents, to compare after the run.
+using Snapshot = std::map<std::string, std::string>;
+
+Snapshot plant_user_files(const std::string& dir) {
+  Snapshot files;
+  // Names fdbench itself uses, to catch a removal by name.
+  for (const char* name : {"1.txt", "2.txt", "7.txt", "d0", ".fdbench-private", "notes"}) {
+    files[dir + "/" + name] = std::string("the user's ") + name + "\n";
+  }
+  for (const auto& [path, text] : files) write_text(path, text);
+  return files;
+}
+
+void expect_intact(const Snapshot& files) {
+  for (const auto& [path, text] : files) {
+    EXPECT_EQ(read_text(path), text) << path << " was modified or removed";
+  }
+}
+
+bool is_symlink(const std::string& path) {
+  struct stat info {};
+  return lstat(path.c_str(), &info) == 0 && S_ISLNK(info.st_mode);
+}
+
+// A long `open` run whose private directory is complete (all files created) when it returns.
+// The caller plants something, then stops the run with SIGINT.
+class PlantDuringARun : public ::testing::Test {
+ protected:
+  // `entries`: what the private directory holds once the set is complete.
+  void start(std::vector<std::string> extra = {}, std::size_t entries = 51) {
+    std::vector<std::string> args{"open",     "--files", "50",       "--threads", "1",
+                                  "--repeat", "100000",  "--warmup", "0",         "--strategy",
+                                  "threads",  "--dir",   dir_.path()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    child_.emplace(args);
+    ASSERT_TRUE(wait_until([&] {
+      const auto found = private_dirs(dir_.path());
+      if (found.empty()) return false;
+      private_ = dir_ / found[0];
+      return list_names(private_).size() == entries;  // 50 files and the marker, by default
+    })) << "the run never created its files";
+  }
+
+  // Ctrl-C after the planted entry has been in place for a few repetitions.
+  GroupRun stop() {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    child_->signal(SIGINT, false);
+    return child_->wait();
+  }
+
+  void expect_left_with_only(const GroupRun& run, const std::vector<std::string>& names) {
+    EXPECT_EQ(run.exit_code, 128 + SIGINT) << run.err;
+    EXPECT_EQ(list_names(private_), names)
+        << "fdbench must remove what it created and only that, and then leave the directory";
+    EXPECT_NE(run.err.find("left " + private_), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("did not create"), std::string::npos) << run.err;
+  }
+
+  FastTempDir dir_;
+  TempDir user_;  // the user's files, outside --dir
+  std::optional<GroupChild> child_;
+  std::string private_;
+};
+
+TEST_F(PlantDuringARun, UserFilesBesideThePrivateDirectoryAreUntouched) {
+  const Snapshot beside = plant_user_files(dir_.path());
+  start();
+  const GroupRun run = stop();
+  EXPECT_EQ(run.exit_code, 128 + SIGINT) << run.err;
+  expect_intact(beside);
+  EXPECT_EQ(private_dirs(dir_.path()), std::vector<std::string>{});
+  EXPECT_EQ(list_names(dir_.path()).size(), beside.size());
+}
+
+TEST_F(PlantDuringARun, SymlinkInPlaceOfOneOfItsFilesIsLeft) {
+  const Snapshot theirs = plant_user_files(user_.path());
+  start();
+  // Atomically replace 7.txt with a symlink to the user's file of the same name.
+  const std::string planted = private_ + "/.planting";
+  ASSERT_EQ(symlink((user_ / "7.txt").c_str(), planted.c_str()), 0);
+  ASSERT_EQ(std::rename(planted.c_str(), (private_ + "/7.txt").c_str()), 0);
+  const GroupRun run = stop();
+  expect_intact(theirs);
+  expect_left_with_only(run, {"7.txt"});
+  EXPECT_TRUE(is_symlink(private_ + "/7.txt")) << "the planted symlink itself was replaced";
+}
+
+TEST_F(PlantDuringARun, SymlinkWithANewNameIsLeft) {
+  const Snapshot theirs = plant_user_files(user_.path());
+  start();
+  ASSERT_EQ(symlink((user_ / "notes").c_str(), (private_ + "/51.txt").c_str()), 0);
+  ASSERT_EQ(symlink(user_.path().c_str(), (private_ + "/elsewhere").c_str()), 0);
+  const GroupRun run = stop();
+  expect_intact(theirs);
+  expect_left_with_only(run, {"51.txt", "elsewhere"});
+}
+
+TEST_F(PlantDuringARun, HardLinkToAUserFileIsLeft) {
+  const Snapshot theirs = plant_user_files(dir_.path());
+  start();
+  // Same filesystem as --dir, so the user's file can be linked in under one of our names.
+  const std::string planted = private_ + "/.planting";
+  ASSERT_EQ(link((dir_ / "2.txt").c_str(), planted.c_str()), 0);
+  ASSERT_EQ(std::rename(planted.c_str(), (private_ + "/2.txt").c_str()), 0);
+  const GroupRun run = stop();
+  expect_intact(theirs);
+  expect_left_with_only(run, {"2.txt"});
+  struct stat info {};
+  ASSERT_EQ(stat((dir_ / "2.txt").c_str(), &info), 0);
+  EXPECT_EQ(info.st_nlink, 2U) << "the user's second name for the file was removed";
+}
+
+TEST_F(PlantDuringARun, SymlinkToAFifoIsNeverOpened) {
+  const std::string fifo = user_ / "fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  start();
+  const std::string planted = private_ + "/.planting";
+  ASSERT_EQ(symlink(fifo.c_str(), planted.c_str()), 0);
+  ASSERT_EQ(std::rename(planted.c_str(), (private_ + "/3.txt").c_str()), 0);
+  // Had fdbench followed the link, it would be waiting in open() for a writer, for ever: a
+  // reader of the FIFO would exist, and opening its write end without blocking would succeed.
+  // It must keep failing with ENXIO (no reader) for as long as we look.
+  const auto until = Clock::now() + std::chrono::milliseconds(300);
+  while (Clock::now() < until) {
+    const int writer = open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    const int err = errno;
+    if (writer >= 0) close(writer);  // lets a blocked fdbench go on
+    ASSERT_LT(writer, 0) << "fdbench opened a FIFO planted in its directory";
+    ASSERT_EQ(err, ENXIO);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  const GroupRun run = stop();
+  expect_left_with_only(run, {"3.txt"});
+}
+
+TEST_F(PlantDuringARun, SubdirectoryReplacedBySymlinkToUserDirectory) {
+  // With dirs:2, d0 holds 1.txt, 3.txt, ...: the user's directory holds the same names.
+  const Snapshot theirs = plant_user_files(user_.path());
+  start({"--layout", "dirs:2", "--flags", "rdwr"}, 3);  // d0, d1 and the marker
+  ASSERT_TRUE(wait_until([&] { return list_names(private_ + "/d1").size() == 25; }));
+  ASSERT_EQ(std::rename((private_ + "/d0").c_str(), (private_ + "/moved").c_str()), 0);
+  ASSERT_EQ(symlink(user_.path().c_str(), (private_ + "/d0").c_str()), 0);
+  const GroupRun run = stop();
+  expect_intact(theirs);  // nothing under the user's directory was removed through "d0"
+  EXPECT_EQ(list_names(user_.path()).size(), theirs.size());
+  EXPECT_EQ(run.exit_code, 128 + SIGINT) << run.err;
+  EXPECT_TRUE(is_symlink(private_ + "/d0"));
+  EXPECT_NE(run.err.find("did not create"), std::string::npos) << run.err;
+}
+
+// ---- fdbench clean ----
+
+void write_marker(const std::string& dir, pid_t pid) {
+  write_text(dir + "/.fdbench-private",
+             "fdbench private directory\npid " + std::to_string(pid) + "\nhand-made by a test\n");
+}
+
+std::string make_dir(const std::string& path) {
+  EXPECT_EQ(mkdir(path.c_str(), 0700), 0) << path;
+  return path;
+}
+
+// A pid that is certainly not running: a child of ours that has exited and been reaped.
+pid_t dead_pid() {
+  const pid_t pid = fork();
+  if (pid == 0) _exit(0);
+  waitpid(pid, nullptr, 0);
+  return pid;
+}
+
+bool contains_line(const std::string& text, const std::string& start, const std::string& part) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(start, 0) == 0 && line.find(part) != std::string::npos) return true;
+  }
+  return false;
+}
+
+TEST(Clean, RemovesOnlyLeftoversOfAKilledRun) {
+  FastTempDir dir;
+  const Snapshot beside = plant_user_files(dir.path());
+
+  // Left by a SIGKILLed run: removed.
+  std::string killed;
+  {
+    GroupChild child({"open", "--files", "300", "--threads", "1", "--strategy", "threads",
+                      "--repeat", "100000", "--warmup", "0", "--layout", "dirs:3", "--dir",
+                      dir.path()});
+    ASSERT_TRUE(wait_until([&] {
+      const auto found = private_dirs(dir.path());
+      return !found.empty() && (killed = dir / found[0], true);
+    }));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    child.signal(SIGKILL, true);
+    EXPECT_EQ(child.wait().exit_code, 128 + SIGKILL);
+    ASSERT_EQ(private_dirs(dir.path()).size(), 1U) << "SIGKILL cannot clean up";
+  }
+
+  // Named like one, but no marker: not ours, not mentioned.
+  const std::string unmarked = make_dir(dir / "fdbench-NoMark");
+  write_text(unmarked + "/1.txt", "");
+
+  // Its fdbench is still running (the marker names this test process): left.
+  const std::string running = make_dir(dir / "fdbench-Runnin");
+  write_marker(running, getpid());
+  write_text(running + "/1.txt", "");
+
+  // Holds a file fdbench never creates: left, and said so.
+  const std::string foreign = make_dir(dir / "fdbench-Foreig");
+  write_marker(foreign, dead_pid());
+  write_text(foreign + "/1.txt", "");
+  write_text(foreign + "/holiday.jpg", "the user's\n");
+
+  // Holds a second name of a user's file under one of fdbench's names: left.
+  const std::string linked = make_dir(dir / "fdbench-Linked");
+  write_marker(linked, dead_pid());
+  ASSERT_EQ(link((dir / "notes").c_str(), (linked + "/5.txt").c_str()), 0);
+
+  // A symlink named like one, to a directory of the user's that has a marker: never entered.
+  TempDir user_dir;
+  write_marker(user_dir.path(), dead_pid());
+  write_text(user_dir / "1.txt", "");
+  ASSERT_EQ(symlink(user_dir.path().c_str(), (dir / "fdbench-SymLnk").c_str()), 0);
+
+  const GroupRun run = [&] {
+    GroupChild clean({"clean", "--dir", dir.path()});
+    return clean.wait();
+  }();
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.err, "");
+
+  struct stat info {};
+  EXPECT_NE(lstat(killed.c_str(), &info), 0) << "the killed run's directory is still there";
+  EXPECT_TRUE(contains_line(run.out, "removed ", killed)) << run.out;
+
+  EXPECT_EQ(list_names(unmarked), std::vector<std::string>{"1.txt"});
+  EXPECT_EQ(run.out.find(unmarked), std::string::npos) << run.out;
+
+  EXPECT_EQ(list_names(running), (std::vector<std::string>{".fdbench-private", "1.txt"}));
+  EXPECT_TRUE(contains_line(run.out, "left " + running, "still")) << run.out;
+
+  EXPECT_EQ(read_text(foreign + "/holiday.jpg"), "the user's\n");
+  EXPECT_TRUE(contains_line(run.out, "left " + foreign, "holiday.jpg")) << run.out;
+
+  EXPECT_TRUE(contains_line(run.out, "left " + linked, "5.txt")) << run.out;
+  ASSERT_EQ(stat((dir / "notes").c_str(), &info), 0);
+  EXPECT_EQ(info.st_nlink, 2U) << "the user's second name for a file was removed";
+
+  EXPECT_EQ(list_names(user_dir.path()), (std::vector<std::string>{".fdbench-private", "1.txt"}));
+  EXPECT_TRUE(is_symlink(dir / "fdbench-SymLnk"));
+
+  expect_intact(beside);
+}
+
+}  // namespace
+}  // namespace fdbench::testing

@@ -1,0 +1,270 @@
+// Ctrl-C and SIGTERM at every stage of a run, sent to fdbench alone or to its whole process
+// group (as a terminal does): fdbench stops promptly, exits 128 + signal, removes its private
+// directory, leaves no process behind, and still writes what it finished, marked incomplete.
+//
+// The only timing asserted is a generous upper bound on how long a stop takes: fdbench polls
+// for the signal at least every 4,096 items, which is well under a second here; the tests
+// allow kStopBound (5 s) so that a loaded machine cannot make them flaky.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/process_group.hpp"
+#include "support/temp_dir.hpp"
+
+namespace fdbench::testing {
+namespace {
+
+constexpr double kStopBound = 5.0;  // seconds from the signal to the exit; the goal is 2
+
+enum class Stage {
+  creating_files,   // FileSet::create
+  repetitions,      // measure(): timed repetitions in fdbench itself
+  process_workers,  // measure() with forked `process` workers
+  socket_children,  // measure_in_fresh_child(): every repetition in a fresh child
+  socket_process,   // ... and that child forks `process` workers of its own
+  keep_open,        // open --keep-open: fresh children that hold the files, with workers
+};
+
+struct Case {
+  const char* name;
+  Stage stage;
+};
+
+std::vector<std::string> args_for(Stage stage, const std::string& dir, const std::string& out) {
+  std::vector<std::string> args;
+  switch (stage) {
+    case Stage::creating_files:  // creating 200,000 files takes seconds, even on tmpfs
+      args = {"open",       "--files", "200000",   "--threads", "1",
+              "--strategy", "threads", "--repeat", "1"};
+      break;
+    case Stage::repetitions:
+      args = {"open",       "--files", "50",       "--threads", "2",
+              "--strategy", "threads", "--repeat", "100000"};
+      break;
+    case Stage::process_workers:
+      args = {"open",       "--files", "50",       "--threads", "2",
+              "--strategy", "process", "--repeat", "100000"};
+      break;
+    case Stage::socket_children:
+      args = {"socket",       "--strategy", "threads",  "--threads", "2",
+              "--per-thread", "64",         "--repeat", "100000"};
+      break;
+    case Stage::socket_process:
+      args = {"socket",       "--strategy", "process",  "--threads", "2",
+              "--per-thread", "64",         "--repeat", "100000"};
+      break;
+    case Stage::keep_open:
+      args = {"open",       "--files", "50",          "--threads", "2",
+              "--strategy", "process", "--keep-open", "--repeat",  "100000"};
+      break;
+  }
+  if (args[0] == "open") args.insert(args.end(), {"--dir", dir});
+  args.insert(args.end(), {"--warmup", "0", "--format", "json", "--output", out});
+  return args;
+}
+
+// Waits (bounded) until the run has reached `stage`; false if it never did.
+bool reach(Stage stage, const GroupChild& child, const std::string& dir) {
+  const auto set_complete = [&](std::size_t files) {
+    const auto found = private_dirs(dir);
+    return !found.empty() && list_names(dir + "/" + found[0]).size() == files + 1;  // + marker
+  };
+  switch (stage) {
+    case Stage::creating_files:
+      return wait_until([&] { return !private_dirs(dir).empty(); });
+    case Stage::repetitions:
+      return wait_until([&] { return set_complete(50); });
+    case Stage::process_workers:
+      return wait_until([&] { return set_complete(50) && !children_of(child.pid()).empty(); });
+    case Stage::socket_children:
+    case Stage::socket_process:
+      return wait_until([&] { return !children_of(child.pid()).empty(); });
+    case Stage::keep_open:
+      return wait_until([&] { return set_complete(50) && !children_of(child.pid()).empty(); });
+  }
+  return false;
+}
+
+// The number in "fdbench: interrupted by signal 2; 3 finished results kept", or -1.
+int results_kept(const std::string& err) {
+  const auto line = err.find("interrupted by signal ");
+  const auto count = err.find("; ", line);
+  if (line == std::string::npos || count == std::string::npos) return -1;
+  return std::atoi(err.c_str() + count + 2);
+}
+
+// The file an interrupted run wrote: complete JSON, marked incomplete, holding exactly the
+// results that finished, each with every repetition it promised.
+void expect_partial_document(const std::string& path, const std::string& err) {
+  const std::string text = read_text(path);
+  ASSERT_FALSE(text.empty()) << "no --output file written";
+  const auto doc = nlohmann::json::parse(text);
+  EXPECT_EQ(doc.at("schema_version"), 1);
+  EXPECT_EQ(doc.at("complete"), false);
+  const auto& results = doc.at("results");
+  EXPECT_EQ(static_cast<int>(results.size()), results_kept(err)) << err;
+  for (const auto& r : results) {
+    if (r.contains("error")) continue;
+    EXPECT_EQ(r.at("times_ns").size(), r.at("repeat").get<std::size_t>())
+        << "a result cut short by the signal was kept: " << r.dump();
+  }
+}
+
+void expect_nothing_left(GroupChild& child, const std::string& dir, const std::string& out) {
+  const auto left = child.leftovers();
+  EXPECT_EQ(left.running, 0) << "processes of fdbench's group outlived it";
+  EXPECT_EQ(left.orphans, 0) << "fdbench's processes died without reaping their children";
+  EXPECT_EQ(private_dirs(dir), std::vector<std::string>{}) << "the private directory was left";
+  for (const auto& name : list_names(std::filesystem::path(out).parent_path().string())) {
+    EXPECT_EQ(name.find(".tmp-"), std::string::npos) << "temporary output left: " << name;
+  }
+}
+
+struct Param {
+  Case what;
+  int signal;
+  bool whole_group;
+};
+
+// For ctest's listing: the name, not the bytes.
+void PrintTo(const Param& p, std::ostream* os) {
+  *os << p.what.name << (p.signal == SIGINT ? " SIGINT" : " SIGTERM")
+      << (p.whole_group ? " to the group" : " to fdbench");
+}
+
+std::string param_name(const ::testing::TestParamInfo<Param>& info) {
+  return std::string(info.param.what.name) +
+         (info.param.signal == SIGINT ? "_SIGINT" : "_SIGTERM") +
+         (info.param.whole_group ? "_ToTheGroup" : "_ToFdbench");
+}
+
+class InterruptAt : public ::testing::TestWithParam<Param> {};
+
+TEST_P(InterruptAt, StopsPromptlyCleansUpAndKeepsWhatFinished) {
+  const Param p = GetParam();
+  FastTempDir dir;
+  TempDir out_dir;
+  const std::string out = out_dir / "results.json";
+  const auto args = args_for(p.what.stage, dir.path(), out);
+  SCOPED_TRACE(describe(args));
+  GroupChild child(args);
+  ASSERT_TRUE(reach(p.what.stage, child, dir.path())) << "the run never reached the stage";
+  child.signal(p.signal, p.whole_group);
+  const GroupRun run = child.wait();
+  ASSERT_NE(run.exit_code, -1) << "fdbench did not exit after the signal: " << run.err;
+  EXPECT_LE(run.seconds, kStopBound) << "stopping took too long";
+  EXPECT_EQ(run.exit_code, 128 + p.signal) << run.err;
+  EXPECT_NE(run.err.find("interrupted by signal " + std::to_string(p.signal)), std::string::npos)
+      << run.err;
+  EXPECT_EQ(run.err.find("Error:"), std::string::npos) << run.err;
+  expect_partial_document(out, run.err);
+  expect_nothing_left(child, dir.path(), out);
+}
+
+constexpr Case kCases[] = {
+    {"CreatingFiles", Stage::creating_files},
+    {"Repetitions", Stage::repetitions},
+    {"ProcessWorkers", Stage::process_workers},
+    {"SocketFreshChildren", Stage::socket_children},
+    {"SocketFreshChildrenWithWorkers", Stage::socket_process},
+    {"KeepOpenFreshChildren", Stage::keep_open},
+};
+
+std::vector<Param> all_params() {
+  std::vector<Param> params;
+  for (const Case& c : kCases) {
+    for (const int sig : {SIGINT, SIGTERM}) {
+      for (const bool group : {false, true}) params.push_back({c, sig, group});
+    }
+  }
+  return params;
+}
+
+INSTANTIATE_TEST_SUITE_P(Stages, InterruptAt, ::testing::ValuesIn(all_params()), param_name);
+
+// The results finished before the signal are in the file: here `threads` finishes, and the
+// signal comes while the `process` workers of the second result run.
+TEST(Interrupt, ResultsFinishedBeforeTheSignalAreKept) {
+  for (const bool group : {false, true}) {
+    SCOPED_TRACE(group ? "to the group" : "to fdbench");
+    FastTempDir dir;
+    TempDir out_dir;
+    const std::string out = out_dir / "results.json";
+    const std::vector<std::string> args{
+        "open",     "--files",  "1",        "--threads", "1",     "--strategy", "threads,process",
+        "--repeat", "100000",   "--warmup", "0",         "--dir", dir.path(),   "--format",
+        "json",     "--output", out};
+    GroupChild child(args);
+    ASSERT_TRUE(wait_until([&] { return !children_of(child.pid()).empty(); }))
+        << "the process workers never started";
+    child.signal(SIGINT, group);
+    const GroupRun run = child.wait();
+    EXPECT_LE(run.seconds, kStopBound);
+    EXPECT_EQ(run.exit_code, 128 + SIGINT) << run.err;
+    expect_partial_document(out, run.err);
+    const auto doc = nlohmann::json::parse(read_text(out));
+    ASSERT_EQ(doc.at("results").size(), 1U) << run.err;
+    const auto& r = doc.at("results")[0];
+    EXPECT_EQ(r.at("strategy"), "threads");
+    EXPECT_FALSE(r.contains("error")) << r.dump();
+    EXPECT_EQ(r.at("times_ns").size(), 100000U);
+    expect_nothing_left(child, dir.path(), out);
+  }
+}
+
+// A second Ctrl-C while the first is being handled changes nothing.
+TEST(Interrupt, RepeatedSignalsStillCleanUp) {
+  FastTempDir dir;
+  TempDir out_dir;
+  const std::string out = out_dir / "results.json";
+  const auto args = args_for(Stage::keep_open, dir.path(), out);
+  GroupChild child(args);
+  ASSERT_TRUE(reach(Stage::keep_open, child, dir.path()));
+  for (int i = 0; i < 5; ++i) child.signal(SIGINT, true);
+  const GroupRun run = child.wait();
+  EXPECT_LE(run.seconds, kStopBound);
+  EXPECT_EQ(run.exit_code, 128 + SIGINT) << run.err;
+  expect_partial_document(out, run.err);
+  expect_nothing_left(child, dir.path(), out);
+}
+
+// No zombies and no orphans after `process` runs: neither after a normal one nor when a
+// worker is killed under fdbench's feet (its result then carries the error; the run goes on).
+TEST(ProcessWorkers, NothingOutlivesARunEvenWhenAWorkerIsKilled) {
+  FastTempDir dir;
+  {
+    GroupChild child({"open", "--files", "50", "--threads", "1,3", "--strategy", "process",
+                      "--repeat", "3", "--dir", dir.path(), "--format", "json"});
+    const GroupRun run = child.wait();
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const auto left = child.leftovers();
+    EXPECT_EQ(left.running + left.orphans, 0);
+  }
+  GroupChild child({"open", "--files", "50", "--threads", "3", "--strategy", "process", "--repeat",
+                    "100000", "--warmup", "0", "--dir", dir.path(), "--format", "json"});
+  std::vector<pid_t> workers;
+  ASSERT_TRUE(wait_until([&] { return (workers = children_of(child.pid())).size() == 3; }));
+  ASSERT_EQ(kill(workers[1], SIGKILL), 0);
+  const GroupRun run = child.wait();
+  ASSERT_EQ(run.exit_code, 0) << run.err;  // a strategy that fails is a result, not the end
+  const auto doc = nlohmann::json::parse(run.out);
+  ASSERT_EQ(doc.at("results").size(), 1U);
+  EXPECT_NE(doc.at("results")[0].value("error", "").find("signal 9"), std::string::npos)
+      << doc.at("results")[0].dump();
+  for (const pid_t worker : workers) {
+    EXPECT_TRUE(kill(worker, 0) != 0 && errno == ESRCH) << "worker " << worker << " remains";
+  }
+  const auto left = child.leftovers();
+  EXPECT_EQ(left.running, 0);
+  EXPECT_EQ(left.orphans, 0);
+  EXPECT_EQ(private_dirs(dir.path()), std::vector<std::string>{});
+}
+
+}  // namespace
+}  // namespace fdbench::testing

@@ -1,0 +1,86 @@
+// --output FILE is never left half-written: an existing FILE is replaced only by a complete
+// document (complete: false after a runtime error or a signal), stays as it was when nothing
+// ran or fdbench was killed outright, and no temporary file is ever left beside it.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/process_group.hpp"
+#include "support/temp_dir.hpp"
+
+namespace fdbench::testing {
+namespace {
+
+constexpr const char* kOld = "{\"the previous results\": true}\n";
+
+class OutputFile : public ::testing::Test {
+ protected:
+  void SetUp() override { write_text(output_, kOld); }
+  void TearDown() override {
+    EXPECT_EQ(list_names(dir_.path()), std::vector<std::string>{"results.json"})
+        << "something beside the output file (a temporary?) was left";
+  }
+  TempDir dir_;
+  const std::string output_ = dir_ / "results.json";
+  FastTempDir work_;
+};
+
+TEST_F(OutputFile, RuntimeErrorStillReplacesItWithACompleteDocument) {
+  GroupOptions limited;
+  limited.nofile = 256;  // --keep-open with 1,000 files cannot run under this hard limit
+  GroupChild child({"open", "--keep-open", "--files", "1000", "--threads", "1", "--repeat", "1",
+                    "--dir", work_.path(), "--format", "json", "--output", output_},
+                   limited);
+  const GroupRun run = child.wait(std::chrono::seconds(30));
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_EQ(run.err.rfind("Error: ", 0), 0U) << run.err;
+  const auto doc = nlohmann::json::parse(read_text(output_));
+  EXPECT_EQ(doc.at("schema_version"), 1);
+  EXPECT_EQ(doc.at("complete"), false);
+  EXPECT_TRUE(doc.at("results").is_array());
+}
+
+TEST_F(OutputFile, UsageErrorLeavesItAsItWas) {
+  GroupChild child({"open", "--files", "0", "--format", "json", "--output", output_});
+  const GroupRun run = child.wait(std::chrono::seconds(30));
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_EQ(read_text(output_), kOld);
+}
+
+TEST_F(OutputFile, SigkillLeavesItAsItWas) {
+  GroupChild child({"open", "--files", "50", "--threads", "1", "--strategy", "threads", "--repeat",
+                    "100000", "--warmup", "0", "--dir", work_.path(), "--format", "json",
+                    "--output", output_});
+  ASSERT_TRUE(wait_until([&] { return !private_dirs(work_.path()).empty(); }));
+  child.signal(SIGKILL, true);
+  EXPECT_EQ(child.wait().exit_code, 128 + SIGKILL);
+  EXPECT_EQ(read_text(output_), kOld);
+}
+
+TEST_F(OutputFile, InterruptReplacesItWithACompleteDocument) {
+  for (const char* format : {"json", "csv", "table"}) {
+    SCOPED_TRACE(format);
+    write_text(output_, kOld);
+    GroupChild child({"open", "--files", "50", "--threads", "1", "--strategy", "threads",
+                      "--repeat", "100000", "--warmup", "0", "--dir", work_.path(), "--format",
+                      format, "--output", output_});
+    ASSERT_TRUE(wait_until([&] { return !private_dirs(work_.path()).empty(); }));
+    child.signal(SIGTERM, false);
+    const GroupRun run = child.wait(std::chrono::seconds(30));
+    EXPECT_EQ(run.exit_code, 128 + SIGTERM) << run.err;
+    const std::string text = read_text(output_);
+    EXPECT_NE(text, kOld);
+    if (std::string(format) == "json") {
+      EXPECT_EQ(nlohmann::json::parse(text).at("complete"), false);
+    } else {
+      EXPECT_FALSE(text.empty());
+      EXPECT_EQ(text.back(), '\n') << "the last line is cut";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fdbench::testing

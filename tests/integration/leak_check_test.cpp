@@ -1,0 +1,66 @@
+// The runner's descriptor-leak check: a workload that opens a descriptor and never closes it
+// is reported by measure() in the result's warnings, and stops a debug build on the spot.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fdbench/platform.hpp"
+#include "fdbench/runner.hpp"
+
+namespace fdbench {
+namespace {
+
+// One item: open /dev/null, keep nothing, close nothing.
+class LeakingWorkload final : public Workload {
+ public:
+  [[nodiscard]] std::string_view name() const override { return "open"; }
+  [[nodiscard]] std::string kind() const override { return "file"; }
+  [[nodiscard]] std::size_t ops() const override { return 1; }
+  void run_range(std::size_t begin, std::size_t end, Tally& tally) noexcept override {
+    for (std::size_t i = begin; i < end; ++i) {
+      if (open("/dev/null", O_RDONLY | O_CLOEXEC) < 0) tally.fail(errno);  // and never closed
+    }
+  }
+  [[nodiscard]] ItemSpec spec() const override { return {}; }
+  void keep(std::size_t /*i*/, int fd) noexcept override { close(fd); }
+};
+
+Result measure_leak() {
+  LeakingWorkload work;
+  return measure(work, *find_strategy("threads"), {1, 1}, 2, 0);
+}
+
+#ifdef NDEBUG
+TEST(LeakCheck, ALeakingWorkloadIsReportedInTheWarnings) {
+  const auto before = platform::open_descriptors();
+  const Result r = measure_leak();
+  ASSERT_EQ(r.warnings.size(), 1U);
+  EXPECT_NE(r.warnings[0].find("descriptor leak"), std::string::npos) << r.warnings[0];
+  EXPECT_EQ(r.error, "");  // the measurement itself ran
+  // Close what the workload leaked, so this test leaks nothing itself.
+  for (const int fd : platform::open_descriptors()) {
+    if (!std::binary_search(before.begin(), before.end(), fd)) close(fd);
+  }
+  EXPECT_EQ(platform::open_descriptors(), before);
+}
+#else
+TEST(LeakCheckDeathTest, ALeakingWorkloadStopsADebugBuild) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // the runner starts threads
+  EXPECT_EXIT(measure_leak(), ::testing::KilledBySignal(SIGABRT), "descriptor leak");
+}
+#endif
+
+TEST(LeakCheck, AWorkloadThatClosesEverythingHasNoWarning) {
+  const auto work = make_socket_workload(SocketKind::tcp, 8);
+  const Result r = measure(*work, *find_strategy("threads"), {2, 1}, 2, 0);
+  EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();
+}
+
+}  // namespace
+}  // namespace fdbench

@@ -1,0 +1,275 @@
+// The JSON results reader on hand-built documents: what the json reporter writes comes back
+// field for field, and every malformed document is an Error that says where it is wrong.
+#include "fdbench/results_json.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fdbench/error.hpp"
+#include "fdbench/reporter.hpp"
+#include "support/temp_dir.hpp"
+
+namespace fdbench {
+namespace {
+
+Environment full_environment() {
+  Environment env;
+  env.os = "Linux";
+  env.kernel = "6.8.0-test";
+  env.cpu_model = "Test CPU \"quoted\" @ 2.00GHz";
+  env.logical_cpus = 64;
+  env.fs_type = "ext4";
+  env.rlimit_nofile = {1024, std::numeric_limits<std::uint64_t>::max()};  // RLIM_INFINITY
+  env.fdsize_at_start = 256;
+  env.io_uring_disabled = 2;
+  env.rcu_expedited = 0;
+  return env;
+}
+
+Result open_result() {
+  Result r;
+  r.workload = "open";
+  r.strategy = "pool-batch";
+  r.threads = 16;
+  r.batch = 64;
+  r.kind = "file";
+  r.ops = 10000;
+  r.repeat = 3;
+  r.warmup = 1;
+  r.times_ns = {30'000'000, 10'000'000, 20'000'001};
+  r.fdsize_before = 64;
+  r.fdsize_after = 128;
+  r.failures = 7;
+  r.first_failure = "Too many open files";
+  r.failures_by_errno = {{"Too many open files", 5}, {"other", 2}};
+  r.parameters = {{"batch", "64"}};
+  InputSummary input;
+  input.source = "list";
+  input.origin = "/home/user/files.txt";
+  input.layout = "";
+  input.flags = "path";
+  input.keep_open = true;
+  input.files = 9998;
+  input.skipped = {{"fifo", 1}, {"directory", 3}};
+  input.missing = {{"No such file or directory", 2}};
+  r.input = input;
+  r.warnings = {"descriptor leak: held {0,1,2} before the run, {0,1,2,3} after", "second"};
+  finalize(r);
+  return r;
+}
+
+Result socket_result() {
+  Result r;
+  r.workload = "socket";
+  r.strategy = "uring-direct";
+  r.threads = 2;
+  r.batch = 1;
+  r.kind = "tcp6";
+  r.pregrow = "auto";
+  r.ops = 512;
+  r.repeat = 2;
+  r.warmup = 0;
+  r.error = "io_uring_disabled is 2";  // unavailable: no samples, no table sizes
+  finalize(r);
+  return r;
+}
+
+void expect_same(const Result& a, const Result& b) {
+  EXPECT_EQ(a.workload, b.workload);
+  EXPECT_EQ(a.strategy, b.strategy);
+  EXPECT_EQ(a.threads, b.threads);
+  EXPECT_EQ(a.batch, b.batch);
+  EXPECT_EQ(a.kind, b.kind);
+  EXPECT_EQ(a.pregrow, b.pregrow);
+  EXPECT_EQ(a.ops, b.ops);
+  EXPECT_EQ(a.repeat, b.repeat);
+  EXPECT_EQ(a.warmup, b.warmup);
+  EXPECT_EQ(a.times_ns, b.times_ns);
+  EXPECT_EQ(a.stats.count, b.stats.count);
+  EXPECT_EQ(a.stats.min, b.stats.min);
+  EXPECT_DOUBLE_EQ(a.stats.median, b.stats.median);
+  EXPECT_EQ(a.stats.max, b.stats.max);
+  EXPECT_DOUBLE_EQ(a.stats.mean, b.stats.mean);
+  EXPECT_DOUBLE_EQ(a.stats.stddev, b.stats.stddev);
+  EXPECT_DOUBLE_EQ(a.ops_per_sec, b.ops_per_sec);
+  EXPECT_EQ(a.fdsize_before, b.fdsize_before);
+  EXPECT_EQ(a.fdsize_after, b.fdsize_after);
+  EXPECT_EQ(a.failures, b.failures);
+  EXPECT_EQ(a.first_failure, b.first_failure);
+  EXPECT_EQ(a.failures_by_errno, b.failures_by_errno);
+  EXPECT_EQ(a.parameters, b.parameters);
+  EXPECT_EQ(a.error, b.error);
+  EXPECT_EQ(a.warnings, b.warnings);
+  ASSERT_EQ(a.input.has_value(), b.input.has_value());
+  if (a.input) {
+    EXPECT_EQ(a.input->source, b.input->source);
+    EXPECT_EQ(a.input->origin, b.input->origin);
+    EXPECT_EQ(a.input->layout, b.input->layout);
+    EXPECT_EQ(a.input->flags, b.input->flags);
+    EXPECT_EQ(a.input->keep_open, b.input->keep_open);
+    EXPECT_EQ(a.input->files, b.input->files);
+    EXPECT_EQ(a.input->skipped, b.input->skipped);
+    EXPECT_EQ(a.input->missing, b.input->missing);
+  }
+}
+
+TEST(ResultsJson, RoundTripKeepsEveryField) {
+  const Environment env = full_environment();
+  const std::vector<Result> results{open_result(), socket_result()};
+  const ResultsDocument doc = parse_results_json(to_json_document(env, results));
+  EXPECT_EQ(doc.schema_version, 1);
+  EXPECT_FALSE(doc.tool_version.empty());
+  EXPECT_TRUE(doc.complete);
+  EXPECT_EQ(doc.environment.os, env.os);
+  EXPECT_EQ(doc.environment.kernel, env.kernel);
+  EXPECT_EQ(doc.environment.cpu_model, env.cpu_model);
+  EXPECT_EQ(doc.environment.logical_cpus, env.logical_cpus);
+  EXPECT_EQ(doc.environment.fs_type, env.fs_type);
+  EXPECT_EQ(doc.environment.rlimit_nofile.soft, env.rlimit_nofile.soft);
+  EXPECT_EQ(doc.environment.rlimit_nofile.hard, env.rlimit_nofile.hard);
+  EXPECT_EQ(doc.environment.fdsize_at_start, env.fdsize_at_start);
+  EXPECT_EQ(doc.environment.io_uring_disabled, env.io_uring_disabled);
+  EXPECT_EQ(doc.environment.rcu_expedited, env.rcu_expedited);
+  ASSERT_EQ(doc.results.size(), results.size());
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    SCOPED_TRACE(i);
+    expect_same(doc.results[i], results[i]);
+  }
+}
+
+TEST(ResultsJson, RoundTripOfAnEmptyAndOfAnInterruptedRun) {
+  EXPECT_TRUE(parse_results_json(to_json_document(full_environment(), std::vector<Result>{}))
+                  .results.empty());
+
+  // What the json reporter writes after Ctrl-C.
+  std::ostringstream out;
+  const auto reporter = make_reporter("json", out);
+  ASSERT_NE(reporter, nullptr);
+  const std::vector<Result> finished{open_result()};
+  reporter->begin(full_environment());
+  reporter->add(finished[0]);
+  reporter->end(finished, false);
+  const ResultsDocument doc = parse_results_json(out.str());
+  EXPECT_FALSE(doc.complete);
+  ASSERT_EQ(doc.results.size(), 1U);
+  expect_same(doc.results[0], finished[0]);
+}
+
+TEST(ResultsJson, UnknownFieldsAreIgnored) {
+  auto j = nlohmann::json::parse(
+      to_json_document(full_environment(), std::vector<Result>{open_result()}));
+  j["added_later"] = {1, 2, 3};
+  j["results"][0]["new_metric"] = "x";
+  const ResultsDocument doc = parse_results_json(j.dump());
+  ASSERT_EQ(doc.results.size(), 1U);
+  expect_same(doc.results[0], open_result());
+}
+
+// The message of the Error that parsing `text` throws ("" if it does not throw).
+std::string error_of(const std::string& text) {
+  try {
+    parse_results_json(text);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+nlohmann::json valid_document() {
+  return nlohmann::json::parse(
+      to_json_document(full_environment(), std::vector<Result>{open_result(), socket_result()}));
+}
+
+struct Malformed {
+  const char* what;
+  std::string text;
+  std::vector<std::string> parts;  // the message names the place and the problem
+};
+
+TEST(ResultsJson, MalformedDocumentsAreErrorsThatSayWhere) {
+  std::vector<Malformed> cases;
+  auto edit = [&](const char* what, auto change, std::vector<std::string> parts) {
+    auto j = valid_document();
+    change(j);
+    cases.push_back({what, j.dump(), std::move(parts)});
+  };
+  edit("missing result field", [](auto& j) { j["results"][1].erase("threads"); },
+       {"results[1].threads", "missing"});
+  edit("missing top-level field", [](auto& j) { j.erase("environment"); },
+       {"environment", "missing"});
+  edit("missing environment field", [](auto& j) { j["environment"].erase("kernel"); },
+       {"environment.kernel", "missing"});
+  edit("times not an array", [](auto& j) { j["results"][0]["times_ns"] = "fast"; },
+       {"results[0].times_ns", "array of integers"});
+  edit("a time not an integer", [](auto& j) { j["results"][0]["times_ns"][1] = 1.5; },
+       {"results[0].times_ns", "array of integers"});
+  edit("threads a string", [](auto& j) { j["results"][0]["threads"] = "16"; },
+       {"results[0].threads", "expected an integer"});
+  edit("threads out of range", [](auto& j) { j["results"][0]["threads"] = 1LL << 40; },
+       {"results[0].threads", "out of range"});
+  edit("workload a number", [](auto& j) { j["results"][0]["workload"] = 1; },
+       {"results[0].workload", "expected a string"});
+  edit("negative count", [](auto& j) { j["results"][0]["failures_by_errno"]["other"] = -2; },
+       {"results[0].failures_by_errno.other", "expected a count"});
+  edit("input not an object", [](auto& j) { j["results"][0]["input"] = "list"; },
+       {"results[0].input", "expected an object"});
+  edit("results not an array", [](auto& j) { j["results"] = nlohmann::json::object(); },
+       {"results", "expected an array"});
+  edit("result not an object", [](auto& j) { j["results"][0] = 3; },
+       {"results[0]", "expected an object"});
+  edit("schema_version 2", [](auto& j) { j["schema_version"] = 2; },
+       {"schema_version 2", "not supported", "reads 1"});
+  edit("schema_version a string", [](auto& j) { j["schema_version"] = "1"; },
+       {"schema_version", "expected an integer"});
+  edit("another tool's document", [](auto& j) { j["tool"]["name"] = "hyperfine"; },
+       {"tool.name", "not an fdbench document"});
+  cases.push_back({"not JSON", "fdbench,threads,2\n", {"not valid JSON"}});
+  cases.push_back({"cut short", valid_document().dump().substr(0, 200), {"not valid JSON"}});
+  cases.push_back({"empty", "", {"not valid JSON"}});
+  cases.push_back({"an array", "[1, 2]", {"document", "expected an object"}});
+  cases.push_back({"hyperfine-like",
+                   R"({"results": [{"command": "ls", "mean": 0.1}]})",
+                   {"schema_version", "missing"}});
+  for (const auto& [what, text, parts] : cases) {
+    SCOPED_TRACE(what);
+    const std::string message = error_of(text);
+    ASSERT_FALSE(message.empty()) << "accepted: " << text.substr(0, 300);
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    for (const auto& part : parts) {
+      EXPECT_NE(message.find(part), std::string::npos) << "'" << message << "' lacks " << part;
+    }
+  }
+}
+
+TEST(ResultsJson, FileErrorsNameTheFile) {
+  testing::TempDir dir;
+  const std::string missing = dir / "missing.json";
+  try {
+    read_results_file(missing);
+    ADD_FAILURE() << "read a missing file";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(missing), std::string::npos) << e.what();
+  }
+  const std::string bad = dir / "bad.json";
+  testing::write_text(bad, R"({"schema_version": 2})");
+  try {
+    read_results_file(bad);
+    ADD_FAILURE() << "read a schema_version 2 file";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(bad + ": ", 0), 0U) << e.what();
+    EXPECT_NE(std::string(e.what()).find("schema_version 2"), std::string::npos) << e.what();
+  }
+  const std::string good = dir / "good.json";
+  testing::write_text(good,
+                      to_json_document(full_environment(), std::vector<Result>{open_result()}));
+  EXPECT_EQ(read_results_file(good).results.size(), 1U);
+}
+
+}  // namespace
+}  // namespace fdbench
