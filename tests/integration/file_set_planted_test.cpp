@@ -15,15 +15,11 @@
 namespace fdbench {
 namespace {
 
+using testing::exists;
 using testing::list_names;
 using testing::read_text;
 using testing::TempDir;
 using testing::write_text;
-
-bool exists(const std::string& path) {
-  struct stat info {};
-  return lstat(path.c_str(), &info) == 0;
-}
 
 // Replaces `path` atomically with a symlink to `target`.
 void replace_with_symlink(const std::string& path, const std::string& target) {

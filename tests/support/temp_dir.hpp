@@ -2,6 +2,7 @@
 // A private scratch directory for one test, under /tmp, removed with everything in it when
 // the test ends. Tests never touch anything outside the directories they made themselves.
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -57,6 +58,12 @@ inline std::string read_text(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// Whether anything (a link included, not followed) is at `path`.
+inline bool exists(const std::string& path) {
+  struct stat info {};
+  return lstat(path.c_str(), &info) == 0;
 }
 
 // Names in `dir` (not recursive), sorted.
