@@ -35,7 +35,7 @@ class FastPoolStrategy final : public Strategy {
       // Plain stores suffice: WorkerGroup's release publishes them to every worker.
       ranges_[w].next.store(n * w / t, std::memory_order_relaxed);
       ranges_[w].end = n * (w + 1) / t;
-      tallies_[w] = PaddedTally{};
+      tallies_[w] = WorkerTally{};
     }
     const std::function<void(int)> body = [&](int w) { drain(work, static_cast<std::size_t>(w)); };
     Repetition rep;
@@ -65,13 +65,10 @@ class FastPoolStrategy final : public Strategy {
     std::atomic<std::size_t> next{0};
     std::size_t end = 0;
   };
-  struct alignas(64) PaddedTally {
-    Tally tally;
-  };
 
   WorkerGroup group_;
   std::vector<Range> ranges_;
-  std::vector<PaddedTally> tallies_;
+  std::vector<WorkerTally> tallies_;
 };
 
 }  // namespace

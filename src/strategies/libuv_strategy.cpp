@@ -49,18 +49,6 @@ namespace {
 
 constexpr int kMaxPoolThreads = 1024;  // libuv's MAX_THREADPOOL_SIZE since 1.30; it clamps
 
-struct Command {
-  Workload* work = nullptr;  // the parent's address, valid in the helper's copy
-  std::uint64_t ops = 0;     // what the parent sees, to catch a workload made after the fork
-};
-
-struct Reply {
-  std::int64_t ns = 0;
-  Tally tally;
-  char error[200] = {};
-};
-static_assert(std::is_trivially_copyable_v<Reply>, "sent through a socket as it is");
-
 // One repetition on the helper's loop.
 struct Batch {
   uv_loop_t* loop = nullptr;
@@ -156,10 +144,6 @@ std::int64_t run_batch(uv_loop_t* loop, Workload& work, std::size_t window, Tall
   return end - start;
 }
 
-void set_error(Reply& reply, const char* text) {
-  std::snprintf(reply.error, sizeof reply.error, "%s", text);
-}
-
 // Starts every pool thread now (libuv starts them all on the first request), untimed.
 int warm_pool(uv_loop_t* loop) {
   uv_work_t warm{};
@@ -171,37 +155,33 @@ int warm_pool(uv_loop_t* loop) {
 
 // The helper's whole life after the fork; returning ends the process (_exit).
 void helper_main(int channel, int threads, int batch) {
-  Reply ready;
+  WorkReply ready;
   // Before any libuv call: this sizes the pool of this process, for good.
   setenv("UV_THREADPOOL_SIZE", std::to_string(threads).c_str(), 1);
   uv_loop_t loop{};
   if (const int rc = uv_loop_init(&loop); rc != 0) {
-    set_error(ready, fmt::format("uv_loop_init failed: {}", uv_strerror(rc)).c_str());
+    ready.set_error(fmt::format("uv_loop_init failed: {}", uv_strerror(rc)).c_str());
     send_exact(channel, &ready, sizeof ready);
     return;
   }
   if (const int rc = warm_pool(&loop); rc != 0) {
-    set_error(ready, fmt::format("cannot start libuv's thread pool: {}", uv_strerror(rc)).c_str());
+    ready.set_error(fmt::format("cannot start libuv's thread pool: {}", uv_strerror(rc)).c_str());
   }
-  if (!send_exact(channel, &ready, sizeof ready) || ready.error[0] != '\0') return;
+  if (!send_exact(channel, &ready, sizeof ready) || ready.failed()) return;
 
   const auto window = static_cast<std::size_t>(std::max(batch, 1));
   for (;;) {
-    Command command;
+    WorkRequest command;
     if (!receive_exact(channel, &command, sizeof command)) break;  // the strategy is gone
-    Reply reply;
+    WorkReply reply;
     try {
       Workload& work = *command.work;
-      if (work.ops() != command.ops) {
-        throw Error(
-            "the workload changed after the libuv helper was forked: make the "
-            "workload before the strategy");
-      }
+      if (*command.mismatch() != '\0') throw Error(command.mismatch());
       work.before_repetition();
       reply.ns = run_batch(&loop, work, window, reply.tally);
       work.after_repetition();  // here, where the kept descriptors are
     } catch (const std::exception& e) {
-      set_error(reply, e.what());
+      reply.set_error(e.what());
     }
     if (!send_exact(channel, &reply, sizeof reply)) break;
   }
@@ -211,21 +191,21 @@ void helper_main(int channel, int threads, int batch) {
 class LibuvStrategy final : public Strategy {
  public:
   explicit LibuvStrategy(const StrategyConfig& config) : helper_(make_helper(config), {}) {
-    Reply ready;
+    WorkReply ready;
     if (!helper_.receive(&ready, sizeof ready)) {
       helper_.throw_died("the libuv helper process died while starting");
     }
-    if (ready.error[0] != '\0') throw Error(ready.error);
+    if (ready.failed()) throw Error(ready.error);
   }
 
   Repetition run(Workload& work) override {
     if (work.spec().op != ItemSpec::Op::open_file) throw Error("libuv opens files only");
-    const Command command{&work, work.ops()};
-    Reply reply;
+    const WorkRequest command{&work, work.ops()};
+    WorkReply reply;
     if (!helper_.send(&command, sizeof command) || !helper_.receive(&reply, sizeof reply)) {
       helper_.throw_died("the libuv helper process died");
     }
-    if (reply.error[0] != '\0') throw Error(std::string("libuv: ") + reply.error);
+    if (reply.failed()) throw Error(std::string("libuv: ") + reply.error);
     return {reply.ns, reply.tally};
   }
 

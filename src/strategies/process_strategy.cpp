@@ -35,48 +35,29 @@ namespace fdbench {
 
 namespace {
 
-struct Command {
-  Workload* work = nullptr;  // the parent's address, valid in the worker's copy
-  std::uint64_t ops = 0;     // what the parent sees, to catch a workload made after the fork
-};
-
-// "ready" (finish_ns unused) and "done" share one fixed-size message.
-struct Reply {
-  std::int64_t finish_ns = 0;
-  Tally tally;
-  char error[200] = {};
-};
-static_assert(std::is_trivially_copyable_v<Reply>, "sent through a socket as it is");
-
-void set_error(Reply& reply, const char* text) {
-  std::snprintf(reply.error, sizeof reply.error, "%s", text);
-}
-
 // A worker's whole life after the fork; returning ends the process (_exit).
 void worker_loop(int channel, int go, std::size_t worker, std::size_t workers) {
-  char pending_error[sizeof Reply::error] = {};  // from the last after_repetition()
+  char pending_error[sizeof WorkReply::error] = {};  // from the last after_repetition()
   for (;;) {
-    Command command;
+    WorkRequest command;
     if (!receive_exact(channel, &command, sizeof command)) return;  // the strategy is gone
     Workload& work = *command.work;
-    Reply ready;
+    WorkReply ready;
     if (pending_error[0] != '\0') {
-      set_error(ready, pending_error);
-    } else if (work.ops() != command.ops) {
-      set_error(ready,
-                "the workload changed after the process workers were forked: make "
-                "the workload before the strategy");
+      ready.set_error(pending_error);
+    } else if (*command.mismatch() != '\0') {
+      ready.set_error(command.mismatch());
     } else {
       try {
         work.before_repetition();
       } catch (const std::exception& e) {
-        set_error(ready, e.what());
+        ready.set_error(e.what());
       }
     }
     if (!send_exact(channel, &ready, sizeof ready)) return;
-    if (ready.error[0] != '\0') continue;  // the parent gives up on this strategy
+    if (ready.failed()) continue;  // the parent gives up on this strategy
 
-    Reply done;
+    WorkReply done;  // ns: the finish time
     const std::size_t n = work.ops();
     char release = 0;
     ssize_t got = 0;
@@ -84,7 +65,7 @@ void worker_loop(int channel, int go, std::size_t worker, std::size_t workers) {
     }
     if (got != 1) return;  // EOF: the strategy is gone
     work.run_range(n * worker / workers, n * (worker + 1) / workers, done.tally);
-    done.finish_ns = platform::now_ns();
+    done.ns = platform::now_ns();
     if (!send_exact(channel, &done, sizeof done)) return;
     try {
       work.after_repetition();
@@ -131,14 +112,14 @@ class ProcessStrategy final : public Strategy {
 
   Repetition run(Workload& work) override {
     if (broken_) throw Error("a process worker died in an earlier repetition");
-    const Command command{&work, work.ops()};
+    const WorkRequest command{&work, work.ops()};
     for (std::size_t w = 0; w < workers_.size(); ++w) {
       if (!workers_[w].send(&command, sizeof command)) died(w);
     }
-    Reply reply;
+    WorkReply reply;
     for (std::size_t w = 0; w < workers_.size(); ++w) {
       if (!workers_[w].receive(&reply, sizeof reply)) died(w);
-      if (reply.error[0] != '\0') {
+      if (reply.failed()) {
         broken_ = true;
         throw Error(fmt::format("process worker {}: {}", w, reply.error));
       }
@@ -150,7 +131,7 @@ class ProcessStrategy final : public Strategy {
     std::int64_t end = start;
     for (std::size_t w = 0; w < workers_.size(); ++w) {
       if (!workers_[w].receive(&reply, sizeof reply)) died(w);
-      end = std::max(end, reply.finish_ns);
+      end = std::max(end, reply.ns);
       rep.tally.merge(reply.tally);
     }
     rep.ns = end - start;

@@ -16,7 +16,7 @@ class ThreadsStrategy final : public Strategy {
   Repetition run(Workload& work) override {
     const std::size_t n = work.ops();
     const auto t = static_cast<std::size_t>(group_.size());
-    for (auto& tally : tallies_) tally = PaddedTally{};
+    for (auto& tally : tallies_) tally = WorkerTally{};
     const std::function<void(int)> body = [&](int w) {
       const auto i = static_cast<std::size_t>(w);
       work.run_range(n * i / t, n * (i + 1) / t, tallies_[i].tally);
@@ -28,11 +28,8 @@ class ThreadsStrategy final : public Strategy {
   }
 
  private:
-  struct alignas(64) PaddedTally {
-    Tally tally;
-  };
   WorkerGroup group_;
-  std::vector<PaddedTally> tallies_;
+  std::vector<WorkerTally> tallies_;
 };
 
 }  // namespace

@@ -8,7 +8,14 @@
 #include <thread>
 #include <vector>
 
+#include "fdbench/workload.hpp"
+
 namespace fdbench {
+
+// One worker's failure tally on its own cache line, so workers never share one.
+struct alignas(64) WorkerTally {
+  Tally tally;
+};
 
 class WorkerGroup {
  public:
