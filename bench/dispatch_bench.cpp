@@ -1,6 +1,6 @@
 // The harness's own cost: each strategy's run() over a workload whose items do nothing, per
 // item, against a plain loop. What a strategy adds to every open(2) is this number; an
-// open+close pair costs ~2-3 µs here (FACTS.md), so a dispatch cost of 1 µs is a third of it.
+// open+close pair costs ~2-3 µs on a 2-vCPU VM, so a dispatch cost of 1 µs is a third of it.
 #include <benchmark/benchmark.h>
 
 #include <atomic>

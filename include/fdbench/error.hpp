@@ -1,5 +1,5 @@
 #pragma once
-// Two error paths (STYLE.md): FDBENCH_ASSERT for programmer mistakes, exceptions carrying a
+// Two error paths: FDBENCH_ASSERT for programmer mistakes, exceptions carrying a
 // one-line message that names the cause and the fix for failures the world causes.
 #include <cstdio>
 #include <cstdlib>

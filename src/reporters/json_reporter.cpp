@@ -1,4 +1,4 @@
-// json: the output contract of DESIGN.md (schema_version 1), written once at the end with
+// json: the output contract (schema_version 1), written once at the end with
 // every result finished so far; "complete" says whether the run was cut short.
 #include <nlohmann/json.hpp>
 #include <ostream>

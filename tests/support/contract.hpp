@@ -1,5 +1,5 @@
 #pragma once
-// The JSON output contract of DESIGN.md (schema_version 1), checked field by field. Shared by
+// The JSON output contract (schema_version 1), checked field by field. Shared by
 // the reporter unit tests (hand-built results) and the CLI tests (real runs).
 #include <gtest/gtest.h>
 
