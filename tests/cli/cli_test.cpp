@@ -6,22 +6,19 @@
 #include <signal.h>
 #include <sys/stat.h>
 
-#include <chrono>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
-#include "cli/run_binary.hpp"
-#include "fdbench/file_set.hpp"
 #include "fdbench/platform.hpp"
 #include "fdbench/reporter.hpp"
 #include "fdbench/strategy.hpp"
 #include "fdbench/version.hpp"
 #include "support/contract.hpp"
+#include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
@@ -42,15 +39,6 @@ std::size_t csv_fields(const std::string& line) {
     if (c == ',' && !quoted) ++fields;
   }
   return fields;
-}
-
-// Names in `dir` that look like a FileSet's private directory.
-std::vector<std::string> leftovers(const std::string& dir) {
-  std::vector<std::string> found;
-  for (const auto& name : list_names(dir)) {
-    if (name.rfind(FileSet::kDirPrefix, 0) == 0) found.push_back(name);
-  }
-  return found;
 }
 
 // The strategies the binary runs for `args`: what the same parser says in-process.
@@ -76,7 +64,7 @@ class OpenCommand : public ::testing::TestWithParam<std::string> {
             "--warmup", "0",       "--dir", dir_.path(), "--format", GetParam()};
   }
   void TearDown() override {
-    EXPECT_EQ(leftovers(dir_.path()), std::vector<std::string>{}) << "--dir was not cleaned up";
+    EXPECT_EQ(private_dirs(dir_.path()), std::vector<std::string>{}) << "--dir was not cleaned up";
     EXPECT_EQ(list_names(dir_.path()), std::vector<std::string>{});
   }
   TempDir dir_;
@@ -201,7 +189,7 @@ TEST(OutputFlag, CsvToAFile) {
   const auto lines = lines_of(read_text(output));
   ASSERT_EQ(lines.size(), 2U);
   EXPECT_EQ(lines[0], csv_header());
-  EXPECT_EQ(leftovers(dir.path()), std::vector<std::string>{});
+  EXPECT_EQ(private_dirs(dir.path()), std::vector<std::string>{});
 }
 
 TEST(OpenCommandPaths, DirNamedWithBytesThatAreNotUtf8) {
@@ -280,14 +268,10 @@ TEST(Interrupt, CtrlCKeepsResultsAndCleansUp) {
   const std::vector<std::string> args{"open",       "--files", "50",       "--threads", "1",
                                       "--strategy", "threads", "--repeat", "100000",    "--warmup",
                                       "0",          "--dir",   dir.path(), "--format",  "json"};
-  Child child(args);
-  // Wait (generously) until the run is under way: its private directory exists. This bounds
-  // a wait; it asserts nothing about speed.
-  for (int i = 0; i < 3000 && leftovers(dir.path()).empty(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ASSERT_FALSE(leftovers(dir.path()).empty()) << "the run never started";
-  ASSERT_EQ(kill(child.pid(), SIGINT), 0);
+  FdbenchProcess child(args);
+  ASSERT_TRUE(wait_until([&] { return !private_dirs(dir.path()).empty(); }))
+      << "the run never started";
+  child.signal(SIGINT);
   const RunResult run = child.wait();
   EXPECT_EQ(run.exit_code, 128 + SIGINT) << run.err;
   EXPECT_NE(run.err.find("interrupted"), std::string::npos) << run.err;
@@ -295,6 +279,43 @@ TEST(Interrupt, CtrlCKeepsResultsAndCleansUp) {
   expect_document_contract(doc);
   EXPECT_EQ(doc.value("complete", true), false);
   EXPECT_EQ(list_names(dir.path()), std::vector<std::string>{}) << "Ctrl-C left files behind";
+}
+
+// Without --dir, the file set goes where TMPDIR says, and is removed from there.
+TEST(DefaultDir, IsTmpdir) {
+  TempDir tmpdir;
+  RunOptions options;
+  options.env = {"TMPDIR=" + tmpdir.path()};
+  FdbenchProcess child({"open", "--files", "20", "--threads", "1", "--strategy", "threads",
+                        "--repeat", "100000", "--warmup", "0", "--format", "json"},
+                       options);
+  ASSERT_TRUE(wait_until([&] { return !private_dirs(tmpdir.path()).empty(); }))
+      << "no private directory appeared in TMPDIR";
+  child.signal(SIGINT);
+  const RunResult run = child.wait();
+  EXPECT_EQ(run.exit_code, 128 + SIGINT) << run.err;
+  EXPECT_EQ(list_names(tmpdir.path()), std::vector<std::string>{}) << "TMPDIR was not cleaned";
+}
+
+// --list /dev/stdin: the paths come from a pipeline (find ... | fdbench open --list /dev/stdin).
+TEST(ListFlag, ReadsThePathsFromStdin) {
+  TempDir dir;
+  for (const char* name : {"a", "b", "c"}) write_text(dir / name, "");
+  RunOptions options;
+  options.stdin_text = dir / "a\n" + dir / "b\n" + dir / "gone\n" + dir / "c\n";
+  const RunResult run =
+      run_fdbench({"open", "--list", "/dev/stdin", "--threads", "1", "--strategy", "threads",
+                   "--repeat", "1", "--warmup", "0", "--format", "json"},
+                  options);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto doc = nlohmann::json::parse(run.out);
+  ASSERT_EQ(doc.at("results").size(), 1U);
+  const auto& r = doc.at("results")[0];
+  EXPECT_EQ(r.at("ops"), 3);
+  EXPECT_EQ(r.at("failures"), 0);
+  EXPECT_EQ(r.at("input").at("files"), 3);
+  EXPECT_EQ(r.at("input").at("missing").value("No such file or directory", 0), 1) << r.dump();
+  EXPECT_EQ(list_names(dir.path()), (std::vector<std::string>{"a", "b", "c"}));
 }
 
 }  // namespace

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "cli/process_group.hpp"
+#include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
@@ -29,9 +29,10 @@ void expect_one_error_line(const std::string& err, const std::vector<std::string
   }
 }
 
-GroupRun run_bounded(const std::vector<std::string>& args, GroupOptions options = {}) {
-  GroupChild child(args, options);
-  GroupRun run = child.wait(std::chrono::seconds(30));
+RunResult run_bounded(const std::vector<std::string>& args, RunOptions options = as_a_job()) {
+  options.timeout = std::chrono::seconds(30);
+  FdbenchProcess child(args, options);
+  RunResult run = child.wait();
   EXPECT_NE(run.exit_code, -1) << "fdbench hung: " << describe(args);
   EXPECT_LT(run.exit_code, 128) << "fdbench crashed: " << describe(args) << "\n" << run.err;
   const auto left = child.leftovers();
@@ -79,7 +80,7 @@ TEST(Errors, BadCommandLinesAndInputsAreOneLineWithTheCauseAndTheFix) {
   };
   for (const auto& [args, code, parts] : cases) {
     SCOPED_TRACE(describe(args));
-    const GroupRun run = run_bounded(args);
+    const RunResult run = run_bounded(args);
     EXPECT_EQ(run.exit_code, code) << run.err;
     expect_one_error_line(run.err, parts);
     EXPECT_EQ(run.out, "");
@@ -117,7 +118,7 @@ class Tmpfs {
 TEST(Errors, ReadOnlyDir) {
   const Tmpfs ro("ro,size=1m");
   if (!ro.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (not root?)";
-  const GroupRun run = run_bounded({"open", "--files", "10", "--dir", ro.path()});
+  const RunResult run = run_bounded({"open", "--files", "10", "--dir", ro.path()});
   EXPECT_EQ(run.exit_code, 2) << run.err;
   expect_one_error_line(run.err, {"--dir", ro.path(), "not writable", "Read-only file system",
                                   "choose a writable directory"});
@@ -126,8 +127,8 @@ TEST(Errors, ReadOnlyDir) {
 TEST(Errors, TooFewInodesIsSaidBeforeCreatingAnything) {
   const Tmpfs tiny("size=64k,nr_inodes=200");
   if (!tiny.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (not root?)";
-  const GroupRun run = run_bounded({"open", "--files", "1000", "--threads", "1", "--strategy",
-                                    "threads", "--repeat", "1", "--dir", tiny.path()});
+  const RunResult run = run_bounded({"open", "--files", "1000", "--threads", "1", "--strategy",
+                                     "threads", "--repeat", "1", "--dir", tiny.path()});
   EXPECT_EQ(run.exit_code, 1) << run.err;
   expect_one_error_line(run.err, {"--dir", tiny.path(), "inodes", "1000", "lower --files"});
   EXPECT_EQ(list_names(tiny.path()), std::vector<std::string>{}) << "setup left files behind";
@@ -140,8 +141,11 @@ TEST(Errors, FilesystemFillingUpDuringSetup) {
   if (!fs.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (not root?)";
   const std::string filler = fs.path() + "/filler";
   ASSERT_EQ(mkdir(filler.c_str(), 0755), 0);
-  GroupChild child({"open", "--files", "190000", "--threads", "1", "--strategy", "threads",
-                    "--repeat", "1", "--warmup", "0", "--dir", fs.path()});
+  RunOptions options = as_a_job();
+  options.timeout = std::chrono::seconds(30);
+  FdbenchProcess child({"open", "--files", "190000", "--threads", "1", "--strategy", "threads",
+                        "--repeat", "1", "--warmup", "0", "--dir", fs.path()},
+                       options);
   // As soon as fdbench has its directory, take every free inode.
   ASSERT_TRUE(wait_until([&] { return !private_dirs(fs.path()).empty(); }))
       << "fdbench never started its file set";
@@ -152,7 +156,7 @@ TEST(Errors, FilesystemFillingUpDuringSetup) {
     if (fd < 0) break;
     close(fd);
   }
-  const GroupRun run = child.wait(std::chrono::seconds(30));
+  const RunResult run = child.wait();
   EXPECT_EQ(run.exit_code, 1) << run.err;
   // Normally fdbench meets ENOSPC while creating; should the filler have been first, the
   // up-front check says it instead. Both name the --dir and the fix.
@@ -167,11 +171,11 @@ TEST(Errors, FilesystemFillingUpDuringSetup) {
 
 TEST(Errors, KeepOpenBeyondTheHardDescriptorLimit) {
   FastTempDir dir;
-  GroupOptions limited;
+  RunOptions limited = as_a_job();
   limited.nofile = 256;
-  const GroupRun run = run_bounded({"open", "--keep-open", "--files", "1000", "--threads", "2",
-                                    "--strategy", "threads", "--repeat", "1", "--dir", dir.path()},
-                                   limited);
+  const RunResult run = run_bounded({"open", "--keep-open", "--files", "1000", "--threads", "2",
+                                     "--strategy", "threads", "--repeat", "1", "--dir", dir.path()},
+                                    limited);
   EXPECT_EQ(run.exit_code, 1) << run.err;
   expect_one_error_line(run.err, {"hard limit is 256", "ulimit -Hn", "--files"});
   EXPECT_EQ(list_names(dir.path()), std::vector<std::string>{});
@@ -185,7 +189,7 @@ TEST(Errors, ListWithEntriesThatCannotBeOpenedCountsThem) {
   ASSERT_EQ(symlink((dir / "good.txt").c_str(), (dir / "link").c_str()), 0);
   write_text(dir / "list", dir / "good.txt\n" + dir / "fifo\n" + dir / "subdir\n" + dir / "link\n" +
                                dir / "gone-1\n" + dir / "gone-2\n\n");
-  const GroupRun run =
+  const RunResult run =
       run_bounded({"open", "--list", dir / "list", "--threads", "1", "--strategy", "threads",
                    "--repeat", "2", "--warmup", "0", "--format", "json"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -203,7 +207,7 @@ TEST(Errors, ListWithEntriesThatCannotBeOpenedCountsThem) {
   EXPECT_EQ(input.at("missing").value("No such file or directory", 0), 2) << input.dump();
 
   // The table says so too.
-  const GroupRun table = run_bounded(
+  const RunResult table = run_bounded(
       {"open", "--list", dir / "list", "--threads", "1", "--strategy", "threads", "--repeat", "1"});
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find("3 entries skipped"), std::string::npos) << table.out;
@@ -217,7 +221,7 @@ TEST(Errors, ListWithNothingToOpenIsAnError) {
   write_text(dir / "useless", dir / "fifo\n" + dir / "gone\n" + dir.path() + "\n");
   for (const char* list : {"empty", "useless"}) {
     SCOPED_TRACE(list);
-    const GroupRun run = run_bounded(
+    const RunResult run = run_bounded(
         {"open", "--list", dir / list, "--threads", "1", "--strategy", "threads", "--repeat", "1"});
     EXPECT_EQ(run.exit_code, 1) << run.err;
     expect_one_error_line(run.err, {"no regular files", "--list", dir / list});

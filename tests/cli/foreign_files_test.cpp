@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "cli/process_group.hpp"
+#include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
@@ -58,7 +58,7 @@ class PlantDuringARun : public ::testing::Test {
                                   "--repeat", "100000",  "--warmup", "0",         "--strategy",
                                   "threads",  "--dir",   dir_.path()};
     args.insert(args.end(), extra.begin(), extra.end());
-    child_.emplace(args);
+    child_.emplace(args, as_a_job());
     ASSERT_TRUE(wait_until([&] {
       const auto found = private_dirs(dir_.path());
       if (found.empty()) return false;
@@ -68,13 +68,13 @@ class PlantDuringARun : public ::testing::Test {
   }
 
   // Ctrl-C after the planted entry has been in place for a few repetitions.
-  GroupRun stop() {
+  RunResult stop() {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     child_->signal(SIGINT, false);
     return child_->wait();
   }
 
-  void expect_left_with_only(const GroupRun& run, const std::vector<std::string>& names) {
+  void expect_left_with_only(const RunResult& run, const std::vector<std::string>& names) {
     EXPECT_EQ(run.exit_code, 128 + SIGINT) << run.err;
     EXPECT_EQ(list_names(private_), names)
         << "fdbench must remove what it created and only that, and then leave the directory";
@@ -84,14 +84,14 @@ class PlantDuringARun : public ::testing::Test {
 
   FastTempDir dir_;
   TempDir user_;  // the user's files, outside --dir
-  std::optional<GroupChild> child_;
+  std::optional<FdbenchProcess> child_;
   std::string private_;
 };
 
 TEST_F(PlantDuringARun, UserFilesBesideThePrivateDirectoryAreUntouched) {
   const Snapshot beside = plant_user_files(dir_.path());
   start();
-  const GroupRun run = stop();
+  const RunResult run = stop();
   EXPECT_EQ(run.exit_code, 128 + SIGINT) << run.err;
   expect_intact(beside);
   EXPECT_EQ(private_dirs(dir_.path()), std::vector<std::string>{});
@@ -105,7 +105,7 @@ TEST_F(PlantDuringARun, SymlinkInPlaceOfOneOfItsFilesIsLeft) {
   const std::string planted = private_ + "/.planting";
   ASSERT_EQ(symlink((user_ / "7.txt").c_str(), planted.c_str()), 0);
   ASSERT_EQ(std::rename(planted.c_str(), (private_ + "/7.txt").c_str()), 0);
-  const GroupRun run = stop();
+  const RunResult run = stop();
   expect_intact(theirs);
   expect_left_with_only(run, {"7.txt"});
   EXPECT_TRUE(is_symlink(private_ + "/7.txt")) << "the planted symlink itself was replaced";
@@ -116,7 +116,7 @@ TEST_F(PlantDuringARun, SymlinkWithANewNameIsLeft) {
   start();
   ASSERT_EQ(symlink((user_ / "notes").c_str(), (private_ + "/51.txt").c_str()), 0);
   ASSERT_EQ(symlink(user_.path().c_str(), (private_ + "/elsewhere").c_str()), 0);
-  const GroupRun run = stop();
+  const RunResult run = stop();
   expect_intact(theirs);
   expect_left_with_only(run, {"51.txt", "elsewhere"});
 }
@@ -128,7 +128,7 @@ TEST_F(PlantDuringARun, HardLinkToAUserFileIsLeft) {
   const std::string planted = private_ + "/.planting";
   ASSERT_EQ(link((dir_ / "2.txt").c_str(), planted.c_str()), 0);
   ASSERT_EQ(std::rename(planted.c_str(), (private_ + "/2.txt").c_str()), 0);
-  const GroupRun run = stop();
+  const RunResult run = stop();
   expect_intact(theirs);
   expect_left_with_only(run, {"2.txt"});
   struct stat info {};
@@ -155,7 +155,7 @@ TEST_F(PlantDuringARun, SymlinkToAFifoIsNeverOpened) {
     ASSERT_EQ(err, ENXIO);
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  const GroupRun run = stop();
+  const RunResult run = stop();
   expect_left_with_only(run, {"3.txt"});
 }
 
@@ -166,7 +166,7 @@ TEST_F(PlantDuringARun, SubdirectoryReplacedBySymlinkToUserDirectory) {
   ASSERT_TRUE(wait_until([&] { return list_names(private_ + "/d1").size() == 25; }));
   ASSERT_EQ(std::rename((private_ + "/d0").c_str(), (private_ + "/moved").c_str()), 0);
   ASSERT_EQ(symlink(user_.path().c_str(), (private_ + "/d0").c_str()), 0);
-  const GroupRun run = stop();
+  const RunResult run = stop();
   expect_intact(theirs);  // nothing under the user's directory was removed through "d0"
   EXPECT_EQ(list_names(user_.path()).size(), theirs.size());
   EXPECT_EQ(run.exit_code, 128 + SIGINT) << run.err;
@@ -209,9 +209,10 @@ TEST(Clean, RemovesOnlyLeftoversOfAKilledRun) {
   // Left by a SIGKILLed run: removed.
   std::string killed;
   {
-    GroupChild child({"open", "--files", "300", "--threads", "1", "--strategy", "threads",
-                      "--repeat", "100000", "--warmup", "0", "--layout", "dirs:3", "--dir",
-                      dir.path()});
+    FdbenchProcess child(
+        {"open", "--files", "300", "--threads", "1", "--strategy", "threads", "--repeat", "100000",
+         "--warmup", "0", "--layout", "dirs:3", "--dir", dir.path()},
+        as_a_job());
     ASSERT_TRUE(wait_until([&] {
       const auto found = private_dirs(dir.path());
       return !found.empty() && (killed = dir / found[0], true);
@@ -248,8 +249,8 @@ TEST(Clean, RemovesOnlyLeftoversOfAKilledRun) {
   write_text(user_dir / "1.txt", "");
   ASSERT_EQ(symlink(user_dir.path().c_str(), (dir / "fdbench-SymLnk").c_str()), 0);
 
-  const GroupRun run = [&] {
-    GroupChild clean({"clean", "--dir", dir.path()});
+  const RunResult run = [&] {
+    FdbenchProcess clean({"clean", "--dir", dir.path()}, as_a_job());
     return clean.wait();
   }();
   ASSERT_EQ(run.exit_code, 0) << run.err;

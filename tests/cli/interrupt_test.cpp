@@ -14,7 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/process_group.hpp"
+#include "support/child_pids.hpp"
+#include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
@@ -70,7 +71,7 @@ std::vector<std::string> args_for(Stage stage, const std::string& dir, const std
 }
 
 // Waits (bounded) until the run has reached `stage`; false if it never did.
-bool reach(Stage stage, const GroupChild& child, const std::string& dir) {
+bool reach(Stage stage, const FdbenchProcess& child, const std::string& dir) {
   const auto set_complete = [&](std::size_t files) {
     const auto found = private_dirs(dir);
     return !found.empty() && list_names(dir + "/" + found[0]).size() == files + 1;  // + marker
@@ -116,7 +117,7 @@ void expect_partial_document(const std::string& path, const std::string& err) {
   }
 }
 
-void expect_nothing_left(GroupChild& child, const std::string& dir, const std::string& out) {
+void expect_nothing_left(FdbenchProcess& child, const std::string& dir, const std::string& out) {
   const auto left = child.leftovers();
   EXPECT_EQ(left.running, 0) << "processes of fdbench's group outlived it";
   EXPECT_EQ(left.orphans, 0) << "fdbench's processes died without reaping their children";
@@ -153,10 +154,10 @@ TEST_P(InterruptAt, StopsPromptlyCleansUpAndKeepsWhatFinished) {
   const std::string out = out_dir / "results.json";
   const auto args = args_for(p.what.stage, dir.path(), out);
   SCOPED_TRACE(describe(args));
-  GroupChild child(args);
+  FdbenchProcess child(args, as_a_job());
   ASSERT_TRUE(reach(p.what.stage, child, dir.path())) << "the run never reached the stage";
   child.signal(p.signal, p.whole_group);
-  const GroupRun run = child.wait();
+  const RunResult run = child.wait();
   ASSERT_NE(run.exit_code, -1) << "fdbench did not exit after the signal: " << run.err;
   EXPECT_LE(run.seconds, kStopBound) << "stopping took too long";
   EXPECT_EQ(run.exit_code, 128 + p.signal) << run.err;
@@ -200,11 +201,11 @@ TEST(Interrupt, ResultsFinishedBeforeTheSignalAreKept) {
         "open",     "--files",  "1",        "--threads", "1",     "--strategy", "threads,process",
         "--repeat", "100000",   "--warmup", "0",         "--dir", dir.path(),   "--format",
         "json",     "--output", out};
-    GroupChild child(args);
+    FdbenchProcess child(args, as_a_job());
     ASSERT_TRUE(wait_until([&] { return !children_of(child.pid()).empty(); }))
         << "the process workers never started";
     child.signal(SIGINT, group);
-    const GroupRun run = child.wait();
+    const RunResult run = child.wait();
     EXPECT_LE(run.seconds, kStopBound);
     EXPECT_EQ(run.exit_code, 128 + SIGINT) << run.err;
     expect_partial_document(out, run.err);
@@ -224,10 +225,10 @@ TEST(Interrupt, RepeatedSignalsStillCleanUp) {
   TempDir out_dir;
   const std::string out = out_dir / "results.json";
   const auto args = args_for(Stage::keep_open, dir.path(), out);
-  GroupChild child(args);
+  FdbenchProcess child(args, as_a_job());
   ASSERT_TRUE(reach(Stage::keep_open, child, dir.path()));
   for (int i = 0; i < 5; ++i) child.signal(SIGINT, true);
-  const GroupRun run = child.wait();
+  const RunResult run = child.wait();
   EXPECT_LE(run.seconds, kStopBound);
   EXPECT_EQ(run.exit_code, 128 + SIGINT) << run.err;
   expect_partial_document(out, run.err);
@@ -239,19 +240,22 @@ TEST(Interrupt, RepeatedSignalsStillCleanUp) {
 TEST(ProcessWorkers, NothingOutlivesARunEvenWhenAWorkerIsKilled) {
   FastTempDir dir;
   {
-    GroupChild child({"open", "--files", "50", "--threads", "1,3", "--strategy", "process",
-                      "--repeat", "3", "--dir", dir.path(), "--format", "json"});
-    const GroupRun run = child.wait();
+    FdbenchProcess child({"open", "--files", "50", "--threads", "1,3", "--strategy", "process",
+                          "--repeat", "3", "--dir", dir.path(), "--format", "json"},
+                         as_a_job());
+    const RunResult run = child.wait();
     ASSERT_EQ(run.exit_code, 0) << run.err;
     const auto left = child.leftovers();
     EXPECT_EQ(left.running + left.orphans, 0);
   }
-  GroupChild child({"open", "--files", "50", "--threads", "3", "--strategy", "process", "--repeat",
-                    "100000", "--warmup", "0", "--dir", dir.path(), "--format", "json"});
+  FdbenchProcess child(
+      {"open", "--files", "50", "--threads", "3", "--strategy", "process", "--repeat", "100000",
+       "--warmup", "0", "--dir", dir.path(), "--format", "json"},
+      as_a_job());
   std::vector<pid_t> workers;
   ASSERT_TRUE(wait_until([&] { return (workers = children_of(child.pid())).size() == 3; }));
   ASSERT_EQ(kill(workers[1], SIGKILL), 0);
-  const GroupRun run = child.wait();
+  const RunResult run = child.wait();
   ASSERT_EQ(run.exit_code, 0) << run.err;  // a strategy that fails is a result, not the end
   const auto doc = nlohmann::json::parse(run.out);
   ASSERT_EQ(doc.at("results").size(), 1U);

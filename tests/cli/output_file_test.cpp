@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/process_group.hpp"
+#include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
@@ -29,12 +29,13 @@ class OutputFile : public ::testing::Test {
 };
 
 TEST_F(OutputFile, RuntimeErrorStillReplacesItWithACompleteDocument) {
-  GroupOptions limited;
+  RunOptions limited = as_a_job();
   limited.nofile = 256;  // --keep-open with 1,000 files cannot run under this hard limit
-  GroupChild child({"open", "--keep-open", "--files", "1000", "--threads", "1", "--repeat", "1",
-                    "--dir", work_.path(), "--format", "json", "--output", output_},
-                   limited);
-  const GroupRun run = child.wait(std::chrono::seconds(30));
+  limited.timeout = std::chrono::seconds(30);
+  FdbenchProcess child({"open", "--keep-open", "--files", "1000", "--threads", "1", "--repeat", "1",
+                        "--dir", work_.path(), "--format", "json", "--output", output_},
+                       limited);
+  const RunResult run = child.wait();
   EXPECT_EQ(run.exit_code, 1) << run.err;
   EXPECT_EQ(run.err.rfind("Error: ", 0), 0U) << run.err;
   const auto doc = nlohmann::json::parse(read_text(output_));
@@ -44,16 +45,18 @@ TEST_F(OutputFile, RuntimeErrorStillReplacesItWithACompleteDocument) {
 }
 
 TEST_F(OutputFile, UsageErrorLeavesItAsItWas) {
-  GroupChild child({"open", "--files", "0", "--format", "json", "--output", output_});
-  const GroupRun run = child.wait(std::chrono::seconds(30));
+  FdbenchProcess child({"open", "--files", "0", "--format", "json", "--output", output_},
+                       as_a_job());
+  const RunResult run = child.wait();
   EXPECT_EQ(run.exit_code, 2) << run.err;
   EXPECT_EQ(read_text(output_), kOld);
 }
 
 TEST_F(OutputFile, SigkillLeavesItAsItWas) {
-  GroupChild child({"open", "--files", "50", "--threads", "1", "--strategy", "threads", "--repeat",
-                    "100000", "--warmup", "0", "--dir", work_.path(), "--format", "json",
-                    "--output", output_});
+  FdbenchProcess child(
+      {"open", "--files", "50", "--threads", "1", "--strategy", "threads", "--repeat", "100000",
+       "--warmup", "0", "--dir", work_.path(), "--format", "json", "--output", output_},
+      as_a_job());
   ASSERT_TRUE(wait_until([&] { return !private_dirs(work_.path()).empty(); }));
   child.signal(SIGKILL, true);
   EXPECT_EQ(child.wait().exit_code, 128 + SIGKILL);
@@ -64,12 +67,13 @@ TEST_F(OutputFile, InterruptReplacesItWithACompleteDocument) {
   for (const char* format : {"json", "csv", "table"}) {
     SCOPED_TRACE(format);
     write_text(output_, kOld);
-    GroupChild child({"open", "--files", "50", "--threads", "1", "--strategy", "threads",
-                      "--repeat", "100000", "--warmup", "0", "--dir", work_.path(), "--format",
-                      format, "--output", output_});
+    FdbenchProcess child(
+        {"open", "--files", "50", "--threads", "1", "--strategy", "threads", "--repeat", "100000",
+         "--warmup", "0", "--dir", work_.path(), "--format", format, "--output", output_},
+        as_a_job());
     ASSERT_TRUE(wait_until([&] { return !private_dirs(work_.path()).empty(); }));
     child.signal(SIGTERM, false);
-    const GroupRun run = child.wait(std::chrono::seconds(30));
+    const RunResult run = child.wait();
     EXPECT_EQ(run.exit_code, 128 + SIGTERM) << run.err;
     const std::string text = read_text(output_);
     EXPECT_NE(text, kOld);

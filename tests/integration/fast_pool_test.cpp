@@ -17,7 +17,7 @@
 #include "fdbench/runner.hpp"
 #include "fdbench/strategy.hpp"
 #include "fdbench/workload.hpp"
-#include "support/child_pids.hpp"
+#include "support/temp_dir.hpp"
 
 namespace fdbench {
 namespace {
@@ -156,7 +156,7 @@ TEST(FastPool, IdleWorkersStealSingleItems) {
 }
 
 TEST(FastPool, OpensRealFilesWithoutLeaks) {
-  testing::ScratchDir scratch;
+  testing::TempDir scratch;
   const FileSet files = FileSet::create(scratch.path(), 100);
   const auto work = make_open_workload(files.dir_fd(), files.path(), files.names());
   const auto before = platform::open_descriptors();

@@ -16,6 +16,7 @@
 #include "fdbench/strategy.hpp"
 #include "fdbench/workload.hpp"
 #include "support/child_pids.hpp"
+#include "support/temp_dir.hpp"
 
 namespace fdbench {
 namespace {
@@ -38,7 +39,7 @@ const StrategyInfo& libuv() {
 
 class LibuvStrategy : public ::testing::Test {
  protected:
-  testing::ScratchDir scratch_;
+  testing::TempDir scratch_;
   FileSet files_ = FileSet::create(scratch_.path(), 60);
 };
 

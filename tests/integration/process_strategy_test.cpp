@@ -20,6 +20,7 @@
 #include "fdbench/strategy.hpp"
 #include "fdbench/workload.hpp"
 #include "support/child_pids.hpp"
+#include "support/temp_dir.hpp"
 
 namespace fdbench {
 namespace {
@@ -27,7 +28,7 @@ namespace {
 using testing::child_pids;
 using testing::new_children;
 using testing::reaped;
-using testing::ScratchDir;
+using testing::TempDir;
 
 const StrategyInfo& process_strategy() {
   const StrategyInfo* info = find_strategy("process");
@@ -37,7 +38,7 @@ const StrategyInfo& process_strategy() {
 
 class ProcessStrategy : public ::testing::Test {
  protected:
-  ScratchDir scratch_;
+  TempDir scratch_;
   FileSet files_ = FileSet::create(scratch_.path(), 40);
 };
 

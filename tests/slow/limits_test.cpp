@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/process_group.hpp"
+#include "support/fdbench_process.hpp"
 
 namespace fdbench::testing {
 namespace {
@@ -23,8 +23,10 @@ TEST(Limits, HundredThousandFilesWith256Threads) {
       "--warmup", "0",       "--strategy", "threads,fast-pool", "--dir", dir.path(), "--format",
       "json"};
   SCOPED_TRACE(describe(args));
-  GroupChild child(args);
-  const GroupRun run = child.wait(std::chrono::seconds(120));
+  RunOptions options = as_a_job();
+  options.timeout = std::chrono::seconds(120);
+  FdbenchProcess child(args, options);
+  const RunResult run = child.wait();
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto doc = nlohmann::json::parse(run.out);
   ASSERT_EQ(doc.at("results").size(), 2U);

@@ -1,6 +1,6 @@
 #pragma once
-// The child processes of this test process, reaped or not (Linux: /proc/self/task/*/children
-// lists zombies too), and a private scratch directory, for tests of strategies that fork.
+// Child processes: those of this test process, reaped or not (Linux: /proc/self/task/*/children
+// lists zombies too), and those of any process (from /proc/<n>/stat), for tests of what forks.
 #include <dirent.h>
 #include <stdlib.h>
 #include <sys/types.h>
@@ -8,11 +8,13 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <filesystem>
+#include <cstdio>
 #include <fstream>
-#include <stdexcept>
+#include <iterator>
 #include <string>
 #include <vector>
+
+#include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
 
@@ -52,24 +54,26 @@ inline bool reaped(pid_t pid) {
   return waitpid(pid, &status, WNOHANG) < 0 && errno == ECHILD;
 }
 
-// A private directory under /tmp for one test, removed with its contents at the end.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::string tmpl = "/tmp/fdtest-strategy-XXXXXX";  // not "fdbench-": FileSet's prefix
-    if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
+// Processes whose parent is `pid` (from /proc/<n>/stat; empty where there is no /proc).
+inline std::vector<pid_t> children_of(pid_t pid) {
+  std::vector<pid_t> found;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return found;
+  while (const dirent* entry = readdir(proc)) {
+    const pid_t candidate = static_cast<pid_t>(std::atoi(entry->d_name));
+    if (candidate <= 0) continue;
+    const std::string stat = read_text("/proc/" + std::string(entry->d_name) + "/stat");
+    // "pid (comm) S ppid ...": comm may hold spaces, so parse after the last ')'
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    char state = 0;
+    int ppid = 0;
+    if (std::sscanf(stat.c_str() + close + 1, " %c %d", &state, &ppid) == 2 && ppid == pid) {
+      found.push_back(candidate);
+    }
   }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  ~ScratchDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  [[nodiscard]] const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+  closedir(proc);
+  return found;
+}
 
 }  // namespace fdbench::testing

@@ -1,8 +1,10 @@
 #pragma once
-// A private scratch directory for one test, under /tmp, removed with everything in it when
-// the test ends. Tests never touch anything outside the directories they made themselves.
+// Private scratch directories for one test, removed with everything in it when the test ends,
+// and small file helpers. Tests never touch anything outside the directories they made
+// themselves.
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -12,6 +14,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "fdbench/file_set.hpp"
 
 namespace fdbench::testing {
 
@@ -76,5 +80,41 @@ inline std::vector<std::string> list_names(const std::string& dir) {
   std::sort(names.begin(), names.end());
   return names;
 }
+
+// Names in `dir` that look like a FileSet's private directory.
+inline std::vector<std::string> private_dirs(const std::string& dir) {
+  std::vector<std::string> found;
+  for (const auto& name : list_names(dir)) {
+    if (name.rfind(FileSet::kDirPrefix, 0) == 0) found.push_back(name);
+  }
+  return found;
+}
+
+// A scratch directory on a RAM filesystem where there is one (/dev/shm), else under /tmp:
+// creating 100,000 files there takes a fraction of the time it takes on a disk.
+class FastTempDir {
+ public:
+  FastTempDir() {
+    struct stat info {};
+    const bool shm = stat("/dev/shm", &info) == 0 && S_ISDIR(info.st_mode) &&
+                     access("/dev/shm", W_OK | X_OK) == 0;
+    std::string tmpl = std::string(shm ? "/dev/shm" : "/tmp") + "/fdtest-XXXXXX";
+    if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  FastTempDir(const FastTempDir&) = delete;
+  FastTempDir& operator=(const FastTempDir&) = delete;
+  ~FastTempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);  // never follows symlinks
+  }
+  [[nodiscard]] const std::string& path() const { return path_; }
+  [[nodiscard]] std::string operator/(std::string_view name) const {
+    return path_ + "/" + std::string(name);
+  }
+
+ private:
+  std::string path_;
+};
 
 }  // namespace fdbench::testing
