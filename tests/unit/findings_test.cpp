@@ -3,39 +3,29 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
+
+#include "support/results.hpp"
 
 namespace fdbench {
 namespace {
 
-Result socket_result(const std::string& pregrow, std::int64_t ns, int before, int after) {
-  Result r;
-  r.workload = "socket";
-  r.strategy = "threads";
-  r.threads = 2;
-  r.kind = "tcp";
-  r.pregrow = pregrow;
-  r.ops = 512;
-  r.repeat = 3;
-  r.times_ns = {ns, ns, ns};
-  r.fdsize_before = before;
-  r.fdsize_after = after;
-  finalize(r);
-  return r;
+using testing::ResultBuilder;
+
+// The seed's second experiment: 2 threads x 256 tcp sockets, 3 repetitions of `ns` each.
+ResultBuilder socket_result(const std::string& pregrow, std::int64_t ns, int before, int after) {
+  return ResultBuilder::socket("threads", 2)
+      .pregrow(pregrow)
+      .ops(512)
+      .each_took(ns, 3)
+      .fdsize(before, after);
 }
 
-Result open_result(const std::string& strategy, int threads, std::int64_t ns) {
-  Result r;
-  r.workload = "open";
-  r.strategy = strategy;
-  r.threads = threads;
-  r.kind = "file";
-  r.ops = 10000;
-  r.repeat = 1;
-  r.times_ns = {ns};
-  finalize(r);
-  return r;
+// The seed's first experiment: 10,000 files, one repetition of `ns`.
+ResultBuilder open_result(const std::string& strategy, int threads, std::int64_t ns) {
+  return ResultBuilder::open(strategy, threads).ops(10000).each_took(ns, 1);
 }
 
 // The one finding that contains `needle`, or "" (and a failure listing all of them).
@@ -47,6 +37,14 @@ std::string finding_with(const std::vector<std::string>& lines, const std::strin
   for (const auto& line : lines) all += "\n  " + line;
   ADD_FAILURE() << "no finding mentions '" << needle << "'; findings:" << all;
   return {};
+}
+
+// Whether `lines` holds exactly `sentence` (and a failure listing all of them if not).
+void expect_finding(const std::vector<std::string>& lines, const std::string& sentence) {
+  if (std::find(lines.begin(), lines.end(), sentence) != lines.end()) return;
+  std::string all;
+  for (const auto& line : lines) all += "\n  " + line;
+  ADD_FAILURE() << "no finding says '" << sentence << "'; findings:" << all;
 }
 
 TEST(Findings, NothingMeasuredNothingSaid) {
@@ -77,25 +75,56 @@ TEST(Findings, PregrowThatDidNotHelpSaysSo) {
 }
 
 TEST(Findings, FailuresAreMentioned) {
-  Result failed = open_result("threads", 2, 1'000'000);
-  failed.failures = 5;
-  failed.first_failure = "Too many open files";
-  const auto lines = findings(std::vector<Result>{failed});
-  const std::string line = finding_with(lines, "failed");
-  EXPECT_NE(line.find('1'), std::string::npos) << line;  // one result failed
+  const std::vector<Result> one_failed{
+      open_result("threads", 1, 2'000'000),
+      open_result("threads", 2, 1'000'000).failed(5, "Too many open files")};
+  expect_finding(findings(one_failed),
+                 "1 result had failed calls and must not be read as timings (see the rows "
+                 "marked FAILED).");
+
+  const std::vector<Result> two_failed{
+      open_result("threads", 1, 2'000'000).failed(1, "Permission denied"),
+      open_result("threads", 2, 1'000'000).failed(5, "Too many open files"),
+      open_result("pool", 2, 1'000'000)};
+  const auto lines = findings(two_failed);
+  expect_finding(lines,
+                 "2 results had failed calls and must not be read as timings (see the rows "
+                 "marked FAILED).");
+  EXPECT_EQ(std::count_if(lines.begin(), lines.end(),
+                          [](const std::string& l) { return l.find("failed") != l.npos; }),
+            1)
+      << "one sentence for all the failed results";
+}
+
+TEST(Findings, NoFailuresNoFailureFinding) {
+  const std::vector<Result> results{open_result("threads", 1, 2'000'000),
+                                    open_result("threads", 2, 1'000'000)};
+  for (const auto& line : findings(results)) {
+    EXPECT_EQ(line.find("failed"), std::string::npos) << line;
+    EXPECT_EQ(line.find("could not run"), std::string::npos) << line;
+  }
 }
 
 TEST(Findings, UnavailableCombinationsAreMentioned) {
-  Result unavailable = open_result("pool", 2, 0);
-  unavailable.times_ns.clear();
-  unavailable.error = "built without liburing";
-  finalize(unavailable);
-  finding_with(findings(std::vector<Result>{unavailable}), "could not run");
+  const std::vector<Result> one{
+      ResultBuilder::open("uring", 2).ops(10000).unavailable("built without liburing", 1)};
+  expect_finding(findings(one), "1 combination could not run here (marked unavailable).");
+
+  // Unavailable is not failed: each is counted in its own sentence.
+  const std::vector<Result> mixed{
+      ResultBuilder::open("uring", 2).ops(10000).unavailable("built without liburing", 1),
+      ResultBuilder::open("libuv", 2).ops(10000).unavailable("built without libuv", 1),
+      open_result("threads", 2, 1'000'000).failed(3, "Too many open files")};
+  const auto lines = findings(mixed);
+  expect_finding(lines, "2 combinations could not run here (marked unavailable).");
+  expect_finding(lines,
+                 "1 result had failed calls and must not be read as timings (see the rows "
+                 "marked FAILED).");
 }
 
 TEST(Findings, FailedResultsAreNotCalledFastest) {
-  Result failed = open_result("pool", 2, 1'000);  // absurdly fast because every call failed
-  failed.failures = 10000;
+  // Absurdly fast because every call failed.
+  const Result failed = open_result("pool", 2, 1'000).failed(10000, "Too many open files");
   const std::vector<Result> results{open_result("threads", 1, 50'000'000), failed};
   const std::string line = finding_with(findings(results), "fastest");
   EXPECT_NE(line.find("`threads`"), std::string::npos) << line;

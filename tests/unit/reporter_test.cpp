@@ -12,69 +12,38 @@
 
 #include "fdbench/version.hpp"
 #include "support/contract.hpp"
+#include "support/results.hpp"
 
 namespace fdbench {
 namespace {
 
-Environment linux_environment() {
-  Environment env;
-  env.os = "Linux";
-  env.kernel = "6.1.0-test";
-  env.cpu_model = "Test CPU @ 1.00GHz";
-  env.logical_cpus = 8;
-  env.fs_type = "tmpfs";
-  env.rlimit_nofile = {1024, 524288};
-  env.fdsize_at_start = 64;
-  env.io_uring_disabled = 0;
-  env.rcu_expedited = 1;
-  return env;
+using testing::linux_environment;
+using testing::ResultBuilder;
+
+// 1,000 files, 3 timed repetitions (3, 1 and 2 ms) after one warm-up, the table at 64 slots.
+ResultBuilder open_result(const std::string& strategy, int threads) {
+  return ResultBuilder::open(strategy, threads)
+      .batch(strategy == "pool-batch" ? 64 : 1)
+      .ops(1000)
+      .warmup(1)
+      .times({3'000'000, 1'000'000, 2'000'000})
+      .fdsize(64, 64);
 }
 
-Result open_result(const std::string& strategy, int threads) {
-  Result r;
-  r.workload = "open";
-  r.strategy = strategy;
-  r.threads = threads;
-  r.batch = strategy == "pool-batch" ? 64 : 1;
-  r.kind = "file";
-  r.ops = 1000;
-  r.repeat = 3;
-  r.warmup = 1;
-  r.times_ns = {3'000'000, 1'000'000, 2'000'000};
-  r.fdsize_before = 64;
-  r.fdsize_after = 64;
-  finalize(r);
-  return r;
+// 2 threads x 256 tcp sockets, 2 repetitions of `ns` each, no warm-up.
+ResultBuilder socket_result(const std::string& pregrow, std::int64_t ns, int before, int after) {
+  return ResultBuilder::socket("threads", 2)
+      .pregrow(pregrow)
+      .ops(512)
+      .each_took(ns, 2)
+      .fdsize(before, after);
 }
 
-Result socket_result(const std::string& pregrow, std::int64_t ns, int before, int after) {
-  Result r;
-  r.workload = "socket";
-  r.strategy = "threads";
-  r.threads = 2;
-  r.kind = "tcp";
-  r.pregrow = pregrow;
-  r.ops = 512;
-  r.repeat = 2;
-  r.warmup = 0;
-  r.times_ns = {ns, ns};
-  r.fdsize_before = before;
-  r.fdsize_after = after;
-  finalize(r);
-  return r;
-}
+// A comma and quotes, for CSV.
+constexpr const char* kUnavailable = R"(cannot run "pool", here: no threads)";
 
-Result unavailable_result() {
-  Result r;
-  r.workload = "open";
-  r.strategy = "pool";
-  r.threads = 4;
-  r.kind = "file";
-  r.ops = 1000;
-  r.repeat = 3;
-  r.error = R"(cannot run "pool", here: no threads)";  // a comma and quotes, for CSV
-  finalize(r);
-  return r;
+ResultBuilder unavailable_result() {
+  return ResultBuilder::open("pool", 4).ops(1000).unavailable(kUnavailable, 3);
 }
 
 // Minimal RFC 4180 split of one line (no embedded newlines in our fields).
@@ -156,14 +125,12 @@ TEST(JsonDocument, ErrorOnlyWhenSet) {
   const auto doc = nlohmann::json::parse(to_json_document(linux_environment(), results));
   EXPECT_FALSE(doc["results"][0].contains("error"));
   ASSERT_TRUE(doc["results"][1].contains("error"));
-  EXPECT_EQ(doc["results"][1]["error"], unavailable_result().error);
+  EXPECT_EQ(doc["results"][1]["error"], kUnavailable);
   EXPECT_TRUE(doc["results"][1]["times_ns"].empty());
 }
 
 TEST(JsonDocument, MissingFdSizeIsNull) {
-  Result r = open_result("threads", 1);
-  r.fdsize_before.reset();
-  r.fdsize_after.reset();
+  const Result r = open_result("threads", 1).fdsize(std::nullopt, std::nullopt);
   Environment env = linux_environment();
   env.fdsize_at_start.reset();
   const auto doc = nlohmann::json::parse(to_json_document(env, std::vector<Result>{r}));
@@ -200,21 +167,36 @@ TEST(JsonDocument, BytesThatAreNotUtf8DoNotLoseTheDocument) {
             std::string::npos);
 }
 
-TEST(Csv, HeaderNamesTheContractColumns) {
-  const auto header = split_csv(csv_header());
-  for (const char* column :
-       {"workload", "strategy", "threads", "batch", "kind", "pregrow", "ops", "repeat", "warmup",
-        "min_ns", "median_ns", "max_ns", "mean_ns", "stddev_ns", "ops_per_sec", "fdsize_before",
-        "fdsize_after", "failures", "error"}) {
-    EXPECT_NE(std::find(header.begin(), header.end(), column), header.end()) << column;
-  }
-  EXPECT_EQ(csv_header().find('\n'), std::string::npos);
+TEST(Csv, HeaderNamesTheContractColumnsInOrder) {
+  EXPECT_EQ(csv_header(),
+            "workload,strategy,threads,batch,kind,pregrow,ops,repeat,warmup,min_ns,median_ns,"
+            "max_ns,mean_ns,stddev_ns,ops_per_sec,fdsize_before,fdsize_after,failures,error,"
+            "times_ns");
+}
+
+TEST(Csv, RowsAreTheValuesInHeaderOrder) {
+  // The samples last, in the order they ran; statistics with one decimal; a size that is not
+  // known is an empty field.
+  EXPECT_EQ(csv_row(open_result("threads", 1)),
+            "open,threads,1,1,file,off,1000,3,1,1000000,2000000.0,3000000,2000000.0,1000000.0,"
+            "500000.0,64,64,0,,3000000;1000000;2000000");
+  EXPECT_EQ(csv_row(socket_result("auto", 5, 512, 1024)),
+            "socket,threads,2,1,tcp,auto,512,2,0,5,5.0,5,5.0,0.0,102400000000.0,512,1024,0,,5;5");
+  EXPECT_EQ(csv_row(open_result("threads", 8)
+                        .fdsize(std::nullopt, std::nullopt)
+                        .failed(7, "Too many open files")),
+            "open,threads,8,1,file,off,1000,3,1,1000000,2000000.0,3000000,2000000.0,1000000.0,"
+            "500000.0,,,7,,3000000;1000000;2000000");
+  EXPECT_EQ(csv_row(unavailable_result()),
+            R"(open,pool,4,1,file,off,1000,3,0,0,0.0,0,0.0,0.0,0.0,,,0,"cannot run ""pool"", )"
+            R"(here: no threads",)");
 }
 
 TEST(Csv, RowFieldCountMatchesTheHeader) {
   const auto header = split_csv(csv_header());
   for (const Result& r :
-       {open_result("threads", 1), socket_result("auto", 5, 512, 512), unavailable_result()}) {
+       {open_result("threads", 1).build(), socket_result("auto", 5, 512, 512).build(),
+        unavailable_result().build()}) {
     const std::string row = csv_row(r);
     EXPECT_EQ(row.find('\n'), std::string::npos);
     EXPECT_EQ(split_csv(row).size(), header.size()) << row;
@@ -300,13 +282,10 @@ TEST(Reporters, TableShowsEveryRow) {
 }
 
 TEST(Reporters, TableMarksUnavailableAndFailedRows) {
-  Result failed = open_result("threads", 8);
-  failed.failures = 7;
-  failed.first_failure = "Too many open files";
-  failed.failures_by_errno = {{"Too many open files", 7}};
+  const Result failed = open_result("threads", 8).failed(7, "Too many open files");
   const std::string text = report("table", {unavailable_result(), failed});
   EXPECT_NE(text.find("unavailable"), std::string::npos) << text;
-  EXPECT_NE(text.find(unavailable_result().error), std::string::npos) << text;
+  EXPECT_NE(text.find(kUnavailable), std::string::npos) << text;
   EXPECT_NE(text.find("FAILED"), std::string::npos) << text;
   EXPECT_NE(text.find("Too many open files"), std::string::npos) << text;
 }
@@ -323,11 +302,20 @@ TEST(Reporters, JsonWritesOneDocumentWithEveryResult) {
 }
 
 TEST(Reporters, CsvWritesOneHeaderAndOneRowPerResult) {
-  const auto results = sample_results();
-  const auto lines = lines_of(report("csv", results));
-  ASSERT_EQ(lines.size(), results.size() + 1);
-  EXPECT_EQ(lines[0], csv_header());
-  for (std::size_t i = 0; i < results.size(); ++i) EXPECT_EQ(lines[i + 1], csv_row(results[i]));
+  EXPECT_EQ(
+      report("csv", sample_results()),
+      "workload,strategy,threads,batch,kind,pregrow,ops,repeat,warmup,min_ns,median_ns,max_ns,"
+      "mean_ns,stddev_ns,ops_per_sec,fdsize_before,fdsize_after,failures,error,times_ns\n"
+      "open,threads,1,1,file,off,1000,3,1,1000000,2000000.0,3000000,2000000.0,1000000.0,"
+      "500000.0,64,64,0,,3000000;1000000;2000000\n"
+      "open,pool,2,1,file,off,1000,3,1,1000000,2000000.0,3000000,2000000.0,1000000.0,500000.0,"
+      "64,64,0,,3000000;1000000;2000000\n"
+      "open,pool-batch,2,64,file,off,1000,3,1,1000000,2000000.0,3000000,2000000.0,1000000.0,"
+      "500000.0,64,64,0,,3000000;1000000;2000000\n"
+      "socket,threads,2,1,tcp,off,512,2,0,20000000,20000000.0,20000000,20000000.0,0.0,25600.0,"
+      "64,512,0,,20000000;20000000\n"
+      "socket,threads,2,1,tcp,auto,512,2,0,2000000,2000000.0,2000000,2000000.0,0.0,256000.0,"
+      "512,512,0,,2000000;2000000\n");
 }
 
 TEST(Reporters, NothingMeasuredStillGivesValidOutput) {

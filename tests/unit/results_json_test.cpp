@@ -13,42 +13,32 @@
 
 #include "fdbench/error.hpp"
 #include "fdbench/reporter.hpp"
+#include "support/results.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench {
 namespace {
 
+using testing::ResultBuilder;
+
+// Every field set, with values that test the writer: quotes to escape, RLIM_INFINITY (the
+// largest unsigned 64-bit number), the Linux-only fields away from their defaults.
 Environment full_environment() {
-  Environment env;
-  env.os = "Linux";
+  Environment env = testing::linux_environment();
   env.kernel = "6.8.0-test";
   env.cpu_model = "Test CPU \"quoted\" @ 2.00GHz";
   env.logical_cpus = 64;
   env.fs_type = "ext4";
-  env.rlimit_nofile = {1024, std::numeric_limits<std::uint64_t>::max()};  // RLIM_INFINITY
+  env.rlimit_nofile = {1024, std::numeric_limits<std::uint64_t>::max()};
   env.fdsize_at_start = 256;
   env.io_uring_disabled = 2;
   env.rcu_expedited = 0;
   return env;
 }
 
+// Every optional part of a result present: failures of two kinds, parameters, the input
+// summary, warnings; a median that is not a whole number.
 Result open_result() {
-  Result r;
-  r.workload = "open";
-  r.strategy = "pool-batch";
-  r.threads = 16;
-  r.batch = 64;
-  r.kind = "file";
-  r.ops = 10000;
-  r.repeat = 3;
-  r.warmup = 1;
-  r.times_ns = {30'000'000, 10'000'000, 20'000'001};
-  r.fdsize_before = 64;
-  r.fdsize_after = 128;
-  r.failures = 7;
-  r.first_failure = "Too many open files";
-  r.failures_by_errno = {{"Too many open files", 5}, {"other", 2}};
-  r.parameters = {{"batch", "64"}};
   InputSummary input;
   input.source = "list";
   input.origin = "/home/user/files.txt";
@@ -58,26 +48,24 @@ Result open_result() {
   input.files = 9998;
   input.skipped = {{"fifo", 1}, {"directory", 3}};
   input.missing = {{"No such file or directory", 2}};
-  r.input = input;
-  r.warnings = {"descriptor leak: held {0,1,2} before the run, {0,1,2,3} after", "second"};
-  finalize(r);
-  return r;
+  return ResultBuilder::open("pool-batch", 16)
+      .batch(64)
+      .ops(10000)
+      .warmup(1)
+      .times({30'000'000, 10'000'000, 20'000'001})
+      .fdsize(64, 128)
+      .failed({{"Too many open files", 5}, {"other", 2}}, "Too many open files")
+      .parameters({{"batch", "64"}})
+      .input(input)
+      .warnings({"descriptor leak: held {0,1,2} before the run, {0,1,2,3} after", "second"});
 }
 
+// Unavailable: no samples, no table sizes.
 Result socket_result() {
-  Result r;
-  r.workload = "socket";
-  r.strategy = "uring-direct";
-  r.threads = 2;
-  r.batch = 1;
-  r.kind = "tcp6";
-  r.pregrow = "auto";
-  r.ops = 512;
-  r.repeat = 2;
-  r.warmup = 0;
-  r.error = "io_uring_disabled is 2";  // unavailable: no samples, no table sizes
-  finalize(r);
-  return r;
+  return ResultBuilder::socket("uring-direct", 2, "tcp6")
+      .pregrow("auto")
+      .ops(512)
+      .unavailable("io_uring_disabled is 2", 2);
 }
 
 void expect_same(const Result& a, const Result& b) {

@@ -87,10 +87,14 @@ TEST(Statistics, InputOrderDoesNotMatter) {
   const std::vector<std::int64_t> b{1, 2, 3, 4, 5};
   const Summary sa = summarize(a);
   const Summary sb = summarize(b);
-  EXPECT_DOUBLE_EQ(sa.median, sb.median);
-  EXPECT_DOUBLE_EQ(sa.mean, sb.mean);
-  EXPECT_DOUBLE_EQ(sa.stddev, sb.stddev);
-  EXPECT_DOUBLE_EQ(percentile(a, 75), percentile(b, 75));
+  EXPECT_DOUBLE_EQ(sa.median, 3);
+  EXPECT_DOUBLE_EQ(sb.median, 3);
+  EXPECT_DOUBLE_EQ(sa.mean, 3);
+  EXPECT_DOUBLE_EQ(sb.mean, 3);
+  EXPECT_NEAR(sa.stddev, 1.5811388300841898, 1e-9);  // sqrt(10 / 4)
+  EXPECT_NEAR(sb.stddev, 1.5811388300841898, 1e-9);
+  EXPECT_DOUBLE_EQ(percentile(a, 75), 4);
+  EXPECT_DOUBLE_EQ(percentile(b, 75), 4);
 }
 
 TEST(Statistics, PercentileEdgeCases) {

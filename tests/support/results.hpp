@@ -1,0 +1,128 @@
+#pragma once
+// Hand-built Results and Environments for the unit tests (findings, reporters, the results
+// reader): a fluent builder that starts from a workload, a strategy and a thread count, sets
+// only what a test relies on, and fills the statistics as the runner does (finalize()).
+//
+//   const Result r = ResultBuilder::socket("threads", 2).pregrow("off").ops(512)
+//                        .each_took(20'000'000, 3).fdsize(64, 512);
+#include <cstdint>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fdbench/environment.hpp"
+#include "fdbench/result.hpp"
+
+namespace fdbench::testing {
+
+class ResultBuilder {
+ public:
+  // `open`: files opened (and closed) by `strategy` with `threads`; kind "file".
+  static ResultBuilder open(std::string strategy, int threads) {
+    return ResultBuilder("open", std::move(strategy), threads, "file");
+  }
+  // `socket`: descriptors of `kind` created and held by `strategy` with `threads`.
+  static ResultBuilder socket(std::string strategy, int threads, std::string kind = "tcp") {
+    return ResultBuilder("socket", std::move(strategy), threads, std::move(kind));
+  }
+
+  ResultBuilder& batch(int items) {
+    r_.batch = items;
+    return *this;
+  }
+  ResultBuilder& pregrow(std::string label) {
+    r_.pregrow = std::move(label);
+    return *this;
+  }
+  ResultBuilder& ops(std::uint64_t per_repetition) {
+    r_.ops = per_repetition;
+    return *this;
+  }
+  ResultBuilder& warmup(int repetitions) {
+    r_.warmup = repetitions;
+    return *this;
+  }
+  // The timed repetitions, in the order they ran; `repeat` is their number.
+  ResultBuilder& times(std::vector<std::int64_t> ns) {
+    r_.repeat = static_cast<int>(ns.size());
+    r_.times_ns = std::move(ns);
+    return *this;
+  }
+  // `repeat` repetitions that took `ns` each.
+  ResultBuilder& each_took(std::int64_t ns, int repeat) {
+    return times(std::vector<std::int64_t>(static_cast<std::size_t>(repeat), ns));
+  }
+  ResultBuilder& fdsize(std::optional<int> before, std::optional<int> after) {
+    r_.fdsize_before = before;
+    r_.fdsize_after = after;
+    return *this;
+  }
+  // `count` failed calls, all with the errno text `error`.
+  ResultBuilder& failed(std::uint64_t count, const std::string& error) {
+    return failed({{error, count}}, error);
+  }
+  // Failed calls by errno text; `first` is the text of the first one.
+  ResultBuilder& failed(std::map<std::string, std::uint64_t> by_errno, std::string first) {
+    r_.failures = std::accumulate(by_errno.begin(), by_errno.end(), std::uint64_t{0},
+                                  [](std::uint64_t sum, const auto& e) { return sum + e.second; });
+    r_.failures_by_errno = std::move(by_errno);
+    r_.first_failure = std::move(first);
+    return *this;
+  }
+  ResultBuilder& parameters(std::map<std::string, std::string> values) {
+    r_.parameters = std::move(values);
+    return *this;
+  }
+  ResultBuilder& input(InputSummary summary) {
+    r_.input = std::move(summary);
+    return *this;
+  }
+  ResultBuilder& warnings(std::vector<std::string> lines) {
+    r_.warnings = std::move(lines);
+    return *this;
+  }
+  // The combination could not run here: `repeat` repetitions were asked for, none ran.
+  ResultBuilder& unavailable(std::string error, int repeat) {
+    r_.error = std::move(error);
+    r_.repeat = repeat;
+    r_.times_ns.clear();
+    return *this;
+  }
+
+  // The Result, its statistics and rate filled from the samples.
+  [[nodiscard]] Result build() const {
+    Result r = r_;
+    finalize(r);
+    return r;
+  }
+  operator Result() const { return build(); }  // NOLINT(google-explicit-constructor)
+
+ private:
+  ResultBuilder(std::string workload, std::string strategy, int threads, std::string kind) {
+    r_.workload = std::move(workload);
+    r_.strategy = std::move(strategy);
+    r_.threads = threads;
+    r_.kind = std::move(kind);
+  }
+  Result r_;
+};
+
+// A Linux host with every field set, the Linux-only ones included.
+inline Environment linux_environment() {
+  Environment env;
+  env.os = "Linux";
+  env.kernel = "6.1.0-test";
+  env.cpu_model = "Test CPU @ 1.00GHz";
+  env.logical_cpus = 8;
+  env.fs_type = "tmpfs";
+  env.rlimit_nofile = {1024, 524288};
+  env.fdsize_at_start = 64;
+  env.io_uring_disabled = 0;
+  env.rcu_expedited = 1;
+  return env;
+}
+
+}  // namespace fdbench::testing
