@@ -4,10 +4,16 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <memory>
+#include <new>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,6 +26,7 @@
 #include "fdbench/strategy.hpp"
 #include "fdbench/workload.hpp"
 #include "support/child_pids.hpp"
+#include "support/fd_table.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench {
@@ -258,14 +265,128 @@ TEST_F(ProcessStrategy, BusyWorkersDieWithTheirParent) {
   }
 }
 
+// What one process that ran the workload held at the end of a repetition, and how big its own
+// descriptor table was before the repetition and at its end (-1: not shown here).
+struct TableReport {
+  pid_t pid = 0;
+  int fdsize_before = -1;
+  int fdsize_after = -1;
+  std::size_t sockets = 0;  // created (and still held) by this process
+};
+
+// Reports written by any process forked from this one: they live in a shared mapping.
+class SharedReports {
+ public:
+  static constexpr std::size_t kCapacity = 64;
+  SharedReports() {
+    void* memory =
+        mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (memory == MAP_FAILED) throw std::bad_alloc();
+    shared_ = new (memory) Shared();
+  }
+  SharedReports(const SharedReports&) = delete;
+  SharedReports& operator=(const SharedReports&) = delete;
+  ~SharedReports() { munmap(shared_, sizeof(Shared)); }
+
+  void add(const TableReport& report) noexcept {
+    const std::size_t slot = shared_->used.fetch_add(1);
+    if (slot < kCapacity) shared_->reports[slot] = report;
+  }
+  [[nodiscard]] std::vector<TableReport> all() const {
+    const std::size_t used = std::min(shared_->used.load(), kCapacity);
+    return {shared_->reports, shared_->reports + used};
+  }
+
+ private:
+  struct Shared {
+    std::atomic<std::size_t> used{0};
+    TableReport reports[kCapacity];
+  };
+  Shared* shared_ = nullptr;
+};
+
+// The socket workload, unchanged, except that each process running it reports how many
+// sockets it holds and the size of its own table, before the repetition and before it lets
+// the sockets go.
+class TableReportingWorkload final : public Workload {
+ public:
+  TableReportingWorkload(std::unique_ptr<Workload> sockets, SharedReports& reports)
+      : sockets_(std::move(sockets)), reports_(reports) {}
+
+  [[nodiscard]] std::string_view name() const override { return sockets_->name(); }
+  [[nodiscard]] std::string kind() const override { return sockets_->kind(); }
+  [[nodiscard]] std::size_t ops() const override { return sockets_->ops(); }
+  void before_repetition() override {
+    held_ = 0;
+    fdsize_before_ = testing::fdsize_in_proc_status().value_or(-1);
+    sockets_->before_repetition();
+  }
+  void run_range(std::size_t begin, std::size_t end, Tally& tally) noexcept override {
+    sockets_->run_range(begin, end, tally);
+    held_ += end - begin;
+  }
+  void after_repetition() override {
+    reports_.add({getpid(), fdsize_before_, testing::fdsize_in_proc_status().value_or(-1), held_});
+    sockets_->after_repetition();
+  }
+  [[nodiscard]] ItemSpec spec() const override { return sockets_->spec(); }
+  void keep(std::size_t i, int fd) noexcept override { sockets_->keep(i, fd); }
+
+ private:
+  std::unique_ptr<Workload> sockets_;
+  SharedReports& reports_;
+  std::size_t held_ = 0;
+  int fdsize_before_ = -1;
+};
+
 TEST(ProcessStrategySockets, EachWorkerGrowsItsOwnTable) {
   // The second seed experiment, with processes: 2 workers x 256 sockets from a fresh child.
-  const Result r =
-      measure_in_fresh_child([] { return make_socket_workload(SocketKind::tcp, 2 * 256); },
-                             process_strategy(), {2, 1}, Pregrow{}, 3, 1);
-  EXPECT_EQ(r.error, "");
+  // Each worker's table grows to hold its sockets, while the table of the fresh child that
+  // forked them stays as it was: every worker grew a table of its own.
+  if (!testing::fdsize_in_proc_status()) GTEST_SKIP() << "no FDSize in /proc/self/status here";
+  constexpr std::size_t kPerWorker = 256;
+  constexpr int kRepeat = 3;
+  constexpr int kWarmup = 1;
+  SharedReports reports;
+  const Result r = measure_in_fresh_child(
+      [&reports] {
+        return std::make_unique<TableReportingWorkload>(
+            make_socket_workload(SocketKind::tcp, 2 * kPerWorker), reports);
+      },
+      process_strategy(), {2, 1}, Pregrow{}, kRepeat, kWarmup);
+  ASSERT_EQ(r.error, "");
   EXPECT_EQ(r.failures, 0U);
-  EXPECT_EQ(r.times_ns.size(), 3U);
+  EXPECT_EQ(r.times_ns.size(), static_cast<std::size_t>(kRepeat));
+
+  int parents = 0;
+  int workers = 0;
+  std::set<pid_t> pids;
+  for (const TableReport& report : reports.all()) {
+    SCOPED_TRACE("pid " + std::to_string(report.pid));
+    pids.insert(report.pid);
+    EXPECT_NE(report.pid, getpid());
+    EXPECT_GT(report.fdsize_before, 0);
+    if (report.sockets == 0) {  // the fresh child that forked the workers
+      ++parents;
+      EXPECT_EQ(report.fdsize_after, report.fdsize_before) << "the parent's table grew";
+      if (r.fdsize_after) {
+        EXPECT_EQ(report.fdsize_after, *r.fdsize_after);
+      }
+    } else {
+      ++workers;
+      EXPECT_EQ(report.sockets, kPerWorker);
+      EXPECT_GT(report.fdsize_after, static_cast<int>(kPerWorker)) << "room for its sockets";
+      EXPECT_GT(report.fdsize_after, report.fdsize_before) << "the worker's own table grew";
+    }
+  }
+  // Every repetition, warm-up included: one fresh child and two workers, all different.
+  EXPECT_EQ(parents, kRepeat + kWarmup);
+  EXPECT_EQ(workers, 2 * (kRepeat + kWarmup));
+  EXPECT_EQ(pids.size(), reports.all().size());
+  if (platform::fd_table_size()) {  // where fdbench reads the table: from the smallest, no growth
+    EXPECT_EQ(r.fdsize_before, platform::kSmallestFdTable);
+    EXPECT_EQ(r.fdsize_after, platform::kSmallestFdTable);
+  }
 }
 
 }  // namespace
