@@ -1,35 +1,70 @@
-// The platform facade on this machine. Anything that changes process-wide state (the
-// descriptor table, open descriptors) happens in a forked child, so tests stay independent.
+// The platform facade on this machine, checked against what the kernel says through other
+// means (uname, sysconf, getrlimit, clock_gettime, /proc). Anything that changes process-wide
+// state (the descriptor table, limits, open descriptors) happens in a forked child, so tests
+// stay independent.
 #include "fdbench/platform.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "fdbench/environment.hpp"
+#include "support/fd_table.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench::platform {
 namespace {
 
-// Runs `body` in a forked child and returns its exit code (or 128 + signal). The child
-// exits with whatever `body` returns and never returns into the test.
-int exit_code_in_child(const std::function<int()>& body) {
+using testing::fdsize_in_proc_status;
+
+// Runs `body` in a forked child and returns what it returned: "" when all was well, else what
+// went wrong (or how the child died). The child never returns into the test. `body` gets the
+// descriptor the child reports through, to keep open.
+std::string failure_in_child(const std::function<std::string(int report_fd)>& body) {
+  int report[2];
+  if (pipe(report) != 0) return "cannot create a pipe";
   std::fflush(nullptr);
   const pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) _exit(body());
+  if (pid < 0) return "cannot fork";
+  if (pid == 0) {
+    close(report[0]);
+    const std::string failure = body(report[1]);
+    const bool sent =
+        write(report[1], failure.data(), failure.size()) == static_cast<ssize_t>(failure.size());
+    _exit(sent ? 0 : 1);
+  }
+  close(report[1]);
+  std::string failure;
+  char buffer[256];
+  for (ssize_t n; (n = read(report[0], buffer, sizeof buffer)) > 0;) {
+    failure.append(buffer, static_cast<std::size_t>(n));
+  }
+  close(report[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
   }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (!WIFEXITED(status))
+    return failure + " (child killed by signal " + std::to_string(WTERMSIG(status)) + ")";
+  if (WEXITSTATUS(status) != 0)
+    return failure + " (child exited " + std::to_string(WEXITSTATUS(status)) + ")";
+  return failure;
+}
+
+std::string text_of(std::optional<int> value) {
+  return value ? std::to_string(*value) : "none";
 }
 
 TEST(Platform, ListsDescriptorsAscendingWithoutItsOwn) {
@@ -46,19 +81,33 @@ TEST(Platform, ListsDescriptorsAscendingWithoutItsOwn) {
   EXPECT_EQ(open_descriptors(), fds);
 }
 
+TEST(Platform, FdTableSizeIsTheKernelsFdSize) {
+  if (!uses_linux_interfaces()) {
+    EXPECT_EQ(fd_table_size(), std::nullopt) << "a size this build cannot see is never guessed";
+    return;
+  }
+  const auto shown = fdsize_in_proc_status();
+  ASSERT_TRUE(shown.has_value());
+  EXPECT_EQ(fd_table_size(), shown);
+}
+
 TEST(Platform, GrowFdTableGrowsTheTableAndFreesTheSlot) {
-  const int code = exit_code_in_child([] {
-    const auto before = fd_table_size();
-    if (grow_fd_table(700) != 0) return 1;
-    if (fcntl(700, F_GETFD) != -1) return 2;  // the slot was only borrowed
-    const auto after = fd_table_size();
-    if (before.has_value() != after.has_value()) return 3;
-    if (!after) return 0;  // the table's size is not visible here (HostFacts says where)
-    if (*after <= 700) return 4;
-    if (*after < *before) return 5;
-    return 0;
-  });
-  EXPECT_EQ(code, 0);
+  if (!fdsize_in_proc_status()) GTEST_SKIP() << "no /proc/self/status: the table is not visible";
+  EXPECT_EQ(failure_in_child([](int /*report_fd*/) -> std::string {
+              if (const int err = grow_fd_table(700))
+                return "grow_fd_table: " + std::to_string(err);
+              if (fcntl(700, F_GETFD) != -1) return "fd 700 is still open: the slot was only lent";
+              const auto after = fdsize_in_proc_status();
+              if (!after || *after <= 700)
+                return "FDSize after growing to fd 700: " + text_of(after);
+              // fdbench reads the same size, where it reads one at all
+              if (fd_table_size() != (uses_linux_interfaces() ? after : std::nullopt)) {
+                return "fd_table_size() is " + text_of(fd_table_size()) + ", FDSize " +
+                       text_of(after);
+              }
+              return "";
+            }),
+            "");
 }
 
 TEST(Platform, GrowFdTableLeavesAnOpenDescriptorAlone) {
@@ -73,28 +122,48 @@ TEST(Platform, GrowFdTableLeavesAnOpenDescriptorAlone) {
 TEST(Platform, FreshChildStartsFromTheSmallestTable) {
   // What measure_in_fresh_child relies on: a process with only low fds open gets the
   // kernel's smallest table when it forks.
-  if (!fd_table_size()) GTEST_SKIP() << "no FDSize on this platform";
-  const int code = exit_code_in_child([] {
-    close_descriptors_from(3);
-    const pid_t pid = fork();
-    if (pid == 0) _exit(fd_table_size() == kSmallestFdTable ? 0 : 1);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 2;
-  });
-  EXPECT_EQ(code, 0);
+  if (!fdsize_in_proc_status()) GTEST_SKIP() << "no /proc/self/status: the table is not visible";
+  EXPECT_EQ(failure_in_child([](int report_fd) -> std::string {
+              close_descriptors_from(3, report_fd);
+              return failure_in_child([](int /*report_fd*/) -> std::string {
+                const auto size = fdsize_in_proc_status();
+                return size == kSmallestFdTable ? "" : "FDSize " + text_of(size);
+              });
+            }),
+            "");
 }
 
-TEST(Platform, NofileLimitIsConsistent) {
-  const NofileLimit limit = nofile_limit();
-  EXPECT_GT(limit.soft, 0U);
-  EXPECT_LE(limit.soft, limit.hard);
+TEST(Platform, NofileLimitIsWhatGetrlimitSays) {
+  rlimit limit{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &limit), 0);
+  EXPECT_EQ(nofile_limit().soft, static_cast<std::uint64_t>(limit.rlim_cur));
+  EXPECT_EQ(nofile_limit().hard, static_cast<std::uint64_t>(limit.rlim_max));
 }
 
-TEST(Platform, RaiseNofileSoftNeverLowers) {
-  const NofileLimit before = nofile_limit();
-  EXPECT_EQ(raise_nofile_soft(1), 0);
-  EXPECT_EQ(nofile_limit().soft, before.soft);
+TEST(Platform, RaiseNofileSoftRaisesToWhatWasAskedAndNeverLowers) {
+  rlimit limit{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &limit), 0);
+  if (limit.rlim_max != RLIM_INFINITY && limit.rlim_max < 1000) {
+    GTEST_SKIP() << "hard RLIMIT_NOFILE " << limit.rlim_max << " is below 1000";
+  }
+  EXPECT_EQ(failure_in_child([limit](int /*report_fd*/) -> std::string {
+              const rlimit low{100, limit.rlim_max};
+              if (setrlimit(RLIMIT_NOFILE, &low) != 0) return "cannot lower the soft limit";
+              const auto soft = [] { return std::to_string(nofile_limit().soft); };
+              if (raise_nofile_soft(1000) != 0) return "raising 100 to 1000 failed";
+              if (nofile_limit().soft != 1000) return "asked for 1000, soft is " + soft();
+              if (raise_nofile_soft(500) != 0) return "asking for less failed";
+              if (nofile_limit().soft != 1000) return "asked for 500 below 1000: soft is " + soft();
+              if (limit.rlim_max == RLIM_INFINITY) return "";
+              const std::uint64_t hard = limit.rlim_max;
+              if (raise_nofile_soft(hard + 1) != EPERM) return "beyond the hard limit: not EPERM";
+              if (nofile_limit().soft != 1000) return "a refused raise changed soft to " + soft();
+              if (raise_nofile_soft(hard) != 0 || nofile_limit().soft != hard) {
+                return "raising to the hard limit " + std::to_string(hard) + ": soft " + soft();
+              }
+              return "";
+            }),
+            "");
 }
 
 // What a forked child still holds after close_descriptors_from(lowest, keep), where keep is
@@ -166,25 +235,111 @@ TEST(Platform, GrowFdTableBeyondTheLimitFails) {
   EXPECT_EQ(open_descriptors(), before);
 }
 
-TEST(Platform, HostFacts) {
-  EXPECT_FALSE(os_name().empty());
-  EXPECT_FALSE(kernel_release().empty());
-  EXPECT_FALSE(cpu_model().empty());
-  EXPECT_GE(logical_cpus(), 1);
-  EXPECT_FALSE(fs_type("/tmp").empty());
-  EXPECT_EQ(fs_type("/no/such/path/anywhere"), "unknown");
-  EXPECT_GT(now_ns(), 0);
-  const auto a = now_ns();
-  EXPECT_GE(now_ns(), a);  // monotonic, not a timing assertion
-#if defined(__linux__)
-  EXPECT_EQ(os_name(), "Linux");
-#endif
-  // Only the Linux build reads the table size. Filesystems are named by Linux's statfs magic
-  // numbers or the BSDs' f_fstypename: the portable build on Linux has neither.
-  EXPECT_EQ(fd_table_size().has_value(), uses_linux_interfaces());
-  if (uses_linux_interfaces() || os_name() != "Linux") {
-    EXPECT_NE(fs_type("/tmp"), "unknown");
+TEST(Platform, HostFactsAgreeWithUnameAndSysconf) {
+  utsname name{};
+  ASSERT_EQ(uname(&name), 0);
+  EXPECT_EQ(os_name(), name.sysname);
+  EXPECT_EQ(kernel_release(), name.release);
+  EXPECT_EQ(logical_cpus(), sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+std::int64_t monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+TEST(Platform, NowIsTheMonotonicClockInNanoseconds) {
+  const std::int64_t before = monotonic_ns();
+  const std::int64_t now = now_ns();
+  const std::int64_t after = monotonic_ns();
+  EXPECT_LE(before, now);  // an order, not a duration: nothing about speed
+  EXPECT_LE(now, after);
+}
+
+// The value of the first "model name" line of /proc/cpuinfo, or "".
+std::string cpuinfo_model_name() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const auto start = line.find_first_not_of(" \t", colon + 1);
+    return start == std::string::npos ? "" : line.substr(start);
   }
+  return "";
+}
+
+TEST(Platform, CpuModelIsTheOneTheKernelNames) {
+  const std::string model = cpuinfo_model_name();
+  if (!uses_linux_interfaces() || model.empty()) {
+    EXPECT_FALSE(cpu_model().empty());
+    GTEST_SKIP() << "no \"model name\" in /proc/cpuinfo for this build to read";
+  }
+  EXPECT_EQ(cpu_model(), model);
+}
+
+// The type of the filesystem mounted where `path` is, from /proc/self/mountinfo ("" without).
+std::string mounted_type(const std::string& path) {
+  std::error_code error;
+  const std::string real = std::filesystem::canonical(path, error).string();
+  std::ifstream mountinfo("/proc/self/mountinfo");
+  std::string best_point;
+  std::string best_type;
+  for (std::string line; std::getline(mountinfo, line);) {
+    // "id parent major:minor root mount-point options ... - type source options"
+    std::istringstream fields(line);
+    std::string skip, point, type;
+    fields >> skip >> skip >> skip >> skip >> point;
+    const auto dash = line.find(" - ");
+    if (dash == std::string::npos) continue;
+    std::istringstream(line.substr(dash + 3)) >> type;
+    const bool under = point == "/" || real == point || real.rfind(point + "/", 0) == 0;
+    if (under && point.size() >= best_point.size()) {  // the last mount on a point wins
+      best_point = point;
+      best_type = type;
+    }
+  }
+  return error ? "" : best_type;
+}
+
+TEST(Platform, FsTypeNamesTheMountedFilesystem) {
+  EXPECT_EQ(fs_type("/no/such/path/anywhere"), "unknown");
+  const fdbench::testing::TempDir dir;
+  int compared = 0;
+  for (const std::string& path :
+       {dir.path(), std::string("/proc"), std::string("/sys"), std::string("/dev/shm")}) {
+    const std::string mounted = mounted_type(path);
+    SCOPED_TRACE(path + " is mounted as " + mounted);
+    // Types whose mount name is also the name fdbench gives (ext2 and ext3 share ext4's magic).
+    const std::vector<std::string> kSameName{"ext4", "tmpfs", "proc",   "sysfs",
+                                             "xfs",  "btrfs", "overlay"};
+    if (std::find(kSameName.begin(), kSameName.end(), mounted) == kSameName.end()) continue;
+    ++compared;
+    EXPECT_EQ(fs_type(path), uses_linux_interfaces() ? mounted : "unknown");
+  }
+  if (compared == 0) {
+    // Not Linux: the BSDs and macOS name it themselves (f_fstypename).
+    EXPECT_NE(fs_type(dir.path()), "unknown");
+  }
+}
+
+int int_in_file(const std::string& path, int otherwise) {
+  std::ifstream in(path);
+  int value = otherwise;
+  in >> value;
+  return value;
+}
+
+TEST(Platform, KernelKnobsAreReadFromTheirFiles) {
+  if (!uses_linux_interfaces()) {
+    EXPECT_EQ(io_uring_disabled(), std::nullopt);
+    EXPECT_EQ(rcu_expedited(), std::nullopt);
+    return;
+  }
+  EXPECT_EQ(io_uring_disabled().value_or(-1),
+            int_in_file("/proc/sys/kernel/io_uring_disabled", -1));
+  EXPECT_EQ(rcu_expedited().value_or(-1), int_in_file("/sys/kernel/rcu_expedited", -1));
 }
 
 TEST(Platform, ReadIntFile) {
@@ -203,9 +358,14 @@ TEST(Platform, CaptureEnvironment) {
   EXPECT_EQ(open_descriptors(), held_before);
   EXPECT_EQ(env.os, os_name());
   EXPECT_EQ(env.fs_type, fs_type(dir.path()));
-  EXPECT_GE(env.logical_cpus, 1);
-  EXPECT_LE(env.rlimit_nofile.soft, env.rlimit_nofile.hard);
-  EXPECT_EQ(env.fdsize_at_start.has_value(), uses_linux_interfaces());
+  EXPECT_EQ(env.kernel, kernel_release());
+  EXPECT_EQ(env.cpu_model, cpu_model());
+  EXPECT_EQ(env.logical_cpus, logical_cpus());
+  EXPECT_EQ(env.rlimit_nofile.soft, nofile_limit().soft);
+  EXPECT_EQ(env.rlimit_nofile.hard, nofile_limit().hard);
+  EXPECT_EQ(env.fdsize_at_start, uses_linux_interfaces() ? fdsize_in_proc_status() : std::nullopt);
+  EXPECT_EQ(env.io_uring_disabled, io_uring_disabled());
+  EXPECT_EQ(env.rcu_expedited, rcu_expedited());
 }
 
 }  // namespace
