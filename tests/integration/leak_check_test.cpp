@@ -58,8 +58,13 @@ TEST(LeakCheckDeathTest, ALeakingWorkloadStopsADebugBuild) {
 
 TEST(LeakCheck, AWorkloadThatClosesEverythingHasNoWarning) {
   const auto work = make_socket_workload(SocketKind::tcp, 8);
+  const auto before = platform::open_descriptors();
   const Result r = measure(*work, *find_strategy("threads"), {2, 1}, 2, 0);
+  EXPECT_EQ(r.error, "");  // the check ran: the measurement itself did
+  EXPECT_EQ(r.times_ns.size(), 2U);
+  EXPECT_EQ(r.failures, 0U);
   EXPECT_TRUE(r.warnings.empty()) << r.warnings.front();
+  EXPECT_EQ(platform::open_descriptors(), before);
 }
 
 }  // namespace
