@@ -1,6 +1,7 @@
 #include "fdbench/runner.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,14 +11,12 @@
 #include <cstring>
 #include <system_error>
 
-#include <fmt/format.h>
-
+#include "child_process.hpp"
 #include "fdbench/error.hpp"
 #include "fdbench/file_set.hpp"
 #include "fdbench/input_files.hpp"
 #include "fdbench/interrupt.hpp"
 #include "fdbench/platform.hpp"
-#include "fdbench/unique_fd.hpp"
 #include "format.hpp"
 
 namespace fdbench {
@@ -72,7 +71,7 @@ void check_no_leak(Result& r, const std::vector<int>& before) {
 #endif
 }
 
-// Fixed-size message from a child repetition to the parent, over a pipe.
+// Fixed-size message from a child repetition to the parent.
 struct ChildReport {
   std::int64_t ns = 0;
   std::int32_t fdsize_before = -1;
@@ -82,62 +81,34 @@ struct ChildReport {
   char error[240] = {};
 };
 
-void write_all(int fd, const void* data, std::size_t size) noexcept {
-  const auto* p = static_cast<const char*>(data);
-  while (size > 0) {
-    const ssize_t n = write(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    p += n;
-    size -= static_cast<std::size_t>(n);
+// Unlike a `process` worker, this child has children of its own (`process` workers, libuv's
+// helper): dying on Ctrl-C at once would orphan them. So it keeps fdbench's handlers, which
+// only record the signal: the workload stops early (it polls), every child is reaped on the
+// way out, and the report says that the signal came. It starts from the smallest table.
+constexpr ChildOptions kRepetitionChild{.keeps_interrupt_handlers = true, .smallest_table = true};
+
+// The highest descriptor `pregrow` asks for in a child holding fds 0-2 and `channel`, or 0.
+int pregrow_target(const Pregrow& pregrow, const Workload& work, int channel) {
+  switch (pregrow.mode) {
+    case Pregrow::Mode::automatic:  // +1 for reading FDSize afterwards
+      return channel + static_cast<int>(work.ops()) * work.descriptors_per_item() + 2;
+    case Pregrow::Mode::fd:
+      return pregrow.fd;
+    case Pregrow::Mode::off:
+      break;
   }
+  return 0;
 }
 
-[[noreturn]] void child_repetition(int pipe_fd, const WorkloadFactory& make_work,
-                                   const StrategyInfo& strategy, const StrategyConfig& config,
-                                   const Pregrow& pregrow) noexcept {
-  // Unlike a `process` worker, this child has children of its own (the second fork below,
-  // `process` workers, libuv's helper): dying on Ctrl-C at once would orphan them. So it keeps
-  // fdbench's handlers, which only record the signal: the workload stops early (it polls),
-  // every child is reaped on the way out, and the report says that the signal came.
+void child_repetition(Channel& channel, const WorkloadFactory& make_work,
+                      const StrategyInfo& strategy, const StrategyConfig& config,
+                      const Pregrow& pregrow) noexcept {
   ChildReport report;
-  // Keep only 0-2 and the pipe (as fd 3), so the table a child of ours inherits is minimal.
-  if (pipe_fd != 3) {
-    dup2(pipe_fd, 3);
-    pipe_fd = 3;
-  }
-  platform::close_descriptors_from(4);
-  // A table inherited from a parent that held high descriptors never shrinks; a second fork
-  // gets a table sized for what is open now (fds 0-3).
-  const auto inherited = platform::fd_table_size();
-  if (inherited && *inherited > platform::kSmallestFdTable) {
-    const pid_t grandchild = fork();
-    if (grandchild > 0) {
-      int status = 0;
-      close(pipe_fd);
-      bool forwarded = false;
-      while (waitpid(grandchild, &status, 0) < 0 && errno == EINTR) {
-        // A signal for this process alone (fdbench forwards one) must reach the one working.
-        if (!forwarded && interrupted() != 0) forwarded = kill(grandchild, interrupted()) == 0;
-      }
-      _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
-    }
-  }
   try {
     auto work = make_work();
-    int highest = 0;
-    if (pregrow.mode == Pregrow::Mode::automatic) {
-      // +1 for reading FDSize afterwards
-      highest = pipe_fd + static_cast<int>(work->ops()) * work->descriptors_per_item() + 2;
-    } else if (pregrow.mode == Pregrow::Mode::fd) {
-      highest = pregrow.fd;
-    }
-    if (highest > 0) {
+    if (const int highest = pregrow_target(pregrow, *work, channel.fd()); highest > 0) {
       if (const int err = platform::grow_fd_table(highest)) {
-        std::snprintf(report.error, sizeof report.error, "pregrow to fd %d failed: %s", highest,
-                      errno_text(err).c_str());
-        write_all(pipe_fd, &report, sizeof report);
-        _exit(0);
+        throw Error(fmt::format("pregrow to fd {} failed: {}", highest, errno_text(err)));
       }
     }
     report.fdsize_before = platform::fd_table_size().value_or(-1);
@@ -157,51 +128,26 @@ void write_all(int fd, const void* data, std::size_t size) noexcept {
     std::snprintf(report.error, sizeof report.error, "%s", e.what());
   }
   if (report.signal == 0) report.signal = interrupted();
-  write_all(pipe_fd, &report, sizeof report);
-  _exit(0);
+  channel.send(report);
 }
 
-// Runs one repetition in a fresh child and returns its report. The parent is single-threaded
-// here (no strategy exists), so fork is safe.
+// Runs one repetition in a fresh child and returns its report.
 ChildReport run_in_child(const WorkloadFactory& make_work, const StrategyInfo& strategy,
                          const StrategyConfig& config, const Pregrow& pregrow) {
-  int fds[2];
-  if (pipe(fds) != 0) throw Error("cannot create a pipe: " + errno_text(errno));
-  UniqueFd read_end(fds[0]);
-  UniqueFd write_end(fds[1]);
-  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-  std::fflush(nullptr);  // the child must not flush our buffered output a second time
-  const pid_t pid = fork();
-  if (pid < 0) throw Error("cannot fork a worker process: " + errno_text(errno));
-  if (pid == 0) child_repetition(write_end.release(), make_work, strategy, config, pregrow);
-  write_end.reset();
-
+  ChildProcess child(
+      [&](Channel& channel) { child_repetition(channel, make_work, strategy, config, pregrow); },
+      kRepetitionChild);
   ChildReport report;
-  std::size_t got = 0;
-  auto* bytes = reinterpret_cast<char*>(&report);
-  bool forwarded = false;
-  while (got < sizeof report) {
-    // Ctrl-C for fdbench alone (kill, not a terminal): pass it on, so the child stops early.
-    if (!forwarded && interrupted() != 0) forwarded = kill(pid, interrupted()) == 0;
-    const ssize_t n = read(read_end.get(), bytes + got, sizeof report - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<std::size_t>(n);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) break;
-  }
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    if ((sig == SIGINT || sig == SIGTERM)) throw Interrupted(sig);
-    throw Error(fmt::format("a worker process was killed by signal {} ({})", sig,
-                            strsignal(sig)));
+  const bool reported = child.receive(report);  // passes a Ctrl-C for fdbench alone on
+  const ChildExit end = child.wait();
+  if (end.signal == SIGINT || end.signal == SIGTERM) throw Interrupted(end.signal);
+  if (end.signal != 0) {
+    throw Error(fmt::format("a worker process was killed by signal {} ({})", end.signal,
+                            strsignal(end.signal)));
   }
   throw_if_interrupted();  // the report, if any, is of a repetition cut short
-  if (got != sizeof report) {
-    throw Error(fmt::format("a worker process exited (status {}) without reporting",
-                            WIFEXITED(status) ? WEXITSTATUS(status) : -1));
+  if (!reported) {
+    throw Error(fmt::format("a worker process exited (status {}) without reporting", end.code));
   }
   if (report.signal != 0) throw Interrupted(report.signal);  // the child alone got one
   return report;
