@@ -259,9 +259,8 @@ TEST_F(ProcessStrategy, BusyWorkersDieWithTheirParent) {
 
 TEST(ProcessStrategySockets, EachWorkerGrowsItsOwnTable) {
   // The second seed experiment, with processes: 2 workers x 256 sockets from a fresh child.
-  const Result r =
-      measure_in_fresh_child([] { return make_socket_workload(SocketKind::tcp, 2 * 256); },
-                             process_strategy(), {2, 1}, Pregrow{}, 3, 1);
+  const Result r = measure_in_fresh_child(socket_workload_recipe(SocketKind::tcp, 2 * 256),
+                                          process_strategy(), {2, 1}, Pregrow{}, 3, 1);
   EXPECT_EQ(r.error, "");
   EXPECT_EQ(r.failures, 0U);
   EXPECT_EQ(r.times_ns.size(), 3U);
