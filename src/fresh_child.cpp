@@ -35,15 +35,14 @@ struct ChildReport {
 // way out, and the report says that the signal came. It starts from the smallest table.
 constexpr ChildOptions kRepetitionChild{.keeps_interrupt_handlers = true, .smallest_table = true};
 
-// The workload the recipe makes, if it is the one the recipe describes to the parent.
+// The workload the recipe makes, if it has the facts the parent was given.
 std::unique_ptr<Workload> make_as_described(const WorkloadRecipe& recipe) {
   auto work = recipe.make();
-  if (work->name() != recipe.name || work->kind() != recipe.kind || work->ops() != recipe.ops ||
-      work->descriptors_per_item() != recipe.descriptors_per_item) {
-    throw Error(
-        fmt::format("the child made a {} workload of {} {} items, not the {} of {} {} "
-                    "items the parent reports",
-                    work->name(), work->ops(), work->kind(), recipe.name, recipe.ops, recipe.kind));
+  if (const WorkloadFacts made = facts_of(*work); made != recipe.facts) {
+    throw Error(fmt::format(
+        "the child made a {} workload of {} {} items, not the {} of {} {} "
+        "items the parent reports",
+        made.name, made.ops, made.kind, recipe.facts.name, recipe.facts.ops, recipe.facts.kind));
   }
   return work;
 }
@@ -119,20 +118,18 @@ WorkloadRecipe open_workload_recipe(OpenSpec spec) {
   FDBENCH_ASSERT(spec.paths != nullptr);
   spec.dir_fd = -1;  // the child holds only fds 0-2: it opens the directory itself
   const std::uint64_t files = spec.paths->size();
-  return {"open", "file", files, 1, [spec] { return make_open_workload(spec); }};
+  return {{"open", "file", files, 1}, [spec] { return make_open_workload(spec); }};
 }
 
 WorkloadRecipe socket_workload_recipe(SocketKind kind, std::size_t count) {
-  return {"socket", std::string(to_string(kind)), count, kind == SocketKind::pipe ? 2 : 1,
+  return {{"socket", std::string(to_string(kind)), count, kind == SocketKind::pipe ? 2 : 1},
           [kind, count] { return make_socket_workload(kind, count); }};
 }
 
 Result measure_in_fresh_child(const WorkloadRecipe& work, const StrategyInfo& strategy,
                               const StrategyConfig& config, const Pregrow& pregrow, int repeat,
                               int warmup) {
-  Result r = base_result(work.name, work.kind,
-                         work.ops * static_cast<std::uint64_t>(work.descriptors_per_item), strategy,
-                         config, repeat, warmup);
+  Result r = base_result(work.facts, strategy, config, repeat, warmup);
   r.pregrow = pregrow.label();
   if (const auto reason = strategy.unavailable_reason(); !reason.empty()) {
     r.error = reason;

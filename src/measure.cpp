@@ -23,16 +23,19 @@ std::string describe_fds(const std::vector<int>& fds) {
 
 }  // namespace
 
-Result base_result(std::string_view workload, std::string kind, std::uint64_t descriptors,
-                   const StrategyInfo& strategy, const StrategyConfig& config, int repeat,
-                   int warmup) {
+WorkloadFacts facts_of(const Workload& work) {
+  return {std::string(work.name()), work.kind(), work.ops(), work.descriptors_per_item()};
+}
+
+Result base_result(const WorkloadFacts& work, const StrategyInfo& strategy,
+                   const StrategyConfig& config, int repeat, int warmup) {
   Result r;
-  r.workload = std::string(workload);
+  r.workload = work.name;
   r.strategy = std::string(strategy.name);
   r.threads = config.threads;
   r.batch = strategy.uses_batch ? config.batch : 1;
-  r.kind = std::move(kind);
-  r.ops = descriptors;
+  r.kind = work.kind;
+  r.ops = work.ops * static_cast<std::uint64_t>(work.descriptors_per_item);
   r.repeat = repeat;
   r.warmup = warmup;
   if (!strategy.dispatch.empty()) r.parameters["dispatch"] = std::string(strategy.dispatch);
@@ -67,9 +70,7 @@ void check_no_leak(Result& r, const std::vector<int>& before) {
 
 Result measure(Workload& work, const StrategyInfo& strategy, const StrategyConfig& config,
                int repeat, int warmup) {
-  Result r = base_result(work.name(), work.kind(),
-                         work.ops() * static_cast<std::uint64_t>(work.descriptors_per_item()),
-                         strategy, config, repeat, warmup);
+  Result r = base_result(facts_of(work), strategy, config, repeat, warmup);
   if (const auto reason = strategy.unavailable_reason(); !reason.empty()) {
     r.error = reason;
     return r;

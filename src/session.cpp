@@ -47,9 +47,9 @@ const StrategyInfo& strategy_named(const std::string& name) {
 
 Section section_of(const WorkloadRecipe& work, int repeat, int warmup) {
   Section s;
-  s.workload = work.name;
-  s.kind = work.kind;
-  s.descriptors_per_item = work.descriptors_per_item;
+  s.workload = work.facts.name;
+  s.kind = work.facts.kind;
+  s.descriptors_per_item = work.facts.descriptors_per_item;
   s.repeat = repeat;
   s.warmup = warmup;
   return s;
@@ -135,7 +135,7 @@ void Session::run_socket(const SocketOptions& options) {
   const int most_threads = *std::max_element(options.threads.begin(), options.threads.end());
   const WorkloadRecipe one_thread = socket_workload_recipe(options.kind, options.per_thread);
   const std::uint64_t per_thread =
-      one_thread.ops * static_cast<std::uint64_t>(one_thread.descriptors_per_item);
+      one_thread.facts.ops * static_cast<std::uint64_t>(one_thread.facts.descriptors_per_item);
   ensure_descriptor_budget(
       with_pregrow(static_cast<std::uint64_t>(most_threads) * per_thread + 16, options.pregrow),
       "--threads, --per-thread or --pregrow");

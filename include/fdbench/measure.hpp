@@ -22,13 +22,21 @@ Result measure(Workload& work, const StrategyInfo& strategy, const StrategyConfi
 // Builds the workload inside the child process.
 using WorkloadFactory = std::function<std::unique_ptr<Workload>()>;
 
-// A workload to be made in a child, with what the parent's result needs to know of it, so
-// the parent never makes one. The child checks that what it made matches.
-struct WorkloadRecipe {
+// What a result records of a workload; known without making one.
+struct WorkloadFacts {
   std::string name;              // Workload::name()
   std::string kind;              // Workload::kind()
   std::uint64_t ops = 0;         // Workload::ops()
   int descriptors_per_item = 1;  // Workload::descriptors_per_item()
+
+  bool operator==(const WorkloadFacts&) const = default;
+};
+WorkloadFacts facts_of(const Workload& work);
+
+// A workload to be made in a child, with its facts for the parent's result, so the parent
+// never makes one. The child checks that what it made has these facts.
+struct WorkloadRecipe {
+  WorkloadFacts facts;
   WorkloadFactory make;
 };
 

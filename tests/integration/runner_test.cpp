@@ -197,14 +197,14 @@ TEST(FreshChild, TheParentNeverMakesTheWorkload) {
   EXPECT_EQ(r.times_ns.size(), 2U);
 
   const WorkloadRecipe pipes = socket_workload_recipe(SocketKind::pipe, 8);
-  EXPECT_EQ(pipes.descriptors_per_item, 2);
+  EXPECT_EQ(pipes.facts.descriptors_per_item, 2);
   EXPECT_EQ(measure_in_fresh_child(pipes, *find_strategy("threads"), {1, 1}, Pregrow{}, 1, 0).ops,
             16U);
 }
 
 TEST(FreshChild, ARecipeThatDoesNotMatchWhatItMakesIsAnError) {
   WorkloadRecipe recipe = socket_workload_recipe(SocketKind::tcp, 8);
-  recipe.ops = 9;
+  recipe.facts.ops = 9;
   const Result r =
       measure_in_fresh_child(recipe, *find_strategy("threads"), {1, 1}, Pregrow{}, 2, 0);
   EXPECT_NE(
