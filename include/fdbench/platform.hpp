@@ -51,6 +51,10 @@ int create_pipe(int fds[2]) noexcept;
 // no-op, and callers also check getppid()). False if the request failed.
 bool die_with_parent() noexcept;
 
+// Threads of this process (Linux: "Threads:" in /proc/self/status, which counts io_uring's
+// workers too), or nullopt where the OS does not show it (see uses_linux_interfaces()).
+std::optional<int> thread_count();
+
 // Whether process `pid` exists and has not exited. A zombie counts as exited: always for a
 // child of ours; for other processes only where the OS shows it (Linux).
 bool process_running(int pid) noexcept;

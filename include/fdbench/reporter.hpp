@@ -1,8 +1,11 @@
 #pragma once
 // One Reporter per output format behind one interface, chosen by name. Results reach the
 // reporter as each one finishes, so a later failure or Ctrl-C loses nothing.
+#include <cstddef>
+#include <cstdint>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -13,10 +16,19 @@
 
 namespace fdbench {
 
-// What the next results measure, for human-readable headers.
+// What the next results measure, as data; each reporter words it the way its format needs.
 struct Section {
-  std::string title;  // e.g. "open: 10,000 files, 10 repetitions (+1 warm-up)"
-  std::string note;   // e.g. "thread creation is not timed"
+  std::string workload;               // "open", "socket"
+  std::string kind;                   // what one item creates: "file", "tcp", "pipe", ...
+  int descriptors_per_item = 1;       // a pipe makes two
+  std::uint64_t per_thread = 0;       // items per thread, when the work is sized per thread
+  std::optional<InputSummary> input;  // the files, when the work is a list of files
+  std::string fs_type;                // the filesystem holding those files ("ext4", ...)
+  std::size_t subdirs = 0;            // generated files spread over this many subdirectories
+  int repeat = 0;
+  int warmup = 0;
+  bool held = false;         // descriptors are held to the end of each repetition
+  bool fresh_child = false;  // each repetition runs in a fresh process
 };
 
 class Reporter {

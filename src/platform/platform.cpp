@@ -318,4 +318,25 @@ std::optional<int> read_int_file(const std::string& path) {
   return std::nullopt;
 }
 
+// ---- Threads of this process (for the debug check that every fork happens single-threaded) ----
+
+std::optional<int> thread_count() {
+#if defined(FDBENCH_LINUX)
+  std::FILE* status = std::fopen("/proc/self/status", "re");
+  if (status == nullptr) return std::nullopt;
+  char line[256];
+  std::optional<int> threads;
+  while (std::fgets(line, sizeof line, status) != nullptr) {
+    if (std::strncmp(line, "Threads:", 8) == 0) {
+      threads = std::atoi(line + 8);
+      break;
+    }
+  }
+  std::fclose(status);
+  return threads;
+#else
+  return std::nullopt;
+#endif
+}
+
 }  // namespace fdbench::platform

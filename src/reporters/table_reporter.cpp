@@ -9,6 +9,7 @@
 #include "fdbench/version.hpp"
 #include "format.hpp"
 #include "reporters/registry.hpp"
+#include "reporters/section_text.hpp"
 
 namespace fdbench {
 
@@ -33,8 +34,8 @@ class TableReporter final : public Reporter {
   }
 
   void section(const Section& section) override {
-    out_ << "\n" << section.title << "\n";
-    if (!section.note.empty()) out_ << "(" << section.note << ")\n";
+    out_ << "\n" << section_title(section) << "\n";
+    out_ << "(" << section_note(section) << ")\n";
     header_for_.clear();
     out_ << std::flush;
   }

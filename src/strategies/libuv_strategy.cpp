@@ -30,11 +30,12 @@
 #include <type_traits>
 #include <vector>
 
+#include "child_process.hpp"
 #include "fdbench/error.hpp"
 #include "fdbench/platform.hpp"
 #include "fdbench/strategy.hpp"
-#include "strategies/child_process.hpp"
 #include "strategies/registry.hpp"
+#include "strategies/work_messages.hpp"
 
 #ifdef FDBENCH_HAVE_LIBUV
 #include <unistd.h>
@@ -154,25 +155,25 @@ int warm_pool(uv_loop_t* loop) {
 }
 
 // The helper's whole life after the fork; returning ends the process (_exit).
-void helper_main(int channel, int threads, int batch) {
+void helper_main(Channel& channel, int threads, int batch) {
   WorkReply ready;
   // Before any libuv call: this sizes the pool of this process, for good.
   setenv("UV_THREADPOOL_SIZE", std::to_string(threads).c_str(), 1);
   uv_loop_t loop{};
   if (const int rc = uv_loop_init(&loop); rc != 0) {
     ready.set_error(fmt::format("uv_loop_init failed: {}", uv_strerror(rc)).c_str());
-    send_exact(channel, &ready, sizeof ready);
+    channel.send(ready);
     return;
   }
   if (const int rc = warm_pool(&loop); rc != 0) {
     ready.set_error(fmt::format("cannot start libuv's thread pool: {}", uv_strerror(rc)).c_str());
   }
-  if (!send_exact(channel, &ready, sizeof ready) || ready.failed()) return;
+  if (!channel.send(ready) || ready.failed()) return;
 
   const auto window = static_cast<std::size_t>(std::max(batch, 1));
   for (;;) {
     WorkRequest command;
-    if (!receive_exact(channel, &command, sizeof command)) break;  // the strategy is gone
+    if (!channel.receive(command)) break;  // the strategy is gone
     WorkReply reply;
     try {
       Workload& work = *command.work;
@@ -183,16 +184,17 @@ void helper_main(int channel, int threads, int batch) {
     } catch (const std::exception& e) {
       reply.set_error(e.what());
     }
-    if (!send_exact(channel, &reply, sizeof reply)) break;
+    if (!channel.send(reply)) break;
   }
   uv_loop_close(&loop);
 }
 
 class LibuvStrategy final : public Strategy {
  public:
-  explicit LibuvStrategy(const StrategyConfig& config) : helper_(make_helper(config), {}) {
+  explicit LibuvStrategy(const StrategyConfig& config)
+      : helper_(make_helper(config), ChildOptions{.keeps_table_size = true}) {
     WorkReply ready;
-    if (!helper_.receive(&ready, sizeof ready)) {
+    if (!helper_.receive(ready)) {
       helper_.throw_died("the libuv helper process died while starting");
     }
     if (ready.failed()) throw Error(ready.error);
@@ -202,7 +204,7 @@ class LibuvStrategy final : public Strategy {
     if (work.spec().op != ItemSpec::Op::open_file) throw Error("libuv opens files only");
     const WorkRequest command{&work, work.ops()};
     WorkReply reply;
-    if (!helper_.send(&command, sizeof command) || !helper_.receive(&reply, sizeof reply)) {
+    if (!helper_.send(command) || !helper_.receive(reply)) {
       helper_.throw_died("the libuv helper process died");
     }
     if (reply.failed()) throw Error(std::string("libuv: ") + reply.error);
@@ -210,14 +212,14 @@ class LibuvStrategy final : public Strategy {
   }
 
  private:
-  static std::function<void(int)> make_helper(const StrategyConfig& config) {
+  static ChildProcess::Body make_helper(const StrategyConfig& config) {
     if (config.threads < 1 || config.threads > kMaxPoolThreads) {
       throw Error(
           fmt::format("libuv's thread pool holds 1 to {} threads, not {}: lower "
                       "--threads",
                       kMaxPoolThreads, config.threads));
     }
-    return [threads = config.threads, batch = config.batch](int channel) {
+    return [threads = config.threads, batch = config.batch](Channel& channel) {
       helper_main(channel, threads, batch);
     };
   }

@@ -24,23 +24,24 @@
 #include <type_traits>
 #include <vector>
 
+#include "child_process.hpp"
 #include "fdbench/error.hpp"
 #include "fdbench/platform.hpp"
 #include "fdbench/strategy.hpp"
 #include "fdbench/unique_fd.hpp"
-#include "strategies/child_process.hpp"
 #include "strategies/registry.hpp"
+#include "strategies/work_messages.hpp"
 
 namespace fdbench {
 
 namespace {
 
 // A worker's whole life after the fork; returning ends the process (_exit).
-void worker_loop(int channel, int go, std::size_t worker, std::size_t workers) {
+void worker_loop(Channel& channel, int go, std::size_t worker, std::size_t workers) {
   char pending_error[sizeof WorkReply::error] = {};  // from the last after_repetition()
   for (;;) {
     WorkRequest command;
-    if (!receive_exact(channel, &command, sizeof command)) return;  // the strategy is gone
+    if (!channel.receive(command)) return;  // the strategy is gone
     Workload& work = *command.work;
     WorkReply ready;
     if (pending_error[0] != '\0') {
@@ -54,19 +55,16 @@ void worker_loop(int channel, int go, std::size_t worker, std::size_t workers) {
         ready.set_error(e.what());
       }
     }
-    if (!send_exact(channel, &ready, sizeof ready)) return;
+    if (!channel.send(ready)) return;
     if (ready.failed()) continue;  // the parent gives up on this strategy
 
     WorkReply done;  // ns: the finish time
     const std::size_t n = work.ops();
     char release = 0;
-    ssize_t got = 0;
-    while ((got = read(go, &release, 1)) < 0 && errno == EINTR) {
-    }
-    if (got != 1) return;  // EOF: the strategy is gone
+    if (!read_exact(go, &release, 1)) return;  // EOF: the strategy is gone
     work.run_range(n * worker / workers, n * (worker + 1) / workers, done.tally);
     done.ns = platform::now_ns();
-    if (!send_exact(channel, &done, sizeof done)) return;
+    if (!channel.send(done)) return;
     try {
       work.after_repetition();
     } catch (const std::exception& e) {
@@ -95,9 +93,9 @@ class ProcessStrategy final : public Strategy {
     parent_only.reserve(workers + 1);
     const int go = go_read_.get();
     for (std::size_t w = 0; w < workers; ++w) {
-      workers_.emplace_back([=](int channel) { worker_loop(channel, go, w, workers); },
-                            parent_only);
-      parent_only.push_back(workers_.back().channel());
+      workers_.emplace_back([=](Channel& channel) { worker_loop(channel, go, w, workers); },
+                            ChildOptions{.keeps_table_size = true, .close_in_child = parent_only});
+      parent_only.push_back(workers_.back().channel().fd());
     }
   }
 
@@ -114,11 +112,11 @@ class ProcessStrategy final : public Strategy {
     if (broken_) throw Error("a process worker died in an earlier repetition");
     const WorkRequest command{&work, work.ops()};
     for (std::size_t w = 0; w < workers_.size(); ++w) {
-      if (!workers_[w].send(&command, sizeof command)) died(w);
+      if (!workers_[w].send(command)) died(w);
     }
     WorkReply reply;
     for (std::size_t w = 0; w < workers_.size(); ++w) {
-      if (!workers_[w].receive(&reply, sizeof reply)) died(w);
+      if (!workers_[w].receive(reply)) died(w);
       if (reply.failed()) {
         broken_ = true;
         throw Error(fmt::format("process worker {}: {}", w, reply.error));
@@ -130,7 +128,7 @@ class ProcessStrategy final : public Strategy {
     Repetition rep;
     std::int64_t end = start;
     for (std::size_t w = 0; w < workers_.size(); ++w) {
-      if (!workers_[w].receive(&reply, sizeof reply)) died(w);
+      if (!workers_[w].receive(reply)) died(w);
       end = std::max(end, reply.ns);
       rep.tally.merge(reply.tally);
     }
@@ -140,17 +138,10 @@ class ProcessStrategy final : public Strategy {
 
  private:
   void release_all() {
-    const char* p = release_bytes_.data();
-    std::size_t left = release_bytes_.size();
-    while (left > 0) {
-      const ssize_t n = write(go_write_.get(), p, left);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {  // cannot happen while we hold the read end; never leave workers waiting
-        broken_ = true;
-        throw Error("cannot release the process workers: " + errno_text(errno));
-      }
-      p += n;
-      left -= static_cast<std::size_t>(n);
+    // Cannot fail while we hold the read end; if it does, never leave workers waiting.
+    if (!write_exact(go_write_.get(), release_bytes_.data(), release_bytes_.size())) {
+      broken_ = true;
+      throw Error("cannot release the process workers: " + errno_text(errno));
     }
   }
 

@@ -348,12 +348,13 @@ TEST(ProcessStrategySockets, EachWorkerGrowsItsOwnTable) {
   constexpr int kRepeat = 3;
   constexpr int kWarmup = 1;
   SharedReports reports;
-  const Result r = measure_in_fresh_child(
-      [&reports] {
-        return std::make_unique<TableReportingWorkload>(
-            make_socket_workload(SocketKind::tcp, 2 * kPerWorker), reports);
-      },
-      process_strategy(), {2, 1}, Pregrow{}, kRepeat, kWarmup);
+  WorkloadRecipe recipe = socket_workload_recipe(SocketKind::tcp, 2 * kPerWorker);
+  recipe.make = [&reports] {
+    return std::make_unique<TableReportingWorkload>(
+        make_socket_workload(SocketKind::tcp, 2 * kPerWorker), reports);
+  };
+  const Result r =
+      measure_in_fresh_child(recipe, process_strategy(), {2, 1}, Pregrow{}, kRepeat, kWarmup);
   ASSERT_EQ(r.error, "");
   EXPECT_EQ(r.failures, 0U);
   EXPECT_EQ(r.times_ns.size(), static_cast<std::size_t>(kRepeat));

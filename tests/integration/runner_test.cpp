@@ -102,9 +102,9 @@ class FreshChildSockets : public ::testing::Test {
 
   static Result run(const Pregrow& pregrow) {
     const auto held_before = platform::open_descriptors();
-    Result r = measure_in_fresh_child(
-        [] { return make_socket_workload(SocketKind::tcp, kThreads * kPerThread); },
-        *find_strategy("threads"), {kThreads, 1}, pregrow, 2, 1);
+    Result r =
+        measure_in_fresh_child(socket_workload_recipe(SocketKind::tcp, kThreads * kPerThread),
+                               *find_strategy("threads"), {kThreads, 1}, pregrow, 2, 1);
     EXPECT_EQ(platform::open_descriptors(), held_before) << "the parent leaked a descriptor";
     EXPECT_EQ(r.error, "");
     EXPECT_EQ(r.failures, 0U) << r.first_failure;
@@ -167,8 +167,8 @@ TEST_F(MeasureOpen, EveryStrategyRunsInAFreshChildHoldingItsFiles) {
     if (!info.unavailable_reason().empty()) continue;
     SCOPED_TRACE(std::string(info.name));
     const auto held_before = platform::open_descriptors();
-    const Result r = measure_in_fresh_child([spec] { return make_open_workload(spec); }, info,
-                                            {2, 8}, Pregrow{}, 1, 0);
+    const Result r =
+        measure_in_fresh_child(open_workload_recipe(spec), info, {2, 8}, Pregrow{}, 1, 0);
     EXPECT_EQ(platform::open_descriptors(), held_before);
     EXPECT_EQ(r.error, "");
     EXPECT_EQ(r.failures, 0U) << r.first_failure;
@@ -177,12 +177,54 @@ TEST_F(MeasureOpen, EveryStrategyRunsInAFreshChildHoldingItsFiles) {
   }
 }
 
+// The parent learns what the workload is from the recipe, never by making one; the child
+// checks that what it made is what the recipe says.
+TEST(FreshChild, TheParentNeverMakesTheWorkload) {
+  int made_here = 0;
+  WorkloadRecipe recipe = socket_workload_recipe(SocketKind::udp, 8);
+  const WorkloadFactory make = recipe.make;
+  recipe.make = [&made_here, make] {
+    ++made_here;  // in the child's copy of this process's memory
+    return make();
+  };
+  const Result r =
+      measure_in_fresh_child(recipe, *find_strategy("threads"), {2, 1}, Pregrow{}, 2, 1);
+  EXPECT_EQ(made_here, 0);
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.workload, "socket");
+  EXPECT_EQ(r.kind, "udp");
+  EXPECT_EQ(r.ops, 8U);
+  EXPECT_EQ(r.times_ns.size(), 2U);
+
+  const WorkloadRecipe pipes = socket_workload_recipe(SocketKind::pipe, 8);
+  EXPECT_EQ(pipes.facts.descriptors_per_item, 2);
+  EXPECT_EQ(measure_in_fresh_child(pipes, *find_strategy("threads"), {1, 1}, Pregrow{}, 1, 0).ops,
+            16U);
+}
+
+TEST(FreshChild, ARecipeThatDoesNotMatchWhatItMakesIsAnError) {
+  WorkloadRecipe recipe = socket_workload_recipe(SocketKind::tcp, 8);
+  recipe.facts.ops = 9;
+  const Result r =
+      measure_in_fresh_child(recipe, *find_strategy("threads"), {1, 1}, Pregrow{}, 2, 0);
+  EXPECT_NE(
+      r.error.find("the child made a socket workload of 8 tcp items, not the socket of 9 tcp"),
+      std::string::npos)
+      << r.error;
+  EXPECT_TRUE(r.times_ns.empty());
+}
+
 // Session drives measure() and hands each result to its reporters, in order.
 class RecordingReporter final : public Reporter {
  public:
-  explicit RecordingReporter(std::vector<std::string>& log) : log_(log) {}
+  explicit RecordingReporter(std::vector<std::string>& log,
+                             std::vector<Section>* sections = nullptr)
+      : log_(log), sections_(sections) {}
   void begin(const Environment& /*env*/) override { log_.push_back("begin"); }
-  void section(const Section& /*section*/) override { log_.push_back("section"); }
+  void section(const Section& section) override {
+    log_.push_back("section");
+    if (sections_ != nullptr) sections_->push_back(section);
+  }
   void add(const Result& r) override { log_.push_back("add " + r.strategy); }
   void end(std::span<const Result> all, bool complete) override {
     log_.push_back("end " + std::to_string(all.size()) + (complete ? " complete" : " cut"));
@@ -190,6 +232,7 @@ class RecordingReporter final : public Reporter {
 
  private:
   std::vector<std::string>& log_;
+  std::vector<Section>* sections_;
 };
 
 TEST(Session, RunsOpenAndReportsEachResultThenCleansUp) {
@@ -221,6 +264,61 @@ TEST(Session, RunsOpenAndReportsEachResultThenCleansUp) {
                                            "add pool", "add pool", "end 4 complete"}));
   EXPECT_TRUE(testing::list_names(dir.path()).empty()) << "the file set was left behind";
   EXPECT_EQ(platform::open_descriptors(), held_before);
+}
+
+// Before the results, the reporters learn what they measure, as data.
+TEST(Session, AnnouncesWhatTheNextResultsMeasure) {
+  TempDir dir;
+  std::vector<std::string> log;
+  std::vector<Section> sections;
+  std::vector<std::unique_ptr<Reporter>> reporters;
+  reporters.push_back(std::make_unique<RecordingReporter>(log, &sections));
+  Session session(capture_environment(dir.path()), std::move(reporters));
+  OpenOptions open;
+  open.files = 30;
+  open.subdirs = 2;
+  open.threads = {1};
+  open.strategies = {"threads"};
+  open.repeat = 2;
+  open.warmup = 1;
+  open.keep_open = true;
+  open.dir = dir.path();
+  session.run_open(open);
+  SocketOptions socket;
+  socket.kind = SocketKind::pipe;
+  socket.threads = {1};
+  socket.per_thread = 5;
+  socket.pregrow = {Pregrow{}};
+  socket.repeat = 1;
+  socket.warmup = 0;
+  session.run_socket(socket);
+  session.finish(true);
+  ASSERT_EQ(sections.size(), 2U);
+
+  const Section& files = sections[0];
+  EXPECT_EQ(files.workload, "open");
+  EXPECT_EQ(files.kind, "file");
+  ASSERT_TRUE(files.input.has_value());
+  EXPECT_EQ(files.input->source, "generated");
+  EXPECT_EQ(files.input->origin, dir.path());
+  EXPECT_EQ(files.input->files, 30U);
+  EXPECT_EQ(files.fs_type, platform::fs_type(dir.path()));
+  EXPECT_EQ(files.subdirs, 2U);
+  EXPECT_EQ(files.repeat, 2);
+  EXPECT_EQ(files.warmup, 1);
+  EXPECT_TRUE(files.held);
+  EXPECT_TRUE(files.fresh_child);
+
+  const Section& pipes = sections[1];
+  EXPECT_EQ(pipes.workload, "socket");
+  EXPECT_EQ(pipes.kind, "pipe");
+  EXPECT_EQ(pipes.descriptors_per_item, 2);
+  EXPECT_EQ(pipes.per_thread, 5U);
+  EXPECT_FALSE(pipes.input.has_value());
+  EXPECT_EQ(pipes.repeat, 1);
+  EXPECT_EQ(pipes.warmup, 0);
+  EXPECT_TRUE(pipes.held);
+  EXPECT_TRUE(pipes.fresh_child);
 }
 
 }  // namespace

@@ -207,8 +207,8 @@ TEST_P(UringOpen, HandsEachItemItsOwnFile) {
 TEST_P(UringOpen, SocketsGrowTheDescriptorTableOnlyWithNormalDescriptors) {
   SKIP_IF_UNAVAILABLE(info_);
   ensure_nofile(600);
-  const Result r = measure_in_fresh_child([] { return make_socket_workload(SocketKind::tcp, 512); },
-                                          info_, {2, 64}, Pregrow{}, 2, 0);
+  const Result r = measure_in_fresh_child(socket_workload_recipe(SocketKind::tcp, 512), info_,
+                                          {2, 64}, Pregrow{}, 2, 0);
   ASSERT_EQ(r.error, "");
   EXPECT_EQ(r.failures, 0U) << r.first_failure;
   ASSERT_TRUE(r.fdsize_before.has_value());

@@ -242,7 +242,14 @@ std::string report(std::string_view format, const std::vector<Result>& results) 
   EXPECT_NE(reporter, nullptr) << format;
   if (!reporter) return {};
   reporter->begin(linux_environment());
-  reporter->section({"open: 1,000 files", "thread creation is not timed"});
+  Section section;
+  section.workload = "open";
+  section.kind = "file";
+  section.input = InputSummary{};
+  section.input->origin = "/tmp";
+  section.input->files = 1000;
+  section.fs_type = "tmpfs";
+  reporter->section(section);
   for (const auto& r : results) reporter->add(r);
   reporter->end(results, true);
   return out.str();
@@ -272,7 +279,7 @@ TEST(Reporters, UnknownFormatIsNull) {
 TEST(Reporters, TableShowsEveryRow) {
   const std::string text = report("table", sample_results());
   EXPECT_NE(text.find(std::string(version())), std::string::npos);
-  EXPECT_NE(text.find("open: 1,000 files"), std::string::npos);
+  EXPECT_NE(text.find("open: 1,000 empty files in /tmp (tmpfs)"), std::string::npos);
   for (const char* strategy : {"threads", "pool", "pool-batch"}) {
     EXPECT_NE(text.find(strategy), std::string::npos) << strategy;
   }

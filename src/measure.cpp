@@ -1,0 +1,108 @@
+// measure(): a set of repetitions in this process, and what every result is filled in with.
+#include "fdbench/measure.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <system_error>
+
+#include "fdbench/error.hpp"
+#include "fdbench/interrupt.hpp"
+#include "fdbench/platform.hpp"
+#include "measurement.hpp"
+
+namespace fdbench {
+
+namespace {
+
+std::string describe_fds(const std::vector<int>& fds) {
+  std::string text;
+  for (const int fd : fds) text += (text.empty() ? "" : ",") + std::to_string(fd);
+  return text;
+}
+
+}  // namespace
+
+WorkloadFacts facts_of(const Workload& work) {
+  return {std::string(work.name()), work.kind(), work.ops(), work.descriptors_per_item()};
+}
+
+Result base_result(const WorkloadFacts& work, const StrategyInfo& strategy,
+                   const StrategyConfig& config, int repeat, int warmup) {
+  Result r;
+  r.workload = work.name;
+  r.strategy = std::string(strategy.name);
+  r.threads = config.threads;
+  r.batch = strategy.uses_batch ? config.batch : 1;
+  r.kind = work.kind;
+  r.ops = work.ops * static_cast<std::uint64_t>(work.descriptors_per_item);
+  r.repeat = repeat;
+  r.warmup = warmup;
+  if (!strategy.dispatch.empty()) r.parameters["dispatch"] = std::string(strategy.dispatch);
+  if (strategy.uses_batch) {
+    r.parameters["batch"] = std::to_string(config.batch);
+    r.parameters["batch_means"] = std::string(strategy.batch_means);
+  }
+  return r;
+}
+
+void record_failures(Result& r, const Tally& tally) {
+  r.failures = tally.failures;
+  if (tally.failures == 0) return;
+  r.first_failure = errno_text(tally.first_errno);
+  for (int err = 0; err < Tally::kErrnoSlots; ++err) {
+    if (const auto n = tally.by_errno[static_cast<std::size_t>(err)]; n != 0) {
+      r.failures_by_errno[err == Tally::kErrnoSlots - 1 ? "other" : errno_text(err)] += n;
+    }
+  }
+}
+
+void check_no_leak(Result& r, const std::vector<int>& before) {
+  const auto after = platform::open_descriptors();
+  if (after == before) return;
+  r.warnings.push_back(fmt::format("descriptor leak: held {{{}}} before the run, {{{}}} after",
+                                   describe_fds(before), describe_fds(after)));
+#ifndef NDEBUG
+  std::fprintf(stderr, "fdbench: %s\n", r.warnings.back().c_str());
+  FDBENCH_ASSERT(!"descriptor leak");
+#endif
+}
+
+Result measure(Workload& work, const StrategyInfo& strategy, const StrategyConfig& config,
+               int repeat, int warmup) {
+  Result r = base_result(facts_of(work), strategy, config, repeat, warmup);
+  if (const auto reason = strategy.unavailable_reason(); !reason.empty()) {
+    r.error = reason;
+    return r;
+  }
+  const auto held_before = platform::open_descriptors();
+  r.fdsize_before = platform::fd_table_size();
+  Tally total;
+  try {
+    auto runner = strategy.make(config);
+    for (int i = 0; i < warmup + repeat; ++i) {
+      throw_if_interrupted();
+      work.before_repetition();
+      const Repetition rep = runner->run(work);
+      work.after_repetition();
+      throw_if_interrupted();  // a repetition cut short by Ctrl-C is no sample
+      total.merge(rep.tally);
+      if (i >= warmup) r.times_ns.push_back(rep.ns);
+    }
+  } catch (const std::system_error& e) {  // e.g. EAGAIN creating the 1,000th thread
+    r.error = fmt::format("could not start {} with {} threads: {}", strategy.name, config.threads,
+                          e.what());
+    r.times_ns.clear();
+  } catch (const Error& e) {  // the strategy cannot do this workload here
+    throw_if_interrupted();   // ... unless a Ctrl-C killed its workers
+    r.error = e.what();
+    r.times_ns.clear();
+  }
+  r.fdsize_after = platform::fd_table_size();
+  record_failures(r, total);
+  check_no_leak(r, held_before);
+  finalize(r);
+  return r;
+}
+
+}  // namespace fdbench

@@ -1,0 +1,57 @@
+// The words for a Section, shared by the human-readable reporters.
+#include "reporters/section_text.hpp"
+
+#include <fmt/format.h>
+
+#include "format.hpp"
+
+namespace fdbench {
+
+namespace {
+
+// "socket: 256 tcp descriptors per thread, held to the end; 10 repetitions (+1 warm-up), ..."
+std::string per_thread_title(const Section& s, const std::string& runs) {
+  const std::string what = s.descriptors_per_item > 1 ? fmt::format("{}s ({} descriptors each)",
+                                                                    s.kind, s.descriptors_per_item)
+                                                      : fmt::format("{} descriptors", s.kind);
+  return fmt::format("{}: {} {} per thread{}; {}{}", s.workload, group_digits(s.per_thread), what,
+                     s.held ? ", held to the end" : "", runs,
+                     s.fresh_child ? ", each in a fresh process" : "");
+}
+
+}  // namespace
+
+// "open: 10,000 empty files in /tmp (ext4), rdonly, 10 repetitions (+1 warm-up)"
+std::string section_title(const Section& s) {
+  const std::string runs = fmt::format("{} repetitions (+{} warm-up)", s.repeat, s.warmup);
+  if (!s.input) return per_thread_title(s, runs);
+  const InputSummary& in = *s.input;
+  const std::string files = group_digits(in.files);
+  const std::string where =
+      in.source == "generated"
+          ? fmt::format("{} empty files in {} ({}{})", files, in.origin, s.fs_type,
+                        s.subdirs == 0 ? "" : fmt::format(", {} subdirectories", s.subdirs))
+          : fmt::format("{} regular files from --{} {} ({})", files, in.source, in.origin,
+                        s.fs_type);
+  return fmt::format("{}: {}, {}{}, {}", s.workload, where, in.flags, s.held ? ", kept open" : "",
+                     runs);
+}
+
+std::string section_note(const Section& s) {
+  if (!s.input) {
+    return "for `threads` the calling thread is one of the threads; worker creation is not timed";
+  }
+  std::string note = s.held ? fmt::format("descriptors are held to the end of each repetition{}",
+                                          s.fresh_child ? ", each in a fresh process" : "")
+                            : "each file opened and closed again";
+  note += "; thread and pool creation are not timed";
+  std::uint64_t skipped = 0;
+  for (const auto& [what, n] : s.input->skipped) skipped += n;
+  std::uint64_t missing = 0;
+  for (const auto& [what, n] : s.input->missing) missing += n;
+  if (skipped != 0) note += fmt::format("; {} entries skipped (not regular files)", skipped);
+  if (missing != 0) note += fmt::format("; {} listed paths not found", missing);
+  return note;
+}
+
+}  // namespace fdbench

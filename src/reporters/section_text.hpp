@@ -1,0 +1,15 @@
+#pragma once
+// The words for a Section (what the next results measure), shared by the human-readable
+// reporters, so each says it the same way.
+#include <string>
+
+#include "fdbench/reporter.hpp"
+
+namespace fdbench {
+
+// "open: 10,000 empty files in /tmp (ext4), rdonly, 10 repetitions (+1 warm-up)"
+std::string section_title(const Section& section);
+// "each file opened and closed again; thread and pool creation are not timed"
+std::string section_note(const Section& section);
+
+}  // namespace fdbench

@@ -1,0 +1,160 @@
+// Session: runs a command's sweep (strategies x thread counts x pregrow settings), tells the
+// reporters what the next results measure, and hands each result to them as it finishes.
+#include "fdbench/session.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string_view>
+
+#include "fdbench/error.hpp"
+#include "fdbench/measure.hpp"
+#include "fdbench/platform.hpp"
+#include "open_input.hpp"
+
+namespace fdbench {
+
+namespace {
+
+void ensure_descriptor_budget(std::uint64_t needed, std::string_view what_to_lower) {
+  const auto limit = platform::nofile_limit();
+  if (limit.soft >= needed) return;
+  if (limit.hard < needed) {
+    throw Error(fmt::format(
+        "needs {} descriptors, hard limit is {} (soft {}): raise it with ulimit -Hn as root, "
+        "or lower {}",
+        needed, limit.hard, limit.soft, what_to_lower));
+  }
+  if (const int err = platform::raise_nofile_soft(needed)) {
+    throw Error(fmt::format("needs {} descriptors, soft limit is {} and raising it failed: {}",
+                            needed, limit.soft, errno_text(err)));
+  }
+}
+
+// Room for `base` descriptors, and for the highest fd any --pregrow asks for.
+std::uint64_t with_pregrow(std::uint64_t base, const std::vector<Pregrow>& pregrow) {
+  for (const auto& p : pregrow) {
+    if (p.mode == Pregrow::Mode::fd) base = std::max<std::uint64_t>(base, p.fd + 16ULL);
+  }
+  return base;
+}
+
+const StrategyInfo& strategy_named(const std::string& name) {
+  const StrategyInfo* strategy = find_strategy(name);
+  FDBENCH_ASSERT(strategy != nullptr);  // the CLI validated the names
+  return *strategy;
+}
+
+Section section_of(const WorkloadRecipe& work, int repeat, int warmup) {
+  Section s;
+  s.workload = work.facts.name;
+  s.kind = work.facts.kind;
+  s.descriptors_per_item = work.facts.descriptors_per_item;
+  s.repeat = repeat;
+  s.warmup = warmup;
+  return s;
+}
+
+OpenSpec open_spec(const OpenOptions& options, const OpenInput& in) {
+  OpenSpec spec;
+  spec.dir_path = in.dir_path;
+  spec.dir_fd = in.dir_fd;
+  spec.paths = &in.paths();
+  spec.flags = options.flags;
+  spec.keep_open = options.keep_open;
+  spec.foreign = !in.generated;
+  return spec;
+}
+
+}  // namespace
+
+Session::Session(Environment env, std::vector<std::unique_ptr<Reporter>> reporters)
+    : env_(std::move(env)), reporters_(std::move(reporters)) {
+  for (auto& reporter : reporters_) reporter->begin(env_);
+}
+
+void Session::emit(Result result) {
+  results_.push_back(std::move(result));
+  for (auto& reporter : reporters_) reporter->add(results_.back());
+}
+
+void Session::announce(const Section& section) {
+  for (auto& reporter : reporters_) reporter->section(section);
+}
+
+void Session::finish(bool complete) {
+  if (finished_) return;
+  finished_ = true;
+  for (auto& reporter : reporters_) reporter->end(results_, complete);
+}
+
+void Session::run_open(const OpenOptions& options) {
+  const int most_threads = *std::max_element(options.threads.begin(), options.threads.end());
+  std::uint64_t needed = static_cast<std::uint64_t>(most_threads) + 64;
+  if (options.keep_open) needed += options.tree.empty() && options.list.empty() ? options.files : 0;
+  ensure_descriptor_budget(with_pregrow(needed, options.pregrow),
+                           "--threads, --files or --pregrow");
+  const OpenInput in = prepare_input(options);
+  if (options.keep_open) {  // a tree's size is known only now
+    ensure_descriptor_budget(in.summary.files + static_cast<std::uint64_t>(most_threads) + 64,
+                             "the number of files (use --list with fewer paths)");
+  }
+  const OpenSpec spec = open_spec(options, in);
+  const WorkloadRecipe recipe = open_workload_recipe(spec);
+  Section section = section_of(recipe, options.repeat, options.warmup);
+  section.input = in.summary;
+  section.fs_type = in.fs_type();
+  section.subdirs = options.subdirs;
+  section.held = options.keep_open;
+  section.fresh_child = options.keep_open;  // only a fresh process shows a held table's growth
+  announce(section);
+
+  const auto strategies = options.strategies.empty() ? strategy_names() : options.strategies;
+  for (const auto& name : strategies) {
+    const StrategyInfo& strategy = strategy_named(name);
+    for (const int threads : options.threads) {
+      const StrategyConfig config{threads, options.batch};
+      if (!options.keep_open) {
+        const auto work = make_open_workload(spec);
+        Result r = measure(*work, strategy, config, options.repeat, options.warmup);
+        r.input = in.summary;
+        emit(std::move(r));
+        continue;
+      }
+      for (const auto& pregrow : options.pregrow) {
+        Result r = measure_in_fresh_child(recipe, strategy, config, pregrow, options.repeat,
+                                          options.warmup);
+        r.input = in.summary;
+        emit(std::move(r));
+      }
+    }
+  }
+}
+
+void Session::run_socket(const SocketOptions& options) {
+  const int most_threads = *std::max_element(options.threads.begin(), options.threads.end());
+  const WorkloadRecipe one_thread = socket_workload_recipe(options.kind, options.per_thread);
+  const std::uint64_t per_thread =
+      one_thread.facts.ops * static_cast<std::uint64_t>(one_thread.facts.descriptors_per_item);
+  ensure_descriptor_budget(
+      with_pregrow(static_cast<std::uint64_t>(most_threads) * per_thread + 16, options.pregrow),
+      "--threads, --per-thread or --pregrow");
+  Section section = section_of(one_thread, options.repeat, options.warmup);
+  section.per_thread = options.per_thread;
+  section.held = true;
+  section.fresh_child = true;
+  announce(section);
+  for (const auto& name : options.strategies) {
+    const StrategyInfo& strategy = strategy_named(name);
+    for (const int threads : options.threads) {
+      const auto count = static_cast<std::size_t>(threads) * options.per_thread;
+      for (const auto& pregrow : options.pregrow) {
+        emit(measure_in_fresh_child(socket_workload_recipe(options.kind, count), strategy,
+                                    {threads, options.batch}, pregrow, options.repeat,
+                                    options.warmup));
+      }
+    }
+  }
+}
+
+}  // namespace fdbench

@@ -1,0 +1,118 @@
+// The table reporter words each Section (what the next results measure, as data) into the
+// header lines a reader sees above the rows.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "fdbench/reporter.hpp"
+
+namespace fdbench {
+namespace {
+
+// The two header lines the table prints for `section`.
+std::string header(const Section& section) {
+  std::ostringstream out;
+  auto table = make_reporter("table", out);
+  table->section(section);
+  return out.str();
+}
+
+Section open_section(InputSummary input) {
+  Section s;
+  s.workload = "open";
+  s.kind = "file";
+  s.input = std::move(input);
+  s.fs_type = "ext4";
+  s.repeat = 10;
+  s.warmup = 1;
+  return s;
+}
+
+InputSummary generated_files(std::uint64_t files) {
+  InputSummary in;
+  in.origin = "/tmp";
+  in.files = files;
+  return in;
+}
+
+TEST(TableSection, GeneratedFiles) {
+  EXPECT_EQ(header(open_section(generated_files(10000))),
+            "\nopen: 10,000 empty files in /tmp (ext4), rdonly, 10 repetitions (+1 warm-up)\n"
+            "(each file opened and closed again; thread and pool creation are not timed)\n");
+}
+
+TEST(TableSection, GeneratedFilesInSubdirectories) {
+  InputSummary in = generated_files(20);
+  in.flags = "path";
+  in.layout = "dirs:3";
+  Section s = open_section(in);
+  s.subdirs = 3;
+  s.repeat = 2;
+  EXPECT_EQ(header(s),
+            "\nopen: 20 empty files in /tmp (ext4, 3 subdirectories), path, 2 repetitions "
+            "(+1 warm-up)\n"
+            "(each file opened and closed again; thread and pool creation are not timed)\n");
+}
+
+TEST(TableSection, FilesKeptOpenInFreshChildren) {
+  Section s = open_section(generated_files(20));
+  s.held = true;
+  s.fresh_child = true;
+  EXPECT_EQ(header(s),
+            "\nopen: 20 empty files in /tmp (ext4), rdonly, kept open, 10 repetitions "
+            "(+1 warm-up)\n"
+            "(descriptors are held to the end of each repetition, each in a fresh process; "
+            "thread and pool creation are not timed)\n");
+}
+
+TEST(TableSection, TheUsersFilesWithWhatWasLeftOut) {
+  InputSummary tree;
+  tree.source = "tree";
+  tree.origin = "/srv/data";
+  tree.layout = "";
+  tree.files = 3;
+  tree.skipped = {{"fifo", 1}, {"socket", 2}};
+  EXPECT_EQ(header(open_section(tree)),
+            "\nopen: 3 regular files from --tree /srv/data (ext4), rdonly, 10 repetitions "
+            "(+1 warm-up)\n"
+            "(each file opened and closed again; thread and pool creation are not timed; "
+            "3 entries skipped (not regular files))\n");
+  InputSummary list;
+  list.source = "list";
+  list.origin = "paths.txt";
+  list.files = 1;
+  list.missing = {{"No such file or directory", 1}};
+  EXPECT_EQ(header(open_section(list)),
+            "\nopen: 1 regular files from --list paths.txt (ext4), rdonly, 10 repetitions "
+            "(+1 warm-up)\n"
+            "(each file opened and closed again; thread and pool creation are not timed; "
+            "1 listed paths not found)\n");
+}
+
+Section socket_section(const std::string& kind, int descriptors_per_item) {
+  Section s;
+  s.workload = "socket";
+  s.kind = kind;
+  s.descriptors_per_item = descriptors_per_item;
+  s.per_thread = 1000;
+  s.repeat = 3;
+  s.warmup = 2;
+  s.held = true;
+  s.fresh_child = true;
+  return s;
+}
+
+TEST(TableSection, DescriptorsPerThread) {
+  EXPECT_EQ(header(socket_section("tcp", 1)),
+            "\nsocket: 1,000 tcp descriptors per thread, held to the end; 3 repetitions "
+            "(+2 warm-up), each in a fresh process\n"
+            "(for `threads` the calling thread is one of the threads; worker creation is not "
+            "timed)\n");
+  EXPECT_NE(header(socket_section("pipe", 2))
+                .find("socket: 1,000 pipes (2 descriptors each) per thread, held to the end;"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace fdbench
