@@ -35,6 +35,11 @@ Result base_result(const Workload& work, const StrategyInfo& strategy,
   r.ops = work.ops() * static_cast<std::uint64_t>(work.descriptors_per_item());
   r.repeat = repeat;
   r.warmup = warmup;
+  r.workers = strategy.workers;
+  r.fd_table = strategy.fd_table;
+  r.reference = strategy.reference;
+  r.holds_descriptors = work.holds_descriptors();
+  r.unit = std::string(work.unit());
   if (!strategy.dispatch.empty()) r.parameters["dispatch"] = std::string(strategy.dispatch);
   if (strategy.uses_batch) {
     r.parameters["batch"] = std::to_string(config.batch);
