@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <bit>
 #include <map>
-#include <optional>
 
+#include "fdbench/strategy.hpp"
 #include "format.hpp"
 
 namespace fdbench {
@@ -15,17 +15,21 @@ namespace {
 
 using Results = std::vector<const Result*>;
 
-// Results of `workload` (and `strategy`) that are valid timings; with `grown` set, only
-// those whose pregrow is (true) or is not (false) "off".
-Results select(std::span<const Result> results, std::string_view workload,
-               std::string_view strategy = {}, std::optional<bool> grown = std::nullopt) {
+// Results of `workload` that are valid timings.
+Results select(std::span<const Result> results, std::string_view workload) {
   Results out;
   for (const auto& r : results) {
-    if (r.workload == workload && r.ok() && r.stats.count > 0 &&
-        (strategy.empty() || r.strategy == strategy) &&
-        (!grown || (r.pregrow != "off") == *grown)) {
-      out.push_back(&r);
-    }
+    if (r.workload == workload && r.ok() && r.stats.count > 0) out.push_back(&r);
+  }
+  return out;
+}
+
+// Those of `rs` that `keep` accepts.
+template <class Keep>
+Results only(const Results& rs, Keep keep) {
+  Results out;
+  for (const auto* r : rs) {
+    if (keep(*r)) out.push_back(r);
   }
   return out;
 }
@@ -47,19 +51,19 @@ const Result* with_threads(const Results& rs, int threads) {
 
 std::string threads_text(int n) { return fmt::format("{} thread{}", n, n == 1 ? "" : "s"); }
 
-// "2 threads", or "2 processes" for the strategy whose workers are processes.
+// "2 threads", or "2 processes" where the workers are processes.
 std::string workers_text(const Result& r) {
-  if (r.strategy == "process") {
-    return fmt::format("{} process{}", r.threads, r.threads == 1 ? "" : "es");
+  switch (r.workers) {
+    case WorkerKind::processes:
+      return fmt::format("{} process{}", r.threads, r.threads == 1 ? "" : "es");
+    case WorkerKind::threads:
+      break;
   }
   return threads_text(r.threads);
 }
 
-void open_findings(std::span<const Result> results, std::vector<std::string>& out) {
-  // Compare strategies on one footing: pre-grown tables where there are any (the stall has
-  // its own finding), plain runs otherwise.
-  const bool grown = !select(results, "open", {}, true).empty();
-  const Results all = select(results, "open", {}, grown);
+// The fastest of `all`, in words.
+void fastest_finding(const Results& all, std::vector<std::string>& out) {
   const Result* best = fastest(all);
   if (best == nullptr) return;
   out.push_back(fmt::format("Opening files: the fastest way here was `{}` with {}: {} files/s "
@@ -67,11 +71,12 @@ void open_findings(std::span<const Result> results, std::vector<std::string>& ou
                             best->strategy, workers_text(*best),
                             format_rate(best->ops_per_sec), format_ms(best->stats.median),
                             group_digits(best->ops), best->ops == 1 ? "" : "s"));
+}
 
-  const Results plain = select(results, "open", "threads", grown);
+// The knee of the reference strategy: the fewest threads within 5% of its best time. Past
+// it, threads only add contention (the seed found two threads often fastest).
+void knee_finding(const Results& plain, std::vector<std::string>& out) {
   const Result* plain_best = fastest(plain);
-  // The knee: the fewest threads within 5% of the best time. Past it, threads only add
-  // contention (the seed found two threads often fastest).
   const Result* knee = nullptr;
   const Result* most = nullptr;
   for (const auto* r : plain) {
@@ -81,22 +86,23 @@ void open_findings(std::span<const Result> results, std::vector<std::string>& ou
     }
     if (most == nullptr || r->threads > most->threads) most = r;
   }
-  if (knee != nullptr && most != nullptr && most->threads > knee->threads) {
-    const double ratio = most->stats.median / knee->stats.median;
-    out.push_back(fmt::format("`threads` reached its best with {} ({} ms); more threads did not "
-                              "help: with {} it was {}.",
-                              threads_text(knee->threads), format_ms(knee->stats.median),
-                              most->threads,
-                              ratio < 1.05 ? std::string("no faster")
-                                           : format_ratio(ratio) + " slower"));
-  }
-  if (plain_best == nullptr) return;
+  if (knee == nullptr || most == nullptr || most->threads <= knee->threads) return;
+  const double ratio = most->stats.median / knee->stats.median;
+  out.push_back(
+      fmt::format("`{}` reached its best with {} ({} ms); more threads did not "
+                  "help: with {} it was {}.",
+                  knee->strategy, workers_text(*knee), format_ms(knee->stats.median), most->threads,
+                  ratio < 1.05 ? std::string("no faster") : format_ratio(ratio) + " slower"));
+}
 
-  // Every other strategy at its own best thread count against `threads` at its best.
+// Every other strategy at its own best thread count against the reference at its best, and
+// at one thread against the reference at one thread.
+void league_findings(const Results& all, const Results& plain, std::vector<std::string>& out) {
+  const Result* plain_best = fastest(plain);
+  if (plain_best == nullptr) return;
   std::vector<std::string> names;
   for (const auto* r : all) {
-    if (r->strategy != "threads" &&
-        std::find(names.begin(), names.end(), r->strategy) == names.end()) {
+    if (!r->reference && std::find(names.begin(), names.end(), r->strategy) == names.end()) {
       names.push_back(r->strategy);
     }
   }
@@ -104,7 +110,7 @@ void open_findings(std::span<const Result> results, std::vector<std::string>& ou
   std::string single;  // the seed's observation: dispatch cost shows most with one thread
   const Result* plain_one = with_threads(plain, 1);
   for (const auto& name : names) {
-    const Results mine = select(results, "open", name, grown);
+    const Results mine = only(all, [&](const Result& r) { return r.strategy == name; });
     const Result* best_of = fastest(mine);
     league += fmt::format("{}`{}` {} ({})", league.empty() ? "" : ", ", name,
                           format_ratio(best_of->stats.median / plain_best->stats.median),
@@ -116,15 +122,35 @@ void open_findings(std::span<const Result> results, std::vector<std::string>& ou
     }
   }
   if (!league.empty()) {
-    out.push_back(fmt::format("Time of each strategy at its best, as a multiple of `threads` at "
-                              "its best ({} ms; below 1× is faster): {}.",
-                              format_ms(plain_best->stats.median), league));
+    out.push_back(
+        fmt::format("Time of each strategy at its best, as a multiple of `{}` at "
+                    "its best ({} ms; below 1× is faster): {}.",
+                    plain_best->strategy, format_ms(plain_best->stats.median), league));
   }
   if (!single.empty()) {
     out.push_back(fmt::format("With one thread, as a multiple of plain open+close in a loop "
                               "(the cost of handing out work): {}.",
                               single));
   }
+}
+
+// Which way of spreading the work was fastest. Only results over one list of files (`input`)
+// compare: every strategy and thread count did the same work. (Descriptors made per thread,
+// as `socket` makes them, grow with the thread count.)
+void comparison_findings(std::span<const Result> results, std::string_view workload,
+                         std::vector<std::string>& out) {
+  const Results listed =
+      only(select(results, workload), [](const Result& r) { return r.input.has_value(); });
+  // Compare strategies on one footing: pre-grown tables where there are any (the stall has
+  // its own finding), plain runs otherwise.
+  const bool grown = !only(listed, [](const Result& r) { return r.pregrow != "off"; }).empty();
+  const Results all =
+      only(listed, [grown](const Result& r) { return (r.pregrow != "off") == grown; });
+  if (all.empty()) return;
+  const Results plain = only(all, [](const Result& r) { return r.reference; });
+  fastest_finding(all, out);
+  knee_finding(plain, out);
+  league_findings(all, plain, out);
 }
 
 int growths(const Result& r) {
@@ -142,18 +168,47 @@ struct GrowthPair {
 std::string pair_line(const GrowthPair& p) {
   const Result& off = *p.off;
   const std::uint64_t per_thread = off.ops / static_cast<std::uint64_t>(off.threads);
-  const std::string what =
-      off.workload == "open"
-          ? fmt::format("`{}` with {}, {} files kept open", off.strategy, workers_text(off),
-                        group_digits(off.ops))
-          : fmt::format("`{}` with {} × {} {} descriptors", off.strategy, workers_text(off),
-                        per_thread, off.kind);
+  // A list of files is described by its size; descriptors made per thread, per thread.
+  const std::string what = off.input ? fmt::format("`{}` with {}, {} files kept open", off.strategy,
+                                                   workers_text(off), group_digits(off.ops))
+                                     : fmt::format("`{}` with {} × {} {} descriptors", off.strategy,
+                                                   workers_text(off), per_thread, off.kind);
   return fmt::format(
       "{}: {} ms from the kernel's starting table (FDSize {} → {}), {} ms with the table grown "
       "first (pregrow {}): {} slower without pre-growing.",
       what, format_ms(off.stats.median), off.fdsize_before.value_or(-1),
       off.fdsize_after.value_or(-1), format_ms(p.grown->stats.median), p.grown->pregrow,
       format_ratio(p.ratio()));
+}
+
+// "separate processes (`process`) and io_uring direct descriptors (`uring-direct`)": every
+// registered strategy whose workers never share a descriptor table, whatever was measured.
+std::string unshared_strategies() {
+  std::vector<std::string> parts;
+  for (const auto& info : strategy_registry()) {
+    if (info.fd_table != FdTable::shared) {
+      parts.push_back(fmt::format("{} (`{}`)", info.unshared_by, info.name));
+    }
+  }
+  std::string text;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    text += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
+  }
+  return text;
+}
+
+// Why the table stalled `stalled`, and what avoids it.
+std::string why_line(const Result& stalled) {
+  const int grew = growths(stalled);
+  const std::string avoid = unshared_strategies();
+  return fmt::format(
+      "Why: the descriptor table grew{} while shared by more than one thread, and each growth "
+      "of a shared table waits for an RCU grace period (expand_fdtable → synchronize_rcu in "
+      "fs/file.c), stalling every thread that needs a descriptor meanwhile. Growing it once "
+      "before the second thread exists (dup2(0, N); close(N)) removes every stall{}.",
+      grew > 0 ? fmt::format(" {} time{}", grew, grew == 1 ? "" : "s")
+               : std::string(" (in the process that held the descriptors)"),
+      avoid.empty() ? std::string() : fmt::format("; {} never share the table", avoid));
 }
 
 // Pairs every pregrow=off result with a pre-grown one of the same shape and explains the
@@ -196,17 +251,7 @@ void growth_findings(std::span<const Result> results, std::string_view workload,
                               "or more.", pairs.size(), workload));
   }
   if (worst != nullptr) {
-    const int grew = growths(*worst->off);
-    out.push_back(fmt::format(
-        "Why: the descriptor table grew{} while shared by more than one thread, and "
-        "each growth "
-        "of a shared table waits for an RCU grace period (expand_fdtable → synchronize_rcu in "
-        "fs/file.c), stalling every thread that needs a descriptor meanwhile. Growing it once "
-        "before the second thread exists (dup2(0, N); close(N)) removes every stall; separate "
-        "processes (`process`) and io_uring direct descriptors (`uring-direct`) never share "
-        "the table.",
-        grew > 0 ? fmt::format(" {} time{}", grew, grew == 1 ? "" : "s")
-                 : std::string(" (in the process that held the descriptors)")));
+    out.push_back(why_line(*worst->off));
   } else {
     for (const auto& p : pairs) {
       if (growths(*p.off) > 0) {
@@ -243,10 +288,17 @@ void failure_findings(std::span<const Result> results, std::vector<std::string>&
 }  // namespace
 
 std::vector<std::string> findings(std::span<const Result> results) {
+  std::vector<std::string> workloads;  // in the order they were measured
+  for (const auto& r : results) {
+    if (std::find(workloads.begin(), workloads.end(), r.workload) == workloads.end()) {
+      workloads.push_back(r.workload);
+    }
+  }
   std::vector<std::string> out;
-  open_findings(results, out);
-  growth_findings(results, "open", out);
-  growth_findings(results, "socket", out);
+  for (const auto& workload : workloads) {
+    comparison_findings(results, workload, out);
+    growth_findings(results, workload, out);
+  }
   failure_findings(results, out);
   return out;
 }

@@ -118,11 +118,13 @@ WorkloadRecipe open_workload_recipe(OpenSpec spec) {
   FDBENCH_ASSERT(spec.paths != nullptr);
   spec.dir_fd = -1;  // the child holds only fds 0-2: it opens the directory itself
   const std::uint64_t files = spec.paths->size();
-  return {{"open", "file", files, 1}, [spec] { return make_open_workload(spec); }};
+  return {{"open", "file", files, 1, "files", spec.keep_open},
+          [spec] { return make_open_workload(spec); }};
 }
 
 WorkloadRecipe socket_workload_recipe(SocketKind kind, std::size_t count) {
-  return {{"socket", std::string(to_string(kind)), count, kind == SocketKind::pipe ? 2 : 1},
+  return {{"socket", std::string(to_string(kind)), count, kind == SocketKind::pipe ? 2 : 1, "fds",
+           true},
           [kind, count] { return make_socket_workload(kind, count); }};
 }
 

@@ -24,7 +24,8 @@ std::string describe_fds(const std::vector<int>& fds) {
 }  // namespace
 
 WorkloadFacts facts_of(const Workload& work) {
-  return {std::string(work.name()), work.kind(), work.ops(), work.descriptors_per_item()};
+  return {std::string(work.name()), work.kind(),          work.ops(),
+          work.descriptors_per_item(), std::string(work.unit()), work.holds_descriptors()};
 }
 
 Result base_result(const WorkloadFacts& work, const StrategyInfo& strategy,
@@ -38,6 +39,11 @@ Result base_result(const WorkloadFacts& work, const StrategyInfo& strategy,
   r.ops = work.ops * static_cast<std::uint64_t>(work.descriptors_per_item);
   r.repeat = repeat;
   r.warmup = warmup;
+  r.workers = strategy.workers;
+  r.fd_table = strategy.fd_table;
+  r.reference = strategy.reference;
+  r.holds_descriptors = work.holds_descriptors;
+  r.unit = work.unit;
   if (!strategy.dispatch.empty()) r.parameters["dispatch"] = std::string(strategy.dispatch);
   if (strategy.uses_batch) {
     r.parameters["batch"] = std::to_string(config.batch);

@@ -1,6 +1,50 @@
 #include "fdbench/result.hpp"
 
+#include <utility>
+
 namespace fdbench {
+
+namespace {
+
+constexpr std::pair<WorkerKind, std::string_view> kWorkerNames[] = {
+    {WorkerKind::threads, "threads"}, {WorkerKind::processes, "processes"}};
+constexpr std::pair<FdTable, std::string_view> kTableNames[] = {
+    {FdTable::shared, "shared"}, {FdTable::per_worker, "per-worker"}, {FdTable::none, "none"}};
+
+template <class Enum, std::size_t N>
+std::string_view name_of(const std::pair<Enum, std::string_view> (&names)[N], Enum value) {
+  for (const auto& [v, name] : names) {
+    if (v == value) return name;
+  }
+  return "unknown";
+}
+
+template <class Enum, std::size_t N>
+bool value_of(const std::pair<Enum, std::string_view> (&names)[N], std::string_view text,
+              Enum& value) {
+  for (const auto& [v, name] : names) {
+    if (name == text) {
+      value = v;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string_view to_string(WorkerKind workers) {
+  return name_of(kWorkerNames, workers);
+}
+std::string_view to_string(FdTable table) {
+  return name_of(kTableNames, table);
+}
+bool parse_worker_kind(std::string_view text, WorkerKind& workers) {
+  return value_of(kWorkerNames, text, workers);
+}
+bool parse_fd_table(std::string_view text, FdTable& table) {
+  return value_of(kTableNames, text, table);
+}
 
 void finalize(Result& result) {
   result.stats = summarize(result.times_ns);

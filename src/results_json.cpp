@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fdbench/error.hpp"
+#include "fdbench/strategy.hpp"
 
 namespace fdbench {
 
@@ -38,6 +39,24 @@ class Reader {
 
   [[nodiscard]] std::string text_or(const char* key, std::string fallback) const {
     return has(key) ? text(key) : std::move(fallback);
+  }
+
+  [[nodiscard]] bool flag_or(const char* key, bool fallback) const {
+    if (!has(key)) return fallback;
+    const json& v = field(key);
+    if (!v.is_boolean()) throw Error(fmt::format("{}.{}: expected true or false", path_, key));
+    return v.get<bool>();
+  }
+
+  template <class Enum>
+  [[nodiscard]] Enum choice_or(const char* key, Enum fallback,
+                               bool (*parse)(std::string_view, Enum&), const char* expected) const {
+    if (!has(key)) return fallback;
+    Enum value = fallback;
+    if (!parse(text(key), value)) {
+      throw Error(fmt::format("{}.{}: expected {}", path_, key, expected));
+    }
+    return value;
   }
 
   template <class Int>
@@ -111,6 +130,20 @@ Environment read_environment(const Reader& in) {
   return env;
 }
 
+// What the strategy and the workload are. A document written before fdbench recorded them
+// gets the registry's properties of a strategy it knows, and the workload's from the input
+// record (only open results had one: they counted files, and held them only with keep_open).
+void read_properties(const Reader& in, Result& r) {
+  const StrategyInfo* known = find_strategy(r.strategy);
+  r.workers = in.choice_or("workers", known ? known->workers : r.workers, parse_worker_kind,
+                           "\"threads\" or \"processes\"");
+  r.fd_table = in.choice_or("fd_table", known ? known->fd_table : r.fd_table, parse_fd_table,
+                            "\"shared\", \"per-worker\" or \"none\"");
+  r.reference = in.flag_or("reference", known != nullptr && known->reference);
+  r.holds_descriptors = in.flag_or("holds_descriptors", !r.input || r.input->keep_open);
+  r.unit = in.text_or("unit", r.input ? "files" : "fds");
+}
+
 Result read_result(const Reader& in) {
   Result r;
   r.workload = in.text("workload");
@@ -163,6 +196,7 @@ Result read_result(const Reader& in) {
     s.missing = input.counts("missing");
     r.input = std::move(s);
   }
+  read_properties(in, r);
   // Statistics are derived from the raw samples, so a reader never trusts stale copies.
   finalize(r);
   return r;

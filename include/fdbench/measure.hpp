@@ -28,6 +28,8 @@ struct WorkloadFacts {
   std::string kind;              // Workload::kind()
   std::uint64_t ops = 0;         // Workload::ops()
   int descriptors_per_item = 1;  // Workload::descriptors_per_item()
+  std::string unit = "fds";      // Workload::unit()
+  bool holds_descriptors = false;  // Workload::holds_descriptors()
 
   bool operator==(const WorkloadFacts&) const = default;
 };

@@ -4,11 +4,27 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fdbench/statistics.hpp"
 
 namespace fdbench {
+
+// What runs a strategy's items.
+enum class WorkerKind { threads, processes };
+// Whose descriptor table the descriptors a strategy's workers create go into.
+enum class FdTable {
+  shared,      // the process's one table, shared by every worker: a growth waits for RCU
+  per_worker,  // a table of each worker's own (worker processes): never shared
+  none,        // no process table at all (io_uring direct descriptors): it never grows
+};
+// The JSON spellings: "threads", "processes"; "shared", "per-worker", "none".
+std::string_view to_string(WorkerKind workers);
+std::string_view to_string(FdTable table);
+// False if `text` is none of them.
+bool parse_worker_kind(std::string_view text, WorkerKind& workers);
+bool parse_fd_table(std::string_view text, FdTable& table);
 
 // Where the files of an `open` result came from, with what was left out.
 struct InputSummary {
@@ -44,6 +60,14 @@ struct Result {
   std::optional<InputSummary> input;                       // open results
   std::string error;            // set when the combination could not run here
   std::vector<std::string> warnings;
+
+  // What the strategy and the workload are, recorded so that findings and reporters never
+  // have to know either by name (results read back from JSON included).
+  WorkerKind workers = WorkerKind::threads;
+  FdTable fd_table = FdTable::shared;
+  bool reference = false;          // the seed's plain loop, the yardstick for the others
+  bool holds_descriptors = false;  // held to the end of a repetition: the table grows
+  std::string unit = "fds";        // what ops counts, in rates ("files" for files/s)
 
   [[nodiscard]] bool ok() const { return error.empty() && failures == 0; }
 };

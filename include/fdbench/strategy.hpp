@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fdbench/result.hpp"
 #include "fdbench/workload.hpp"
 
 namespace fdbench {
@@ -42,6 +43,14 @@ struct StrategyInfo {
   // --batch means for this strategy (empty when it means nothing).
   std::string_view dispatch{};
   std::string_view batch_means{};
+  // What findings and reporters need to know of it, recorded with every result so that they
+  // never go by its name: what its workers are, whose descriptor table they fill (and, when
+  // it is not a shared one, how: a few words for the findings' advice), and whether it is
+  // the reference, the seed's plain loop the others are compared with (exactly one is).
+  WorkerKind workers = WorkerKind::threads;
+  FdTable fd_table = FdTable::shared;
+  std::string_view unshared_by{};  // "separate processes"; empty for a shared table
+  bool reference = false;
 };
 
 // Every strategy, in the order they are listed and run by default.

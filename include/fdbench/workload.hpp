@@ -35,22 +35,37 @@ struct Tally {
   }
 };
 
-// What one item is, for strategies that issue the calls themselves (io_uring, libuv)
-// instead of calling run_range().
+// What one item is, described once: every built-in workload's run_range() is one loop over
+// this description, and strategies that issue the calls themselves (io_uring, libuv) read the
+// same one from spec(), so the two paths cannot drift apart.
 struct ItemSpec {
   enum class Op {
-    open_file,      // openat(dir_fd, paths[i], open_flags), then close unless keep_open
-    create_socket,  // socket(domain, type, protocol), kept until after_repetition()
-    other,          // only run_range() knows how (e.g. eventfd, pipe)
+    open_file,       // openat(dir_fd, path(i), open_flags)
+    create_socket,   // socket(domain, type, protocol)
+    create_eventfd,  // an eventfd (close-on-exec)
+    create_pipe,     // a pipe (close-on-exec): two descriptors per item
+    other,           // only the workload's own run_range() knows how
   } op = Op::other;
+  // open_file: item i is path(i), relative to dir_fd (or absolute).
   int dir_fd = -1;
   std::string dir_path;  // the same directory as a path, for APIs without *at() calls
   const PathTable* paths = nullptr;
-  int open_flags = 0;
-  bool keep_open = false;  // descriptors are handed to keep() and held to the end
+  int open_flags = 0;  // as given to openat(), O_CLOEXEC included
+  // create_socket: SOCK_CLOEXEC included in `type` where the system has it.
   int domain = 0;
   int type = 0;
   int protocol = 0;
+  // What becomes of a descriptor: handed to keep() and held until after_repetition(), or
+  // closed at once.
+  bool keep_open = false;
+
+  [[nodiscard]] int descriptors() const noexcept { return op == Op::create_pipe ? 2 : 1; }
+  [[nodiscard]] const char* path(std::size_t i) const noexcept { return (*paths)[i]; }
+  // Item i's path for APIs without *at() calls: dir_path/path(i), or path(i) when absolute.
+  // `out` holds full_path_capacity() bytes, enough for any item. Returns `out`.
+  char* full_path(std::size_t i, char* out) const noexcept;
+  // Reads every path: call it before the clock starts.
+  [[nodiscard]] std::size_t full_path_capacity() const noexcept;
 };
 
 class Workload {
@@ -61,6 +76,10 @@ class Workload {
   [[nodiscard]] virtual std::size_t ops() const = 0;        // items per repetition
   // Descriptors one item creates (a pipe makes two).
   [[nodiscard]] virtual int descriptors_per_item() const { return 1; }
+  // What ops() counts, in rates: "files" (files/s) or "fds" (fds/s).
+  [[nodiscard]] virtual std::string_view unit() const { return "fds"; }
+  // Whether descriptors are held to the end of a repetition, so the table grows while timed.
+  [[nodiscard]] virtual bool holds_descriptors() const { return false; }
   // Untimed, before each repetition.
   virtual void before_repetition() {}
   // Timed: performs items [begin, end). Called concurrently on disjoint ranges.
@@ -69,8 +88,8 @@ class Workload {
   virtual void after_repetition() {}
 
   [[nodiscard]] virtual ItemSpec spec() const = 0;
-  // A strategy that created item i's descriptor itself hands it over here when the workload
-  // holds descriptors (spec().keep_open or create_socket); it is closed in after_repetition().
+  // A strategy that created item i's descriptor itself hands it over here when
+  // spec().keep_open says so; it is closed in after_repetition().
   virtual void keep(std::size_t i, int fd) noexcept = 0;
 };
 

@@ -54,6 +54,11 @@ nlohmann::json result_json(const Result& r) {
       {"fdsize_before", optional_json(r.fdsize_before)},
       {"fdsize_after", optional_json(r.fdsize_after)},
       {"failures", r.failures},
+      {"workers", std::string(to_string(r.workers))},
+      {"fd_table", std::string(to_string(r.fd_table))},
+      {"reference", r.reference},
+      {"holds_descriptors", r.holds_descriptors},
+      {"unit", r.unit},
   };
   if (!r.first_failure.empty()) j["first_failure"] = r.first_failure;
   if (!r.failures_by_errno.empty()) j["failures_by_errno"] = r.failures_by_errno;

@@ -41,15 +41,14 @@ class TableReporter final : public Reporter {
   }
 
   void add(const Result& r) override {
-    // Results measured in fresh children (sockets, --keep-open) show the table growth too.
-    const bool growth = r.workload != "open" || (r.input && r.input->keep_open);
+    // Descriptors held to the end of a repetition grow the table: show pregrow and FDSize.
+    const bool growth = r.holds_descriptors;
     const std::string key = r.workload + (growth ? "+growth" : "");
     if (header_for_ != key) {
       header_for_ = key;
       out_ << fmt::format("  {:<12} {:>7}", "strategy", "threads");
       if (growth) out_ << fmt::format(" {:>7}", "pregrow");
-      out_ << fmt::format(" {:>11} {:>19} {:>12}", "median ms", "min–max ms",
-                          r.workload == "open" ? "files/s" : "fds/s");
+      out_ << fmt::format(" {:>11} {:>19} {:>12}", "median ms", "min–max ms", r.unit + "/s");
       if (growth) out_ << "  FDSize";
       out_ << "\n";
     }

@@ -54,10 +54,7 @@ constexpr int kMaxPoolThreads = 1024;  // libuv's MAX_THREADPOOL_SIZE since 1.30
 struct Batch {
   uv_loop_t* loop = nullptr;
   Workload* work = nullptr;
-  const PathTable* paths = nullptr;
-  std::string_view dir;  // with the trailing '/'
-  int flags = 0;
-  bool keep_open = false;
+  const ItemSpec* item = nullptr;  // libuv has no openat(): items are opened by full path
   std::size_t next = 0;
   std::size_t count = 0;
   Tally tally;
@@ -81,12 +78,9 @@ void open_next(Slot& slot) {
   Batch& b = *slot.batch;
   while (b.next < b.count) {
     slot.item = b.next++;
-    const char* name = (*b.paths)[slot.item];
-    char* end = slot.path;
-    if (name[0] != '/') end = std::copy(b.dir.begin(), b.dir.end(), end);
-    std::strcpy(end, name);  // the buffer was sized for the longest path of the list
+    b.item->full_path(slot.item, slot.path);
     slot.req.data = &slot;
-    const int rc = uv_fs_open(b.loop, &slot.req, slot.path, b.flags, 0, on_open);
+    const int rc = uv_fs_open(b.loop, &slot.req, slot.path, b.item->open_flags, 0, on_open);
     if (rc == 0) return;
     b.tally.fail(-rc);
   }
@@ -99,7 +93,7 @@ void on_open(uv_fs_t* req) {
   uv_fs_req_cleanup(req);
   if (result < 0) {
     b.tally.fail(static_cast<int>(-result));  // libuv's codes are -errno on Unix
-  } else if (b.keep_open) {
+  } else if (b.item->keep_open) {
     b.work->keep(slot.item, static_cast<int>(result));
   } else {
     const int rc = uv_fs_close(b.loop, req, static_cast<uv_file>(result), on_close);
@@ -120,16 +114,9 @@ void on_close(uv_fs_t* req) {
 // Runs one repetition of an open workload and returns its time; untimed set-up first.
 std::int64_t run_batch(uv_loop_t* loop, Workload& work, std::size_t window, Tally& tally) {
   const ItemSpec spec = work.spec();
-  const std::string dir = spec.dir_path + "/";
-  const PathTable& paths = *spec.paths;
-  std::size_t longest = 0;
-  for (std::size_t i = 0; i < paths.size(); ++i) {
-    const std::size_t length = std::strlen(paths[i]);
-    longest = std::max(longest, paths[i][0] == '/' ? length : dir.size() + length);
-  }
-  const std::size_t stride = longest + 1;
-  Batch batch{loop, &work, &paths, dir, spec.open_flags, spec.keep_open, 0, paths.size(), {}};
-  std::vector<Slot> slots(std::min(window, paths.size()));
+  const std::size_t stride = spec.full_path_capacity();
+  Batch batch{loop, &work, &spec, 0, spec.paths->size(), {}};
+  std::vector<Slot> slots(std::min(window, batch.count));
   std::vector<char> buffer(slots.size() * stride);
   for (std::size_t s = 0; s < slots.size(); ++s) {
     slots[s].batch = &batch;

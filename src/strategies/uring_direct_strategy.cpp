@@ -1,9 +1,9 @@
 // uring-direct: io_uring direct descriptors. Each worker owns a ring (set up before timing)
 // with a sparse table of fixed file slots, and a contiguous 1/T share of the items, issued
-// `batch` at a time. A file is opened into a slot with a linked close of that slot behind it,
-// so one submit does a whole batch; sockets and held files fill one slot per item and are
-// released after the timed region. The process descriptor table is never touched, so it
-// never grows and never stalls.
+// `batch` at a time. An item is created in a slot with a linked close of that slot behind
+// it, so one submit does a whole batch; items the workload holds (keep_open: sockets, held
+// files) fill one slot each and are released after the timed region. The process descriptor
+// table is never touched, so it never grows and never stalls.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/socket.h>
@@ -74,7 +74,7 @@ class UringDirectStrategy final : public Strategy {
 
   Repetition run(Workload& work) override {
     const ItemSpec spec = work.spec();
-    if (spec.op == ItemSpec::Op::other) {
+    if (spec.op != ItemSpec::Op::open_file && spec.op != ItemSpec::Op::create_socket) {
       throw Error(fmt::format("uring-direct cannot create {} descriptors", work.kind()));
     }
     if (spec.op == ItemSpec::Op::create_socket && !uring::support().socket) {
@@ -82,7 +82,7 @@ class UringDirectStrategy final : public Strategy {
           "uring-direct cannot create sockets here: the kernel lacks IORING_OP_SOCKET (Linux "
           "5.19+)");
     }
-    const bool hold = spec.op == ItemSpec::Op::create_socket || spec.keep_open;
+    const bool hold = spec.keep_open;
     const std::size_t n = work.ops();
     const std::size_t t = workers_.size();
     for (std::size_t i = 0; i < t; ++i) {
@@ -137,14 +137,25 @@ class UringDirectStrategy final : public Strategy {
     return sqe;
   }
 
+  // Item i as the workload describes it, as an SQE that creates it in `slot`. An explicit
+  // slot: liburing 2.3 turns IORING_FILE_INDEX_ALLOC into a normal fd.
+  static void prep_item(io_uring_sqe* sqe, const ItemSpec& spec, std::size_t i,
+                        unsigned slot) noexcept {
+    if (spec.op == ItemSpec::Op::open_file) {
+      io_uring_prep_openat_direct(sqe, spec.dir_fd, spec.path(i), spec.open_flags & kNoCloexecOpen,
+                                  0, slot);
+    } else {
+      io_uring_prep_socket_direct(sqe, spec.domain, spec.type & kNoCloexecSocket, spec.protocol,
+                                  slot, 0);
+    }
+  }
+
   static void open_close_batch(DirectWorker& w, const ItemSpec& spec, std::size_t first,
                                std::size_t last) noexcept {
     for (std::size_t i = first; i < last; ++i) {
       const auto slot = static_cast<unsigned>(i - first);
-      // An explicit slot: liburing 2.3 turns IORING_FILE_INDEX_ALLOC into a normal fd.
       io_uring_sqe* open = next_sqe(w);
-      io_uring_prep_openat_direct(open, spec.dir_fd, (*spec.paths)[i],
-                                  spec.open_flags & kNoCloexecOpen, 0, slot);
+      prep_item(open, spec, i, slot);
       io_uring_sqe_set_flags(open, IOSQE_IO_LINK);
       io_uring_sqe_set_data64(open, 0);
       io_uring_sqe* close = next_sqe(w);
@@ -165,13 +176,7 @@ class UringDirectStrategy final : public Strategy {
     for (std::size_t i = first; i < last; ++i) {
       const auto slot = static_cast<unsigned>(i - begin);
       io_uring_sqe* sqe = next_sqe(w);
-      if (spec.op == ItemSpec::Op::open_file) {
-        io_uring_prep_openat_direct(sqe, spec.dir_fd, (*spec.paths)[i],
-                                    spec.open_flags & kNoCloexecOpen, 0, slot);
-      } else {
-        io_uring_prep_socket_direct(sqe, spec.domain, spec.type & kNoCloexecSocket, spec.protocol,
-                                    slot, 0);
-      }
+      prep_item(sqe, spec, i, slot);
       io_uring_sqe_set_data64(sqe, 0);
     }
     w.error = uring::submit_and_reap(w.ring.get(), static_cast<unsigned>(last - first),

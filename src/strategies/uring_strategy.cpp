@@ -1,10 +1,10 @@
 // uring: io_uring with normal descriptors. Each worker owns a ring (set up before timing) and
-// a contiguous 1/T share of the items, issued `batch` at a time: a batch of OPENATs reaped
-// together, then one CLOSE per descriptor they returned. Sockets (IORING_OP_SOCKET) are
-// handed to the workload, which holds them. The descriptors land in the process table, so
-// table growth stalls exactly as with plain syscalls.
+// a contiguous 1/T share of the items, issued `batch` at a time: a batch of OPENATs (or
+// SOCKETs, IORING_OP_SOCKET) reaped together, then one CLOSE per descriptor they returned,
+// unless the workload holds its descriptors (keep_open): then each is handed to it. The
+// descriptors land in the process table, so table growth stalls exactly as with plain
+// syscalls.
 #include <fmt/format.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -40,7 +40,7 @@ class UringStrategy final : public Strategy {
 
   Repetition run(Workload& work) override {
     const ItemSpec spec = work.spec();
-    if (spec.op == ItemSpec::Op::other) {
+    if (spec.op != ItemSpec::Op::open_file && spec.op != ItemSpec::Op::create_socket) {
       throw Error(fmt::format("uring cannot create {} descriptors", work.kind()));
     }
     if (spec.op == ItemSpec::Op::create_socket && !uring::support().socket) {
@@ -73,12 +73,7 @@ class UringStrategy final : public Strategy {
                  std::size_t end) noexcept {
     const std::size_t chunk = std::min<std::size_t>(batch_, w.ring.sq_entries());
     for (std::size_t first = begin; first < end && w.error == 0; first += chunk) {
-      const std::size_t last = std::min(end, first + chunk);
-      if (spec.op == ItemSpec::Op::open_file) {
-        open_batch(w, spec, work, first, last);
-      } else {
-        socket_batch(w, spec, work, first, last);
-      }
+      run_batch(w, spec, work, first, std::min(end, first + chunk));
     }
   }
 
@@ -88,12 +83,23 @@ class UringStrategy final : public Strategy {
     return sqe;
   }
 
-  static void open_batch(UringWorker& w, const ItemSpec& spec, Workload& work, std::size_t first,
-                         std::size_t last) noexcept {
+  // Item i as the workload describes it, as an SQE.
+  static void prep_item(io_uring_sqe* sqe, const ItemSpec& spec, std::size_t i) noexcept {
+    if (spec.op == ItemSpec::Op::open_file) {
+      io_uring_prep_openat(sqe, spec.dir_fd, spec.path(i), spec.open_flags, 0);
+    } else {
+      io_uring_prep_socket(sqe, spec.domain, spec.type, spec.protocol, 0);
+    }
+  }
+
+  // Creates items [first, last) in one submission; then hands each descriptor to the
+  // workload, or closes them all in a second one.
+  static void run_batch(UringWorker& w, const ItemSpec& spec, Workload& work, std::size_t first,
+                        std::size_t last) noexcept {
     const auto count = static_cast<unsigned>(last - first);
     for (std::size_t i = first; i < last; ++i) {
       io_uring_sqe* sqe = next_sqe(w);
-      io_uring_prep_openat(sqe, spec.dir_fd, (*spec.paths)[i], spec.open_flags, 0);
+      prep_item(sqe, spec, i);
       io_uring_sqe_set_data64(sqe, i - first);
     }
     std::fill_n(w.fds.begin(), count, -1);
@@ -124,23 +130,6 @@ class UringStrategy final : public Strategy {
     w.error = uring::submit_and_reap(w.ring.get(), closes, [&](const io_uring_cqe& cqe) {
       if (cqe.res < 0) w.tally.fail(-cqe.res);
     });
-  }
-
-  static void socket_batch(UringWorker& w, const ItemSpec& spec, Workload& work, std::size_t first,
-                           std::size_t last) noexcept {
-    for (std::size_t i = first; i < last; ++i) {
-      io_uring_sqe* sqe = next_sqe(w);
-      io_uring_prep_socket(sqe, spec.domain, spec.type | SOCK_CLOEXEC, spec.protocol, 0);
-      io_uring_sqe_set_data64(sqe, i - first);
-    }
-    w.error = uring::submit_and_reap(
-        w.ring.get(), static_cast<unsigned>(last - first), [&](const io_uring_cqe& cqe) {
-          if (cqe.res < 0) {
-            w.tally.fail(-cqe.res);
-          } else {
-            work.keep(first + static_cast<std::size_t>(cqe.user_data), cqe.res);
-          }
-        });
   }
 
   unsigned batch_;

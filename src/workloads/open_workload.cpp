@@ -1,16 +1,16 @@
 // open: open each file of a list and close it again (or hold it, with keep_open); nothing
-// is ever read or written.
+// is ever read or written. This file only describes the item (ItemSpec); item_workload.cpp
+// performs it.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
 
-#include <fmt/format.h>
-
 #include "fdbench/error.hpp"
 #include "fdbench/unique_fd.hpp"
-#include "fdbench/interrupt.hpp"
 #include "fdbench/workload.hpp"
+#include "workloads/item_workload.hpp"
 
 namespace fdbench {
 
@@ -41,74 +41,6 @@ int open_flags(const OpenSpec& spec) {
   return flags;
 }
 
-class OpenWorkload final : public Workload {
- public:
-  explicit OpenWorkload(const OpenSpec& spec)
-      : spec_(spec), flags_(open_flags(spec)), held_(spec.keep_open ? spec.paths->size() : 0, -1) {
-    // The user's files are never opened for writing (the CLI refuses --flags rdwr for them).
-    FDBENCH_ASSERT(!spec_.foreign || spec_.flags != OpenFlags::rdwr);
-    if (spec_.dir_fd < 0) {
-      own_dir_.reset(open(spec_.dir_path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-      if (!own_dir_) {
-        throw Error(fmt::format("cannot open {}: {}", spec_.dir_path, errno_text(errno)));
-      }
-      spec_.dir_fd = own_dir_.get();
-    }
-  }
-  ~OpenWorkload() override { after_repetition(); }
-
-  [[nodiscard]] std::string_view name() const override { return "open"; }
-  [[nodiscard]] std::string kind() const override { return "file"; }
-  [[nodiscard]] std::size_t ops() const override { return spec_.paths->size(); }
-
-  void run_range(std::size_t begin, std::size_t end, Tally& tally) noexcept override {
-    const PathTable& paths = *spec_.paths;
-    for (std::size_t i = begin; i < end; ++i) {
-      if ((i & 4095) == 0 && interrupted() != 0) return;  // huge sets: stop within a second
-      const int fd = openat(spec_.dir_fd, paths[i], flags_);
-      if (fd < 0) {
-        tally.fail(errno);
-      } else if (spec_.keep_open) {
-        held_[i] = fd;
-      } else {
-        close(fd);
-      }
-    }
-  }
-
-  void after_repetition() override {
-    for (int& fd : held_) {
-      if (fd >= 0) close(fd);
-      fd = -1;
-    }
-  }
-
-  [[nodiscard]] ItemSpec spec() const override {
-    ItemSpec item;
-    item.op = ItemSpec::Op::open_file;
-    item.dir_fd = spec_.dir_fd;
-    item.dir_path = spec_.dir_path;
-    item.paths = spec_.paths;
-    item.open_flags = flags_;
-    item.keep_open = spec_.keep_open;
-    return item;
-  }
-
-  void keep(std::size_t i, int fd) noexcept override {
-    if (spec_.keep_open) {
-      held_[i] = fd;
-    } else {
-      close(fd);
-    }
-  }
-
- private:
-  OpenSpec spec_;
-  int flags_;
-  UniqueFd own_dir_;
-  std::vector<int> held_;  // keep_open: one slot per item, workers write disjoint slots
-};
-
 }  // namespace
 
 std::string_view to_string(OpenFlags flags) {
@@ -135,7 +67,23 @@ std::vector<std::string> open_flags_names() {
 }
 
 std::unique_ptr<Workload> make_open_workload(const OpenSpec& spec) {
-  return std::make_unique<OpenWorkload>(spec);
+  // The user's files are never opened for writing (the CLI refuses --flags rdwr for them).
+  FDBENCH_ASSERT(!spec.foreign || spec.flags != OpenFlags::rdwr);
+  ItemSpec item;
+  item.op = ItemSpec::Op::open_file;
+  item.dir_fd = spec.dir_fd;
+  item.dir_path = spec.dir_path;
+  item.paths = spec.paths;
+  item.open_flags = open_flags(spec);
+  item.keep_open = spec.keep_open;
+  UniqueFd own_dir;
+  if (item.dir_fd < 0) {
+    own_dir.reset(open(spec.dir_path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!own_dir) throw Error(fmt::format("cannot open {}: {}", spec.dir_path, errno_text(errno)));
+    item.dir_fd = own_dir.get();
+  }
+  const std::size_t count = spec.paths->size();
+  return std::make_unique<ItemWorkload>("open", "file", std::move(item), count, std::move(own_dir));
 }
 
 std::unique_ptr<Workload> make_open_workload(int dir_fd, std::string dir_path,

@@ -1,33 +1,33 @@
 // socket: create descriptors and hold them to the end of the repetition, so the descriptor
 // table must grow during the timed region (the second seed experiment). Kinds other than
 // sockets (eventfd, pipe) show that the stall is about the table, not about networking.
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <cerrno>
+// This file only describes the item (ItemSpec); item_workload.cpp performs it.
 #include <netinet/in.h>
+#include <sys/socket.h>
 
-#include "fdbench/platform.hpp"
-#include "fdbench/interrupt.hpp"
 #include "fdbench/workload.hpp"
+#include "workloads/item_workload.hpp"
 
 namespace fdbench {
 
 namespace {
 
+using Op = ItemSpec::Op;
+
 struct KindInfo {
   SocketKind kind;
   std::string_view name;
-  int domain;  // AF_UNSPEC: not a socket
+  Op op;
+  int domain;  // create_socket only
   int type;
 };
 constexpr KindInfo kKinds[] = {
-    {SocketKind::tcp, "tcp", AF_INET, SOCK_STREAM},
-    {SocketKind::tcp6, "tcp6", AF_INET6, SOCK_STREAM},
-    {SocketKind::udp, "udp", AF_INET, SOCK_DGRAM},
-    {SocketKind::unix_stream, "unix", AF_UNIX, SOCK_STREAM},
-    {SocketKind::eventfd, "eventfd", AF_UNSPEC, 0},
-    {SocketKind::pipe, "pipe", AF_UNSPEC, 0},
+    {SocketKind::tcp, "tcp", Op::create_socket, AF_INET, SOCK_STREAM},
+    {SocketKind::tcp6, "tcp6", Op::create_socket, AF_INET6, SOCK_STREAM},
+    {SocketKind::udp, "udp", Op::create_socket, AF_INET, SOCK_DGRAM},
+    {SocketKind::unix_stream, "unix", Op::create_socket, AF_UNIX, SOCK_STREAM},
+    {SocketKind::eventfd, "eventfd", Op::create_eventfd, 0, 0},
+    {SocketKind::pipe, "pipe", Op::create_pipe, 0, 0},
 };
 
 const KindInfo& info(SocketKind kind) {
@@ -37,67 +37,24 @@ const KindInfo& info(SocketKind kind) {
   return kKinds[0];
 }
 
-int socket_cloexec(int domain, int type) noexcept {
+// Where the system has SOCK_CLOEXEC it goes into the type (macOS lacks it: nothing here
+// ever execs there).
+int cloexec_type(int type) {
 #if defined(SOCK_CLOEXEC)
-  return socket(domain, type | SOCK_CLOEXEC, 0);
+  return type | SOCK_CLOEXEC;
 #else
-  return socket(domain, type, 0);  // macOS: nothing here ever execs
+  return type;
 #endif
 }
 
-class SocketWorkload final : public Workload {
- public:
-  SocketWorkload(SocketKind kind, std::size_t count)
-      : info_(info(kind)), fds_(count * (kind == SocketKind::pipe ? 2 : 1), -1) {}
-  ~SocketWorkload() override { after_repetition(); }
-
-  [[nodiscard]] std::string_view name() const override { return "socket"; }
-  [[nodiscard]] std::string kind() const override { return std::string(info_.name); }
-  [[nodiscard]] std::size_t ops() const override {
-    return fds_.size() / static_cast<std::size_t>(descriptors_per_item());
-  }
-  [[nodiscard]] int descriptors_per_item() const override {
-    return info_.kind == SocketKind::pipe ? 2 : 1;
-  }
-
-  void run_range(std::size_t begin, std::size_t end, Tally& tally) noexcept override {
-    for (std::size_t i = begin; i < end; ++i) {
-      if ((i & 4095) == 0 && interrupted() != 0) return;  // huge sets: stop within a second
-      if (!create(i)) tally.fail(errno);
-    }
-  }
-
-  [[nodiscard]] ItemSpec spec() const override {
-    ItemSpec spec;
-    if (info_.domain != AF_UNSPEC) {
-      spec.op = ItemSpec::Op::create_socket;
-      spec.domain = info_.domain;
-      spec.type = info_.type;
-    }
-    return spec;
-  }
-
-  void keep(std::size_t i, int fd) noexcept override { fds_[i] = fd; }
-
-  void after_repetition() override {
-    for (int& fd : fds_) {
-      if (fd >= 0) close(fd);
-      fd = -1;
-    }
-  }
-
- private:
-  bool create(std::size_t i) noexcept {
-    switch (info_.kind) {
-      case SocketKind::eventfd: fds_[i] = platform::create_eventfd(); return fds_[i] >= 0;
-      case SocketKind::pipe: return platform::create_pipe(&fds_[2 * i]) == 0;
-      default: fds_[i] = socket_cloexec(info_.domain, info_.type); return fds_[i] >= 0;
-    }
-  }
-
-  const KindInfo& info_;
-  std::vector<int> fds_;  // one slot per descriptor: workers write disjoint slots
-};
+ItemSpec describe(const KindInfo& kind) {
+  ItemSpec item;
+  item.op = kind.op;
+  item.domain = kind.domain;
+  item.type = kind.op == Op::create_socket ? cloexec_type(kind.type) : 0;
+  item.keep_open = true;  // what makes the table grow while timed
+  return item;
+}
 
 }  // namespace
 
@@ -120,7 +77,8 @@ std::vector<std::string> socket_kind_names() {
 }
 
 std::unique_ptr<Workload> make_socket_workload(SocketKind kind, std::size_t count) {
-  return std::make_unique<SocketWorkload>(kind, count);
+  const KindInfo& k = info(kind);
+  return std::make_unique<ItemWorkload>("socket", std::string(k.name), describe(k), count);
 }
 
 }  // namespace fdbench

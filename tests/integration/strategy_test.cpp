@@ -32,6 +32,7 @@
 #include "fdbench/file_set.hpp"
 #include "fdbench/platform.hpp"
 #include "fdbench/unique_fd.hpp"
+#include "fdbench/runner.hpp"
 #include "fdbench/workload.hpp"
 #include "support/temp_dir.hpp"
 
@@ -281,6 +282,47 @@ TEST(Strategies, RegistryIsNotEmptyAndNamesAreUnique) {
     EXPECT_FALSE(find_strategy(names[i])->summary.empty()) << names[i];
   }
   EXPECT_EQ(find_strategy("no-such-strategy"), nullptr);
+}
+
+TEST(Strategies, RegistryPropertiesAreConsistent) {
+  int references = 0;
+  for (const StrategyInfo& info : strategy_registry()) {
+    SCOPED_TRACE(std::string(info.name));
+    if (info.reference) {
+      ++references;
+      EXPECT_EQ(info.name, "threads");  // the seed's plain loop
+    }
+    // Worker processes each have a table of their own; threads share one unless the
+    // descriptors bypass the table altogether.
+    EXPECT_EQ(info.workers == WorkerKind::processes, info.fd_table == FdTable::per_worker);
+    // The findings' advice names every strategy that never shares a table, in its own words.
+    EXPECT_EQ(info.unshared_by.empty(), info.fd_table == FdTable::shared);
+  }
+  EXPECT_EQ(references, 1);
+  EXPECT_EQ(find_strategy("process")->fd_table, FdTable::per_worker);
+  EXPECT_EQ(find_strategy("uring-direct")->fd_table, FdTable::none);
+  EXPECT_EQ(find_strategy("uring")->fd_table, FdTable::shared);
+}
+
+// What findings and reporters read instead of names: the strategy's properties and the
+// workload's, in every result, also when the strategy could not run here.
+TEST(Strategies, ResultsRecordTheStrategyAndWorkloadProperties) {
+  TempDir parent;
+  const FileSet files = FileSet::create(parent.path(), 4);
+  const auto work = make_open_workload(files.dir_fd(), files.path(), files.names());
+  for (const StrategyInfo& info : strategy_registry()) {
+    SCOPED_TRACE(std::string(info.name));
+    const Result r = measure(*work, info, {1, 2}, 1, 0);
+    EXPECT_EQ(r.workers, info.workers);
+    EXPECT_EQ(r.fd_table, info.fd_table);
+    EXPECT_EQ(r.reference, info.reference);
+    EXPECT_FALSE(r.holds_descriptors);
+    EXPECT_EQ(r.unit, "files");
+  }
+  const auto sockets = make_socket_workload(SocketKind::udp, 2);
+  const Result r = measure(*sockets, *find_strategy("threads"), {1, 1}, 1, 0);
+  EXPECT_TRUE(r.holds_descriptors);
+  EXPECT_EQ(r.unit, "fds");
 }
 
 TEST(Strategies, SeedStrategiesRunAnyWorkload) {

@@ -14,6 +14,9 @@ inline constexpr const char* kResultFields[] = {
     "repeat",    "warmup",      "times_ns",      "min_ns",       "median_ns", "max_ns",  "mean_ns",
     "stddev_ns", "ops_per_sec", "fdsize_before", "fdsize_after", "failures",
 };
+// What the strategy and the workload are, so that readers never have to go by their names.
+inline constexpr const char* kPropertyFields[] = {"workers", "fd_table", "reference",
+                                                  "holds_descriptors", "unit"};
 
 inline constexpr const char* kEnvironmentFields[] = {
     "os", "kernel", "cpu_model", "logical_cpus", "fs_type", "rlimit_nofile", "fdsize_at_start",
@@ -23,6 +26,9 @@ inline void expect_result_contract(const nlohmann::json& r) {
   ASSERT_TRUE(r.is_object()) << r;
   for (const char* field : kResultFields)
     EXPECT_TRUE(r.contains(field)) << "result lacks " << field;
+  for (const char* field : kPropertyFields) {
+    ASSERT_TRUE(r.contains(field)) << "result lacks " << field;
+  }
   EXPECT_TRUE(r.at("workload").is_string());
   EXPECT_TRUE(r.at("strategy").is_string());
   EXPECT_TRUE(r.at("kind").is_string());
@@ -34,6 +40,13 @@ inline void expect_result_contract(const nlohmann::json& r) {
   for (const char* field : {"median_ns", "mean_ns", "stddev_ns", "ops_per_sec"}) {
     EXPECT_TRUE(r.at(field).is_number()) << field << " = " << r.at(field);
   }
+  EXPECT_TRUE(r.at("workers") == "threads" || r.at("workers") == "processes") << r.at("workers");
+  EXPECT_TRUE(r.at("fd_table") == "shared" || r.at("fd_table") == "per-worker" ||
+              r.at("fd_table") == "none")
+      << r.at("fd_table");
+  EXPECT_TRUE(r.at("reference").is_boolean());
+  EXPECT_TRUE(r.at("holds_descriptors").is_boolean());
+  EXPECT_TRUE(r.at("unit").is_string());
   for (const char* field : {"fdsize_before", "fdsize_after"}) {
     EXPECT_TRUE(r.at(field).is_null() || r.at(field).is_number_integer()) << field;
   }

@@ -1,7 +1,7 @@
 #pragma once
 // Hand-built Results and Environments for the unit tests (findings, reporters, the results
 // reader): a fluent builder that starts from a workload, a strategy and a thread count, sets
-// only what a test relies on, and fills the statistics as the runner does (finalize()).
+// only what a test relies on, and fills the properties and statistics as the runner does.
 //
 //   const Result r = ResultBuilder::socket("threads", 2).pregrow("off").ops(512)
 //                        .each_took(20'000'000, 3).fdsize(64, 512);
@@ -15,6 +15,7 @@
 
 #include "fdbench/environment.hpp"
 #include "fdbench/result.hpp"
+#include "fdbench/strategy.hpp"
 
 namespace fdbench::testing {
 
@@ -80,6 +81,23 @@ class ResultBuilder {
     r_.input = std::move(summary);
     return *this;
   }
+  // What the strategy and the workload are (a registered strategy's are filled in already).
+  ResultBuilder& workers(WorkerKind kind) {
+    r_.workers = kind;
+    return *this;
+  }
+  ResultBuilder& fd_table(FdTable table) {
+    r_.fd_table = table;
+    return *this;
+  }
+  ResultBuilder& reference(bool is_reference) {
+    r_.reference = is_reference;
+    return *this;
+  }
+  ResultBuilder& holds_descriptors(bool holds) {
+    r_.holds_descriptors = holds;
+    return *this;
+  }
   ResultBuilder& warnings(std::vector<std::string> lines) {
     r_.warnings = std::move(lines);
     return *this;
@@ -106,6 +124,15 @@ class ResultBuilder {
     r_.strategy = std::move(strategy);
     r_.threads = threads;
     r_.kind = std::move(kind);
+    // What the runner records of the workload and, for a registered strategy, of the
+    // strategy; an unknown name keeps the defaults (a strategy added later, or another build's).
+    r_.unit = r_.workload == "open" ? "files" : "fds";
+    r_.holds_descriptors = r_.workload == "socket";
+    if (const StrategyInfo* info = find_strategy(r_.strategy)) {
+      r_.workers = info->workers;
+      r_.fd_table = info->fd_table;
+      r_.reference = info->reference;
+    }
   }
   Result r_;
 };

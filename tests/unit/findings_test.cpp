@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "fdbench/strategy.hpp"
 #include "support/results.hpp"
 
 namespace fdbench {
@@ -137,6 +138,113 @@ TEST(Findings, OpenNamesTheFastestStrategy) {
   const std::string line = finding_with(findings(results), "fastest");
   EXPECT_NE(line.find("`threads` with 2 threads"), std::string::npos) << line;
   EXPECT_NE(line.find("400,000"), std::string::npos) << line;  // 10,000 files / 25 ms
+}
+
+TEST(Findings, TheKneeAndTheLeagueAreMeasuredAgainstTheReference) {
+  const std::vector<Result> results{
+      open_result("threads", 1, 50'000'000), open_result("threads", 2, 25'000'000),
+      open_result("threads", 4, 25'500'000), open_result("pool", 1, 100'000'000),
+      open_result("pool", 2, 50'000'000),    open_result("process", 2, 20'000'000)};
+  const auto lines = findings(results);
+  const std::string knee = finding_with(lines, "reached its best");
+  EXPECT_NE(knee.find("`threads` reached its best with 2 threads (25.00 ms)"), std::string::npos)
+      << knee;
+  EXPECT_NE(knee.find("with 4 it was no faster"), std::string::npos) << knee;
+  const std::string league = finding_with(lines, "at its best");
+  EXPECT_NE(league.find("a multiple of `threads` at its best (25.00 ms"), std::string::npos)
+      << league;
+  EXPECT_NE(league.find("`pool` 2.0× (2 threads)"), std::string::npos) << league;
+  EXPECT_NE(league.find("`process` 0.8× (2 processes)"), std::string::npos) << league;
+  const std::string single = finding_with(lines, "With one thread");
+  EXPECT_NE(single.find("`pool` 2.0×"), std::string::npos) << single;
+  EXPECT_EQ(single.find("`process`"), std::string::npos) << single;  // not run with one
+}
+
+// A strategy the findings have never heard of is described by the properties its result
+// carries: adding a strategy does not touch findings.cpp.
+TEST(Findings, StrategiesAreKnownByTheirPropertiesNotByTheirNames) {
+  const auto plain = [](int threads, std::int64_t ns) {
+    return open_result("plain-loop", threads, ns).reference(true).build();
+  };
+  const auto forked = [](int threads, std::int64_t ns) {
+    return open_result("forked-loop", threads, ns)
+        .workers(WorkerKind::processes)
+        .fd_table(FdTable::per_worker)
+        .build();
+  };
+  const auto lines = findings(std::vector<Result>{plain(1, 50'000'000), plain(2, 30'000'000),
+                                                  plain(4, 31'000'000), forked(1, 45'000'000),
+                                                  forked(2, 20'000'000)});
+  const std::string fastest = finding_with(lines, "fastest");
+  EXPECT_NE(fastest.find("`forked-loop` with 2 processes"), std::string::npos) << fastest;
+  const std::string knee = finding_with(lines, "reached its best");
+  EXPECT_NE(knee.find("`plain-loop` reached its best with 2 threads"), std::string::npos) << knee;
+  const std::string league = finding_with(lines, "at its best (");
+  EXPECT_NE(league.find("a multiple of `plain-loop` at its best (30.00 ms"), std::string::npos)
+      << league;
+  EXPECT_NE(league.find("`forked-loop` 0.7× (2 processes)"), std::string::npos) << league;
+  EXPECT_EQ(league.find("`plain-loop` 1.0×"), std::string::npos) << league;  // not against itself
+  const std::string single = finding_with(lines, "With one thread");
+  EXPECT_NE(single.find("`forked-loop` 0.9×"), std::string::npos) << single;
+
+  // The same for held descriptors: the pair is described in the strategy's own workers.
+  const auto forked_socket = [](const std::string& pregrow, std::int64_t ns, int before) {
+    return ResultBuilder::socket("forked-loop", 2)
+        .pregrow(pregrow)
+        .ops(512)
+        .each_took(ns, 3)
+        .fdsize(before, 512)
+        .workers(WorkerKind::processes)
+        .build();
+  };
+  const std::string pair =
+      finding_with(findings(std::vector<Result>{forked_socket("off", 20'000'000, 64),
+                                                forked_socket("auto", 2'000'000, 512)}),
+                   "pregrow auto");
+  EXPECT_NE(pair.find("`forked-loop` with 2 processes × 256 tcp descriptors"), std::string::npos)
+      << pair;
+}
+
+// Without a reference among the results there is nothing to measure the others against.
+TEST(Findings, NoReferenceNoLeague) {
+  const std::vector<Result> results{open_result("pool", 1, 100'000'000),
+                                    open_result("pool", 2, 50'000'000),
+                                    open_result("fast-pool", 2, 30'000'000)};
+  const auto lines = findings(results);
+  finding_with(lines, "`fast-pool` with 2 threads");
+  for (const auto& line : lines) {
+    EXPECT_EQ(line.find("at its best"), std::string::npos) << line;
+    EXPECT_EQ(line.find("With one thread"), std::string::npos) << line;
+  }
+}
+
+// The advice names every registered strategy that never shares a descriptor table.
+TEST(Findings, WhyNamesEveryStrategyThatNeverSharesTheTable) {
+  const std::vector<Result> results{socket_result("off", 20'000'000, 64, 512),
+                                    socket_result("auto", 2'000'000, 512, 512)};
+  const std::string why = finding_with(findings(results), "Why:");
+  int unshared = 0;
+  for (const StrategyInfo& info : strategy_registry()) {
+    const std::string named = "`" + std::string(info.name) + "`";
+    if (info.fd_table == FdTable::shared) {
+      EXPECT_EQ(why.find(named), std::string::npos) << why;
+      continue;
+    }
+    ++unshared;
+    EXPECT_NE(why.find(std::string(info.unshared_by) + " (" + named + ")"), std::string::npos)
+        << why;
+  }
+  EXPECT_GT(unshared, 0);
+  EXPECT_NE(why.find("never share the table."), std::string::npos) << why;
+}
+
+// Socket results make descriptors per thread: their times grow with the thread count and are
+// not compared as if every result did the same work.
+TEST(Findings, DescriptorsMadePerThreadAreNotRankedByTime) {
+  const std::vector<Result> results{socket_result("auto", 2'000'000, 512, 512)};
+  for (const auto& line : findings(results)) {
+    EXPECT_EQ(line.find("fastest"), std::string::npos) << line;
+  }
 }
 
 }  // namespace

@@ -117,7 +117,32 @@ TEST(JsonDocument, ResultValuesRoundTrip) {
   EXPECT_EQ(r["fdsize_before"], 64);
   EXPECT_EQ(r["fdsize_after"], 64);
   EXPECT_EQ(r["failures"], 0);
+  EXPECT_EQ(r["workers"], "threads");
+  EXPECT_EQ(r["fd_table"], "shared");
+  EXPECT_EQ(r["reference"], false);
+  EXPECT_EQ(r["holds_descriptors"], false);
+  EXPECT_EQ(r["unit"], "files");
   EXPECT_FALSE(r.contains("error"));
+}
+
+TEST(JsonDocument, StrategyAndWorkloadPropertiesAreWritten) {
+  Result r = socket_result("off", 20, 64, 512);
+  r.strategy = "process";
+  r.workers = WorkerKind::processes;
+  r.fd_table = FdTable::per_worker;
+  r.reference = false;
+  Result direct = socket_result("off", 20, 64, 64);
+  direct.fd_table = FdTable::none;
+  const auto doc =
+      nlohmann::json::parse(to_json_document(linux_environment(), std::vector<Result>{r, direct}));
+  testing::expect_document_contract(doc);
+  const auto& j = doc["results"][0];
+  EXPECT_EQ(j["workers"], "processes");
+  EXPECT_EQ(j["fd_table"], "per-worker");
+  EXPECT_EQ(j["reference"], false);
+  EXPECT_EQ(j["holds_descriptors"], true);
+  EXPECT_EQ(j["unit"], "fds");
+  EXPECT_EQ(doc["results"][1]["fd_table"], "none");
 }
 
 TEST(JsonDocument, ErrorOnlyWhenSet) {
@@ -286,6 +311,41 @@ TEST(Reporters, TableShowsEveryRow) {
   EXPECT_NE(text.find("tcp"), std::string::npos);
   EXPECT_NE(text.find("64 → 512"), std::string::npos) << text;
   EXPECT_NE(text.find("Findings"), std::string::npos) << text;
+}
+
+// The column header a table printed for its rows (the line that starts with "strategy").
+std::string table_header(const std::string& text) {
+  for (const auto& line : lines_of(text)) {
+    if (line.rfind("  strategy", 0) == 0) return line;
+  }
+  ADD_FAILURE() << "no column header in:\n" << text;
+  return {};
+}
+
+// A workload and a strategy the table has never heard of: its columns follow the properties
+// each result carries, so adding either does not touch the reporter.
+TEST(Reporters, TableColumnsFollowTheResultsProperties) {
+  Result held = socket_result("off", 20'000'000, 64, 512);
+  held.workload = "burst";
+  held.strategy = "forked-loop";
+  held.workers = WorkerKind::processes;
+  held.fd_table = FdTable::per_worker;
+  held.reference = false;
+  const std::string held_text = report("table", {held});
+  const std::string held_header = table_header(held_text);
+  EXPECT_NE(held_header.find("pregrow"), std::string::npos) << held_header;
+  EXPECT_NE(held_header.find("FDSize"), std::string::npos) << held_header;
+  EXPECT_NE(held_header.find("fds/s"), std::string::npos) << held_header;
+  EXPECT_NE(held_text.find("forked-loop"), std::string::npos) << held_text;
+  EXPECT_NE(held_text.find("64 → 512"), std::string::npos) << held_text;
+
+  Result listed = open_result("forked-loop", 2);
+  listed.workload = "scan";
+  listed.unit = "entries";
+  const std::string listed_header = table_header(report("table", {listed}));
+  EXPECT_NE(listed_header.find("entries/s"), std::string::npos) << listed_header;
+  EXPECT_EQ(listed_header.find("pregrow"), std::string::npos) << listed_header;
+  EXPECT_EQ(listed_header.find("FDSize"), std::string::npos) << listed_header;
 }
 
 TEST(Reporters, TableMarksUnavailableAndFailedRows) {

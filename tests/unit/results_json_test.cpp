@@ -57,7 +57,8 @@ Result open_result() {
       .failed({{"Too many open files", 5}, {"other", 2}}, "Too many open files")
       .parameters({{"batch", "64"}})
       .input(input)
-      .warnings({"descriptor leak: held {0,1,2} before the run, {0,1,2,3} after", "second"});
+      .warnings({"descriptor leak: held {0,1,2} before the run, {0,1,2,3} after", "second"})
+      .holds_descriptors(true);  // kept open
 }
 
 // Unavailable: no samples, no table sizes.
@@ -94,6 +95,11 @@ void expect_same(const Result& a, const Result& b) {
   EXPECT_EQ(a.parameters, b.parameters);
   EXPECT_EQ(a.error, b.error);
   EXPECT_EQ(a.warnings, b.warnings);
+  EXPECT_EQ(a.workers, b.workers);
+  EXPECT_EQ(a.fd_table, b.fd_table);
+  EXPECT_EQ(a.reference, b.reference);
+  EXPECT_EQ(a.holds_descriptors, b.holds_descriptors);
+  EXPECT_EQ(a.unit, b.unit);
   ASSERT_EQ(a.input.has_value(), b.input.has_value());
   if (a.input) {
     EXPECT_EQ(a.input->source, b.input->source);
@@ -159,6 +165,50 @@ TEST(ResultsJson, UnknownFieldsAreIgnored) {
   expect_same(doc.results[0], open_result());
 }
 
+TEST(ResultsJson, PropertiesOfAStrategyNotRegisteredHereComeBackAsWritten) {
+  Result r = socket_result();
+  r.strategy = "forked-loop";
+  r.workers = WorkerKind::processes;
+  r.fd_table = FdTable::per_worker;
+  r.reference = true;
+  const ResultsDocument doc =
+      parse_results_json(to_json_document(full_environment(), std::vector<Result>{r}));
+  ASSERT_EQ(doc.results.size(), 1U);
+  expect_same(doc.results[0], r);
+}
+
+// Documents written before results recorded what their strategy and workload are: the
+// registry knows the strategies, and only open results carried an input record.
+TEST(ResultsJson, OlderDocumentsGetTheProperties) {
+  Result process = socket_result();
+  process.strategy = "process";
+  process.error.clear();
+  Result threads = open_result();
+  threads.strategy = "threads";
+  threads.input->keep_open = false;
+  auto j = nlohmann::json::parse(
+      to_json_document(full_environment(), std::vector<Result>{process, threads}));
+  for (auto& result : j["results"]) {
+    for (const char* field : {"workers", "fd_table", "reference", "holds_descriptors", "unit"}) {
+      result.erase(field);
+    }
+  }
+  const ResultsDocument doc = parse_results_json(j.dump());
+  ASSERT_EQ(doc.results.size(), 2U);
+  const Result& p = doc.results[0];
+  EXPECT_EQ(p.workers, WorkerKind::processes);
+  EXPECT_EQ(p.fd_table, FdTable::per_worker);
+  EXPECT_FALSE(p.reference);
+  EXPECT_TRUE(p.holds_descriptors);
+  EXPECT_EQ(p.unit, "fds");
+  const Result& t = doc.results[1];
+  EXPECT_EQ(t.workers, WorkerKind::threads);
+  EXPECT_EQ(t.fd_table, FdTable::shared);
+  EXPECT_TRUE(t.reference);
+  EXPECT_FALSE(t.holds_descriptors);
+  EXPECT_EQ(t.unit, "files");
+}
+
 // The message of the Error that parsing `text` throws ("" if it does not throw).
 std::string error_of(const std::string& text) {
   try {
@@ -207,6 +257,12 @@ TEST(ResultsJson, MalformedDocumentsAreErrorsThatSayWhere) {
        {"results[0].failures_by_errno.other", "expected a count"});
   edit("input not an object", [](auto& j) { j["results"][0]["input"] = "list"; },
        {"results[0].input", "expected an object"});
+  edit("unknown workers", [](auto& j) { j["results"][1]["workers"] = "fibers"; },
+       {"results[1].workers", "expected \"threads\" or \"processes\""});
+  edit("unknown fd_table", [](auto& j) { j["results"][0]["fd_table"] = "global"; },
+       {"results[0].fd_table", "expected \"shared\""});
+  edit("reference a string", [](auto& j) { j["results"][0]["reference"] = "yes"; },
+       {"results[0].reference", "expected true or false"});
   edit("results not an array", [](auto& j) { j["results"] = nlohmann::json::object(); },
        {"results", "expected an array"});
   edit("result not an object", [](auto& j) { j["results"][0] = 3; },

@@ -1,0 +1,112 @@
+#include "workloads/item_workload.hpp"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "fdbench/error.hpp"
+#include "fdbench/interrupt.hpp"
+#include "fdbench/platform.hpp"
+
+namespace fdbench {
+
+char* ItemSpec::full_path(std::size_t i, char* out) const noexcept {
+  const char* name = path(i);
+  char* end = out;
+  if (name[0] != '/') {
+    std::memcpy(end, dir_path.data(), dir_path.size());
+    end += dir_path.size();
+    *end++ = '/';
+  }
+  std::strcpy(end, name);
+  return out;
+}
+
+std::size_t ItemSpec::full_path_capacity() const noexcept {
+  std::size_t longest = 0;
+  for (std::size_t i = 0; i < paths->size(); ++i) {
+    const std::size_t length = std::strlen(path(i));
+    longest = std::max(longest, path(i)[0] == '/' ? length : dir_path.size() + 1 + length);
+  }
+  return longest + 1;
+}
+
+ItemWorkload::ItemWorkload(std::string_view name, std::string kind, ItemSpec item,
+                           std::size_t count, UniqueFd own_dir)
+    : name_(name),
+      kind_(std::move(kind)),
+      item_(std::move(item)),
+      count_(count),
+      own_dir_(std::move(own_dir)),
+      held_(item_.keep_open ? count * static_cast<std::size_t>(item_.descriptors()) : 0, -1) {
+  FDBENCH_ASSERT(item_.op != ItemSpec::Op::other);
+}
+
+std::string_view ItemWorkload::unit() const {
+  return item_.op == ItemSpec::Op::open_file ? "files" : "fds";
+}
+
+// Creates item i's descriptors into `fds` (0, or -1 with errno) and then holds them or closes
+// them, as the description says.
+template <int kDescriptors, class Create>
+void ItemWorkload::each(std::size_t begin, std::size_t end, Tally& tally, Create create) noexcept {
+  for (std::size_t i = begin; i < end; ++i) {
+    if ((i & 4095) == 0 && interrupted() != 0) return;  // huge sets: stop within a second
+    int own[kDescriptors];
+    int* fds = item_.keep_open ? &held_[i * kDescriptors] : own;
+    if (create(i, fds) != 0) {
+      tally.fail(errno);
+    } else if (!item_.keep_open) {
+      for (const int fd : own) close(fd);
+    }
+  }
+}
+
+void ItemWorkload::run_range(std::size_t begin, std::size_t end, Tally& tally) noexcept {
+  const ItemSpec& item = item_;
+  // One branch per range, not per item: fast-pool calls this once per item.
+  switch (item.op) {
+    case ItemSpec::Op::open_file:
+      return each<1>(begin, end, tally, [&item](std::size_t i, int* fd) {
+        *fd = openat(item.dir_fd, item.path(i), item.open_flags);
+        return *fd < 0 ? -1 : 0;
+      });
+    case ItemSpec::Op::create_socket:
+      return each<1>(begin, end, tally, [&item](std::size_t, int* fd) {
+        *fd = socket(item.domain, item.type, item.protocol);
+        return *fd < 0 ? -1 : 0;
+      });
+    case ItemSpec::Op::create_eventfd:
+      return each<1>(begin, end, tally, [](std::size_t, int* fd) {
+        *fd = platform::create_eventfd();
+        return *fd < 0 ? -1 : 0;
+      });
+    case ItemSpec::Op::create_pipe:
+      return each<2>(begin, end, tally,
+                     [](std::size_t, int* fds) { return platform::create_pipe(fds); });
+    case ItemSpec::Op::other:
+      break;
+  }
+}
+
+void ItemWorkload::after_repetition() {
+  for (int& fd : held_) {
+    if (fd >= 0) close(fd);
+    fd = -1;
+  }
+}
+
+void ItemWorkload::keep(std::size_t i, int fd) noexcept {
+  if (item_.keep_open) {
+    held_[i] = fd;  // strategies hand over one descriptor per item (no pipes)
+  } else {
+    close(fd);
+  }
+}
+
+}  // namespace fdbench
