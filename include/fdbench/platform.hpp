@@ -37,6 +37,11 @@ NofileLimit nofile_limit();
 // Raises the soft RLIMIT_NOFILE to at least `needed` (never lowers it). Returns 0 or errno.
 int raise_nofile_soft(std::uint64_t needed) noexcept;
 
+// The highest soft RLIMIT_NOFILE this process may set: the hard limit, and on macOS also
+// kern.maxfilesperproc (setrlimit above it fails with EINVAL there; OPEN_MAX when the sysctl
+// cannot be read). Defined in src/platform/nofile_ceiling.cpp.
+std::uint64_t nofile_ceiling() noexcept;
+
 // Descriptors this process holds, ascending.
 std::vector<int> open_descriptors();
 // Closes every descriptor >= `lowest` except `keep` (-1: none).

@@ -92,10 +92,13 @@ int grow_fd_table(int highest_fd) noexcept {
   }
   int err = 0;
   if (fcntl(highest_fd, F_GETFD) == -1) {  // the slot is free: occupy it, then free it
-    if (dup2(source, highest_fd) < 0) {
+    // F_DUPFD, not dup2: should another thread take the slot meanwhile, dup2 would silently
+    // close that thread's descriptor; F_DUPFD takes the next free number instead.
+    const int borrowed = fcntl(source, F_DUPFD_CLOEXEC, highest_fd);
+    if (borrowed < 0) {
       err = errno;
     } else {
-      close(highest_fd);
+      close(borrowed);
     }
   }
   if (own >= 0) close(own);
