@@ -316,6 +316,8 @@ class TableReportingWorkload final : public Workload {
   [[nodiscard]] std::string_view name() const override { return sockets_->name(); }
   [[nodiscard]] std::string kind() const override { return sockets_->kind(); }
   [[nodiscard]] std::size_t ops() const override { return sockets_->ops(); }
+  [[nodiscard]] std::string_view unit() const override { return sockets_->unit(); }
+  [[nodiscard]] bool holds_descriptors() const override { return sockets_->holds_descriptors(); }
   void before_repetition() override {
     held_ = 0;
     fdsize_before_ = testing::fdsize_in_proc_status().value_or(-1);

@@ -113,6 +113,10 @@ class ResultBuilder {
   // The Result, its statistics and rate filled from the samples.
   [[nodiscard]] Result build() const {
     Result r = r_;
+    if (r.workload == "open" && !r.input) {  // the runner records every open result's input
+      r.input = InputSummary{};
+      r.input->files = r.ops;
+    }
     finalize(r);
     return r;
   }
