@@ -1,5 +1,6 @@
 #pragma once
-// Everything OS-specific, behind one facade. #ifdefs live in src/platform/ only.
+// Everything OS-specific, behind one facade; its parts live in src/platform/, one file per
+// concern, and #ifdefs live there only.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -13,8 +14,7 @@ namespace fdbench::platform {
 // is nullopt, die_with_parent() does nothing and fs_type() may be "unknown".
 bool uses_linux_interfaces() noexcept;
 
-// Monotonic clock in nanoseconds.
-std::int64_t now_ns() noexcept;
+// ---- The descriptor table (src/platform/descriptor_table.cpp)
 
 // Size of this process's descriptor table (Linux: "FDSize:" in /proc/self/status), or
 // nullopt where the OS does not show it (see uses_linux_interfaces()). Uses one descriptor
@@ -42,6 +42,8 @@ std::vector<int> open_descriptors();
 // Closes every descriptor >= `lowest` except `keep` (-1: none).
 void close_descriptors_from(int lowest, int keep = -1) noexcept;
 
+// ---- Processes and signalling descriptors (src/platform/process.cpp)
+
 // An eventfd (Linux, FreeBSD); -1 with errno ENOSYS where the OS has none.
 int create_eventfd() noexcept;
 // A close-on-exec pipe; -1 with errno on failure.
@@ -55,7 +57,11 @@ bool die_with_parent() noexcept;
 // child of ours; for other processes only where the OS shows it (Linux).
 bool process_running(int pid) noexcept;
 
-// Host facts for the environment block.
+// ---- Host facts for the environment block, and the clock (src/platform/host.cpp)
+
+// Monotonic clock in nanoseconds.
+std::int64_t now_ns() noexcept;
+
 std::string os_name();
 std::string kernel_release();
 std::string cpu_model();
