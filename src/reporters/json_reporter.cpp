@@ -50,6 +50,9 @@ nlohmann::json result_json(const Result& r) {
       {"max_ns", r.stats.max},
       {"mean_ns", r.stats.mean},
       {"stddev_ns", r.stats.stddev},
+      {"median_ci_ns", {r.median_ci.lo, r.median_ci.hi}},
+      {"median_ci_level", r.median_ci.level},  // below 0.95: too few repetitions for 95%
+      {"outliers", r.outliers},
       {"ops_per_sec", r.ops_per_sec},
       {"fdsize_before", optional_json(r.fdsize_before)},
       {"fdsize_after", optional_json(r.fdsize_after)},

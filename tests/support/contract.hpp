@@ -10,9 +10,10 @@ namespace fdbench::testing {
 
 // Fields every result carries; `error` is checked separately because it appears only when set.
 inline constexpr const char* kResultFields[] = {
-    "workload",  "strategy",    "threads",       "batch",        "kind",      "pregrow", "ops",
-    "repeat",    "warmup",      "times_ns",      "min_ns",       "median_ns", "max_ns",  "mean_ns",
-    "stddev_ns", "ops_per_sec", "fdsize_before", "fdsize_after", "failures",
+    "workload", "strategy",     "threads",         "batch",       "kind",          "pregrow",
+    "ops",      "repeat",       "warmup",          "times_ns",    "min_ns",        "median_ns",
+    "max_ns",   "mean_ns",      "stddev_ns",       "ops_per_sec", "fdsize_before", "fdsize_after",
+    "failures", "median_ci_ns", "median_ci_level", "outliers",
 };
 
 inline constexpr const char* kEnvironmentFields[] = {
@@ -39,6 +40,16 @@ inline void expect_result_contract(const nlohmann::json& r) {
   }
   ASSERT_TRUE(r.at("times_ns").is_array());
   for (const auto& t : r.at("times_ns")) EXPECT_TRUE(t.is_number_integer()) << t;
+  const auto& ci = r.at("median_ci_ns");
+  ASSERT_TRUE(ci.is_array() && ci.size() == 2) << ci;
+  EXPECT_TRUE(ci[0].is_number_integer() && ci[1].is_number_integer()) << ci;
+  EXPECT_LE(ci[0], r.at("median_ns"));
+  EXPECT_GE(ci[1], r.at("median_ns"));
+  EXPECT_TRUE(r.at("median_ci_level").is_number());
+  ASSERT_TRUE(r.at("outliers").is_array());
+  for (const auto& i : r.at("outliers")) {
+    EXPECT_TRUE(i.is_number_unsigned() && i < r.at("times_ns").size()) << i;
+  }
   if (r.contains("error")) {
     EXPECT_TRUE(r.at("error").is_string());
     EXPECT_FALSE(r.at("error").get<std::string>().empty()) << "error present but empty";

@@ -98,6 +98,11 @@ void expect_same(const Result& a, const Result& b) {
   EXPECT_DOUBLE_EQ(a.stats.mean, b.stats.mean);
   EXPECT_DOUBLE_EQ(a.stats.stddev, b.stats.stddev);
   EXPECT_DOUBLE_EQ(a.ops_per_sec, b.ops_per_sec);
+  EXPECT_EQ(a.median_ci.lo, b.median_ci.lo);
+  EXPECT_EQ(a.median_ci.hi, b.median_ci.hi);
+  EXPECT_DOUBLE_EQ(a.median_ci.level, b.median_ci.level);
+  EXPECT_EQ(a.median_ci.reached, b.median_ci.reached);
+  EXPECT_EQ(a.outliers, b.outliers);
   EXPECT_EQ(a.fdsize_before, b.fdsize_before);
   EXPECT_EQ(a.fdsize_after, b.fdsize_after);
   EXPECT_EQ(a.failures, b.failures);
@@ -159,6 +164,24 @@ TEST(ResultsJson, RoundTripOfAnEmptyAndOfAnInterruptedRun) {
   EXPECT_FALSE(doc.complete);
   ASSERT_EQ(doc.results.size(), 1U);
   expect_same(doc.results[0], finished[0]);
+}
+
+TEST(ResultsJson, NoiseFieldsAreWrittenAndComeBack) {
+  Result r = open_result();
+  r.warnings.clear();
+  r.times_ns = {10, 11, 10, 12, 11, 10, 50, 11, 10, 12};  // ten, one far too slow
+  finalize(r);
+  ASSERT_EQ(r.outliers, std::vector<std::size_t>{6});
+  ASSERT_TRUE(r.median_ci.reached);
+  const std::string text = to_json_document(full_environment(), std::vector<Result>{r});
+  const auto written = nlohmann::json::parse(text).at("results").at(0);
+  EXPECT_EQ(written.at("median_ci_ns"), nlohmann::json({10, 12}));  // x(2) and x(9)
+  EXPECT_DOUBLE_EQ(written.at("median_ci_level").get<double>(), 1 - 22.0 / 1024);
+  EXPECT_EQ(written.at("outliers"), nlohmann::json({6}));
+  ASSERT_EQ(written.at("warnings").size(), 1U);  // spread 40 / 11: noisy, and said once
+  const ResultsDocument doc = parse_results_json(text);
+  ASSERT_EQ(doc.results.size(), 1U);
+  expect_same(doc.results[0], r);
 }
 
 TEST(ResultsJson, UnknownFieldsAreIgnored) {
