@@ -25,11 +25,23 @@ nlohmann::json environment_json(const Environment& env) {
       {"fs_type", env.fs_type},
       {"rlimit_nofile", {{"soft", env.rlimit_nofile.soft}, {"hard", env.rlimit_nofile.hard}}},
       {"fdsize_at_start", optional_json(env.fdsize_at_start)},
+      {"build_type", env.build_type},
+      {"compiler", env.compiler},
+      {"liburing_version", optional_json(env.liburing_version)},
+      {"libuv_version", optional_json(env.libuv_version)},
+      {"virtualization", env.virtualization},
+      {"cpu_mitigations", env.cpu_mitigations},
+      {"syscall_ns", optional_json(env.syscall_ns)},
+      {"cpus_allowed", optional_json(env.cpus_allowed)},
+      {"cpu_quota", optional_json(env.cpu_quota)},
+      {"memory_bytes", optional_json(env.memory_bytes)},
+      {"fs_mount_options", optional_json(env.fs_mount_options)},
   };
   if (env.os == "Linux") {
     j["io_uring_disabled"] = optional_json(env.io_uring_disabled);
     j["rcu_expedited"] = optional_json(env.rcu_expedited);
   }
+  if (!env.warnings.empty()) j["warnings"] = env.warnings;
   return j;
 }
 

@@ -17,7 +17,24 @@ inline constexpr const char* kResultFields[] = {
 };
 
 inline constexpr const char* kEnvironmentFields[] = {
-    "os", "kernel", "cpu_model", "logical_cpus", "fs_type", "rlimit_nofile", "fdsize_at_start",
+    "os",
+    "kernel",
+    "cpu_model",
+    "logical_cpus",
+    "fs_type",
+    "rlimit_nofile",
+    "fdsize_at_start",
+    "build_type",
+    "compiler",
+    "liburing_version",
+    "libuv_version",
+    "virtualization",
+    "cpu_mitigations",
+    "syscall_ns",
+    "cpus_allowed",
+    "cpu_quota",
+    "memory_bytes",
+    "fs_mount_options",
 };
 
 inline void expect_result_contract(const nlohmann::json& r) {
@@ -70,6 +87,22 @@ inline void expect_document_contract(const nlohmann::json& doc) {
   EXPECT_TRUE(env.at("logical_cpus").is_number_integer());
   EXPECT_TRUE(env.at("rlimit_nofile").at("soft").is_number_integer());
   EXPECT_TRUE(env.at("rlimit_nofile").at("hard").is_number_integer());
+  EXPECT_TRUE(env.at("build_type").is_string());
+  EXPECT_TRUE(env.at("compiler").is_string());
+  EXPECT_TRUE(env.at("virtualization").is_string());
+  EXPECT_TRUE(env.at("cpu_mitigations").is_object());
+  for (const char* field : {"liburing_version", "libuv_version", "fs_mount_options"}) {
+    EXPECT_TRUE(env.at(field).is_null() || env.at(field).is_string()) << field;
+  }
+  for (const char* field : {"syscall_ns", "cpu_quota"}) {
+    EXPECT_TRUE(env.at(field).is_null() || env.at(field).is_number()) << field;
+  }
+  for (const char* field : {"cpus_allowed", "memory_bytes"}) {
+    EXPECT_TRUE(env.at(field).is_null() || env.at(field).is_number_integer()) << field;
+  }
+  if (env.contains("warnings")) {
+    EXPECT_TRUE(env.at("warnings").is_array());
+  }
   if (env.at("os") == "Linux") {
     EXPECT_TRUE(env.contains("io_uring_disabled"));
     EXPECT_TRUE(env.contains("rcu_expedited"));
