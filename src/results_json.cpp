@@ -93,6 +93,42 @@ class Reader {
     return v.get<double>();
   }
 
+  [[nodiscard]] std::optional<double> optional_number(const char* key) const {
+    if (!has(key)) return std::nullopt;
+    return number(key);
+  }
+
+  [[nodiscard]] std::optional<std::string> optional_text(const char* key) const {
+    if (!has(key)) return std::nullopt;
+    return text(key);
+  }
+
+  [[nodiscard]] std::vector<std::string> texts(const char* key) const {
+    std::vector<std::string> out;
+    if (!has(key)) return out;
+    const json& v = field(key);
+    if (!v.is_array()) throw Error(fmt::format("{}.{}: expected an array", path_, key));
+    for (const auto& item : v) {
+      if (!item.is_string()) throw Error(fmt::format("{}.{}: expected strings", path_, key));
+      out.push_back(item.get<std::string>());
+    }
+    return out;
+  }
+
+  [[nodiscard]] std::map<std::string, std::string> text_map(const char* key) const {
+    std::map<std::string, std::string> out;
+    if (!has(key)) return out;
+    const json& v = field(key);
+    if (!v.is_object()) throw Error(fmt::format("{}.{}: expected an object", path_, key));
+    for (const auto& [name, item] : v.items()) {
+      if (!item.is_string()) {
+        throw Error(fmt::format("{}.{}.{}: expected a string", path_, key, name));
+      }
+      out[name] = item.get<std::string>();
+    }
+    return out;
+  }
+
   [[nodiscard]] std::map<std::string, std::uint64_t> counts(const char* key) const {
     std::map<std::string, std::uint64_t> out;
     if (!has(key)) return out;
@@ -127,6 +163,19 @@ Environment read_environment(const Reader& in) {
   env.fdsize_at_start = in.optional_integer<int>("fdsize_at_start");
   env.io_uring_disabled = in.optional_integer<int>("io_uring_disabled");
   env.rcu_expedited = in.optional_integer<int>("rcu_expedited");
+  // Added after schema_version 1 first shipped: older documents lack them.
+  env.build_type = in.text_or("build_type", "unknown");
+  env.compiler = in.text_or("compiler", "unknown");
+  env.liburing_version = in.optional_text("liburing_version");
+  env.libuv_version = in.optional_text("libuv_version");
+  env.virtualization = in.text_or("virtualization", "unknown");
+  env.cpu_mitigations = in.text_map("cpu_mitigations");
+  env.syscall_ns = in.optional_number("syscall_ns");
+  env.cpus_allowed = in.optional_integer<int>("cpus_allowed");
+  env.cpu_quota = in.optional_number("cpu_quota");
+  env.memory_bytes = in.optional_integer<std::uint64_t>("memory_bytes");
+  env.fs_mount_options = in.optional_text("fs_mount_options");
+  env.warnings = in.texts("warnings");
   return env;
 }
 

@@ -1,8 +1,11 @@
 #pragma once
-// Everything OS-specific, behind one facade. #ifdefs live in src/platform/ only.
+// Everything OS-specific, behind one facade; its parts live in src/platform/, one file per
+// concern, and #ifdefs live there only.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fdbench::platform {
@@ -13,8 +16,7 @@ namespace fdbench::platform {
 // is nullopt, die_with_parent() does nothing and fs_type() may be "unknown".
 bool uses_linux_interfaces() noexcept;
 
-// Monotonic clock in nanoseconds.
-std::int64_t now_ns() noexcept;
+// ---- The descriptor table (src/platform/descriptor_table.cpp)
 
 // Size of this process's descriptor table (Linux: "FDSize:" in /proc/self/status), or
 // nullopt where the OS does not show it (see uses_linux_interfaces()). Uses one descriptor
@@ -47,6 +49,8 @@ std::vector<int> open_descriptors();
 // Closes every descriptor >= `lowest` except `keep` (-1: none).
 void close_descriptors_from(int lowest, int keep = -1) noexcept;
 
+// ---- Processes and signalling descriptors (src/platform/process.cpp)
+
 // An eventfd (Linux, FreeBSD); -1 with errno ENOSYS where the OS has none.
 int create_eventfd() noexcept;
 // A close-on-exec pipe; -1 with errno on failure.
@@ -64,7 +68,11 @@ std::optional<int> thread_count();
 // child of ours; for other processes only where the OS shows it (Linux).
 bool process_running(int pid) noexcept;
 
-// Host facts for the environment block.
+// ---- Host facts for the environment block, and the clock (src/platform/host.cpp)
+
+// Monotonic clock in nanoseconds.
+std::int64_t now_ns() noexcept;
+
 std::string os_name();
 std::string kernel_release();
 std::string cpu_model();
@@ -77,5 +85,49 @@ std::optional<int> io_uring_disabled();
 std::optional<int> rcu_expedited();
 // Integer from a one-number pseudo-file such as /proc/sys/kernel/io_uring_disabled.
 std::optional<int> read_int_file(const std::string& path);
+// Text of a small (pseudo-)file, or nullopt when it cannot be read.
+std::optional<std::string> read_text_file(const std::string& path);
+// Installed memory in bytes where the OS tells it through sysconf; nullopt elsewhere.
+std::optional<std::uint64_t> memory_bytes();
+// The measured cost of a trivial syscall (getppid), in ns per call: the median of a few
+// batches, a few ms in all. Every open and close pays at least this, so it tells why two
+// machines differ (page-table isolation alone can make it ten times dearer).
+double syscall_ns();
+
+// ---- CPU budget (src/platform/cpu_budget.cpp)
+
+// CPUs this process may run on (Linux: sched_getaffinity); nullopt where unknown.
+std::optional<int> cpus_allowed();
+// This process's cgroup v2 CPU quota in CPUs (cpu.max "150000 100000" -> 1.5), the tightest
+// along its cgroup's path; nullopt without a quota or without cgroup v2.
+std::optional<double> cgroup_cpu_quota();
+// Parses cpu.max text; nullopt for "max" (no limit) or text that is no quota.
+std::optional<double> cpu_quota_from(std::string_view cpu_max);
+
+// ---- Hypervisor and CPU mitigations (src/platform/virtualization.cpp)
+
+// The hypervisor this runs under, named as systemd-detect-virt names it ("kvm", "xen",
+// "vmware", "microsoft", "vm-other", ...); "none" only when the CPU says there is none, and
+// "unknown" when nothing tells.
+std::string virtualization();
+// Linux: /sys/devices/system/cpu/vulnerabilities as vulnerability -> the kernel's status
+// ("meltdown" -> "Mitigation: PTI"); empty elsewhere.
+std::map<std::string, std::string> cpu_mitigations();
+// The same from any directory laid out like that one (one file per vulnerability).
+std::map<std::string, std::string> read_vulnerabilities(const std::string& dir);
+
+// ---- Mounts (src/platform/mounts.cpp)
+
+// Options of the mount holding `path`: the mount's own, then the filesystem's ("rw,relatime,
+// discard"); nullopt without a mount table (Linux: /proc/self/mountinfo).
+std::optional<std::string> fs_mount_options(const std::string& path);
+// The same from mountinfo text, for an absolute path without symlinks: the options of the
+// longest mount point containing it.
+std::optional<std::string> mount_options_from(std::string_view mountinfo, const std::string& path);
+
+// ---- Optional libraries (src/platform/libraries.cpp)
+
+std::optional<std::string> liburing_version();  // nullopt: built without liburing
+std::optional<std::string> libuv_version();     // nullopt: built without libuv
 
 }  // namespace fdbench::platform

@@ -50,6 +50,8 @@ struct Result {
   int warmup = 0;
   std::vector<std::int64_t> times_ns;  // one per timed repetition
   Summary stats;
+  MedianInterval median_ci;           // 95% interval of the median of times_ns
+  std::vector<std::size_t> outliers;  // indices into times_ns beyond 1.5 × IQR
   double ops_per_sec = 0;  // ops / median
   std::optional<int> fdsize_before;
   std::optional<int> fdsize_after;
@@ -72,7 +74,13 @@ struct Result {
   [[nodiscard]] bool ok() const { return error.empty() && failures == 0; }
 };
 
-// Fills stats and ops_per_sec from times_ns.
+// Repetitions spread wider than this share of the median make a result's warning, which
+// starts with kNoisyWarning.
+inline constexpr double kNoisySpread = 0.20;
+inline constexpr std::string_view kNoisyWarning = "noisy: ";
+
+// Fills stats, ops_per_sec, median_ci and outliers from times_ns, and warns (once) when the
+// repetitions spread wider than kNoisySpread of the median.
 void finalize(Result& result);
 
 }  // namespace fdbench

@@ -25,11 +25,23 @@ nlohmann::json environment_json(const Environment& env) {
       {"fs_type", env.fs_type},
       {"rlimit_nofile", {{"soft", env.rlimit_nofile.soft}, {"hard", env.rlimit_nofile.hard}}},
       {"fdsize_at_start", optional_json(env.fdsize_at_start)},
+      {"build_type", env.build_type},
+      {"compiler", env.compiler},
+      {"liburing_version", optional_json(env.liburing_version)},
+      {"libuv_version", optional_json(env.libuv_version)},
+      {"virtualization", env.virtualization},
+      {"cpu_mitigations", env.cpu_mitigations},
+      {"syscall_ns", optional_json(env.syscall_ns)},
+      {"cpus_allowed", optional_json(env.cpus_allowed)},
+      {"cpu_quota", optional_json(env.cpu_quota)},
+      {"memory_bytes", optional_json(env.memory_bytes)},
+      {"fs_mount_options", optional_json(env.fs_mount_options)},
   };
   if (env.os == "Linux") {
     j["io_uring_disabled"] = optional_json(env.io_uring_disabled);
     j["rcu_expedited"] = optional_json(env.rcu_expedited);
   }
+  if (!env.warnings.empty()) j["warnings"] = env.warnings;
   return j;
 }
 
@@ -50,6 +62,9 @@ nlohmann::json result_json(const Result& r) {
       {"max_ns", r.stats.max},
       {"mean_ns", r.stats.mean},
       {"stddev_ns", r.stats.stddev},
+      {"median_ci_ns", {r.median_ci.lo, r.median_ci.hi}},
+      {"median_ci_level", r.median_ci.level},  // below 0.95: too few repetitions for 95%
+      {"outliers", r.outliers},
       {"ops_per_sec", r.ops_per_sec},
       {"fdsize_before", optional_json(r.fdsize_before)},
       {"fdsize_after", optional_json(r.fdsize_after)},

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -351,6 +352,120 @@ TEST(Platform, ReadIntFile) {
   EXPECT_EQ(read_int_file(dir / "missing"), std::nullopt);
 }
 
+// Three mounts as /proc/self/mountinfo shows them: optional fields before "-" vary, paths
+// escape spaces as \040, and a later mount on the same point hides the earlier one.
+constexpr const char* kMountinfo =
+    "22 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard\n"
+    "30 22 0:27 / /tmp rw,nosuid,nodev shared:5 - tmpfs tmpfs rw,size=1024k\n"
+    "31 22 0:28 / /home/my\\040files rw,noatime master:1 propagate_from:2 - xfs /dev/sdb "
+    "rw,noquota\n"
+    "32 22 0:29 / /tmp rw,noexec - tmpfs tmpfs rw,size=2048k\n"
+    "garbage line\n";
+
+TEST(Mounts, TheLongestMountPointHoldingThePathWins) {
+  EXPECT_EQ(mount_options_from(kMountinfo, "/"), "rw,relatime,discard");
+  EXPECT_EQ(mount_options_from(kMountinfo, "/var/lib"), "rw,relatime,discard");
+  EXPECT_EQ(mount_options_from(kMountinfo, "/home/my files/a"), "rw,noatime,noquota");
+  // "/tmpfoo" is not under "/tmp".
+  EXPECT_EQ(mount_options_from(kMountinfo, "/tmpfoo"), "rw,relatime,discard");
+}
+
+TEST(Mounts, ALaterMountOnTheSamePointHidesTheEarlier) {
+  EXPECT_EQ(mount_options_from(kMountinfo, "/tmp/x"), "rw,noexec,size=2048k");
+}
+
+TEST(Mounts, NothingHoldsARelativePathOrAnEmptyTable) {
+  EXPECT_EQ(mount_options_from(kMountinfo, "relative/path"), std::nullopt);
+  EXPECT_EQ(mount_options_from("", "/"), std::nullopt);
+}
+
+TEST(Mounts, OfARealDirectory) {
+  fdbench::testing::TempDir dir;
+  const auto options = fs_mount_options(dir.path());
+  EXPECT_EQ(options.has_value(), uses_linux_interfaces());
+  if (options) {
+    EXPECT_TRUE(options->rfind("rw", 0) == 0 || options->rfind("ro", 0) == 0) << *options;
+  }
+  EXPECT_EQ(fs_mount_options("/no/such/path/anywhere"), std::nullopt);
+}
+
+TEST(CpuMitigations, OneStatusLinePerFile) {
+  fdbench::testing::TempDir dir;
+  fdbench::testing::write_text(dir / "meltdown", "Mitigation: PTI\n");
+  fdbench::testing::write_text(dir / "spectre_v2", "Mitigation: Retpolines; STIBP: disabled\n");
+  fdbench::testing::write_text(dir / "mds", "Not affected\n");
+  const auto status = read_vulnerabilities(dir.path());
+  EXPECT_EQ(status, (std::map<std::string, std::string>{
+                        {"meltdown", "Mitigation: PTI"},
+                        {"spectre_v2", "Mitigation: Retpolines; STIBP: disabled"},
+                        {"mds", "Not affected"},
+                    }));
+  EXPECT_TRUE(read_vulnerabilities(dir / "missing").empty());
+}
+
+TEST(CpuMitigations, OfThisMachine) {
+  const auto status = cpu_mitigations();
+  if (!uses_linux_interfaces()) {
+    EXPECT_TRUE(status.empty());
+  } else if (!status.empty()) {  // kernels since 4.15 have the directory
+    EXPECT_TRUE(status.count("meltdown") == 1 && status.count("spectre_v2") == 1);
+    for (const auto& [name, text] : status) {
+      EXPECT_FALSE(text.empty()) << name;
+      EXPECT_EQ(text.find('\n'), std::string::npos) << name;
+    }
+  }
+}
+
+TEST(CpuBudget, CgroupCpuMaxText) {
+  EXPECT_EQ(cpu_quota_from("150000 100000\n"), 1.5);
+  EXPECT_EQ(cpu_quota_from("50000 100000"), 0.5);
+  EXPECT_EQ(cpu_quota_from("max 100000\n"), std::nullopt);
+  EXPECT_EQ(cpu_quota_from(""), std::nullopt);
+  EXPECT_EQ(cpu_quota_from("12abc 100000"), std::nullopt);
+  EXPECT_EQ(cpu_quota_from("100000 0"), std::nullopt);
+}
+
+TEST(CpuBudget, OfThisProcess) {
+  const auto allowed = cpus_allowed();
+  EXPECT_EQ(allowed.has_value(), uses_linux_interfaces());
+  if (allowed) {
+    EXPECT_GE(*allowed, 1);
+    EXPECT_LE(*allowed, logical_cpus());
+  }
+  if (const auto quota = cgroup_cpu_quota()) {
+    EXPECT_GT(*quota, 0);
+  }
+}
+
+TEST(HostCosts, SyscallCostIsMeasured) {
+  const double ns = syscall_ns();
+  EXPECT_GT(ns, 0);
+  EXPECT_LT(ns, 1e9);  // a sanity bound, not a timing assertion: under a second per call
+}
+
+TEST(HostCosts, MemoryAndHypervisor) {
+  if (const auto bytes = memory_bytes()) {
+    EXPECT_GT(*bytes, 0U);
+  }
+  if (uses_linux_interfaces()) {
+    EXPECT_TRUE(memory_bytes().has_value());
+  }
+  const std::string vm = virtualization();
+  EXPECT_FALSE(vm.empty());
+  EXPECT_EQ(vm.find(' '), std::string::npos) << vm;  // a name, never a sentence
+#if defined(__x86_64__) || defined(__i386__)
+  EXPECT_NE(vm, "unknown") << "x86 CPUs tell whether a hypervisor is present";
+#endif
+}
+
+TEST(Libraries, VersionsWhereBuiltWith) {
+  for (const auto& version : {liburing_version(), libuv_version()}) {
+    if (version) {
+      EXPECT_NE(version->find('.'), std::string::npos) << *version;  // "2.3", "1.44.2"
+    }
+  }
+}
+
 TEST(Platform, CaptureEnvironment) {
   fdbench::testing::TempDir dir;
   const auto held_before = open_descriptors();
@@ -366,6 +481,16 @@ TEST(Platform, CaptureEnvironment) {
   EXPECT_EQ(env.fdsize_at_start, uses_linux_interfaces() ? fdsize_in_proc_status() : std::nullopt);
   EXPECT_EQ(env.io_uring_disabled, io_uring_disabled());
   EXPECT_EQ(env.rcu_expedited, rcu_expedited());
+  EXPECT_FALSE(env.build_type.empty());
+  EXPECT_FALSE(env.compiler.empty());
+  EXPECT_NE(env.compiler, "unknown");
+  ASSERT_TRUE(env.syscall_ns.has_value());
+  EXPECT_GT(*env.syscall_ns, 0);
+  EXPECT_EQ(env.fs_mount_options, fs_mount_options(dir.path()));
+  EXPECT_EQ(env.cpus_allowed, cpus_allowed());
+  // A build that is not Release says so, and only then.
+  EXPECT_EQ(env.warnings.empty(), env.build_type == "Release");
+  for (const auto& w : env.warnings) EXPECT_NE(w.find(env.build_type), std::string::npos) << w;
 }
 
 }  // namespace

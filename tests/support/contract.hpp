@@ -10,16 +10,34 @@ namespace fdbench::testing {
 
 // Fields every result carries; `error` is checked separately because it appears only when set.
 inline constexpr const char* kResultFields[] = {
-    "workload",  "strategy",    "threads",       "batch",        "kind",      "pregrow", "ops",
-    "repeat",    "warmup",      "times_ns",      "min_ns",       "median_ns", "max_ns",  "mean_ns",
-    "stddev_ns", "ops_per_sec", "fdsize_before", "fdsize_after", "failures",
+    "workload", "strategy",     "threads",         "batch",       "kind",          "pregrow",
+    "ops",      "repeat",       "warmup",          "times_ns",    "min_ns",        "median_ns",
+    "max_ns",   "mean_ns",      "stddev_ns",       "ops_per_sec", "fdsize_before", "fdsize_after",
+    "failures", "median_ci_ns", "median_ci_level", "outliers",
 };
 // What the strategy and the workload are, so that readers never have to go by their names.
 inline constexpr const char* kPropertyFields[] = {"workers", "fd_table", "reference",
                                                   "holds_descriptors", "unit"};
 
 inline constexpr const char* kEnvironmentFields[] = {
-    "os", "kernel", "cpu_model", "logical_cpus", "fs_type", "rlimit_nofile", "fdsize_at_start",
+    "os",
+    "kernel",
+    "cpu_model",
+    "logical_cpus",
+    "fs_type",
+    "rlimit_nofile",
+    "fdsize_at_start",
+    "build_type",
+    "compiler",
+    "liburing_version",
+    "libuv_version",
+    "virtualization",
+    "cpu_mitigations",
+    "syscall_ns",
+    "cpus_allowed",
+    "cpu_quota",
+    "memory_bytes",
+    "fs_mount_options",
 };
 
 inline void expect_result_contract(const nlohmann::json& r) {
@@ -52,6 +70,16 @@ inline void expect_result_contract(const nlohmann::json& r) {
   }
   ASSERT_TRUE(r.at("times_ns").is_array());
   for (const auto& t : r.at("times_ns")) EXPECT_TRUE(t.is_number_integer()) << t;
+  const auto& ci = r.at("median_ci_ns");
+  ASSERT_TRUE(ci.is_array() && ci.size() == 2) << ci;
+  EXPECT_TRUE(ci[0].is_number_integer() && ci[1].is_number_integer()) << ci;
+  EXPECT_LE(ci[0], r.at("median_ns"));
+  EXPECT_GE(ci[1], r.at("median_ns"));
+  EXPECT_TRUE(r.at("median_ci_level").is_number());
+  ASSERT_TRUE(r.at("outliers").is_array());
+  for (const auto& i : r.at("outliers")) {
+    EXPECT_TRUE(i.is_number_unsigned() && i < r.at("times_ns").size()) << i;
+  }
   if (r.contains("error")) {
     EXPECT_TRUE(r.at("error").is_string());
     EXPECT_FALSE(r.at("error").get<std::string>().empty()) << "error present but empty";
@@ -72,6 +100,22 @@ inline void expect_document_contract(const nlohmann::json& doc) {
   EXPECT_TRUE(env.at("logical_cpus").is_number_integer());
   EXPECT_TRUE(env.at("rlimit_nofile").at("soft").is_number_integer());
   EXPECT_TRUE(env.at("rlimit_nofile").at("hard").is_number_integer());
+  EXPECT_TRUE(env.at("build_type").is_string());
+  EXPECT_TRUE(env.at("compiler").is_string());
+  EXPECT_TRUE(env.at("virtualization").is_string());
+  EXPECT_TRUE(env.at("cpu_mitigations").is_object());
+  for (const char* field : {"liburing_version", "libuv_version", "fs_mount_options"}) {
+    EXPECT_TRUE(env.at(field).is_null() || env.at(field).is_string()) << field;
+  }
+  for (const char* field : {"syscall_ns", "cpu_quota"}) {
+    EXPECT_TRUE(env.at(field).is_null() || env.at(field).is_number()) << field;
+  }
+  for (const char* field : {"cpus_allowed", "memory_bytes"}) {
+    EXPECT_TRUE(env.at(field).is_null() || env.at(field).is_number_integer()) << field;
+  }
+  if (env.contains("warnings")) {
+    EXPECT_TRUE(env.at("warnings").is_array());
+  }
   if (env.at("os") == "Linux") {
     EXPECT_TRUE(env.contains("io_uring_disabled"));
     EXPECT_TRUE(env.contains("rcu_expedited"));

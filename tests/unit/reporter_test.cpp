@@ -346,6 +346,52 @@ TEST(Reporters, TableColumnsFollowTheResultsProperties) {
   EXPECT_NE(listed_header.find("entries/s"), std::string::npos) << listed_header;
   EXPECT_EQ(listed_header.find("pregrow"), std::string::npos) << listed_header;
   EXPECT_EQ(listed_header.find("FDSize"), std::string::npos) << listed_header;
+
+// The first lines the table reporter prints for `env`: the header and its warnings.
+std::vector<std::string> table_header(const Environment& env) {
+  std::ostringstream out;
+  make_reporter("table", out)->begin(env);
+  return lines_of(out.str());
+}
+
+TEST(Reporters, TableHeaderSaysWhatASyscallCostsAndWhy) {
+  Environment env = linux_environment();
+  env.syscall_ns = 1234;
+  env.virtualization = "kvm";
+  env.cpu_mitigations = {{"meltdown", "Mitigation: PTI"},
+                         {"spectre_v2", "Mitigation: Retpolines; STIBP: disabled"},
+                         {"mds", "Not affected"}};
+  env.cpus_allowed = 2;
+  env.cpu_quota = 1.5;
+  env.build_type = "Release";
+  const auto lines = table_header(env);
+  ASSERT_EQ(lines.size(), 1U);
+  for (const char* part : {"syscall 1.23 µs", "VM kvm", "meltdown: PTI, spectre_v2: Retpolines",
+                           "2 of them allowed", "cgroup quota 1.5 CPUs"}) {
+    EXPECT_NE(lines[0].find(part), std::string::npos) << "lacks " << part << ": " << lines[0];
+  }
+  EXPECT_EQ(lines[0].find("mds"), std::string::npos) << lines[0];  // only the two that matter
+
+  env.syscall_ns = 95.4;
+  env.virtualization = "none";
+  env.cpu_mitigations = {{"meltdown", "Not affected"}};
+  env.cpus_allowed = 8;  // all of them: not worth a word
+  env.cpu_quota.reset();
+  const auto bare = table_header(env);
+  ASSERT_EQ(bare.size(), 1U);
+  for (const char* part : {"syscall 95 ns", "no hypervisor", "meltdown: not affected"}) {
+    EXPECT_NE(bare[0].find(part), std::string::npos) << "lacks " << part << ": " << bare[0];
+  }
+  EXPECT_EQ(bare[0].find("allowed"), std::string::npos) << bare[0];
+  EXPECT_EQ(bare[0].find("quota"), std::string::npos) << bare[0];
+}
+
+TEST(Reporters, TableHeaderWarnsAboutTheEnvironment) {
+  Environment env = linux_environment();
+  env.warnings = {"this fdbench is a Debug build, not Release"};
+  const auto lines = table_header(env);
+  ASSERT_EQ(lines.size(), 2U);
+  EXPECT_EQ(lines[1], "! this fdbench is a Debug build, not Release");
 }
 
 TEST(Reporters, TableMarksUnavailableAndFailedRows) {

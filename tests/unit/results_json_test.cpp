@@ -33,6 +33,18 @@ Environment full_environment() {
   env.fdsize_at_start = 256;
   env.io_uring_disabled = 2;
   env.rcu_expedited = 0;
+  env.build_type = "Debug";
+  env.compiler = "gcc 12.2.0";
+  env.liburing_version = "2.3";
+  env.libuv_version = "1.44.2";
+  env.virtualization = "kvm";
+  env.cpu_mitigations = {{"meltdown", "Mitigation: PTI"}, {"spectre_v2", "Not affected"}};
+  env.syscall_ns = 1234.5;
+  env.cpus_allowed = 48;
+  env.cpu_quota = 1.5;
+  env.memory_bytes = 137'438'953'472;
+  env.fs_mount_options = "rw,relatime,discard";
+  env.warnings = {"this fdbench is a Debug build, not Release"};
   return env;
 }
 
@@ -87,6 +99,11 @@ void expect_same(const Result& a, const Result& b) {
   EXPECT_DOUBLE_EQ(a.stats.mean, b.stats.mean);
   EXPECT_DOUBLE_EQ(a.stats.stddev, b.stats.stddev);
   EXPECT_DOUBLE_EQ(a.ops_per_sec, b.ops_per_sec);
+  EXPECT_EQ(a.median_ci.lo, b.median_ci.lo);
+  EXPECT_EQ(a.median_ci.hi, b.median_ci.hi);
+  EXPECT_DOUBLE_EQ(a.median_ci.level, b.median_ci.level);
+  EXPECT_EQ(a.median_ci.reached, b.median_ci.reached);
+  EXPECT_EQ(a.outliers, b.outliers);
   EXPECT_EQ(a.fdsize_before, b.fdsize_before);
   EXPECT_EQ(a.fdsize_after, b.fdsize_after);
   EXPECT_EQ(a.failures, b.failures);
@@ -130,11 +147,43 @@ TEST(ResultsJson, RoundTripKeepsEveryField) {
   EXPECT_EQ(doc.environment.fdsize_at_start, env.fdsize_at_start);
   EXPECT_EQ(doc.environment.io_uring_disabled, env.io_uring_disabled);
   EXPECT_EQ(doc.environment.rcu_expedited, env.rcu_expedited);
+  EXPECT_EQ(doc.environment.build_type, env.build_type);
+  EXPECT_EQ(doc.environment.compiler, env.compiler);
+  EXPECT_EQ(doc.environment.liburing_version, env.liburing_version);
+  EXPECT_EQ(doc.environment.libuv_version, env.libuv_version);
+  EXPECT_EQ(doc.environment.virtualization, env.virtualization);
+  EXPECT_EQ(doc.environment.cpu_mitigations, env.cpu_mitigations);
+  EXPECT_EQ(doc.environment.syscall_ns, env.syscall_ns);
+  EXPECT_EQ(doc.environment.cpus_allowed, env.cpus_allowed);
+  EXPECT_EQ(doc.environment.cpu_quota, env.cpu_quota);
+  EXPECT_EQ(doc.environment.memory_bytes, env.memory_bytes);
+  EXPECT_EQ(doc.environment.fs_mount_options, env.fs_mount_options);
+  EXPECT_EQ(doc.environment.warnings, env.warnings);
   ASSERT_EQ(doc.results.size(), results.size());
   for (std::size_t i = 0; i < results.size(); ++i) {
     SCOPED_TRACE(i);
     expect_same(doc.results[i], results[i]);
   }
+}
+
+TEST(ResultsJson, AnEnvironmentWithoutTheLaterFieldsReadsAsUnknown) {
+  auto j = nlohmann::json::parse(to_json_document(full_environment(), std::vector<Result>{}));
+  for (const char* key : {"build_type", "compiler", "liburing_version", "libuv_version",
+                          "virtualization", "cpu_mitigations", "syscall_ns", "cpus_allowed",
+                          "cpu_quota", "memory_bytes", "fs_mount_options", "warnings"}) {
+    ASSERT_EQ(j["environment"].erase(key), 1U) << key;
+  }
+  const Environment env = parse_results_json(j.dump()).environment;
+  EXPECT_EQ(env.build_type, "unknown");
+  EXPECT_EQ(env.compiler, "unknown");
+  EXPECT_EQ(env.virtualization, "unknown");
+  EXPECT_EQ(env.liburing_version, std::nullopt);
+  EXPECT_TRUE(env.cpu_mitigations.empty());
+  EXPECT_EQ(env.syscall_ns, std::nullopt);
+  EXPECT_EQ(env.cpu_quota, std::nullopt);
+  EXPECT_EQ(env.memory_bytes, std::nullopt);
+  EXPECT_EQ(env.fs_mount_options, std::nullopt);
+  EXPECT_TRUE(env.warnings.empty());
 }
 
 TEST(ResultsJson, RoundTripOfAnEmptyAndOfAnInterruptedRun) {
@@ -153,6 +202,24 @@ TEST(ResultsJson, RoundTripOfAnEmptyAndOfAnInterruptedRun) {
   EXPECT_FALSE(doc.complete);
   ASSERT_EQ(doc.results.size(), 1U);
   expect_same(doc.results[0], finished[0]);
+}
+
+TEST(ResultsJson, NoiseFieldsAreWrittenAndComeBack) {
+  Result r = open_result();
+  r.warnings.clear();
+  r.times_ns = {10, 11, 10, 12, 11, 10, 50, 11, 10, 12};  // ten, one far too slow
+  finalize(r);
+  ASSERT_EQ(r.outliers, std::vector<std::size_t>{6});
+  ASSERT_TRUE(r.median_ci.reached);
+  const std::string text = to_json_document(full_environment(), std::vector<Result>{r});
+  const auto written = nlohmann::json::parse(text).at("results").at(0);
+  EXPECT_EQ(written.at("median_ci_ns"), nlohmann::json({10, 12}));  // x(2) and x(9)
+  EXPECT_DOUBLE_EQ(written.at("median_ci_level").get<double>(), 1 - 22.0 / 1024);
+  EXPECT_EQ(written.at("outliers"), nlohmann::json({6}));
+  ASSERT_EQ(written.at("warnings").size(), 1U);  // spread 40 / 11: noisy, and said once
+  const ResultsDocument doc = parse_results_json(text);
+  ASSERT_EQ(doc.results.size(), 1U);
+  expect_same(doc.results[0], r);
 }
 
 TEST(ResultsJson, UnknownFieldsAreIgnored) {
@@ -273,6 +340,12 @@ TEST(ResultsJson, MalformedDocumentsAreErrorsThatSayWhere) {
        {"schema_version", "expected an integer"});
   edit("another tool's document", [](auto& j) { j["tool"]["name"] = "hyperfine"; },
        {"tool.name", "not an fdbench document"});
+  edit("syscall cost a string", [](auto& j) { j["environment"]["syscall_ns"] = "fast"; },
+       {"environment.syscall_ns", "expected a number"});
+  edit("mitigation not a string", [](auto& j) { j["environment"]["cpu_mitigations"]["mds"] = 1; },
+       {"environment.cpu_mitigations.mds", "expected a string"});
+  edit("environment warnings not strings", [](auto& j) { j["environment"]["warnings"] = {1}; },
+       {"environment.warnings", "expected strings"});
   cases.push_back({"not JSON", "fdbench,threads,2\n", {"not valid JSON"}});
   cases.push_back({"cut short", valid_document().dump().substr(0, 200), {"not valid JSON"}});
   cases.push_back({"empty", "", {"not valid JSON"}});

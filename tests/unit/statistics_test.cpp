@@ -120,6 +120,141 @@ TEST(Statistics, FinalizeFillsRate) {
   EXPECT_DOUBLE_EQ(empty.ops_per_sec, 0);  // no samples: no rate, no division by zero
 }
 
+// 1..n in a scrambled order, times `scale`: the k-th order statistic is k * scale.
+std::vector<std::int64_t> scrambled(std::int64_t n, std::int64_t scale) {
+  std::vector<std::int64_t> v;
+  for (std::int64_t i = 0; i < n; ++i) v.push_back(((i * 7) % n + 1) * scale);  // 7 is coprime
+  return v;
+}
+
+TEST(MedianInterval, TenSamplesGiveTheSecondAndNinth) {
+  // P(Binomial(10, 1/2) <= 1) = 11/1024, so [x(2), x(9)] holds the median with 1 - 22/1024;
+  // [x(3), x(8)] would have only 1 - 112/1024 = 89%.
+  const MedianInterval ci = median_interval(scrambled(10, 100));
+  EXPECT_EQ(ci.lo, 200);
+  EXPECT_EQ(ci.hi, 900);
+  EXPECT_DOUBLE_EQ(ci.level, 1 - 22.0 / 1024);
+  EXPECT_TRUE(ci.reached);
+}
+
+TEST(MedianInterval, TwentySamplesGiveTheSixthAndFifteenth) {
+  // The textbook table: n = 20 -> x(6), x(15); P(X <= 5) = 21,700 / 2^20.
+  const MedianInterval ci = median_interval(scrambled(20, 1));
+  EXPECT_EQ(ci.lo, 6);
+  EXPECT_EQ(ci.hi, 15);
+  EXPECT_NEAR(ci.level, 1 - 2 * 21700.0 / 1048576, 1e-12);
+  EXPECT_TRUE(ci.reached);
+}
+
+TEST(MedianInterval, SixSamplesAreTheFewestThatReach95Percent) {
+  const MedianInterval six = median_interval(scrambled(6, 1));
+  EXPECT_EQ(six.lo, 1);
+  EXPECT_EQ(six.hi, 6);
+  EXPECT_DOUBLE_EQ(six.level, 1 - 2.0 / 64);
+  EXPECT_TRUE(six.reached);
+  // Five cannot: the full range, flagged, with the level it does have.
+  const MedianInterval five = median_interval(scrambled(5, 1));
+  EXPECT_EQ(five.lo, 1);
+  EXPECT_EQ(five.hi, 5);
+  EXPECT_DOUBLE_EQ(five.level, 1 - 2.0 / 32);
+  EXPECT_FALSE(five.reached);
+}
+
+TEST(MedianInterval, OneAndNoSamples) {
+  const std::vector<std::int64_t> one{42};
+  const MedianInterval ci = median_interval(one);
+  EXPECT_EQ(ci.lo, 42);
+  EXPECT_EQ(ci.hi, 42);
+  EXPECT_FALSE(ci.reached);
+  const MedianInterval none = median_interval({});
+  EXPECT_EQ(none.lo, 0);
+  EXPECT_EQ(none.hi, 0);
+  EXPECT_DOUBLE_EQ(none.level, 0);
+  EXPECT_FALSE(none.reached);
+}
+
+TEST(MedianInterval, ManySamplesStayFiniteAndNarrow) {
+  // 0.5^2000 underflows a double: the binomial terms must not.
+  const MedianInterval ci = median_interval(scrambled(2000, 1));
+  EXPECT_TRUE(ci.reached);
+  EXPECT_GE(ci.level, 0.95);
+  EXPECT_LT(ci.level, 0.96);
+  // About 1.96 * sqrt(2000) / 2 = 44 order statistics either side of the middle.
+  EXPECT_NEAR(static_cast<double>(ci.lo), 956, 3);
+  EXPECT_NEAR(static_cast<double>(ci.hi), 1045, 3);
+}
+
+TEST(MedianInterval, OtherConfidenceLevels) {
+  const auto v = scrambled(10, 1);
+  const MedianInterval loose = median_interval(v, 0.5);
+  EXPECT_EQ(loose.lo, 4);  // P(X <= 3) = 176/1024: [x(4), x(7)] has 66%, [x(5), x(6)] 25%
+  EXPECT_EQ(loose.hi, 7);
+  EXPECT_DOUBLE_EQ(loose.level, 1 - 352.0 / 1024);
+}
+
+TEST(WithinNoise, IntervalsThatOverlapOrTouch) {
+  const MedianInterval a{100, 200, 0.95, true};
+  const MedianInterval b{200, 300, 0.95, true};
+  const MedianInterval c{201, 300, 0.95, true};
+  const MedianInterval inside{120, 130, 0.95, true};
+  EXPECT_TRUE(within_noise(a, b));
+  EXPECT_TRUE(within_noise(b, a));
+  EXPECT_FALSE(within_noise(a, c));
+  EXPECT_FALSE(within_noise(c, a));
+  EXPECT_TRUE(within_noise(a, inside));
+  EXPECT_TRUE(within_noise(inside, a));
+}
+
+TEST(Outliers, BeyondOneAndAHalfInterquartileRanges) {
+  // Sorted 10 10 11 11 12 100: Q1 10.25, Q3 11.75, fences 8 and 14.
+  const std::vector<std::int64_t> slow_one{10, 11, 12, 10, 100, 11};
+  EXPECT_EQ(outlier_indices(slow_one), std::vector<std::size_t>{4});
+  const std::vector<std::int64_t> fast_one{1, 101, 102, 100, 101, 100};
+  EXPECT_EQ(outlier_indices(fast_one), std::vector<std::size_t>{0});
+  const std::vector<std::int64_t> both{500, 100, 101, 102, 100, 101, 1};
+  EXPECT_EQ(outlier_indices(both), (std::vector<std::size_t>{0, 6}));
+}
+
+TEST(Outliers, NoneInEvenlySpreadOrTinySamples) {
+  EXPECT_TRUE(outlier_indices(scrambled(10, 3)).empty());
+  const std::vector<std::int64_t> two{1, 1'000'000};
+  EXPECT_TRUE(outlier_indices(two).empty());
+  EXPECT_TRUE(outlier_indices({}).empty());
+  const std::vector<std::int64_t> on_the_fence{10, 10, 11, 11, 12, 14};  // 14 is the fence
+  EXPECT_TRUE(outlier_indices(on_the_fence).empty());
+}
+
+TEST(Statistics, RelativeSpread) {
+  const std::vector<std::int64_t> v{90, 100, 110};
+  EXPECT_DOUBLE_EQ(relative_spread(summarize(v)), 0.2);
+  EXPECT_DOUBLE_EQ(relative_spread(summarize({})), 0);
+}
+
+TEST(Statistics, FinalizeFillsIntervalOutliersAndWarnsOnceAboutSpread) {
+  Result r;
+  r.ops = 10;
+  r.times_ns = {100, 100, 200, 100, 100, 100};
+  finalize(r);
+  EXPECT_EQ(r.median_ci.lo, 100);
+  EXPECT_EQ(r.median_ci.hi, 200);  // six samples: the full range
+  EXPECT_EQ(r.outliers, std::vector<std::size_t>{2});
+  ASSERT_EQ(r.warnings.size(), 1U);
+  EXPECT_EQ(r.warnings[0].rfind(kNoisyWarning, 0), 0U) << r.warnings[0];
+  EXPECT_NE(r.warnings[0].find("100%"), std::string::npos) << r.warnings[0];
+  finalize(r);  // as a reader does after reading the warnings back
+  EXPECT_EQ(r.warnings.size(), 1U);
+
+  Result quiet;
+  quiet.times_ns = {100, 110, 105};  // spread 10 / 105: under 20%
+  finalize(quiet);
+  EXPECT_TRUE(quiet.warnings.empty());
+  EXPECT_TRUE(quiet.outliers.empty());
+  Result single;
+  single.times_ns = {100};
+  finalize(single);
+  EXPECT_TRUE(single.warnings.empty());
+}
+
 TEST(Tally, CountsFailuresAndKeepsTheFirstErrno) {
   Tally a;
   a.fail(EMFILE);
