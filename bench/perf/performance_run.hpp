@@ -58,6 +58,8 @@ class PerformanceRun {
     double threads_big = 0;
     double best_small = 0;
     double best_big = 0;
+    double loop_small = 0;  // the reference open loop
+    double loop_big = 0;
     double rss_mib = 0;  // of the run at s_.big_files
     std::optional<double> setup_ns;
     double untimed_ns = 0;  // that run's wall time minus its repetitions
@@ -70,6 +72,7 @@ class PerformanceRun {
   void scaling();
   void lead(const std::vector<ScalingRound>& rounds);
   void scale();
+  ScaleRound scale_round(int r);
   void per_file(const std::vector<ScaleRound>& rounds);
   void footprint(const std::vector<ScaleRound>& rounds);
   void startup();
