@@ -35,6 +35,10 @@ std::int64_t now_ns() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
+std::int64_t ns(const timeval& tv) {
+  return static_cast<std::int64_t>(tv.tv_sec) * 1'000'000'000 + tv.tv_usec * 1000;
+}
+
 std::string read_file(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
@@ -90,8 +94,7 @@ void install_signal_forwarding() {
 
 Scratch::Scratch() {
   const char* tmp = std::getenv("TMPDIR");
-  std::string tmpl =
-      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/fdperf-XXXXXX";
+  std::string tmpl = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/fdperf-XXXXXX";
   if (mkdtemp(tmpl.data()) == nullptr) {
     throw std::runtime_error(
         fmt::format("cannot create a scratch directory {}: {} (set TMPDIR "
@@ -119,6 +122,7 @@ ProgramRun run_program(const std::vector<std::string>& argv, const Scratch& scra
   ProgramRun run;
   run.wall_ns = now_ns() - start;
   g_child = 0;
+  run.cpu_ns = ns(usage.ru_utime) + ns(usage.ru_stime);
   run.max_rss_kib = usage.ru_maxrss;
   if (g_signal != 0) throw Interrupted(g_signal);
   if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM)) {

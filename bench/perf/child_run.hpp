@@ -12,6 +12,7 @@ namespace perf {
 
 struct ProgramRun {
   std::int64_t wall_ns = 0;
+  std::int64_t cpu_ns = 0;  // user + system time of the program and the children it reaped
   long max_rss_kib = 0;
   std::string out;  // everything it wrote to stdout
 };

@@ -235,10 +235,11 @@ void PerformanceRun::scaling() {
   std::vector<ScalingRound> rounds;
   for (int r = 0; r < s_.rounds; ++r) {
     Results res;
+    ProgramRun run;
     ScalingRound round;
     const std::string threads = r % 2 == 0 ? "1,2" : "2,1";
     run_in_order(
-        r, [&] { res = fdbench(open_args(s_.files, pair_of(best_, r), threads, s_.repeat)); },
+        r, [&] { res = fdbench(open_args(s_.files, pair_of(best_, r), threads, s_.repeat), &run); },
         [&] {
           const std::string calls = std::to_string(s_.syscalls);
           round.syscall = median(reference("fdbench_syscall_loop", {calls, "3"}));
@@ -248,6 +249,7 @@ void PerformanceRun::scaling() {
     round.best_1 = find(res, best_, 1).median_ns;
     round.best_2 = find(res, best_, 2).median_ns;
     round.fdbench_syscall = res.syscall_ns;
+    round.cpus_used = static_cast<double>(run.cpu_ns) / static_cast<double>(run.wall_ns);
     rounds.push_back(round);
   }
   const Spread best =
@@ -261,6 +263,11 @@ void PerformanceRun::scaling() {
   if (best_ != "threads") {
     fmt::print("  {:<13} {}  (the seed's loop, for comparison)\n", "threads", times(threads));
   }
+  const Spread cpus = spread(each(rounds, [](const ScalingRound& r) { return r.cpus_used; }));
+  fmt::print(
+      "  CPUs these fdbench runs had (CPU time / wall time, set-up included): {:.2f} "
+      "[{:.2f}-{:.2f}] of {}\n",
+      cpus.median, cpus.min, cpus.max, describe_machine().cpus);
   judge(fmt::format("scaling, {}: t1 / (2 x t2)", best_), times(best), outcome);
   lead(rounds);
 }
@@ -403,8 +410,8 @@ void PerformanceRun::footprint(const std::vector<ScaleRound>& rounds) {
 
 void PerformanceRun::startup() {
   section(
-      fmt::format("Start-up: wall time from spawn to exit, {} runs each (target < 50 ms); "
-                  "the open run is threads, 1 thread, no warm-up",
+      fmt::format("Start-up: wall time from spawn to exit, and the CPU time in it, {} runs each "
+                  "(target < 50 ms wall); the open run is threads, 1 thread, no warm-up",
                   s_.startup_runs));
   const std::vector<std::string> version{s_.fdbench, "--version"};
   const std::vector<std::string> small{s_.fdbench,   "open",     "--files", "100",       "--repeat",
@@ -413,33 +420,35 @@ void PerformanceRun::startup() {
   // A program that does nothing says what any start-up costs here (exec, page faults).
   const std::vector<std::string> nothing{access("/bin/true", X_OK) == 0 ? "/bin/true"
                                                                         : "/usr/bin/true"};
-  std::vector<double> version_ns;
-  std::vector<double> small_ns;
-  std::vector<double> nothing_ns;
-  const auto wall = [&](const std::vector<std::string>& argv) {
-    return static_cast<double>(run_program(argv, scratch_).wall_ns);
-  };
+  std::vector<ProgramRun> version_runs;
+  std::vector<ProgramRun> small_runs;
+  std::vector<ProgramRun> nothing_runs;
   for (int i = 0; i < s_.startup_runs; ++i) {
     run_in_order(
-        i, [&] { version_ns.push_back(wall(version)); },
+        i, [&] { version_runs.push_back(run_program(version, scratch_)); },
         [&] {
-          small_ns.push_back(wall(small));
-          nothing_ns.push_back(wall(nothing));
+          small_runs.push_back(run_program(small, scratch_));
+          nothing_runs.push_back(run_program(nothing, scratch_));
         });
   }
-  startup_line("fdbench --version", version_ns);
-  startup_line("fdbench open, 100 files, 1 repetition", small_ns);
-  const Spread base = spread(nothing_ns);
-  fmt::print("  {:<42} {} [{:.2f}-{:.2f}]  (a program that does nothing, for scale)\n",
-             nothing.front(), ms(base.median), base.min / 1e6, base.max / 1e6);
-  judge("start-up, " + nothing.front() + " (for scale)", ms(base.median), "reported");
+  startup_line("fdbench --version", version_runs, true);
+  startup_line("fdbench open, 100 files, 1 repetition", small_runs, true);
+  startup_line(nothing.front() + ", for scale", nothing_runs, false);
 }
 
-void PerformanceRun::startup_line(const std::string& what, const std::vector<double>& walls) {
+void PerformanceRun::startup_line(const std::string& what, const std::vector<ProgramRun>& runs,
+                                  bool judged) {
+  std::vector<double> walls;
+  std::vector<double> cpus;
+  for (const auto& run : runs) {
+    walls.push_back(static_cast<double>(run.wall_ns));
+    cpus.push_back(static_cast<double>(run.cpu_ns));
+  }
   const Spread wall = spread(walls);
-  const std::string outcome = verdict(wall.median < 50e6, (wall.median - 50e6) / 50e6 * 100);
-  fmt::print("  {:<42} {} [{:.2f}-{:.2f}]  {}\n", what, ms(wall.median), wall.min / 1e6,
-             wall.max / 1e6, outcome);
+  const std::string outcome =
+      judged ? verdict(wall.median < 50e6, (wall.median - 50e6) / 50e6 * 100) : "reported";
+  fmt::print("  {:<40} {} [{:.2f}-{:.2f}], CPU {}  {}\n", what, ms(wall.median), wall.min / 1e6,
+             wall.max / 1e6, ms(median(cpus)), judged ? outcome : "");
   judge("start-up, " + what, ms(wall.median), outcome);
 }
 

@@ -52,6 +52,7 @@ class PerformanceRun {
     double best_2 = 0;
     double syscall = 0;                     // per getppid call
     std::optional<double> fdbench_syscall;  // environment.syscall_ns, where recorded
+    double cpus_used = 0;                   // the fdbench run's CPU time / its wall time
   };
   struct ScaleRound {  // nanoseconds per file, at s_.files and at s_.big_files
     double threads_small = 0;
@@ -76,7 +77,7 @@ class PerformanceRun {
   void per_file(const std::vector<ScaleRound>& rounds);
   void footprint(const std::vector<ScaleRound>& rounds);
   void startup();
-  void startup_line(const std::string& what, const std::vector<double>& walls);
+  void startup_line(const std::string& what, const std::vector<ProgramRun>& runs, bool judged);
   void summary(const OtherLoad& load, double elapsed_s);
 
   Results fdbench(std::vector<std::string> args, ProgramRun* run = nullptr);
