@@ -5,6 +5,7 @@
  * nanoseconds per call on a line. An open+close pair pays this twice, an io_uring
  * submission once for a whole batch: it is the part of a descriptor's cost that batching
  * can remove. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, with -std=c11 too */
 #include <unistd.h>
 
 #include "reference.h"
