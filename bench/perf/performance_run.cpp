@@ -1,0 +1,477 @@
+#include "perf/performance_run.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <numeric>
+#include <utility>
+
+#include "perf/machine.hpp"
+
+namespace perf {
+
+namespace {
+
+std::string count(long n) {
+  std::string digits = std::to_string(n);
+  for (int at = static_cast<int>(digits.size()) - 3; at > 0; at -= 3) digits.insert(at, ",");
+  return digits;
+}
+
+std::string ms(double ns) {
+  return fmt::format("{:.2f} ms", ns / 1e6);
+}
+std::string us(double ns) {
+  return fmt::format("{:.2f} µs", ns / 1e3);
+}
+std::string times(const Spread& s) {
+  return fmt::format("{:.3f}x [{:.3f}-{:.3f}]", s.median, s.min, s.max);
+}
+
+// Alternates which side runs first from one round to the next.
+void run_in_order(int round, const std::function<void()>& a, const std::function<void()>& b) {
+  if (round % 2 == 0) {
+    a();
+    b();
+  } else {
+    b();
+    a();
+  }
+}
+
+// Both strategies in one fdbench run, listed in the order of this round.
+std::string pair_of(const std::string& best, int round) {
+  if (best == "threads") return best;
+  return round % 2 == 0 ? "threads," + best : best + ",threads";
+}
+
+struct Comparison {
+  std::vector<double> a_times;
+  std::vector<double> b_times;
+  std::vector<double> ratios;  // per round: median of a / median of b
+};
+
+Comparison compare(int rounds, const std::function<std::vector<double>()>& a,
+                   const std::function<std::vector<double>()>& b) {
+  Comparison c;
+  for (int r = 0; r < rounds; ++r) {
+    std::vector<double> ta;
+    std::vector<double> tb;
+    run_in_order(
+        r, [&] { ta = a(); }, [&] { tb = b(); });
+    c.ratios.push_back(median(ta) / median(tb));
+    c.a_times.insert(c.a_times.end(), ta.begin(), ta.end());
+    c.b_times.insert(c.b_times.end(), tb.begin(), tb.end());
+  }
+  return c;
+}
+
+template <typename Round, typename F>
+std::vector<double> each(const std::vector<Round>& rounds, F&& value_of) {
+  std::vector<double> values;
+  values.reserve(rounds.size());
+  for (const auto& r : rounds) values.push_back(value_of(r));
+  return values;
+}
+
+// The least disturbed repetitions: on a busy machine, the closest to what each side costs.
+void fastest(const Comparison& c) {
+  const double a = *std::min_element(c.a_times.begin(), c.a_times.end());
+  const double b = *std::min_element(c.b_times.begin(), c.b_times.end());
+  fmt::print("    fastest repetitions: fdbench {}, loop {}: {:.3f}x\n", ms(a), ms(b), a / b);
+}
+
+std::string verdict(bool met, double by_percent) {
+  return met ? "met" : fmt::format("NOT met (by {:.1f}%)", by_percent);
+}
+
+void section(const std::string& title) {
+  fmt::print("\n{}\n", title);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+PerformanceRun::PerformanceRun(Settings settings, const Scratch& scratch)
+    : s_(std::move(settings)), scratch_(scratch) {}
+
+Results PerformanceRun::fdbench(std::vector<std::string> args, ProgramRun* run) {
+  args.insert(args.begin(), s_.fdbench);
+  args.insert(args.end(), {"--format", "json"});
+  ProgramRun done = run_program(args, scratch_);
+  Results results = parse_results(done.out);
+  if (run != nullptr) *run = std::move(done);
+  return results;
+}
+
+std::vector<double> PerformanceRun::reference(const std::string& loop,
+                                              std::vector<std::string> args) {
+  args.insert(args.begin(), s_.tools + "/" + loop);
+  return parse_lines(run_program(args, scratch_).out, loop);
+}
+
+std::vector<std::string> PerformanceRun::open_args(long files, const std::string& strategies,
+                                                   const std::string& threads, int repeat) const {
+  return {"open",  "--files",  std::to_string(files),  "--strategy", strategies, "--threads",
+          threads, "--repeat", std::to_string(repeat), "--warmup",   "1",        "--dir",
+          s_.dir};
+}
+
+void PerformanceRun::judge(std::string name, std::string value, std::string outcome) {
+  targets_.push_back({std::move(name), std::move(value), std::move(outcome)});
+}
+
+void PerformanceRun::run() {
+  const OtherLoad load;
+  const auto start = std::chrono::steady_clock::now();
+  heading();
+  harness_open();
+  harness_socket();
+  survey();
+  scaling();
+  scale();
+  startup();
+  summary(load, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+}
+
+void PerformanceRun::heading() {
+  const Machine m = describe_machine();
+  std::string version = run_program({s_.fdbench, "--version"}, scratch_).out;
+  while (!version.empty() && version.back() == '\n') version.pop_back();
+  fmt::print(
+      "fdbench performance ({}): {} rounds, {} repetitions (+1 warm-up) per program and "
+      "round; file sets in {}\n",
+      s_.mode, s_.rounds, s_.repeat, s_.dir);
+  fmt::print("machine: {} CPUs, {}, {}; load average {} at the start\n", m.cpus, m.cpu_model,
+             m.kernel, m.load_average);
+  fmt::print("measured: {} ({})\n", version, s_.fdbench);
+  fmt::print(
+      "A ratio is the median of the rounds' ratios, [min-max] over the rounds; each round "
+      "runs both sides, alternating which goes first.\n");
+  std::fflush(stdout);
+}
+
+void PerformanceRun::harness_open() {
+  section(
+      fmt::format("Harness overhead: fdbench against a minimal loop doing the same work "
+                  "(target <= 1.03x)"));
+  const std::string files = std::to_string(s_.files);
+  const std::string repeat = std::to_string(s_.repeat);
+  const Comparison c = compare(
+      s_.rounds,
+      [&] {
+        return find(fdbench(open_args(s_.files, "threads", "1", s_.repeat)), "threads", 1).times_ns;
+      },
+      [&] {
+        return reference("fdbench_open_loop", {s_.dir, files, repeat, "1"});
+      });
+  const Spread ratio = spread(c.ratios);
+  const std::string outcome = verdict(ratio.median <= 1.03, (ratio.median - 1.03) / 1.03 * 100);
+  fmt::print("  open+close {} files, threads, 1 thread: fdbench {}, loop {}: {}  {}\n",
+             count(s_.files), ms(median(c.a_times)), ms(median(c.b_times)), times(ratio), outcome);
+  fastest(c);
+  judge("harness overhead, open (fdbench / loop)", times(ratio), outcome);
+}
+
+void PerformanceRun::harness_socket() {
+  const std::string sockets = std::to_string(s_.sockets);
+  const std::string repeat = std::to_string(s_.repeat);
+  const Comparison c = compare(
+      s_.rounds,
+      [&] {
+        return find(fdbench({"socket", "--strategy", "threads", "--threads", "1", "--pregrow",
+                             "auto", "--per-thread", sockets, "--repeat", repeat, "--warmup", "1"}),
+                    "threads", 1)
+            .times_ns;
+      },
+      [&] {
+        return reference("fdbench_socket_loop", {sockets, repeat, "1"});
+      });
+  const Spread ratio = spread(c.ratios);
+  const std::string outcome = verdict(ratio.median <= 1.03, (ratio.median - 1.03) / 1.03 * 100);
+  fmt::print(
+      "  {} tcp sockets held, 1 thread, --pregrow auto, fresh process each: fdbench {}, "
+      "loop {}: {}  {}\n",
+      s_.sockets, ms(median(c.a_times)), ms(median(c.b_times)), times(ratio), outcome);
+  fastest(c);
+  judge("harness overhead, socket (fdbench / loop)", times(ratio), outcome);
+}
+
+void PerformanceRun::survey() {
+  section(
+      fmt::format("Survey: open+close {} files, every strategy at 1 and 2 threads (one "
+                  "fdbench run, medians of {})",
+                  count(s_.files), s_.repeat));
+  const Results all = fdbench(open_args(s_.files, "all", "1,2", s_.repeat));
+  fmt::print("  {:<13} {:>7} {:>11} {:>11}\n", "strategy", "threads", "median", "files/s");
+  double best_ns = 0;
+  for (const auto& m : all.results) {
+    if (!m.error.empty() || m.failures != 0) {
+      fmt::print(
+          "  {:<13} {:>7}   {}\n", m.strategy, m.threads,
+          m.error.empty() ? fmt::format("{} failed calls", m.failures) : "unavailable: " + m.error);
+      continue;
+    }
+    fmt::print("  {:<13} {:>7} {:>11} {:>11}\n", m.strategy, m.threads, ms(m.median_ns),
+               count(static_cast<long>(static_cast<double>(s_.files) / m.median_ns * 1e9)));
+    if (best_ns == 0 || m.median_ns < best_ns) {
+      best_ns = m.median_ns;
+      best_ = m.strategy;
+      best_threads_ = m.threads;
+    }
+  }
+  fmt::print("  fastest here: {} with {} thread{} on {}; \"the best strategy\" below\n", best_,
+             best_threads_, best_threads_ == 1 ? "" : "s", all.fs_type);
+}
+
+void PerformanceRun::scaling() {
+  section(
+      fmt::format("Scaling, and the best strategy against the seed's loop: open+close {} "
+                  "files, threads and {} at 1 and 2 threads, beside a getppid loop",
+                  count(s_.files), best_));
+  std::vector<ScalingRound> rounds;
+  for (int r = 0; r < s_.rounds; ++r) {
+    Results res;
+    ProgramRun run;
+    ScalingRound round;
+    const std::string threads = r % 2 == 0 ? "1,2" : "2,1";
+    run_in_order(
+        r, [&] { res = fdbench(open_args(s_.files, pair_of(best_, r), threads, s_.repeat), &run); },
+        [&] {
+          const std::string calls = std::to_string(s_.syscalls);
+          round.syscall = median(reference("fdbench_syscall_loop", {calls, "3"}));
+        });
+    round.threads_1 = find(res, "threads", 1).median_ns;
+    round.threads_2 = find(res, "threads", 2).median_ns;
+    round.best_1 = find(res, best_, 1).median_ns;
+    round.best_2 = find(res, best_, 2).median_ns;
+    round.fdbench_syscall = res.syscall_ns;
+    round.cpus_used = static_cast<double>(run.cpu_ns) / static_cast<double>(run.wall_ns);
+    rounds.push_back(round);
+  }
+  const Spread best =
+      spread(each(rounds, [](const ScalingRound& r) { return r.best_1 / (2 * r.best_2); }));
+  const Spread threads =
+      spread(each(rounds, [](const ScalingRound& r) { return r.threads_1 / (2 * r.threads_2); }));
+  const std::string outcome = verdict(best.median >= 0.9, (0.9 - best.median) / 0.9 * 100);
+  fmt::print(
+      "  efficiency t1 / (2 x t2), 1 = twice the throughput (target >= 0.90 for the best)\n");
+  fmt::print("  {:<13} {}  {}\n", best_, times(best), outcome);
+  if (best_ != "threads") {
+    fmt::print("  {:<13} {}  (the seed's loop, for comparison)\n", "threads", times(threads));
+  }
+  const Spread cpus = spread(each(rounds, [](const ScalingRound& r) { return r.cpus_used; }));
+  fmt::print(
+      "  CPUs these fdbench runs had (CPU time / wall time, set-up included): {:.2f} "
+      "[{:.2f}-{:.2f}] of {}\n",
+      cpus.median, cpus.min, cpus.max, describe_machine().cpus);
+  judge(fmt::format("scaling, {}: t1 / (2 x t2)", best_), times(best), outcome);
+  lead(rounds);
+}
+
+void PerformanceRun::lead(const std::vector<ScalingRound>& rounds) {
+  const Spread lead =
+      spread(each(rounds, [](const ScalingRound& r) { return r.threads_1 / r.best_1; }));
+  const Spread syscall = spread(each(rounds, [](const ScalingRound& r) { return r.syscall; }));
+  const auto files = static_cast<double>(s_.files);
+  const double threads_file =
+      median(each(rounds, [](const ScalingRound& r) { return r.threads_1; })) / files;
+  const double best_file =
+      median(each(rounds, [](const ScalingRound& r) { return r.best_1; })) / files;
+  std::string recorded;
+  if (rounds.front().fdbench_syscall) {
+    const double ns =
+        median(each(rounds, [](const ScalingRound& r) { return r.fdbench_syscall.value_or(0); }));
+    recorded = fmt::format(" (fdbench's own environment.syscall_ns: {})", us(ns));
+  }
+  fmt::print("  {} at 1 thread is {} as fast as threads at 1 thread\n", best_, times(lead));
+  fmt::print("  getppid(2), a syscall that does no work: {} [{}-{}] per call{}\n",
+             us(syscall.median), us(syscall.min), us(syscall.max), recorded);
+  fmt::print(
+      "  threads: {} per file, of which entering and leaving the kernel twice (open, close) "
+      "is 2 x {} = {} ({:.0f}%)\n",
+      us(threads_file), us(syscall.median), us(2 * syscall.median),
+      200 * syscall.median / threads_file);
+  fmt::print("  {}: {} per file\n", best_, us(best_file));
+  judge(fmt::format("{} vs threads at 1 thread (speed-up)", best_), times(lead), "reported");
+  judge("trivial syscall (getppid)", us(syscall.median), "reported");
+}
+
+void PerformanceRun::scale() {
+  section(
+      fmt::format("Scale: cost per file at {} and at {} files, 1 thread (target: within "
+                  "1.3x); {} round{}, {} repetitions (+1 warm-up) at {}",
+                  count(s_.files), count(s_.big_files), s_.scale_rounds,
+                  s_.scale_rounds == 1 ? "" : "s", s_.big_repeat, count(s_.big_files)));
+  std::vector<ScaleRound> rounds;
+  for (int r = 0; r < s_.scale_rounds; ++r) rounds.push_back(scale_round(r));
+  per_file(rounds);
+  footprint(rounds);
+}
+
+// Both sizes with fdbench (threads and the best strategy in one run each) and with the open
+// loop, which shows what the kernel alone does at each size.
+PerformanceRun::ScaleRound PerformanceRun::scale_round(int r) {
+  Results small;
+  Results big;
+  ProgramRun big_run;
+  std::vector<double> loop_small;
+  std::vector<double> loop_big;
+  const std::string strategies = pair_of(best_, r);
+  const auto loop = [&](long files, int repeat) {
+    return reference("fdbench_open_loop",
+                     {s_.dir, std::to_string(files), std::to_string(repeat), "1"});
+  };
+  run_in_order(
+      r,
+      [&] {
+        run_in_order(
+            r, [&] { small = fdbench(open_args(s_.files, strategies, "1", s_.repeat)); },
+            [&] { loop_small = loop(s_.files, s_.repeat); });
+      },
+      [&] {
+        run_in_order(
+            r,
+            [&] {
+              big = fdbench(open_args(s_.big_files, strategies, "1", s_.big_repeat), &big_run);
+            },
+            [&] { loop_big = loop(s_.big_files, s_.big_repeat); });
+      });
+  const auto small_n = static_cast<double>(s_.files);
+  const auto big_n = static_cast<double>(s_.big_files);
+  ScaleRound round;
+  round.threads_small = find(small, "threads", 1).median_ns / small_n;
+  round.threads_big = find(big, "threads", 1).median_ns / big_n;
+  round.best_small = find(small, best_, 1).median_ns / small_n;
+  round.best_big = find(big, best_, 1).median_ns / big_n;
+  round.loop_small = median(loop_small) / small_n;
+  round.loop_big = median(loop_big) / big_n;
+  round.rss_mib = static_cast<double>(big_run.max_rss_kib) / 1024;
+  round.setup_ns = big.results.front().setup_ns;
+  double timed = 0;  // every repetition, the warm-up counted at its median
+  for (const auto& m : big.results) {
+    timed += std::accumulate(m.times_ns.begin(), m.times_ns.end(), 0.0) + m.median_ns;
+  }
+  round.untimed_ns = static_cast<double>(big_run.wall_ns) - timed;
+  return round;
+}
+
+void PerformanceRun::per_file(const std::vector<ScaleRound>& rounds) {
+  const auto line = [&](const std::string& name, double ScaleRound::*small, double ScaleRound::*big,
+                        bool judged) {
+    const Spread ratio =
+        spread(each(rounds, [&](const ScaleRound& r) { return r.*big / r.*small; }));
+    const std::string outcome = judged
+                                    ? verdict(ratio.median <= 1.3, (ratio.median - 1.3) / 1.3 * 100)
+                                    : "(the minimal loop: the kernel's own growth)";
+    fmt::print("  {:<13} {} -> {} per file: {}  {}\n", name,
+               us(median(each(rounds, [&](const ScaleRound& r) { return r.*small; }))),
+               us(median(each(rounds, [&](const ScaleRound& r) { return r.*big; }))), times(ratio),
+               outcome);
+    judge(fmt::format("scale, {}: per file at {} / at {}", name, count(s_.big_files),
+                      count(s_.files)),
+          times(ratio), judged ? outcome : "reported");
+  };
+  line("threads", &ScaleRound::threads_small, &ScaleRound::threads_big, true);
+  if (best_ != "threads") line(best_, &ScaleRound::best_small, &ScaleRound::best_big, true);
+  line("open loop", &ScaleRound::loop_small, &ScaleRound::loop_big, false);
+}
+
+void PerformanceRun::footprint(const std::vector<ScaleRound>& rounds) {
+  const Spread rss = spread(each(rounds, [](const ScaleRound& r) { return r.rss_mib; }));
+  const std::string outcome = verdict(rss.max < 64, (rss.max - 64) / 64 * 100);
+  fmt::print(
+      "  peak RSS of fdbench at {} files (wait4 ru_maxrss): {:.1f} MiB (rounds: "
+      "{:.1f}-{:.1f})  target < 64 MiB: {}\n",
+      count(s_.big_files), rss.max, rss.min, rss.max, outcome);
+  judge(fmt::format("peak RSS at {} files", count(s_.big_files)),
+        fmt::format("{:.1f} MiB", rss.max), outcome);
+  const auto big_n = static_cast<double>(s_.big_files);
+  if (rounds.front().setup_ns) {
+    const double ns =
+        median(each(rounds, [](const ScaleRound& r) { return r.setup_ns.value_or(0); }));
+    fmt::print("  file-set creation, {} files (setup_ns): {:.2f} s, {} files/s\n",
+               count(s_.big_files), ns / 1e9, count(static_cast<long>(big_n / ns * 1e9)));
+    judge(fmt::format("file-set creation, {} files", count(s_.big_files)),
+          fmt::format("{:.2f} s", ns / 1e9), "reported");
+    return;
+  }
+  const double ns = median(each(rounds, [](const ScaleRound& r) { return r.untimed_ns; }));
+  fmt::print(
+      "  file-set creation + removal + start-up, {} files: {:.2f} s (wall time minus the "
+      "timed repetitions: this fdbench records no setup_ns)\n",
+      count(s_.big_files), ns / 1e9);
+  judge(fmt::format("file-set creation + removal, {} files", count(s_.big_files)),
+        fmt::format("{:.2f} s", ns / 1e9), "reported");
+}
+
+void PerformanceRun::startup() {
+  section(
+      fmt::format("Start-up: wall time from spawn to exit, and the CPU time in it, {} runs each "
+                  "(target < 50 ms wall); the open run is threads, 1 thread, no warm-up",
+                  s_.startup_runs));
+  const std::vector<std::string> version{s_.fdbench, "--version"};
+  const std::vector<std::string> small{s_.fdbench,   "open",     "--files", "100",       "--repeat",
+                                       "1",          "--warmup", "0",       "--threads", "1",
+                                       "--strategy", "threads",  "--dir",   s_.dir};
+  // A program that does nothing says what any start-up costs here (exec, page faults).
+  const std::vector<std::string> nothing{access("/bin/true", X_OK) == 0 ? "/bin/true"
+                                                                        : "/usr/bin/true"};
+  std::vector<ProgramRun> version_runs;
+  std::vector<ProgramRun> small_runs;
+  std::vector<ProgramRun> nothing_runs;
+  for (int i = 0; i < s_.startup_runs; ++i) {
+    run_in_order(
+        i, [&] { version_runs.push_back(run_program(version, scratch_)); },
+        [&] {
+          small_runs.push_back(run_program(small, scratch_));
+          nothing_runs.push_back(run_program(nothing, scratch_));
+        });
+  }
+  startup_line("fdbench --version", version_runs, true);
+  startup_line("fdbench open, 100 files, 1 repetition", small_runs, true);
+  startup_line(nothing.front() + ", for scale", nothing_runs, false);
+}
+
+void PerformanceRun::startup_line(const std::string& what, const std::vector<ProgramRun>& runs,
+                                  bool judged) {
+  std::vector<double> walls;
+  std::vector<double> cpus;
+  for (const auto& run : runs) {
+    walls.push_back(static_cast<double>(run.wall_ns));
+    cpus.push_back(static_cast<double>(run.cpu_ns));
+  }
+  const Spread wall = spread(walls);
+  const std::string outcome =
+      judged ? verdict(wall.median < 50e6, (wall.median - 50e6) / 50e6 * 100) : "reported";
+  fmt::print("  {:<40} {} [{:.2f}-{:.2f}], CPU {}  {}\n", what, ms(wall.median), wall.min / 1e6,
+             wall.max / 1e6, ms(median(cpus)), judged ? outcome : "");
+  judge("start-up, " + what, ms(wall.median), outcome);
+}
+
+void PerformanceRun::summary(const OtherLoad& load, double elapsed_s) {
+  int judged = 0;
+  int met = 0;
+  for (const auto& t : targets_) {
+    judged += t.outcome != "reported" ? 1 : 0;
+    met += t.outcome == "met" ? 1 : 0;
+  }
+  section(fmt::format("Targets: {} of {} met", met, judged));
+  for (const auto& t : targets_) fmt::print("  {:<58} {:<24} {}\n", t.name, t.value, t.outcome);
+  std::string busy;
+  if (const auto share = load.share()) {
+    busy = fmt::format(
+        " Other processes kept the CPUs {:.0f}% busy meanwhile (/proc/stat minus "
+        "this run's own CPU time){}.",
+        *share * 100,
+        *share > 0.1 ? ": the machine was busy, so every figure is noisier than "
+                       "on a quiet machine"
+                     : "");
+  }
+  fmt::print("\nThis run took {:.0f} s.{}\n", elapsed_s, busy);
+}
+
+}  // namespace perf
