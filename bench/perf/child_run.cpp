@@ -70,8 +70,16 @@ pid_t spawn(const std::vector<std::string>& argv, const Scratch& scratch) {
   std::vector<char*> args;
   for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t reset;  // the driver ignores SIGPIPE; the programs it measures must not
+  sigemptyset(&reset);
+  sigaddset(&reset, SIGPIPE);
+  posix_spawnattr_setsigdefault(&attributes, &reset);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
   pid_t pid = -1;
-  const int failed = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  const int failed = posix_spawn(&pid, args[0], &actions, &attributes, args.data(), environ);
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   if (failed != 0) {
     throw std::runtime_error(fmt::format("cannot start {}: {}", argv[0], std::strerror(failed)));
@@ -90,6 +98,8 @@ void install_signal_forwarding() {
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  // Output piped into `head` that has gone: a write error (caught, scratch removed), not death.
+  std::signal(SIGPIPE, SIG_IGN);
 }
 
 Scratch::Scratch() {

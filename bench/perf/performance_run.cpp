@@ -77,15 +77,22 @@ std::vector<double> each(const std::vector<Round>& rounds, F&& value_of) {
   return values;
 }
 
-// The least disturbed repetitions: on a busy machine, the closest to what each side costs.
-void fastest(const Comparison& c) {
+std::string verdict(bool met, double by_percent) {
+  return met ? "met" : fmt::format("NOT met (by {:.1f}%)", by_percent);
+}
+
+// One harness-overhead line (fdbench is side a, the loop side b), then the ratio of the least
+// disturbed repetitions: on a busy machine, the closest to what each side costs. Returns the
+// outcome.
+std::string overhead(const std::string& what, const Comparison& c) {
+  const Spread ratio = spread(c.ratios);
+  const std::string outcome = verdict(ratio.median <= 1.03, (ratio.median - 1.03) / 1.03 * 100);
+  fmt::print("  {}: fdbench {}, loop {}: {}  {}\n", what, ms(median(c.a_times)),
+             ms(median(c.b_times)), times(ratio), outcome);
   const double a = *std::min_element(c.a_times.begin(), c.a_times.end());
   const double b = *std::min_element(c.b_times.begin(), c.b_times.end());
   fmt::print("    fastest repetitions: fdbench {}, loop {}: {:.3f}x\n", ms(a), ms(b), a / b);
-}
-
-std::string verdict(bool met, double by_percent) {
-  return met ? "met" : fmt::format("NOT met (by {:.1f}%)", by_percent);
+  return outcome;
 }
 
 void section(const std::string& title) {
@@ -155,9 +162,7 @@ void PerformanceRun::heading() {
 }
 
 void PerformanceRun::harness_open() {
-  section(
-      fmt::format("Harness overhead: fdbench against a minimal loop doing the same work "
-                  "(target <= 1.03x)"));
+  section("Harness overhead: fdbench against a minimal loop doing the same work (target <= 1.03x)");
   const std::string files = std::to_string(s_.files);
   const std::string repeat = std::to_string(s_.repeat);
   const Comparison c = compare(
@@ -168,12 +173,9 @@ void PerformanceRun::harness_open() {
       [&] {
         return reference("fdbench_open_loop", {s_.dir, files, repeat, "1"});
       });
-  const Spread ratio = spread(c.ratios);
-  const std::string outcome = verdict(ratio.median <= 1.03, (ratio.median - 1.03) / 1.03 * 100);
-  fmt::print("  open+close {} files, threads, 1 thread: fdbench {}, loop {}: {}  {}\n",
-             count(s_.files), ms(median(c.a_times)), ms(median(c.b_times)), times(ratio), outcome);
-  fastest(c);
-  judge("harness overhead, open (fdbench / loop)", times(ratio), outcome);
+  const std::string outcome =
+      overhead(fmt::format("open+close {} files, threads, 1 thread", count(s_.files)), c);
+  judge("harness overhead, open (fdbench / loop)", times(spread(c.ratios)), outcome);
 }
 
 void PerformanceRun::harness_socket() {
@@ -190,14 +192,10 @@ void PerformanceRun::harness_socket() {
       [&] {
         return reference("fdbench_socket_loop", {sockets, repeat, "1"});
       });
-  const Spread ratio = spread(c.ratios);
-  const std::string outcome = verdict(ratio.median <= 1.03, (ratio.median - 1.03) / 1.03 * 100);
-  fmt::print(
-      "  {} tcp sockets held, 1 thread, --pregrow auto, fresh process each: fdbench {}, "
-      "loop {}: {}  {}\n",
-      s_.sockets, ms(median(c.a_times)), ms(median(c.b_times)), times(ratio), outcome);
-  fastest(c);
-  judge("harness overhead, socket (fdbench / loop)", times(ratio), outcome);
+  const std::string outcome = overhead(
+      fmt::format("{} tcp sockets held, 1 thread, --pregrow auto, fresh process each", s_.sockets),
+      c);
+  judge("harness overhead, socket (fdbench / loop)", times(spread(c.ratios)), outcome);
 }
 
 void PerformanceRun::survey() {
