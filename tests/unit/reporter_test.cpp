@@ -346,9 +346,10 @@ TEST(Reporters, TableColumnsFollowTheResultsProperties) {
   EXPECT_NE(listed_header.find("entries/s"), std::string::npos) << listed_header;
   EXPECT_EQ(listed_header.find("pregrow"), std::string::npos) << listed_header;
   EXPECT_EQ(listed_header.find("FDSize"), std::string::npos) << listed_header;
+}
 
 // The first lines the table reporter prints for `env`: the header and its warnings.
-std::vector<std::string> table_header(const Environment& env) {
+std::vector<std::string> environment_header(const Environment& env) {
   std::ostringstream out;
   make_reporter("table", out)->begin(env);
   return lines_of(out.str());
@@ -364,7 +365,7 @@ TEST(Reporters, TableHeaderSaysWhatASyscallCostsAndWhy) {
   env.cpus_allowed = 2;
   env.cpu_quota = 1.5;
   env.build_type = "Release";
-  const auto lines = table_header(env);
+  const auto lines = environment_header(env);
   ASSERT_EQ(lines.size(), 1U);
   for (const char* part : {"syscall 1.23 µs", "VM kvm", "meltdown: PTI, spectre_v2: Retpolines",
                            "2 of them allowed", "cgroup quota 1.5 CPUs"}) {
@@ -377,7 +378,7 @@ TEST(Reporters, TableHeaderSaysWhatASyscallCostsAndWhy) {
   env.cpu_mitigations = {{"meltdown", "Not affected"}};
   env.cpus_allowed = 8;  // all of them: not worth a word
   env.cpu_quota.reset();
-  const auto bare = table_header(env);
+  const auto bare = environment_header(env);
   ASSERT_EQ(bare.size(), 1U);
   for (const char* part : {"syscall 95 ns", "no hypervisor", "meltdown: not affected"}) {
     EXPECT_NE(bare[0].find(part), std::string::npos) << "lacks " << part << ": " << bare[0];
@@ -389,7 +390,7 @@ TEST(Reporters, TableHeaderSaysWhatASyscallCostsAndWhy) {
 TEST(Reporters, TableHeaderWarnsAboutTheEnvironment) {
   Environment env = linux_environment();
   env.warnings = {"this fdbench is a Debug build, not Release"};
-  const auto lines = table_header(env);
+  const auto lines = environment_header(env);
   ASSERT_EQ(lines.size(), 2U);
   EXPECT_EQ(lines[1], "! this fdbench is a Debug build, not Release");
 }
