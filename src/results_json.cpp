@@ -143,6 +143,28 @@ class Reader {
     return out;
   }
 
+  // {"EMFILE": {"count": 3, "message": "Too many open files"}}; a bare count, as fdbench 0.1
+  // wrote keyed by message, is read with an empty message.
+  [[nodiscard]] std::map<std::string, ErrnoCount> errno_counts(const char* key) const {
+    std::map<std::string, ErrnoCount> out;
+    if (!has(key)) return out;
+    const json& v = field(key);
+    if (!v.is_object()) throw Error(fmt::format("{}.{}: expected an object", path_, key));
+    for (const auto& [name, entry] : v.items()) {
+      if (entry.is_number_unsigned()) {
+        out[name].count = entry.get<std::uint64_t>();
+        continue;
+      }
+      if (!entry.is_object()) {
+        throw Error(
+            fmt::format("{}.{}.{}: expected a count or {{count, message}}", path_, key, name));
+      }
+      const Reader one(entry, fmt::format("{}.{}.{}", path_, key, name));
+      out[name] = {one.integer<std::uint64_t>("count"), one.text_or("message", "")};
+    }
+    return out;
+  }
+
   [[nodiscard]] std::string path(const char* key) const { return path_ + "." + key; }
 
  private:
@@ -216,7 +238,7 @@ Result read_result(const Reader& in) {
   r.fdsize_after = in.optional_integer<int>("fdsize_after");
   r.failures = in.integer<std::uint64_t>("failures");
   r.first_failure = in.text_or("first_failure", "");
-  r.failures_by_errno = in.counts("failures_by_errno");
+  r.failures_by_errno = in.errno_counts("failures_by_errno");
   r.error = in.text_or("error", "");
   if (in.has("warnings")) {
     for (const auto& w : in.field("warnings")) {

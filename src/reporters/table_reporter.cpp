@@ -135,8 +135,9 @@ class TableReporter final : public Reporter {
  private:
   void failure_line(const Result& r) {
     std::string by_errno;
-    for (const auto& [text, n] : r.failures_by_errno) {
-      by_errno += fmt::format("{}{}: {}", by_errno.empty() ? "" : ", ", text, group_digits(n));
+    for (const auto& [name, n] : r.failures_by_errno) {
+      by_errno += fmt::format("{}{} ({}): {}", by_errno.empty() ? "" : ", ", name, n.message,
+                              group_digits(n.count));
     }
     const auto calls = r.ops * static_cast<std::uint64_t>(r.repeat + r.warmup);
     if (r.input && r.input->source != "generated") {
