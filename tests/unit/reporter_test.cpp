@@ -288,7 +288,7 @@ std::vector<Result> sample_results() {
 
 TEST(Reporters, EveryRegisteredNameMakesAReporter) {
   const auto names = reporter_names();
-  for (const char* expected : {"table", "json", "csv"}) {
+  for (const char* expected : {"table", "json", "csv", "markdown"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
   }
   std::ostringstream out;
