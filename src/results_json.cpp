@@ -273,6 +273,22 @@ Result read_result(const Reader& in) {
   return r;
 }
 
+// Nested objects become "parent.child" names, to a small depth (a fuzzed document may nest
+// deeper than the stack allows); what lies deeper is kept as JSON text.
+void flatten(const json& node, const std::string& prefix, int depth,
+             std::map<std::string, std::string>& out) {
+  for (const auto& [key, value] : node.items()) {
+    const std::string name = prefix.empty() ? key : prefix + "." + key;
+    if (value.is_object() && depth < 3) {
+      flatten(value, name, depth + 1, out);
+    } else if (value.is_string()) {
+      out[name] = value.get<std::string>();
+    } else if (!value.is_null()) {
+      out[name] = value.dump(-1, ' ', false, json::error_handler_t::replace);
+    }
+  }
+}
+
 ResultsDocument read_document(const json& root);
 
 }  // namespace
@@ -307,6 +323,7 @@ ResultsDocument read_document(const json& root) {
   out.complete = !doc.has("complete") || !doc.field("complete").is_boolean() ||
                  doc.field("complete").get<bool>();
   out.environment = read_environment(Reader(doc.field("environment"), "environment"));
+  flatten(doc.field("environment"), "", 0, out.environment_fields);
   const json& results = doc.field("results");
   if (!results.is_array()) throw Error("results: expected an array");
   for (std::size_t i = 0; i < results.size(); ++i) {
