@@ -43,6 +43,7 @@ Reference read_reference(const json& j) {
   if (match.contains("strategies"))
     r.strategies = match.at("strategies").get<std::vector<std::string>>();
   if (j.contains("ops_per_sec")) r.ops_per_sec = j.at("ops_per_sec").get<double>();
+  r.unit = text_or(j, "unit", r.unit);
   if (j.contains("times_ns")) r.times_ns = j.at("times_ns").get<std::vector<std::int64_t>>();
   if (r.ops_per_sec.has_value() == !r.times_ns.empty()) {
     throw Error("give either ops_per_sec or times_ns");

@@ -106,7 +106,7 @@ struct Reference {
   std::string id;
   std::string source;  // who, where, when
   std::string url;
-  std::string machine;
+  std::string machine;  // with its OS: "Apple M2 laptop, macOS"
   std::string os;
   std::string measured;  // what their program did
   std::string quote;     // their words for the figure, where it is a round number
@@ -116,8 +116,9 @@ struct Reference {
   std::uint64_t ops = 0;
   std::string pregrow;
   std::vector<std::string> strategies;  // empty: any
-  std::optional<double> ops_per_sec;    // a throughput ceiling they reported ...
-  std::vector<std::int64_t> times_ns;   // ... or the times of their runs
+  std::optional<double> ops_per_sec;    // a throughput ceiling they reported ("files/s") ...
+  std::string unit = "ops/s";
+  std::vector<std::int64_t> times_ns;  // ... or the times of their runs
 };
 
 // The references shipped with fdbench (docs/references.json, compiled in).

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
+#include <sstream>
 
 #include "fdbench/compare.hpp"
 #include "format.hpp"
@@ -17,6 +18,7 @@ namespace {
 struct Grid {
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
+  std::size_t left_columns = 1;  // text on the left; the numbers after it right-aligned
 };
 
 std::size_t display_width(std::string_view text) {
@@ -25,7 +27,7 @@ std::size_t display_width(std::string_view text) {
   return n;
 }
 
-// Left-aligned first column, the others right-aligned, two spaces apart.
+// Columns two spaces apart, the first `left_columns` left-aligned.
 void write_text(std::ostream& out, const Grid& grid) {
   std::vector<std::size_t> widths(grid.header.size(), 0);
   for (const auto* row : {&grid.header}) {
@@ -40,7 +42,7 @@ void write_text(std::ostream& out, const Grid& grid) {
     std::string text = " ";
     for (std::size_t c = 0; c < row.size(); ++c) {
       const std::string pad(widths[c] - display_width(row[c]), ' ');
-      text += "  " + (c == 0 ? row[c] + pad : pad + row[c]);
+      text += "  " + (c < grid.left_columns ? row[c] + pad : pad + row[c]);
     }
     while (!text.empty() && text.back() == ' ') text.pop_back();
     out << text << "\n";
@@ -62,10 +64,26 @@ void write_markdown(std::ostream& out, const Grid& grid) {
     out << "\n";
   };
   line(grid.header);
-  out << "|:--|";
-  for (std::size_t c = 1; c < grid.header.size(); ++c) out << "--:|";
+  out << "|";
+  for (std::size_t c = 0; c < grid.header.size(); ++c) {
+    out << (c < grid.left_columns ? ":--|" : "--:|");
+  }
   out << "\n";
   for (const auto& row : grid.rows) line(row);
+}
+
+// Breaks a line longer than `width` at spaces; continuations are indented 4 more than it.
+std::string wrap(const std::string& line, std::size_t width) {
+  const std::size_t indent = line.find_first_not_of(' ') + 4;
+  std::string out;
+  std::string rest = line;
+  while (display_width(rest) > width) {
+    const auto cut = rest.rfind(' ', width);
+    if (cut == std::string::npos || cut <= indent) break;
+    out += rest.substr(0, cut) + "\n";
+    rest = std::string(indent, ' ') + rest.substr(cut + 1);
+  }
+  return out + rest;
 }
 
 class Printer {
@@ -75,7 +93,14 @@ class Printer {
   void heading(const std::string& text) {
     out_ << "\n" << (markdown_ ? "## " + text + "\n\n" : text + "\n");
   }
-  void paragraph(const std::string& text) { out_ << text << (markdown_ ? "\n\n" : "\n"); }
+  void paragraph(const std::string& text) {
+    if (markdown_) {
+      out_ << text << "\n\n";
+      return;
+    }
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) out_ << wrap(line, 100) << "\n";
+  }
   void grid(const Grid& grid) {
     if (markdown_) {
       write_markdown(out_, grid);
@@ -138,8 +163,8 @@ std::string row_label(const ResultKey& key, const std::set<std::string>& shown_p
 }
 
 std::string group_title(const ResultKey& key) {
-  return fmt::format("{}: {} {} descriptors per repetition", key.workload, group_digits(key.ops),
-                     key.kind);
+  return fmt::format("{}, {}, {} descriptors per repetition", key.workload, key.kind,
+                     group_digits(key.ops));
 }
 
 Grid result_grid(const std::vector<CompareRow>& rows, std::size_t files) {
@@ -190,11 +215,11 @@ void print_rows(Printer& p, const std::vector<CompareRow>& rows, std::size_t fil
 
 void print_files(Printer& p, const Comparison& c) {
   p.paragraph(fmt::format(
-      "Median times; ratios are to {} (< 1: faster), with the min–max range of the ratio. "
-      "Significance: two-sided Mann-Whitney U on the repetition times, α = {}; under {} "
-      "repetitions on a side there is no verdict.",
-      file_tag(0), kSignificanceLevel, kMinRepetitionsToTell));
-  Grid files{{"file", "results", "fdbench", "complete"}, {}};
+      "Median times; each file's time ratio to {} (< 1: faster) with the ratio's min–max range.{}"
+      "Verdicts: two-sided Mann-Whitney U on the repetition times, α = {}; under {} "
+      "repetitions on a side, too few to tell.",
+      file_tag(0), p.markdown() ? " " : "\n", kSignificanceLevel, kMinRepetitionsToTell));
+  Grid files{{"file", "results", "fdbench", "complete"}, {}, 4};
   for (std::size_t f = 0; f < c.files.size(); ++f) {
     const auto& file = c.files[f];
     files.rows.push_back({file_tag(f) + " " + file.label, std::to_string(file.results),
@@ -207,6 +232,7 @@ void print_environment(Printer& p, const Comparison& c) {
   if (c.environment.empty()) return;
   p.heading("Environment (≠: differs between the files)");
   Grid grid;
+  grid.left_columns = c.files.size() + 1;
   grid.header.push_back("field");
   for (std::size_t f = 0; f < c.files.size(); ++f) grid.header.push_back(file_tag(f));
   for (const auto& row : c.environment) {
@@ -218,22 +244,28 @@ void print_environment(Printer& p, const Comparison& c) {
 }
 
 std::string their_figure(const Reference& ref) {
-  if (ref.ops_per_sec) return "~" + format_rate(*ref.ops_per_sec) + " ops/s";
+  if (ref.ops_per_sec) return "~" + format_rate(*ref.ops_per_sec) + " " + ref.unit;
   const Summary s = summarize(ref.times_ns);
   return fmt::format("{}–{} ms (median {})", format_ms(static_cast<double>(s.min)),
                      format_ms(static_cast<double>(s.max)), format_ms(s.median));
 }
 
+// What a matching result must be, for the reader whose file has none.
+std::string needed(const Reference& ref) {
+  std::string text = fmt::format("{}, {} descriptors", ref.workload, group_digits(ref.ops));
+  if (!ref.kind.empty()) text += ", " + ref.kind;
+  if (ref.threads) text += fmt::format(", {} threads", *ref.threads);
+  if (!ref.pregrow.empty()) text += ", pregrow " + ref.pregrow;
+  std::string strategies;
+  for (const auto& name : ref.strategies) strategies += (strategies.empty() ? "" : "/") + name;
+  return strategies.empty() ? text : text + ", " + strategies;
+}
+
 std::string my_figure(const Standing& s) {
-  if (!s.mine) {
-    return fmt::format(
-        "no matching result (needs {}, {} ops{}{})", s.reference.workload,
-        group_digits(s.reference.ops), s.reference.kind.empty() ? "" : ", " + s.reference.kind,
-        s.reference.threads ? fmt::format(", {} threads", *s.reference.threads) : "");
-  }
+  if (!s.mine) return "no matching result (needs " + needed(s.reference) + ")";
   const Result& r = *s.mine;
   const std::string figure = s.reference.ops_per_sec
-                                 ? format_rate(r.ops_per_sec) + " ops/s"
+                                 ? format_rate(r.ops_per_sec) + " " + s.reference.unit
                                  : fmt::format("{} ms", format_ms(r.stats.median));
   return fmt::format("{} ({}, {} thread{}{})", figure, r.strategy, r.threads,
                      r.threads == 1 ? "" : "s", r.pregrow == "off" ? "" : ", pregrow " + r.pregrow);
@@ -245,12 +277,14 @@ void print_sources(Printer& p, std::span<const Standing> standings,
   const std::string lead = p.markdown() ? "- " : "  ";
   std::string text;
   for (std::size_t i = 0; i < sources.size(); ++i) {
-    std::set<std::string> measured;
+    std::vector<std::string> measured;  // in the references' order
     std::string url;
     for (const auto& s : standings) {
       if (s.reference.source != sources[i]) continue;
       url = s.reference.url;
-      measured.insert(s.reference.measured);
+      if (std::find(measured.begin(), measured.end(), s.reference.measured) == measured.end()) {
+        measured.push_back(s.reference.measured);
+      }
     }
     text += fmt::format("{}[{}] {}, {}\n", lead, i + 1, sources[i], url);
     for (const auto& m : measured) text += fmt::format("{}    measured: {}\n", lead, m);
@@ -263,13 +297,13 @@ void print_standings(Printer& p, const CompareReport::FileStandings& file) {
   p.paragraph(
       "Measured by others on other machines with their own programs (docs/references.json): "
       "context for this file, not a controlled comparison.");
-  Grid grid{{"reference", "their figure", "this file", "speed: this / theirs"}, {}};
+  Grid grid{{"reference", "their figure", "this file", "speed: this / theirs"}, {}, 3};
   std::vector<std::string> sources;
   for (const auto& s : file.standings) {
     const auto it = std::find(sources.begin(), sources.end(), s.reference.source);
     const std::size_t note = static_cast<std::size_t>(it - sources.begin()) + 1;
     if (it == sources.end()) sources.push_back(s.reference.source);
-    grid.rows.push_back({fmt::format("{}, {} [{}]", s.reference.machine, s.reference.os, note),
+    grid.rows.push_back({fmt::format("{} [{}]", s.reference.machine, note),
                          their_figure(s.reference), my_figure(s),
                          s.mine ? fmt::format("{:.2f}×", s.speed_ratio) : "-"});
   }
