@@ -114,7 +114,8 @@ int measure(const Command& command, std::ostream& out, std::ostream& err) {
   return code;
 }
 
-// The environment capture every results file carries, as a table of fields or its JSON.
+// The environment capture every results file carries, as its JSON or as a table of fields
+// read back from that JSON, so the table lists every field the JSON has.
 int print_environment(const std::string& dir, const std::string& format, std::ostream& out) {
   const std::string document = to_json_document(capture_environment(dir), {});
   if (format == "json") {

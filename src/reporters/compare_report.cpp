@@ -74,7 +74,8 @@ void write_markdown(std::ostream& out, const Grid& grid) {
 
 // Breaks a line longer than `width` at spaces; continuations are indented 4 more than it.
 std::string wrap(const std::string& line, std::size_t width) {
-  const std::size_t indent = line.find_first_not_of(' ') + 4;
+  const std::size_t lead = line.find_first_not_of(' ');
+  const std::size_t indent = (lead == std::string::npos ? 0 : lead) + 4;
   std::string out;
   std::string rest = line;
   while (display_width(rest) > width) {
