@@ -188,8 +188,8 @@ std::vector<EnvironmentRow> environment_rows(std::span<const ResultsDocument> do
   }
   // Headline fields in the order above (mitigations after the CPU), then the rest by name.
   auto order = [](const EnvironmentRow& row) {
-    const std::string_view field =
-        row.field.rfind(kMitigationsPrefix, 0) == 0 ? "virtualization" : row.field;
+    std::string_view field = row.field;
+    if (field.starts_with(kMitigationsPrefix)) field = "virtualization";
     return std::find(std::begin(kHeadlineFields), std::end(kHeadlineFields), field) -
            std::begin(kHeadlineFields);
   };

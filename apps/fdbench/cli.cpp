@@ -440,8 +440,8 @@ constexpr const char* kCompareFooter = R"(
 Results present in every file are set side by side: each file's median, its time ratio to
 the first file (< 1: faster) with the ratio's min-max range, and a two-sided Mann-Whitney U
 test on the repetition times (p < 0.05: a real difference; under 5 repetitions on a side,
-too few to tell). Results only some files have are listed too. The environment fields that
-differ (kernel, CPU, filesystem, mitigations, rcu_expedited, ...) are shown first.
+too few to tell). Results only some files have are listed too. The environments come first,
+with the fields that differ marked (kernel, CPU, filesystem, mitigations, rcu_expedited, ...).
 --references sets each file against the figures the seed experiments published (an Apple
 M2, a 64-core Linux server, Linux vs OpenBSD sockets): measured elsewhere, not a
 controlled comparison.
@@ -455,7 +455,7 @@ CLI::App* add_compare_command(CLI::App& app, CompareText& text) {
   CLI::App* cmd = app.add_subcommand(
       "compare", "Compare results files (--format json), or one against published figures");
   cmd->add_option("files", text.files, "Results files; the first is the baseline")
-      ->type_name("FILE...");
+      ->type_name("FILE");
   cmd->add_flag("--references", text.references,
                 "Also set each file against the figures the seed experiments published");
   cmd->add_option("--format", text.format, "Output format: " + join(compare_formats()))

@@ -29,17 +29,15 @@ std::size_t display_width(std::string_view text) {
 
 // Columns two spaces apart, the first `left_columns` left-aligned.
 void write_text(std::ostream& out, const Grid& grid) {
-  std::vector<std::size_t> widths(grid.header.size(), 0);
-  for (const auto* row : {&grid.header}) {
-    for (std::size_t c = 0; c < row->size(); ++c) widths[c] = display_width((*row)[c]);
-  }
+  std::vector<std::size_t> widths;
+  for (const auto& title : grid.header) widths.push_back(display_width(title));
   for (const auto& row : grid.rows) {
     for (std::size_t c = 0; c < row.size(); ++c) {
       widths[c] = std::max(widths[c], display_width(row[c]));
     }
   }
   auto line = [&](const std::vector<std::string>& row) {
-    std::string text = " ";
+    std::string text = " ";  // indented under the heading
     for (std::size_t c = 0; c < row.size(); ++c) {
       const std::string pad(widths[c] - display_width(row[c]), ' ');
       text += "  " + (c < grid.left_columns ? row[c] + pad : pad + row[c]);
