@@ -186,12 +186,13 @@ std::vector<EnvironmentRow> environment_rows(std::span<const ResultsDocument> do
       others.push_back(std::move(row));
     }
   }
-  // Headline fields in the order above (mitigations after the CPU), then the rest by name.
+  // Headline fields in the order above, then the rest by name.
   auto order = [](const EnvironmentRow& row) {
-    std::string_view field = row.field;
-    if (field.starts_with(kMitigationsPrefix)) field = "virtualization";
-    return std::find(std::begin(kHeadlineFields), std::end(kHeadlineFields), field) -
-           std::begin(kHeadlineFields);
+    const bool mitigation = row.field.starts_with(kMitigationsPrefix);
+    const std::string_view field = mitigation ? "virtualization" : std::string_view(row.field);
+    const auto at = std::find(std::begin(kHeadlineFields), std::end(kHeadlineFields), field) -
+                    std::begin(kHeadlineFields);
+    return 2 * at + (mitigation ? 1 : 0);  // each mitigation right after virtualization
   };
   std::stable_sort(headline.begin(), headline.end(),
                    [&](const auto& x, const auto& y) { return order(x) < order(y); });

@@ -10,7 +10,9 @@
 #include "fdbench/reporter.hpp"
 #include "fdbench/version.hpp"
 #include "format.hpp"
+#include "reporters/environment_text.hpp"
 #include "reporters/registry.hpp"
+#include "reporters/section_text.hpp"
 
 namespace fdbench {
 
@@ -26,41 +28,32 @@ std::string cell(std::string_view text) {
   return out;
 }
 
-// Results measured in fresh children (sockets, --keep-open) show the table growth too.
-bool shows_growth(const Result& r) {
-  return r.workload != "open" || (r.input && r.input->keep_open);
-}
-
 class MarkdownReporter final : public Reporter {
  public:
   explicit MarkdownReporter(std::ostream& out) : out_(out) {}
 
   void begin(const Environment& env) override {
-    out_ << fmt::format("# fdbench {}\n\n{} {} · {} · {} logical CPUs · {} · RLIMIT_NOFILE {}/{}",
-                        version(), env.os, env.kernel, cell(env.cpu_model), env.logical_cpus,
-                        env.fs_type, env.rlimit_nofile.soft, env.rlimit_nofile.hard);
-    if (env.fdsize_at_start) out_ << fmt::format(" · FDSize {} at start", *env.fdsize_at_start);
-    if (env.rcu_expedited) out_ << fmt::format(" · rcu_expedited={}", *env.rcu_expedited);
-    out_ << "\n" << std::flush;
+    out_ << fmt::format("# fdbench {}\n\n{}\n", version(), cell(environment_summary(env)));
+    for (const auto& w : env.warnings) out_ << "\n> ! " << w << "\n";
+    out_ << std::flush;
   }
 
   void section(const Section& section) override {
     flush_notes();
-    out_ << "\n## " << section.title << "\n";
-    if (!section.note.empty()) out_ << "\n_" << section.note << "_\n";
+    out_ << "\n## " << section_title(section) << "\n\n_" << section_note(section) << "_\n";
     header_for_.clear();
     out_ << std::flush;
   }
 
   void add(const Result& r) override {
-    const bool growth = shows_growth(r);
+    // Descriptors held to the end of a repetition grow the table: show pregrow and FDSize.
+    const bool growth = r.holds_descriptors;
     const std::string key = r.workload + (growth ? "+growth" : "");
     if (header_for_ != key) {
       flush_notes();
       header_for_ = key;
       out_ << fmt::format("\n| strategy | threads |{} median ms | min–max ms | {} |{}\n",
-                          growth ? " pregrow |" : "", r.workload == "open" ? "files/s" : "fds/s",
-                          growth ? " FDSize |" : "");
+                          growth ? " pregrow |" : "", r.unit + "/s", growth ? " FDSize |" : "");
       out_ << fmt::format("|:--|--:|{}--:|--:|--:|{}\n", growth ? ":--|" : "",
                           growth ? ":--|" : "");
     }
@@ -94,7 +87,7 @@ class MarkdownReporter final : public Reporter {
  private:
   static std::string who(const Result& r) {
     return fmt::format("**{}, {} thread{}{}**", r.strategy, r.threads, r.threads == 1 ? "" : "s",
-                       shows_growth(r) ? ", pregrow " + r.pregrow : "");
+                       r.holds_descriptors ? ", pregrow " + r.pregrow : "");
   }
 
   static std::string fdsize_text(const Result& r) {

@@ -8,9 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/process_group.hpp"
-#include "cli/run_binary.hpp"
 #include "support/contract.hpp"
+#include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
@@ -112,8 +111,8 @@ TEST_F(Compare, UnreadableInputsAreOneLineAndExitTwo) {
     for (const auto& args : {std::vector<std::string>{"compare", path("a.json"), file},
                              std::vector<std::string>{"compare", "--references", file}}) {
       SCOPED_TRACE(describe(args));
-      GroupChild child(args);
-      const GroupRun run = child.wait(std::chrono::seconds(30));
+      FdbenchProcess child(args);
+      const RunResult run = child.wait();
       EXPECT_EQ(run.exit_code, 2) << run.err;
       EXPECT_EQ(run.out, "");
       EXPECT_EQ(run.err.rfind("Error: " + file, 0), 0U) << run.err;

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/process_group.hpp"
 #include "fdbench/reporter.hpp"
 #include "fdbench/results_json.hpp"
 #include "support/contract.hpp"
+#include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
@@ -77,8 +77,8 @@ class Exports : public ::testing::Test {
 };
 
 TEST_F(Exports, AFinishedRunWritesEveryFormatCompleteAndStdoutToo) {
-  GroupChild child(args("2"));
-  const GroupRun run = child.wait(std::chrono::seconds(120));
+  FdbenchProcess child(args("2"));
+  const RunResult run = child.wait();
   ASSERT_EQ(run.exit_code, 0) << run.err;
   expect_consistent(true);
   EXPECT_EQ(nlohmann::json::parse(run.out).at("results").size(), 6U);
@@ -90,15 +90,15 @@ TEST_F(Exports, AFinishedRunWritesEveryFormatCompleteAndStdoutToo) {
 
 TEST_F(Exports, TheFilesHoldEachFinishedResultDuringTheRunAndAfterAnInterrupt) {
   // Enough repetitions that the run is still going when the first result lands.
-  GroupChild child(args("3000"));
+  FdbenchProcess child(args("3000"));
   ASSERT_TRUE(wait_until([&] { return exists(json_); }, std::chrono::seconds(120)))
       << "no result was exported";
   // Written atomically: whatever is there now is a whole document of finished results.
   const auto during = nlohmann::json::parse(read_text(json_));
   EXPECT_EQ(during.at("complete"), false);
   EXPECT_GE(during.at("results").size(), 1U);
-  child.signal(SIGTERM, false);
-  const GroupRun run = child.wait(std::chrono::seconds(30));
+  child.signal(SIGTERM);
+  const RunResult run = child.wait();
   EXPECT_EQ(run.exit_code, 128 + SIGTERM) << run.err;
   expect_consistent(false);
   const auto after = nlohmann::json::parse(read_text(json_));
@@ -113,12 +113,12 @@ TEST(ExportErrors, AnExportThatCannotBeWrittenStopsTheRunWithOneLine) {
   TempDir out;
   const std::string sub = out / "gone";
   ASSERT_EQ(mkdir(sub.c_str(), 0755), 0);
-  GroupChild child({"open", "--files", "20000", "--threads", "1", "--strategy", "threads",
-                    "--repeat", "1", "--warmup", "0", "--dir", work.path(), "--export-json",
-                    sub + "/run.json"});
+  FdbenchProcess child({"open", "--files", "20000", "--threads", "1", "--strategy", "threads",
+                        "--repeat", "1", "--warmup", "0", "--dir", work.path(), "--export-json",
+                        sub + "/run.json"});
   ASSERT_TRUE(wait_until([&] { return !private_dirs(work.path()).empty(); }));
   ASSERT_EQ(rmdir(sub.c_str()), 0);
-  const GroupRun run = child.wait(std::chrono::seconds(60));
+  const RunResult run = child.wait();
   EXPECT_EQ(run.exit_code, 1) << run.err;
   EXPECT_NE(run.err.find("Error: cannot write --export-json " + sub + "/run.json"),
             std::string::npos)

@@ -11,9 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/process_group.hpp"
-#include "cli/run_binary.hpp"
 #include "fdbench/reporter.hpp"
+#include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
@@ -220,12 +219,12 @@ TEST_F(Schema, RealOpenSocketAndKeepOpenRuns) {
 
 TEST_F(Schema, AnInterruptedExport) {
   const std::string file = out_ / "cut.json";
-  GroupChild child({"open", "--files", "20", "--threads", "1,2,4", "--strategy", "threads,pool",
-                    "--repeat", "3000", "--warmup", "0", "--dir", work_.path(), "--export-json",
-                    file});
+  FdbenchProcess child({"open", "--files", "20", "--threads", "1,2,4", "--strategy", "threads,pool",
+                        "--repeat", "3000", "--warmup", "0", "--dir", work_.path(), "--export-json",
+                        file});
   ASSERT_TRUE(wait_until([&] { return exists(file); }, std::chrono::seconds(120)));
-  child.signal(SIGTERM, false);
-  const GroupRun run = child.wait(std::chrono::seconds(30));
+  child.signal(SIGTERM);
+  const RunResult run = child.wait();
   EXPECT_EQ(run.exit_code, 128 + SIGTERM) << run.err;
   EXPECT_EQ(nlohmann::json::parse(read_text(file)).at("complete"), false);
   expect_valid({file});

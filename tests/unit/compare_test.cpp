@@ -12,6 +12,7 @@
 
 #include "fdbench/error.hpp"
 #include "fdbench/reporter.hpp"
+#include "support/results.hpp"
 
 namespace fdbench {
 namespace {
@@ -68,30 +69,16 @@ TEST(MannWhitney, IdenticalAndEmptySamples) {
 }
 
 Environment environment(const std::string& fs_type) {
-  Environment env;
-  env.os = "Linux";
-  env.kernel = "6.18.0-test";
-  env.cpu_model = "Test CPU";
-  env.logical_cpus = 2;
+  Environment env = testing::linux_environment();
   env.fs_type = fs_type;
-  env.rlimit_nofile = {1024, 524288};
-  env.fdsize_at_start = 64;
-  env.io_uring_disabled = 0;
-  env.rcu_expedited = 1;
+  env.build_type = "Release";
+  env.compiler = "gcc 12.2.0";
+  env.virtualization = "kvm";
   return env;
 }
 
 Result open_result(const std::string& strategy, int threads, std::vector<std::int64_t> times) {
-  Result r;
-  r.workload = "open";
-  r.strategy = strategy;
-  r.threads = threads;
-  r.kind = "file";
-  r.ops = 10000;
-  r.repeat = static_cast<int>(times.size());
-  r.times_ns = std::move(times);
-  finalize(r);
-  return r;
+  return testing::ResultBuilder::open(strategy, threads).ops(10000).times(std::move(times));
 }
 
 std::vector<std::int64_t> around(std::int64_t ns, int n = 10) {
@@ -187,8 +174,8 @@ TEST(Compare, UnderFiveRepetitionsThereIsNoVerdict) {
 }
 
 TEST(Compare, UnavailableOnOneSideHasNoRatio) {
-  Result missing = open_result("uring", 1, {});
-  missing.error = "io_uring_disabled is 2";
+  const Result missing =
+      testing::ResultBuilder::open("uring", 1).ops(10000).unavailable("io_uring_disabled is 2", 10);
   const auto a = document("ext4", {open_result("uring", 1, around(5'000'000))});
   const auto b = document("ext4", {missing});
   const Comparison c = compare_two(a, b);
@@ -207,23 +194,23 @@ TEST(Compare, EnvironmentShowsHeadlineFieldsAndWhatDiffers) {
   const Comparison c = compare_two(a, b);
   std::vector<std::string> fields;
   for (const auto& row : c.environment) fields.push_back(row.field);
-  const std::vector<std::string> expected{"os",
-                                          "kernel",
-                                          "cpu_model",
-                                          "logical_cpus",
-                                          "cpu_mitigations.meltdown",
-                                          "fs_type",
-                                          "rcu_expedited",
-                                          "io_uring_disabled",
-                                          "rlimit_nofile.soft"};
+  const std::vector<std::string> expected{
+      "os",           "kernel",         "cpu_model",
+      "logical_cpus", "virtualization", "cpu_mitigations.meltdown",
+      "fs_type",      "rcu_expedited",  "io_uring_disabled",
+      "build_type",   "compiler",       "rlimit_nofile.soft"};
   EXPECT_EQ(fields, expected);
   for (const auto& row : c.environment) {
     const bool should_differ = row.field == "fs_type" || row.field == "rlimit_nofile.soft" ||
                                row.field == "cpu_mitigations.meltdown";
     EXPECT_EQ(row.differs, should_differ) << row.field;
+    if (row.field == "cpu_mitigations.meltdown") {
+      EXPECT_EQ(row.values[0], std::nullopt);
+    }
+    if (row.field == "fs_type") {
+      EXPECT_EQ(row.values[1], "tmpfs");
+    }
   }
-  EXPECT_EQ(c.environment[4].values[0], std::nullopt);
-  EXPECT_EQ(c.environment[5].values[1], "tmpfs");
 }
 
 TEST(References, TheShippedFiguresAreTheSeeds) {
@@ -250,17 +237,7 @@ TEST(References, MalformedReferencesAreErrors) {
 }
 
 Result socket_result(const std::string& pregrow, std::int64_t ns) {
-  Result r;
-  r.workload = "socket";
-  r.strategy = "threads";
-  r.threads = 2;
-  r.kind = "tcp";
-  r.pregrow = pregrow;
-  r.ops = 512;
-  r.times_ns = around(ns);
-  r.repeat = 10;
-  finalize(r);
-  return r;
+  return testing::ResultBuilder::socket("threads", 2).pregrow(pregrow).ops(512).times(around(ns));
 }
 
 TEST(References, StandingTakesTheBestMatchingResult) {

@@ -77,17 +77,15 @@ TEST(Findings, PregrowThatDidNotHelpSaysSo) {
 }
 
 TEST(Findings, FailuresAreMentioned) {
-  const std::vector<Result> one_failed{
-      open_result("threads", 1, 2'000'000),
-      open_result("threads", 2, 1'000'000).failed(5, EMFILE)};
+  const std::vector<Result> one_failed{open_result("threads", 1, 2'000'000),
+                                       open_result("threads", 2, 1'000'000).failed(5, EMFILE)};
   expect_finding(findings(one_failed),
                  "1 result had failed calls and must not be read as timings (see the rows "
                  "marked FAILED).");
 
-  const std::vector<Result> two_failed{
-      open_result("threads", 1, 2'000'000).failed(1, EACCES),
-      open_result("threads", 2, 1'000'000).failed(5, EMFILE),
-      open_result("pool", 2, 1'000'000)};
+  const std::vector<Result> two_failed{open_result("threads", 1, 2'000'000).failed(1, EACCES),
+                                       open_result("threads", 2, 1'000'000).failed(5, EMFILE),
+                                       open_result("pool", 2, 1'000'000)};
   const auto lines = findings(two_failed);
   expect_finding(lines,
                  "2 results had failed calls and must not be read as timings (see the rows "

@@ -208,9 +208,7 @@ TEST(Csv, RowsAreTheValuesInHeaderOrder) {
             "500000.0,64,64,0,,3000000;1000000;2000000");
   EXPECT_EQ(csv_row(socket_result("auto", 5, 512, 1024)),
             "socket,threads,2,1,tcp,auto,512,2,0,5,5.0,5,5.0,0.0,102400000000.0,512,1024,0,,5;5");
-  EXPECT_EQ(csv_row(open_result("threads", 8)
-                        .fdsize(std::nullopt, std::nullopt)
-                        .failed(7, EMFILE)),
+  EXPECT_EQ(csv_row(open_result("threads", 8).fdsize(std::nullopt, std::nullopt).failed(7, EMFILE)),
             "open,threads,8,1,file,off,1000,3,1,1000000,2000000.0,3000000,2000000.0,1000000.0,"
             "500000.0,,,7,,3000000;1000000;2000000");
   EXPECT_EQ(csv_row(unavailable_result()),
