@@ -122,7 +122,12 @@ int print_environment(const std::string& dir, const std::string& format, std::os
     out << nlohmann::json::parse(document).at("environment").dump(2) << "\n";
     return 0;
   }
-  const auto fields = parse_results_json(document).environment_fields;
+  auto fields = parse_results_json(document).environment_fields;
+  // A field the JSON holds as null was not measurable here; the table says so, not nothing.
+  const auto environment = nlohmann::json::parse(document).at("environment");
+  for (auto it = environment.begin(); it != environment.end(); ++it) {
+    if (it->is_null()) fields.emplace(it.key(), "(not known here)");
+  }
   std::size_t width = 0;
   for (const auto& [name, value] : fields) width = std::max(width, name.size());
   for (const auto& [name, value] : fields) out << fmt::format("{:<{}}  {}\n", name, width, value);
