@@ -14,16 +14,17 @@
 
 namespace fdbench {
 
-void write_file_atomically(const std::string& path, std::string_view content) {
+void write_file_atomically(const std::string& path, std::string_view content,
+                           std::string_view what) {
   std::string tmp = path + ".tmp-XXXXXX";
   UniqueFd fd(mkstemp(tmp.data()));
   if (!fd) {
-    throw Error(fmt::format("cannot write --output {}: {}", path, errno_text(errno)));
+    throw Error(fmt::format("cannot write {} {}: {}", what, path, errno_text(errno)));
   }
   fchmod(fd.get(), 0644);
   auto fail = [&](int err) {
     unlink(tmp.c_str());
-    return Error(fmt::format("cannot write --output {}: {}", path, errno_text(err)));
+    return Error(fmt::format("cannot write {} {}: {}", what, path, errno_text(err)));
   };
   const char* p = content.data();
   std::size_t left = content.size();

@@ -58,7 +58,7 @@ void record_failures(Result& r, const Tally& tally) {
   r.first_failure = errno_text(tally.first_errno);
   for (int err = 0; err < Tally::kErrnoSlots; ++err) {
     if (const auto n = tally.by_errno[static_cast<std::size_t>(err)]; n != 0) {
-      r.failures_by_errno[err == Tally::kErrnoSlots - 1 ? "other" : errno_text(err)] += n;
+      add_failures(r.failures_by_errno, err == Tally::kErrnoSlots - 1 ? -1 : err, n);
     }
   }
 }

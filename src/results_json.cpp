@@ -143,6 +143,28 @@ class Reader {
     return out;
   }
 
+  // {"EMFILE": {"count": 3, "message": "Too many open files"}}; a bare count, as fdbench 0.1
+  // wrote keyed by message, is read with an empty message.
+  [[nodiscard]] std::map<std::string, ErrnoCount> errno_counts(const char* key) const {
+    std::map<std::string, ErrnoCount> out;
+    if (!has(key)) return out;
+    const json& v = field(key);
+    if (!v.is_object()) throw Error(fmt::format("{}.{}: expected an object", path_, key));
+    for (const auto& [name, entry] : v.items()) {
+      if (entry.is_number_unsigned()) {
+        out[name].count = entry.get<std::uint64_t>();
+        continue;
+      }
+      if (!entry.is_object()) {
+        throw Error(
+            fmt::format("{}.{}.{}: expected a count or {{count, message}}", path_, key, name));
+      }
+      const Reader one(entry, fmt::format("{}.{}.{}", path_, key, name));
+      out[name] = {one.integer<std::uint64_t>("count"), one.text_or("message", "")};
+    }
+    return out;
+  }
+
   [[nodiscard]] std::string path(const char* key) const { return path_ + "." + key; }
 
  private:
@@ -216,7 +238,7 @@ Result read_result(const Reader& in) {
   r.fdsize_after = in.optional_integer<int>("fdsize_after");
   r.failures = in.integer<std::uint64_t>("failures");
   r.first_failure = in.text_or("first_failure", "");
-  r.failures_by_errno = in.counts("failures_by_errno");
+  r.failures_by_errno = in.errno_counts("failures_by_errno");
   r.error = in.text_or("error", "");
   if (in.has("warnings")) {
     for (const auto& w : in.field("warnings")) {
@@ -249,6 +271,22 @@ Result read_result(const Reader& in) {
   // Statistics are derived from the raw samples, so a reader never trusts stale copies.
   finalize(r);
   return r;
+}
+
+// Nested objects become "parent.child" names, to a small depth (a fuzzed document may nest
+// deeper than the stack allows); what lies deeper is kept as JSON text.
+void flatten(const json& node, const std::string& prefix, int depth,
+             std::map<std::string, std::string>& out) {
+  for (const auto& [key, value] : node.items()) {
+    const std::string name = prefix.empty() ? key : prefix + "." + key;
+    if (value.is_object() && depth < 3) {
+      flatten(value, name, depth + 1, out);
+    } else if (value.is_string()) {
+      out[name] = value.get<std::string>();
+    } else if (!value.is_null()) {
+      out[name] = value.dump(-1, ' ', false, json::error_handler_t::replace);
+    }
+  }
 }
 
 ResultsDocument read_document(const json& root);
@@ -285,6 +323,7 @@ ResultsDocument read_document(const json& root) {
   out.complete = !doc.has("complete") || !doc.field("complete").is_boolean() ||
                  doc.field("complete").get<bool>();
   out.environment = read_environment(Reader(doc.field("environment"), "environment"));
+  flatten(doc.field("environment"), "", 0, out.environment_fields);
   const json& results = doc.field("results");
   if (!results.is_array()) throw Error("results: expected an array");
   for (std::size_t i = 0; i < results.size(); ++i) {

@@ -1,24 +1,21 @@
+// argv -> Command. CLI11 binds each flag to text; one function per subcommand then turns that
+// text into validated options, so that every message names its flag.
 #include "cli.hpp"
 
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <charconv>
-#include <map>
 #include <iostream>
+#include <map>
 #include <sstream>
 
-#include <fmt/format.h>
-
-#include "fdbench/atomic_file.hpp"
-#include "fdbench/environment.hpp"
+#include "fdbench/compare.hpp"
 #include "fdbench/error.hpp"
-#include "fdbench/file_set.hpp"
-#include "fdbench/interrupt.hpp"
 #include "fdbench/reporter.hpp"
-#include "fdbench/runner.hpp"
 #include "fdbench/strategy.hpp"
 #include "fdbench/version.hpp"
 
@@ -36,8 +33,7 @@ std::string join(const std::vector<std::string>& items) {
   return out;
 }
 
-long long parse_number(std::string_view flag, std::string_view text, long long min,
-                       long long max) {
+long long parse_number(std::string_view flag, std::string_view text, long long min, long long max) {
   long long value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec == std::errc::result_out_of_range ||
@@ -83,21 +79,34 @@ void check_directory(std::string_view flag, const std::string& dir, bool writabl
     throw UsageError(fmt::format("{} {}: not a directory: name a directory", flag, dir));
   }
   if (writable && access(dir.c_str(), W_OK | X_OK) != 0) {
-    throw UsageError(fmt::format("{} {}: not writable ({}); choose a writable directory", flag,
-                                 dir, errno_text(errno)));
+    throw UsageError(fmt::format("{} {}: not writable ({}); choose a writable directory", flag, dir,
+                                 errno_text(errno)));
   }
 }
 
-void check_output(const std::string& output) {
+// A file fdbench will write (--output, --export-*): its directory must take it.
+void check_output(std::string_view flag, const std::string& output) {
   if (output.empty()) return;
   const auto slash = output.find_last_of('/');
   const std::string dir = slash == std::string::npos ? "." : output.substr(0, slash + 1);
-  check_directory("--output: directory", dir, true);
+  check_directory(fmt::format("{}: directory", flag), dir, true);
   struct stat info {};
   if (stat(output.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-    throw UsageError(fmt::format("--output {}: is a directory; name a file", output));
+    throw UsageError(fmt::format("{} {}: is a directory; name a file", flag, output));
   }
 }
+
+// --export-FORMAT FILE, one line per format, as hyperfine lists its exporters: a new export is
+// a line here and its reporter in the registry.
+struct ExportFlag {
+  const char* flag;
+  const char* format;
+};
+constexpr ExportFlag kExportFlags[] = {
+    {"--export-json", "json"},
+    {"--export-csv", "csv"},
+    {"--export-markdown", "markdown"},
+};
 
 // Flags as text, validated after parsing so that every message names its flag.
 struct CommonText {
@@ -105,6 +114,7 @@ struct CommonText {
   std::string warmup = "1";
   std::string format = "table";
   std::string output;
+  std::map<std::string, std::string> exports;  // flag -> FILE
 };
 
 struct OpenText {
@@ -129,6 +139,35 @@ struct SocketText {
   std::string kind = "tcp";
   std::string pregrow = "off,auto";
   std::string batch = "64";
+};
+
+struct CompareText {
+  std::vector<std::string> files;
+  bool references = false;
+  std::string format = "table";
+};
+
+// Everything the command line can say, bound to CLI11 options, with the subcommands.
+struct Texts {
+  CommonText suite;
+  std::string suite_dir;
+  OpenText open;
+  CommonText open_common;
+  SocketText socket;
+  CommonText socket_common;
+  std::string clean_dir;
+  std::string env_dir;
+  std::string env_format = "table";
+  CompareText compare;
+};
+
+struct Subcommands {
+  CLI::App* open = nullptr;
+  CLI::App* socket = nullptr;
+  CLI::App* strategies = nullptr;
+  CLI::App* clean = nullptr;
+  CLI::App* env = nullptr;
+  CLI::App* compare = nullptr;
 };
 
 std::vector<std::string> parse_strategies(const std::string& text) {
@@ -166,28 +205,87 @@ std::size_t parse_layout(const std::string& text) {
   throw UsageError(fmt::format("--layout: '{}' is not flat or dirs:K", text));
 }
 
+void check_choice(std::string_view flag, const std::string& value,
+                  const std::vector<std::string>& choices) {
+  if (std::find(choices.begin(), choices.end(), value) == choices.end()) {
+    throw UsageError(
+        fmt::format("{}: unknown format '{}' (choose from {})", flag, value, join(choices)));
+  }
+}
+
 void add_common(CLI::App& app, CommonText& text) {
   app.add_option("--repeat", text.repeat, "Timed repetitions; the median is reported")
       ->capture_default_str();
-  app.add_option("--warmup", text.warmup, "Untimed repetitions before them")
-      ->capture_default_str();
+  app.add_option("--warmup", text.warmup, "Untimed repetitions before them")->capture_default_str();
   app.add_option("--format", text.format, "Output format: " + join(reporter_names()))
       ->capture_default_str();
   app.add_option("--output", text.output,
                  "Write the output to FILE instead of stdout (atomically: all or nothing)");
+  for (const auto& [flag, format] : kExportFlags) {
+    app.add_option(flag, text.exports[flag],
+                   fmt::format("Also keep the {} output in FILE, rewritten after every result "
+                               "(an interrupted run keeps what it measured)",
+                               format));
+  }
+}
+
+// Every --export-FORMAT given, each to a file of its own.
+std::vector<Export> apply_exports(const CommonText& text) {
+  std::vector<Export> exports;
+  for (const auto& [flag, format] : kExportFlags) {
+    const std::string& path = text.exports.at(flag);
+    if (path.empty()) continue;
+    check_output(flag, path);
+    std::string taken_by = path == text.output ? "--output" : "";
+    for (const auto& other : exports) {
+      if (other.path == path) taken_by = other.flag;
+    }
+    if (!taken_by.empty()) {
+      throw UsageError(
+          fmt::format("{} {}: {} writes that file too; name another file", flag, path, taken_by));
+    }
+    exports.push_back({flag, format, path});
+  }
+  return exports;
 }
 
 void apply_common(const CommonText& text, int& repeat, int& warmup, Command& command) {
   repeat = static_cast<int>(parse_number("--repeat", text.repeat, 1, 100000));
   warmup = static_cast<int>(parse_number("--warmup", text.warmup, 0, 100000));
-  const auto formats = reporter_names();
-  if (std::find(formats.begin(), formats.end(), text.format) == formats.end()) {
-    throw UsageError(fmt::format("--format: unknown format '{}' (choose from {})", text.format,
-                                 join(formats)));
-  }
+  check_choice("--format", text.format, reporter_names());
   command.format = text.format;
-  check_output(text.output);
+  check_output("--output", text.output);
   command.output = text.output;
+  command.exports = apply_exports(text);
+}
+
+// The user's files instead of a generated set: --tree or --list.
+void apply_open_input(const OpenText& text, OpenOptions& open) {
+  if (!text.tree.empty() && !text.list.empty()) {
+    throw UsageError("--tree and --list: choose one input");
+  }
+  if (text.list0 && text.list.empty()) throw UsageError("--list0 needs --list FILE");
+  open.tree = text.tree;
+  open.list = text.list;
+  open.list0 = text.list0;
+  const bool existing = !open.tree.empty() || !open.list.empty();
+  if (existing && open.flags == OpenFlags::rdwr) {
+    throw UsageError(
+        "--flags rdwr works only on fdbench's own files: --tree and --list "
+        "inputs are never opened for writing");
+  }
+  if (!open.tree.empty()) check_directory("--tree", open.tree, false);
+  if (!open.list.empty()) {
+    struct stat info {};
+    if (stat(open.list.c_str(), &info) != 0) {
+      throw UsageError(fmt::format("--list {}: {}", open.list, errno_text(errno)));
+    }
+    if (S_ISDIR(info.st_mode)) {
+      throw UsageError(fmt::format("--list {}: is a directory (did you mean --tree?)", open.list));
+    }
+  }
+  open.dir = text.dir.empty() ? default_dir() : text.dir;
+  if (!existing) check_directory("--dir", open.dir, true);
 }
 
 void apply_open(const OpenText& text, OpenOptions& open) {
@@ -203,33 +301,11 @@ void apply_open(const OpenText& text, OpenOptions& open) {
   open.keep_open = text.keep_open;
   open.pregrow = parse_pregrow_list(text.pregrow);
   if (!open.keep_open && (open.pregrow.size() != 1 || open.pregrow[0].mode != Pregrow::Mode::off)) {
-    throw UsageError("--pregrow needs --keep-open: open+close never holds more than a few "
-                     "descriptors, so the table does not grow");
+    throw UsageError(
+        "--pregrow needs --keep-open: open+close never holds more than a few "
+        "descriptors, so the table does not grow");
   }
-  if (!text.tree.empty() && !text.list.empty()) {
-    throw UsageError("--tree and --list: choose one input");
-  }
-  if (text.list0 && text.list.empty()) throw UsageError("--list0 needs --list FILE");
-  open.tree = text.tree;
-  open.list = text.list;
-  open.list0 = text.list0;
-  const bool existing = !open.tree.empty() || !open.list.empty();
-  if (existing && open.flags == OpenFlags::rdwr) {
-    throw UsageError("--flags rdwr works only on fdbench's own files: --tree and --list "
-                     "inputs are never opened for writing");
-  }
-  if (!open.tree.empty()) check_directory("--tree", open.tree, false);
-  if (!open.list.empty()) {
-    struct stat info {};
-    if (stat(open.list.c_str(), &info) != 0) {
-      throw UsageError(fmt::format("--list {}: {}", open.list, errno_text(errno)));
-    }
-    if (S_ISDIR(info.st_mode)) {
-      throw UsageError(fmt::format("--list {}: is a directory (did you mean --tree?)", open.list));
-    }
-  }
-  open.dir = text.dir.empty() ? default_dir() : text.dir;
-  if (!existing) check_directory("--dir", open.dir, true);
+  apply_open_input(text, open);
 }
 
 void apply_socket(const SocketText& text, SocketOptions& socket) {
@@ -281,243 +357,293 @@ Examples:
   fdbench open --help
   fdbench socket --pregrow off,auto,1023 --format json --output socket.json)";
 
-}  // namespace
+CLI::App* add_open_command(CLI::App& app, OpenText& text, CommonText& common) {
+  CLI::App* cmd = app.add_subcommand("open", "Open and close N distinct empty files");
+  cmd->add_option("--files", text.files, "Number of files")->capture_default_str();
+  cmd->add_option("--threads", text.threads, "Thread counts, a comma list (1 to 1024)")
+      ->capture_default_str();
+  cmd->add_option("--strategy", text.strategy,
+                  "Strategies, a comma list of " + join(strategy_names()) + ", or all")
+      ->capture_default_str();
+  cmd->add_option("--batch", text.batch,
+                  "Files per task (pool-batch), per submission (uring) or in flight (libuv)")
+      ->capture_default_str();
+  cmd->add_option("--dir", text.dir,
+                  "Where the private file set is created (default $TMPDIR or /tmp)");
+  cmd->add_option("--layout", text.layout,
+                  "flat, or dirs:K to spread the files over K subdirectories")
+      ->capture_default_str();
+  cmd->add_option("--tree", text.tree,
+                  "Open the regular files under this existing directory instead");
+  cmd->add_option("--list", text.list, "Open the paths listed in this file (one per line) instead");
+  cmd->add_flag("--list0", text.list0, "The --list file is NUL-separated");
+  cmd->add_option("--flags", text.flags, "Open mode: " + join(open_flags_names()))
+      ->capture_default_str();
+  cmd->add_flag("--keep-open", text.keep_open, "Hold every descriptor until the repetition ends");
+  cmd->add_option("--pregrow", text.pregrow,
+                  "With --keep-open: comma list of off, auto or N (grow the fd table first)")
+      ->capture_default_str();
+  add_common(*cmd, common);
+  cmd->footer(kOpenFooter);
+  return cmd;
+}
 
-Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out,
-                          std::ostream& err) {
-  CLI::App app{"fdbench: how fast can this machine create file descriptors?", "fdbench"};
-  app.set_version_flag("--version", "fdbench " + std::string(version()));
-  app.footer(kSuiteFooter);
-  app.require_subcommand(0, 1);
-  CommonText suite_common;
-  std::string suite_dir;
-  add_common(app, suite_common);
-  app.add_option("--dir", suite_dir, "Where the private file set is created (default $TMPDIR or /tmp)");
+CLI::App* add_socket_command(CLI::App& app, SocketText& text, CommonText& common) {
+  CLI::App* cmd = app.add_subcommand("socket", "T threads each create and hold N descriptors");
+  cmd->add_option("--strategy", text.strategy,
+                  "Strategies, a comma list of " + join(strategy_names()) + ", or all")
+      ->capture_default_str();
+  cmd->add_option("--batch", text.batch, "Descriptors per io_uring submission")
+      ->capture_default_str();
+  cmd->add_option("--threads", text.threads,
+                  "Thread counts, a comma list; 2 = the main thread plus one")
+      ->capture_default_str();
+  cmd->add_option("--per-thread", text.per_thread,
+                  "Creation calls each thread makes (descriptors, or pipes)")
+      ->capture_default_str();
+  cmd->add_option(
+         "--kind", text.kind,
+         "Descriptor kind: " + join(socket_kind_names()) + " (a pipe call makes two descriptors)")
+      ->capture_default_str();
+  cmd->add_option("--pregrow", text.pregrow,
+                  "Comma list of off, auto or N: grow the fd table first")
+      ->capture_default_str();
+  add_common(*cmd, common);
+  cmd->footer(kSocketFooter);
+  return cmd;
+}
 
-  CLI::App* open_cmd = app.add_subcommand("open", "Open and close N distinct empty files");
-  OpenText open_text;
-  CommonText open_common;
-  open_cmd->add_option("--files", open_text.files, "Number of files")->capture_default_str();
-  open_cmd->add_option("--threads", open_text.threads, "Thread counts, a comma list (1 to 1024)")
-      ->capture_default_str();
-  open_cmd->add_option("--strategy", open_text.strategy,
-                       "Strategies, a comma list of " + join(strategy_names()) + ", or all")
-      ->capture_default_str();
-  open_cmd->add_option("--batch", open_text.batch,
-                       "Files per task (pool-batch), per submission (uring) or in flight (libuv)")
-      ->capture_default_str();
-  open_cmd->add_option("--dir", open_text.dir,
-                       "Where the private file set is created (default $TMPDIR or /tmp)");
-  open_cmd->add_option("--layout", open_text.layout,
-                       "flat, or dirs:K to spread the files over K subdirectories")
-      ->capture_default_str();
-  open_cmd->add_option("--tree", open_text.tree,
-                       "Open the regular files under this existing directory instead");
-  open_cmd->add_option("--list", open_text.list,
-                       "Open the paths listed in this file (one per line) instead");
-  open_cmd->add_flag("--list0", open_text.list0, "The --list file is NUL-separated");
-  open_cmd->add_option("--flags", open_text.flags, "Open mode: " + join(open_flags_names()))
-      ->capture_default_str();
-  open_cmd->add_flag("--keep-open", open_text.keep_open,
-                     "Hold every descriptor until the repetition ends");
-  open_cmd->add_option("--pregrow", open_text.pregrow,
-                       "With --keep-open: comma list of off, auto or N (grow the fd table first)")
-      ->capture_default_str();
-  add_common(*open_cmd, open_common);
-  open_cmd->footer(kOpenFooter);
-
-  CLI::App* socket_cmd =
-      app.add_subcommand("socket", "T threads each create and hold N descriptors");
-  SocketText socket_text;
-  CommonText socket_common;
-  socket_cmd->add_option("--strategy", socket_text.strategy,
-                         "Strategies, a comma list of " + join(strategy_names()) + ", or all")
-      ->capture_default_str();
-  socket_cmd->add_option("--batch", socket_text.batch, "Descriptors per io_uring submission")
-      ->capture_default_str();
-  socket_cmd->add_option("--threads", socket_text.threads,
-                         "Thread counts, a comma list; 2 = the main thread plus one")
-      ->capture_default_str();
-  socket_cmd->add_option("--per-thread", socket_text.per_thread,
-                         "Creation calls each thread makes (descriptors, or pipes)")
-      ->capture_default_str();
-  socket_cmd->add_option("--kind", socket_text.kind,
-                         "Descriptor kind: " + join(socket_kind_names()) +
-                             " (a pipe call makes two descriptors)")
-      ->capture_default_str();
-  socket_cmd->add_option("--pregrow", socket_text.pregrow,
-                         "Comma list of off, auto or N: grow the fd table first")
-      ->capture_default_str();
-  add_common(*socket_cmd, socket_common);
-  socket_cmd->footer(kSocketFooter);
-
-  CLI::App* strategies_cmd =
-      app.add_subcommand("strategies", "List every strategy and whether it can run here");
-  strategies_cmd->footer("\nExample:\n  fdbench strategies");
-
-  CLI::App* clean_cmd = app.add_subcommand(
+CLI::App* add_clean_command(CLI::App& app, std::string& dir) {
+  CLI::App* cmd = app.add_subcommand(
       "clean", "Remove private directories left behind by a killed fdbench (after SIGKILL)");
-  std::string clean_dir;
-  clean_cmd->add_option("--dir", clean_dir, "Where to look (default $TMPDIR or /tmp)");
-  clean_cmd->footer(
+  cmd->add_option("--dir", dir, "Where to look (default $TMPDIR or /tmp)");
+  cmd->footer(
       "\nOnly directories named fdbench-XXXXXX that hold fdbench's marker file are touched,\n"
       "and inside them only the names fdbench creates; anything else is left and reported.\n\n"
       "Example:\n  fdbench clean --dir /mnt/scratch");
+  return cmd;
+}
 
-  // Say what each value is in --help, instead of CLI11's generic TEXT.
+CLI::App* add_env_command(CLI::App& app, Texts& texts) {
+  CLI::App* cmd = app.add_subcommand("env", "Print what fdbench records about this machine");
+  cmd->add_option("--dir", texts.env_dir,
+                  "The directory whose filesystem is described (default $TMPDIR or /tmp)");
+  cmd->add_option("--format", texts.env_format, "Output format: table, json")
+      ->capture_default_str();
+  cmd->footer(
+      "\nThe same capture every results file carries as its \"environment\".\n\n"
+      "Examples:\n  fdbench env\n  fdbench env --dir /dev/shm --format json");
+  return cmd;
+}
+
+constexpr const char* kCompareFooter = R"(
+Results present in every file are set side by side: each file's median, its time ratio to
+the first file (< 1: faster) with the ratio's min-max range, and a two-sided Mann-Whitney U
+test on the repetition times (p < 0.05: a real difference; under 5 repetitions on a side,
+too few to tell). Results only some files have are listed too. The environments come first,
+with the fields that differ marked (kernel, CPU, filesystem, mitigations, rcu_expedited, ...).
+--references sets each file against the figures the seed experiments published (an Apple
+M2, a 64-core Linux server, Linux vs OpenBSD sockets): measured elsewhere, not a
+controlled comparison.
+
+Examples:
+  fdbench open --export-json ext4.json --dir /tmp && fdbench open --export-json shm.json --dir /dev/shm
+  fdbench compare ext4.json shm.json
+  fdbench compare --references --format markdown ext4.json)";
+
+CLI::App* add_compare_command(CLI::App& app, CompareText& text) {
+  CLI::App* cmd = app.add_subcommand(
+      "compare", "Compare results files (--format json), or one against published figures");
+  cmd->add_option("files", text.files, "Results files; the first is the baseline")
+      ->type_name("FILE");
+  cmd->add_flag("--references", text.references,
+                "Also set each file against the figures the seed experiments published");
+  cmd->add_option("--format", text.format, "Output format: " + join(compare_formats()))
+      ->capture_default_str();
+  cmd->footer(kCompareFooter);
+  return cmd;
+}
+
+Subcommands add_subcommands(CLI::App& app, Texts& texts) {
+  Subcommands sub;
+  app.footer(kSuiteFooter);
+  app.require_subcommand(0, 1);
+  add_common(app, texts.suite);
+  app.add_option("--dir", texts.suite_dir,
+                 "Where the private file set is created (default $TMPDIR or /tmp)");
+  sub.open = add_open_command(app, texts.open, texts.open_common);
+  sub.socket = add_socket_command(app, texts.socket, texts.socket_common);
+  sub.strategies =
+      app.add_subcommand("strategies", "List every strategy and whether it can run here");
+  sub.strategies->footer("\nExample:\n  fdbench strategies");
+  sub.clean = add_clean_command(app, texts.clean_dir);
+  sub.env = add_env_command(app, texts);
+  sub.compare = add_compare_command(app, texts.compare);
+  return sub;
+}
+
+// Say what each value is in --help, instead of CLI11's generic TEXT.
+void name_the_values(CLI::App& app) {
   static const std::map<std::string, std::string> kTypeNames = {
-      {"--files", "N"},       {"--threads", "LIST"}, {"--strategy", "LIST"},  {"--batch", "N"},
-      {"--dir", "DIR"},       {"--layout", "LAYOUT"}, {"--tree", "DIR"},      {"--list", "FILE"},
-      {"--flags", "MODE"},    {"--pregrow", "LIST"}, {"--repeat", "N"},       {"--warmup", "N"},
-      {"--format", "FORMAT"}, {"--output", "FILE"},  {"--per-thread", "N"},   {"--kind", "KIND"},
+      {"--files", "N"},
+      {"--threads", "LIST"},
+      {"--strategy", "LIST"},
+      {"--batch", "N"},
+      {"--dir", "DIR"},
+      {"--layout", "LAYOUT"},
+      {"--tree", "DIR"},
+      {"--list", "FILE"},
+      {"--flags", "MODE"},
+      {"--pregrow", "LIST"},
+      {"--repeat", "N"},
+      {"--warmup", "N"},
+      {"--format", "FORMAT"},
+      {"--output", "FILE"},
+      {"--per-thread", "N"},
+      {"--kind", "KIND"},
+      {"--export-json", "FILE"},
+      {"--export-csv", "FILE"},
+      {"--export-markdown", "FILE"},
   };
-  for (CLI::App* each : {&app, open_cmd, socket_cmd, clean_cmd}) {
+  std::vector<CLI::App*> apps = app.get_subcommands({});
+  apps.push_back(&app);
+  for (CLI::App* each : apps) {
     for (CLI::Option* option : each->get_options()) {
       if (const auto it = kTypeNames.find(option->get_name()); it != kTypeNames.end()) {
         option->type_name(it->second);
       }
     }
   }
+}
 
+// Parses argv into the texts; an exit code when there is nothing to run (help, version, a
+// CLI11 parse error as one line).
+std::optional<int> parse_arguments(CLI::App& app, int argc, const char* const* argv,
+                                   std::ostream& out, std::ostream& err) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return {std::nullopt, app.exit(e, out, err)};
+    return app.exit(e, out, err);
   } catch (const CLI::CallForAllHelp& e) {
-    return {std::nullopt, app.exit(e, out, err)};
+    return app.exit(e, out, err);
   } catch (const CLI::CallForVersion& e) {
-    return {std::nullopt, app.exit(e, out, err)};
+    return app.exit(e, out, err);
   } catch (const CLI::ParseError& e) {
     // One line, like every other error: scripts and people read the first line only.
     std::string what = e.what();
     std::replace(what.begin(), what.end(), '\n', ' ');
     err << "Error: " << what << " (run 'fdbench --help' for usage)\n";
-    return {std::nullopt, 2};
+    return 2;
   }
+  return std::nullopt;
+}
 
+// Top-level options belong to the default suite; before a subcommand they would be ignored.
+void reject_suite_options(const CLI::App& app, std::string_view subcommand) {
+  for (const auto* option : app.get_options()) {
+    if (option->count() > 0 && option->get_name() != "--help" &&
+        option->get_name() != "--version") {
+      throw UsageError(fmt::format("{} goes after the subcommand (fdbench {} {} ...)",
+                                   option->get_name(), subcommand, option->get_name()));
+    }
+  }
+}
+
+Command open_command(const Texts& texts) {
   Command command;
+  command.kind = Command::Kind::open;
+  apply_open(texts.open, command.open);
+  apply_common(texts.open_common, command.open.repeat, command.open.warmup, command);
+  return command;
+}
+
+Command socket_command(const Texts& texts) {
+  Command command;
+  command.kind = Command::Kind::socket;
+  apply_socket(texts.socket, command.socket);
+  apply_common(texts.socket_common, command.socket.repeat, command.socket.warmup, command);
+  return command;
+}
+
+Command suite_command(const Texts& texts) {
+  Command command;
+  command.kind = Command::Kind::suite;
+  OpenText defaults;
+  defaults.dir = texts.suite_dir;
+  apply_open(defaults, command.open);
+  apply_common(texts.suite, command.open.repeat, command.open.warmup, command);
+  command.socket.repeat = command.open.repeat;
+  command.socket.warmup = command.open.warmup;
+  // The seed's two threads, then the two ways around the shared table.
+  command.socket.strategies = {"threads", "process", "uring-direct"};
+  return command;
+}
+
+Command clean_command(const Texts& texts) {
+  Command command;
+  command.kind = Command::Kind::clean;
+  command.clean_dir = texts.clean_dir.empty() ? default_dir() : texts.clean_dir;
+  check_directory("--dir", command.clean_dir, true);
+  return command;
+}
+
+Command env_command(const Texts& texts) {
+  Command command;
+  command.kind = Command::Kind::env;
+  command.env_dir = texts.env_dir.empty() ? default_dir() : texts.env_dir;
+  check_directory("--dir", command.env_dir, false);
+  check_choice("--format", texts.env_format, {"table", "json"});
+  command.format = texts.env_format;
+  return command;
+}
+
+Command compare_command(const CompareText& text) {
+  Command command;
+  command.kind = Command::Kind::compare;
+  if (text.files.empty() || (text.files.size() == 1 && !text.references)) {
+    throw UsageError(
+        "compare: name two or more results files (written with --format json or "
+        "--export-json), or one with --references");
+  }
+  check_choice("--format", text.format, compare_formats());
+  command.format = text.format;
+  command.compare_files = text.files;
+  command.references = text.references;
+  return command;
+}
+
+Command make_command(const CLI::App& app, const Subcommands& sub, const Texts& texts) {
+  for (const CLI::App* measuring : {sub.open, sub.socket}) {
+    if (measuring->parsed()) reject_suite_options(app, measuring->get_name());
+  }
+  if (sub.open->parsed()) return open_command(texts);
+  if (sub.socket->parsed()) return socket_command(texts);
+  if (sub.clean->parsed()) return clean_command(texts);
+  if (sub.env->parsed()) return env_command(texts);
+  if (sub.compare->parsed()) return compare_command(texts.compare);
+  if (sub.strategies->parsed()) {
+    Command command;
+    command.kind = Command::Kind::strategies;
+    return command;
+  }
+  return suite_command(texts);
+}
+
+}  // namespace
+
+Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{"fdbench: how fast can this machine create file descriptors?", "fdbench"};
+  app.set_version_flag("--version", "fdbench " + std::string(version()));
+  Texts texts;
+  const Subcommands sub = add_subcommands(app, texts);
+  name_the_values(app);
+  if (const auto code = parse_arguments(app, argc, argv, out, err)) return {std::nullopt, *code};
   try {
-    if (strategies_cmd->parsed()) {
-      command.kind = Command::Kind::strategies;
-      return {command, 0};
-    }
-    if (clean_cmd->parsed()) {
-      command.kind = Command::Kind::clean;
-      command.clean_dir = clean_dir.empty() ? default_dir() : clean_dir;
-      check_directory("--dir", command.clean_dir, true);
-      return {command, 0};
-    }
-    if (open_cmd->parsed() || socket_cmd->parsed()) {
-      for (const auto* option : app.get_options()) {
-        if (option->count() > 0 && option->get_name() != "--help" &&
-            option->get_name() != "--version") {
-          throw UsageError(fmt::format("{} goes after the subcommand (fdbench {} {} ...)",
-                                       option->get_name(),
-                                       open_cmd->parsed() ? "open" : "socket",
-                                       option->get_name()));
-        }
-      }
-    }
-    if (open_cmd->parsed()) {
-      command.kind = Command::Kind::open;
-      apply_open(open_text, command.open);
-      apply_common(open_common, command.open.repeat, command.open.warmup, command);
-    } else if (socket_cmd->parsed()) {
-      command.kind = Command::Kind::socket;
-      apply_socket(socket_text, command.socket);
-      apply_common(socket_common, command.socket.repeat, command.socket.warmup, command);
-    } else {
-      command.kind = Command::Kind::suite;
-      OpenText defaults;
-      defaults.dir = suite_dir;
-      apply_open(defaults, command.open);
-      apply_common(suite_common, command.open.repeat, command.open.warmup, command);
-      command.socket.repeat = command.open.repeat;
-      command.socket.warmup = command.open.warmup;
-      // The seed's two threads, then the two ways around the shared table.
-      command.socket.strategies = {"threads", "process", "uring-direct"};
-    }
+    return {make_command(app, sub, texts), 0};
   } catch (const UsageError& e) {
     err << "Error: " << e.what() << "\n";
     return {std::nullopt, 2};
   }
-  return {command, 0};
-}
-
-int list_strategies(std::ostream& out) {
-  std::size_t width = 0;
-  for (const auto& info : strategy_registry()) width = std::max(width, info.name.size());
-  for (const auto& info : strategy_registry()) {
-    const std::string reason = info.unavailable_reason();
-    out << fmt::format("{:<{}}  {:<11}  {}\n", info.name, width,
-                       reason.empty() ? "available" : "unavailable", info.summary);
-    if (!reason.empty()) out << fmt::format("{:<{}}  {}\n", "", width + 13, reason);
-  }
-  return 0;
-}
-
-int clean(const std::string& dir, std::ostream& out, std::ostream& err) {
-  try {
-    const auto report = FileSet::clean_leftovers(dir);
-    for (const auto& path : report.removed) out << "removed " << path << "\n";
-    for (const auto& why : report.kept) out << "left " << why << "\n";
-    if (report.removed.empty() && report.kept.empty()) {
-      out << "nothing to clean in " << dir << "\n";
-    }
-    return 0;
-  } catch (const Error& e) {
-    err << "Error: " << e.what() << "\n";
-    return 1;
-  }
-}
-
-int run(const Command& command, std::ostream& out, std::ostream& err) {
-  if (command.kind == Command::Kind::strategies) return list_strategies(out);
-  if (command.kind == Command::Kind::clean) return clean(command.clean_dir, out, err);
-  std::ostringstream buffer;
-  std::ostream& sink = command.output.empty() ? out : buffer;
-  std::vector<std::unique_ptr<Reporter>> reporters;
-  reporters.push_back(make_reporter(command.format, sink));
-  FDBENCH_ASSERT(reporters.back() != nullptr);
-  const std::string dir = command.open.dir.empty() ? default_dir() : command.open.dir;
-  Session session(capture_environment(dir), std::move(reporters));
-
-  int code = 0;
-  try {
-    if (command.kind == Command::Kind::suite || command.kind == Command::Kind::open) {
-      session.run_open(command.open);
-    }
-    if (command.kind == Command::Kind::suite || command.kind == Command::Kind::socket) {
-      session.run_socket(command.socket);
-    }
-    session.finish(true);
-  } catch (const Interrupted& e) {
-    session.finish(false);
-    err << fmt::format("fdbench: interrupted by signal {}; {} finished result{} kept\n",
-                       e.signal(), session.results().size(),
-                       session.results().size() == 1 ? "" : "s");
-    code = 128 + e.signal();
-  } catch (const Error& e) {
-    session.finish(false);
-    err << "Error: " << e.what() << "\n";
-    code = 1;
-  }
-  if (!command.output.empty()) {
-    try {
-      write_file_atomically(command.output, buffer.str());
-      err << fmt::format("fdbench: wrote {} ({} result{})\n", command.output,
-                         session.results().size(), session.results().size() == 1 ? "" : "s");
-    } catch (const Error& e) {
-      err << "Error: " << e.what() << "\n";
-      code = code == 0 ? 1 : code;
-    }
-  }
-  out.flush();
-  if (!out) {
-    err << "Error: cannot write to standard output\n";
-    code = code == 0 ? 1 : code;
-  }
-  return code;
 }
 
 }  // namespace fdbench::cli

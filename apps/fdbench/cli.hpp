@@ -4,18 +4,30 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "fdbench/options.hpp"
 
 namespace fdbench::cli {
 
+// --export-FORMAT FILE: that format's output kept in FILE, rewritten after every result.
+struct Export {
+  std::string flag;    // "--export-json"
+  std::string format;  // a reporter name: "json"
+  std::string path;
+};
+
 struct Command {
-  enum class Kind { suite, open, socket, strategies, clean } kind = Kind::suite;
+  enum class Kind { suite, open, socket, strategies, clean, env, compare } kind = Kind::suite;
   OpenOptions open;
   SocketOptions socket;
   std::string format = "table";
   std::string output;  // empty: stdout
+  std::vector<Export> exports;
   std::string clean_dir;
+  std::string env_dir;                     // env: where files would be created (fs_type)
+  std::vector<std::string> compare_files;  // compare: results files, the first is the baseline
+  bool references = false;                 // compare: also against the published figures
 };
 
 struct Parsed {
@@ -25,10 +37,10 @@ struct Parsed {
 
 // Parses and validates. Help and --version are printed to `out` (exit 0); every usage error
 // is one line "Error: ..." on `err` naming the flag, with exit code 2.
-Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out,
-                          std::ostream& err);
+Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 
-// Runs a command; returns the process exit code (0, 1 runtime error, 128+signal).
+// Runs a command; returns the process exit code (0, 1 runtime error, 2 unreadable input of
+// compare, 128+signal).
 int run(const Command& command, std::ostream& out, std::ostream& err);
 
 }  // namespace fdbench::cli

@@ -34,6 +34,9 @@ class Interrupted : public std::exception {
 // strerror text for an errno value, thread-safe.
 std::string errno_text(int err);
 
+// The symbolic name of an errno value POSIX defines ("EMFILE", "ENOENT"), else "E<number>".
+std::string errno_name(int err);
+
 }  // namespace fdbench
 
 #define FDBENCH_ASSERT(cond)                                                          \

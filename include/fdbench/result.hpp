@@ -38,6 +38,14 @@ struct InputSummary {
   std::map<std::string, std::uint64_t> missing;  // --list entries not found, by errno text
 };
 
+// Failed calls that returned one errno value, and that value's message on the machine that ran.
+struct ErrnoCount {
+  std::uint64_t count = 0;
+  std::string message;  // strerror text, e.g. "Too many open files"
+
+  bool operator==(const ErrnoCount&) const = default;
+};
+
 struct Result {
   std::string workload;  // "open" or "socket"
   std::string strategy;  // "threads", "pool", ...
@@ -57,7 +65,7 @@ struct Result {
   std::optional<int> fdsize_after;
   std::uint64_t failures = 0;   // failed calls over all repetitions
   std::string first_failure;    // errno text of the first failed call
-  std::map<std::string, std::uint64_t> failures_by_errno;  // errno text -> count
+  std::map<std::string, ErrnoCount> failures_by_errno;     // errno name ("EMFILE") -> count
   std::map<std::string, std::string> parameters;           // strategy parameters
   std::optional<InputSummary> input;                       // open results
   std::string error;            // set when the combination could not run here
@@ -82,5 +90,9 @@ inline constexpr std::string_view kNoisyWarning = "noisy: ";
 // Fills stats, ops_per_sec, median_ci and outliers from times_ns, and warns (once) when the
 // repetitions spread wider than kNoisySpread of the median.
 void finalize(Result& result);
+
+// Adds `count` failures with errno `err` under its name; err <= 0 stands for an errno value
+// that was not recorded individually ("other").
+void add_failures(std::map<std::string, ErrnoCount>& by_errno, int err, std::uint64_t count);
 
 }  // namespace fdbench

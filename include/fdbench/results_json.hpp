@@ -1,6 +1,7 @@
 #pragma once
 // Reading a JSON results document (schema_version 1) back: for `compare` and `report`,
 // which only read Results. Writing is the json reporter's job (reporter.hpp).
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,9 @@ struct ResultsDocument {
   std::string tool_version;
   bool complete = true;
   Environment environment;
+  // Every environment field as text, nested ones as "parent.child" and including fields this
+  // version does not know: what `compare` shows when environments differ. Nulls are left out.
+  std::map<std::string, std::string> environment_fields;
   std::vector<Result> results;
 };
 

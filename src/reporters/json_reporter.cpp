@@ -76,7 +76,13 @@ nlohmann::json result_json(const Result& r) {
       {"unit", r.unit},
   };
   if (!r.first_failure.empty()) j["first_failure"] = r.first_failure;
-  if (!r.failures_by_errno.empty()) j["failures_by_errno"] = r.failures_by_errno;
+  if (!r.failures_by_errno.empty()) {
+    nlohmann::json by_errno = nlohmann::json::object();
+    for (const auto& [name, n] : r.failures_by_errno) {
+      by_errno[name] = {{"count", n.count}, {"message", n.message}};
+    }
+    j["failures_by_errno"] = std::move(by_errno);
+  }
   if (!r.parameters.empty()) j["parameters"] = r.parameters;
   if (r.input) {
     j["input"] = {

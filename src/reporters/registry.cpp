@@ -11,6 +11,7 @@ constexpr ReporterEntry kReporters[] = {
     {"table", make_table_reporter},
     {"json", make_json_reporter},
     {"csv", make_csv_reporter},
+    {"markdown", make_markdown_reporter},
 };
 }  // namespace
 

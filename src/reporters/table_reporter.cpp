@@ -2,14 +2,13 @@
 // result printed as soon as it is measured, and the findings in plain words at the end.
 #include <fmt/format.h>
 
-#include <cctype>
-#include <cmath>
 #include <ostream>
 
 #include "fdbench/findings.hpp"
 #include "fdbench/reporter.hpp"
 #include "fdbench/version.hpp"
 #include "format.hpp"
+#include "reporters/environment_text.hpp"
 #include "reporters/registry.hpp"
 #include "reporters/section_text.hpp"
 
@@ -22,64 +21,12 @@ std::string fdsize_text(const Result& r) {
   return fmt::format("{} → {}", *r.fdsize_before, *r.fdsize_after);
 }
 
-// "Mitigation: Retpolines; STIBP: disabled" -> "Retpolines"; "Not affected" -> "not affected".
-std::string brief_mitigation(const std::string& status) {
-  constexpr std::string_view kPrefix = "Mitigation: ";
-  std::string brief = status.substr(0, status.find(';'));
-  if (brief.rfind(kPrefix, 0) == 0) return brief.substr(kPrefix.size());
-  if (!brief.empty()) {
-    brief[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(brief[0])));
-  }
-  return brief;
-}
-
-// What a syscall costs here and why: the hypervisor and the mitigations that tax each one.
-std::string cost_text(const Environment& env) {
-  std::string text;
-  if (env.syscall_ns) {
-    text += *env.syscall_ns < 1000 ? fmt::format(" · syscall {:.0f} ns", *env.syscall_ns)
-                                   : fmt::format(" · syscall {:.2f} µs", *env.syscall_ns / 1000);
-  }
-  if (env.virtualization == "none") {
-    text += " · no hypervisor";
-  } else if (env.virtualization != "unknown") {
-    text += " · VM " + env.virtualization;
-  }
-  std::string mitigations;
-  for (const char* name : {"meltdown", "spectre_v2"}) {
-    if (const auto it = env.cpu_mitigations.find(name); it != env.cpu_mitigations.end()) {
-      mitigations += fmt::format("{}{}: {}", mitigations.empty() ? "" : ", ", name,
-                                 brief_mitigation(it->second));
-    }
-  }
-  if (!mitigations.empty()) text += " · " + mitigations;
-  return text;
-}
-
-// Shown only when the process may use less than the whole machine.
-std::string cpu_budget_text(const Environment& env) {
-  std::string text;
-  if (env.cpus_allowed && *env.cpus_allowed < env.logical_cpus) {
-    text += fmt::format(" · {} of them allowed", *env.cpus_allowed);
-  }
-  if (env.cpu_quota) {
-    text += fmt::format(" · cgroup quota {} CPUs", std::round(*env.cpu_quota * 100) / 100);
-  }
-  return text;
-}
-
 class TableReporter final : public Reporter {
  public:
   explicit TableReporter(std::ostream& out) : out_(out) {}
 
   void begin(const Environment& env) override {
-    out_ << fmt::format("fdbench {} · {} {} · {} · {} logical CPUs", version(), env.os, env.kernel,
-                        env.cpu_model, env.logical_cpus)
-         << cpu_budget_text(env)
-         << fmt::format(" · RLIMIT_NOFILE {}/{}", env.rlimit_nofile.soft, env.rlimit_nofile.hard);
-    if (env.fdsize_at_start) out_ << fmt::format(" · FDSize {} at start", *env.fdsize_at_start);
-    if (env.rcu_expedited) out_ << fmt::format(" · rcu_expedited={}", *env.rcu_expedited);
-    out_ << cost_text(env) << "\n";
+    out_ << fmt::format("fdbench {} · {}\n", version(), environment_summary(env));
     for (const auto& w : env.warnings) out_ << "! " << w << "\n";
     out_ << std::flush;
   }
@@ -135,8 +82,9 @@ class TableReporter final : public Reporter {
  private:
   void failure_line(const Result& r) {
     std::string by_errno;
-    for (const auto& [text, n] : r.failures_by_errno) {
-      by_errno += fmt::format("{}{}: {}", by_errno.empty() ? "" : ", ", text, group_digits(n));
+    for (const auto& [name, n] : r.failures_by_errno) {
+      by_errno += fmt::format("{}{} ({}): {}", by_errno.empty() ? "" : ", ", name, n.message,
+                              group_digits(n.count));
     }
     const auto calls = r.ops * static_cast<std::uint64_t>(r.repeat + r.warmup);
     if (r.input && r.input->source != "generated") {

@@ -127,7 +127,8 @@ TEST_P(OpenCommand, RunsEveryStrategyAndThreadCount) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Formats, OpenCommand, ::testing::Values("table", "json", "csv"),
+INSTANTIATE_TEST_SUITE_P(Formats, OpenCommand,
+                         ::testing::Values("table", "json", "csv", "markdown"),
                          [](const auto& param_info) { return param_info.param; });
 
 TEST(SocketCommand, ComparesPregrowOffAndAuto) {

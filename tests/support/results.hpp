@@ -7,13 +7,13 @@
 //                        .each_took(20'000'000, 3).fdsize(64, 512);
 #include <cstdint>
 #include <map>
-#include <numeric>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "fdbench/environment.hpp"
+#include "fdbench/error.hpp"
 #include "fdbench/result.hpp"
 #include "fdbench/strategy.hpp"
 
@@ -61,16 +61,17 @@ class ResultBuilder {
     r_.fdsize_after = after;
     return *this;
   }
-  // `count` failed calls, all with the errno text `error`.
-  ResultBuilder& failed(std::uint64_t count, const std::string& error) {
-    return failed({{error, count}}, error);
-  }
-  // Failed calls by errno text; `first` is the text of the first one.
-  ResultBuilder& failed(std::map<std::string, std::uint64_t> by_errno, std::string first) {
-    r_.failures = std::accumulate(by_errno.begin(), by_errno.end(), std::uint64_t{0},
-                                  [](std::uint64_t sum, const auto& e) { return sum + e.second; });
-    r_.failures_by_errno = std::move(by_errno);
-    r_.first_failure = std::move(first);
+  // `count` failed calls, all with errno `err`.
+  ResultBuilder& failed(std::uint64_t count, int err) { return failed({{err, count}}, err); }
+  // Failed calls by errno value (-1: not counted one by one); `first` is the first one's.
+  ResultBuilder& failed(const std::map<int, std::uint64_t>& by_errno, int first) {
+    r_.failures = 0;
+    r_.failures_by_errno.clear();
+    for (const auto& [err, n] : by_errno) {
+      add_failures(r_.failures_by_errno, err, n);
+      r_.failures += n;
+    }
+    r_.first_failure = errno_text(first);
     return *this;
   }
   ResultBuilder& parameters(std::map<std::string, std::string> values) {

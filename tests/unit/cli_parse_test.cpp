@@ -305,6 +305,70 @@ TEST(OtherCommands, StrategiesAndClean) {
   expect_usage_error({"clean", "--dir", dir / "missing"}, "--dir");
 }
 
+TEST(ExportFlags, EachFormatToItsOwnFile) {
+  TempDir dir;
+  const Command c = expect_command({"open", "--dir", dir.path(), "--export-json", dir / "a.json",
+                                    "--export-csv", dir / "a.csv", "--export-markdown",
+                                    dir / "a.md", "--format", "json", "--output", dir / "out"});
+  ASSERT_EQ(c.exports.size(), 3U);
+  EXPECT_EQ(c.exports[0].flag, "--export-json");
+  EXPECT_EQ(c.exports[0].format, "json");
+  EXPECT_EQ(c.exports[0].path, dir / "a.json");
+  EXPECT_EQ(c.exports[1].format, "csv");
+  EXPECT_EQ(c.exports[2].format, "markdown");
+  EXPECT_EQ(c.output, dir / "out");
+  EXPECT_EQ(expect_command({"socket", "--export-json", dir / "s.json"}).exports.size(), 1U);
+  EXPECT_EQ(expect_command({"--dir", dir.path(), "--export-csv", dir / "suite.csv"}).exports.size(),
+            1U);
+  EXPECT_TRUE(expect_command({"open", "--dir", dir.path()}).exports.empty());
+}
+
+TEST(ExportFlags, BadFilesAreUsageErrors) {
+  TempDir dir;
+  expect_usage_error({"open", "--dir", dir.path(), "--export-json", dir / "missing/a.json"},
+                     "--export-json");
+  expect_usage_error({"socket", "--export-csv", dir.path()}, "--export-csv");
+  expect_usage_error(
+      {"open", "--dir", dir.path(), "--export-json", dir / "a", "--export-csv", dir / "a"},
+      "--export-csv");
+  expect_usage_error(
+      {"open", "--dir", dir.path(), "--output", dir / "a", "--export-markdown", dir / "a"},
+      "--output");
+  expect_usage_error({"--export-json", dir / "a.json", "open"}, "--export-json");
+}
+
+TEST(EnvCommand, ParsesDirAndFormat) {
+  TempDir dir;
+  const Command c = expect_command({"env", "--dir", dir.path(), "--format", "json"});
+  EXPECT_EQ(c.kind, Command::Kind::env);
+  EXPECT_EQ(c.env_dir, dir.path());
+  EXPECT_EQ(c.format, "json");
+  EXPECT_EQ(expect_command({"env"}).env_dir, default_dir());
+  EXPECT_EQ(expect_command({"env"}).format, "table");
+  expect_usage_error({"env", "--format", "csv"}, "--format");
+  expect_usage_error({"env", "--dir", dir / "missing"}, "--dir");
+}
+
+TEST(CompareCommand, ParsesFilesReferencesAndFormat) {
+  const Command c =
+      expect_command({"compare", "a.json", "b.json", "c.json", "--format", "markdown"});
+  EXPECT_EQ(c.kind, Command::Kind::compare);
+  EXPECT_EQ(c.compare_files, (std::vector<std::string>{"a.json", "b.json", "c.json"}));
+  EXPECT_FALSE(c.references);
+  EXPECT_EQ(c.format, "markdown");
+  const Command refs = expect_command({"compare", "--references", "mine.json"});
+  EXPECT_TRUE(refs.references);
+  EXPECT_EQ(refs.compare_files, std::vector<std::string>{"mine.json"});
+  EXPECT_EQ(refs.format, "table");
+}
+
+TEST(CompareCommand, TooFewFilesOrABadFormat) {
+  expect_usage_error({"compare"}, "compare");
+  expect_usage_error({"compare", "a.json"}, "--references");
+  expect_usage_error({"compare", "--references"}, "compare");
+  expect_usage_error({"compare", "a.json", "b.json", "--format", "csv"}, "--format");
+}
+
 TEST(GeneralFlags, UnknownOptionExits2) {
   expect_usage_error({"--bogus"}, "--bogus");
   expect_usage_error({"open", "--bogus"}, "--bogus");
@@ -312,8 +376,12 @@ TEST(GeneralFlags, UnknownOptionExits2) {
 }
 
 TEST(GeneralFlags, HelpExits0) {
-  for (const auto& args :
-       {std::vector<std::string>{"--help"}, {"open", "--help"}, {"socket", "--help"}, {"-h"}}) {
+  for (const auto& args : {std::vector<std::string>{"--help"},
+                           {"open", "--help"},
+                           {"socket", "--help"},
+                           {"-h"},
+                           {"env", "--help"},
+                           {"compare", "--help"}}) {
     SCOPED_TRACE(describe(args));
     const Outcome o = parse(args);
     EXPECT_FALSE(o.parsed.command.has_value());

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <string>
 #include <vector>
 
@@ -76,17 +77,15 @@ TEST(Findings, PregrowThatDidNotHelpSaysSo) {
 }
 
 TEST(Findings, FailuresAreMentioned) {
-  const std::vector<Result> one_failed{
-      open_result("threads", 1, 2'000'000),
-      open_result("threads", 2, 1'000'000).failed(5, "Too many open files")};
+  const std::vector<Result> one_failed{open_result("threads", 1, 2'000'000),
+                                       open_result("threads", 2, 1'000'000).failed(5, EMFILE)};
   expect_finding(findings(one_failed),
                  "1 result had failed calls and must not be read as timings (see the rows "
                  "marked FAILED).");
 
-  const std::vector<Result> two_failed{
-      open_result("threads", 1, 2'000'000).failed(1, "Permission denied"),
-      open_result("threads", 2, 1'000'000).failed(5, "Too many open files"),
-      open_result("pool", 2, 1'000'000)};
+  const std::vector<Result> two_failed{open_result("threads", 1, 2'000'000).failed(1, EACCES),
+                                       open_result("threads", 2, 1'000'000).failed(5, EMFILE),
+                                       open_result("pool", 2, 1'000'000)};
   const auto lines = findings(two_failed);
   expect_finding(lines,
                  "2 results had failed calls and must not be read as timings (see the rows "
@@ -115,7 +114,7 @@ TEST(Findings, UnavailableCombinationsAreMentioned) {
   const std::vector<Result> mixed{
       ResultBuilder::open("uring", 2).ops(10000).unavailable("built without liburing", 1),
       ResultBuilder::open("libuv", 2).ops(10000).unavailable("built without libuv", 1),
-      open_result("threads", 2, 1'000'000).failed(3, "Too many open files")};
+      open_result("threads", 2, 1'000'000).failed(3, EMFILE)};
   const auto lines = findings(mixed);
   expect_finding(lines, "2 combinations could not run here (marked unavailable).");
   expect_finding(lines,
@@ -125,7 +124,7 @@ TEST(Findings, UnavailableCombinationsAreMentioned) {
 
 TEST(Findings, FailedResultsAreNotCalledFastest) {
   // Absurdly fast because every call failed.
-  const Result failed = open_result("pool", 2, 1'000).failed(10000, "Too many open files");
+  const Result failed = open_result("pool", 2, 1'000).failed(10000, EMFILE);
   const std::vector<Result> results{open_result("threads", 1, 50'000'000), failed};
   const std::string line = finding_with(findings(results), "fastest");
   EXPECT_NE(line.find("`threads`"), std::string::npos) << line;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -207,9 +208,7 @@ TEST(Csv, RowsAreTheValuesInHeaderOrder) {
             "500000.0,64,64,0,,3000000;1000000;2000000");
   EXPECT_EQ(csv_row(socket_result("auto", 5, 512, 1024)),
             "socket,threads,2,1,tcp,auto,512,2,0,5,5.0,5,5.0,0.0,102400000000.0,512,1024,0,,5;5");
-  EXPECT_EQ(csv_row(open_result("threads", 8)
-                        .fdsize(std::nullopt, std::nullopt)
-                        .failed(7, "Too many open files")),
+  EXPECT_EQ(csv_row(open_result("threads", 8).fdsize(std::nullopt, std::nullopt).failed(7, EMFILE)),
             "open,threads,8,1,file,off,1000,3,1,1000000,2000000.0,3000000,2000000.0,1000000.0,"
             "500000.0,,,7,,3000000;1000000;2000000");
   EXPECT_EQ(csv_row(unavailable_result()),
@@ -287,7 +286,7 @@ std::vector<Result> sample_results() {
 
 TEST(Reporters, EveryRegisteredNameMakesAReporter) {
   const auto names = reporter_names();
-  for (const char* expected : {"table", "json", "csv"}) {
+  for (const char* expected : {"table", "json", "csv", "markdown"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
   }
   std::ostringstream out;
@@ -396,12 +395,12 @@ TEST(Reporters, TableHeaderWarnsAboutTheEnvironment) {
 }
 
 TEST(Reporters, TableMarksUnavailableAndFailedRows) {
-  const Result failed = open_result("threads", 8).failed(7, "Too many open files");
+  const Result failed = open_result("threads", 8).failed(7, EMFILE);
   const std::string text = report("table", {unavailable_result(), failed});
   EXPECT_NE(text.find("unavailable"), std::string::npos) << text;
   EXPECT_NE(text.find(kUnavailable), std::string::npos) << text;
   EXPECT_NE(text.find("FAILED"), std::string::npos) << text;
-  EXPECT_NE(text.find("Too many open files"), std::string::npos) << text;
+  EXPECT_NE(text.find("EMFILE (Too many open files): 7"), std::string::npos) << text;
 }
 
 TEST(Reporters, JsonWritesOneDocumentWithEveryResult) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -66,7 +67,7 @@ Result open_result() {
       .warmup(1)
       .times({30'000'000, 10'000'000, 20'000'001})
       .fdsize(64, 128)
-      .failed({{"Too many open files", 5}, {"other", 2}}, "Too many open files")
+      .failed({{EMFILE, 5}, {-1, 2}}, EMFILE)
       .parameters({{"batch", "64"}})
       .input(input)
       .warnings({"descriptor leak: held {0,1,2} before the run, {0,1,2,3} after", "second"})
@@ -276,6 +277,24 @@ TEST(ResultsJson, OlderDocumentsGetTheProperties) {
   EXPECT_EQ(t.unit, "files");
 }
 
+TEST(ResultsJson, FailuresByErrnoCarryNameCountAndMessage) {
+  const auto j = nlohmann::json::parse(
+      to_json_document(full_environment(), std::vector<Result>{open_result()}));
+  const auto& emfile = j["results"][0]["failures_by_errno"]["EMFILE"];
+  EXPECT_EQ(emfile["count"], 5);
+  EXPECT_EQ(emfile["message"], "Too many open files");
+}
+
+TEST(ResultsJson, FailuresByErrnoAsBareCountsFromOlderVersionsAreRead) {
+  auto j = nlohmann::json::parse(
+      to_json_document(full_environment(), std::vector<Result>{open_result()}));
+  j["results"][0]["failures_by_errno"] = {{"Too many open files", 7}};
+  const ResultsDocument doc = parse_results_json(j.dump());
+  ASSERT_EQ(doc.results.size(), 1U);
+  const std::map<std::string, ErrnoCount> expected{{"Too many open files", {7, ""}}};
+  EXPECT_EQ(doc.results[0].failures_by_errno, expected);
+}
+
 // The message of the Error that parsing `text` throws ("" if it does not throw).
 std::string error_of(const std::string& text) {
   try {
@@ -322,6 +341,12 @@ TEST(ResultsJson, MalformedDocumentsAreErrorsThatSayWhere) {
        {"results[0].workload", "expected a string"});
   edit("negative count", [](auto& j) { j["results"][0]["failures_by_errno"]["other"] = -2; },
        {"results[0].failures_by_errno.other", "expected a count"});
+  edit("negative errno count",
+       [](auto& j) { j["results"][0]["failures_by_errno"]["EMFILE"]["count"] = -2; },
+       {"results[0].failures_by_errno.EMFILE.count", "out of range"});
+  edit("errno count missing",
+       [](auto& j) { j["results"][0]["failures_by_errno"]["EMFILE"].erase("count"); },
+       {"results[0].failures_by_errno.EMFILE.count", "missing"});
   edit("input not an object", [](auto& j) { j["results"][0]["input"] = "list"; },
        {"results[0].input", "expected an object"});
   edit("unknown workers", [](auto& j) { j["results"][1]["workers"] = "fibers"; },

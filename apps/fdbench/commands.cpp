@@ -1,0 +1,188 @@
+// Command -> what it does: measure with reporters and exports, print the environment,
+// compare results files, list strategies, clean up after a kill.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli.hpp"
+#include "fdbench/atomic_file.hpp"
+#include "fdbench/compare.hpp"
+#include "fdbench/environment.hpp"
+#include "fdbench/error.hpp"
+#include "fdbench/file_set.hpp"
+#include "fdbench/reporter.hpp"
+#include "fdbench/results_json.hpp"
+#include "fdbench/runner.hpp"
+#include "fdbench/strategy.hpp"
+#include "file_export.hpp"
+
+namespace fdbench::cli {
+
+namespace {
+
+int list_strategies(std::ostream& out) {
+  std::size_t width = 0;
+  for (const auto& info : strategy_registry()) width = std::max(width, info.name.size());
+  for (const auto& info : strategy_registry()) {
+    const std::string reason = info.unavailable_reason();
+    out << fmt::format("{:<{}}  {:<11}  {}\n", info.name, width,
+                       reason.empty() ? "available" : "unavailable", info.summary);
+    if (!reason.empty()) out << fmt::format("{:<{}}  {}\n", "", width + 13, reason);
+  }
+  return 0;
+}
+
+int clean(const std::string& dir, std::ostream& out, std::ostream& err) {
+  try {
+    const auto report = FileSet::clean_leftovers(dir);
+    for (const auto& path : report.removed) out << "removed " << path << "\n";
+    for (const auto& why : report.kept) out << "left " << why << "\n";
+    if (report.removed.empty() && report.kept.empty()) {
+      out << "nothing to clean in " << dir << "\n";
+    }
+    return 0;
+  } catch (const Error& e) {
+    err << "Error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+std::string results_text(std::size_t n) {
+  return fmt::format("{} result{}", n, n == 1 ? "" : "s");
+}
+
+// Runs the suite, open or socket; every reporter sees each result as it finishes.
+int run_session(const Command& command, Session& session, std::ostream& err) {
+  try {
+    if (command.kind == Command::Kind::suite || command.kind == Command::Kind::open) {
+      session.run_open(command.open);
+    }
+    if (command.kind == Command::Kind::suite || command.kind == Command::Kind::socket) {
+      session.run_socket(command.socket);
+    }
+    session.finish(true);
+    return 0;
+  } catch (const Interrupted& e) {
+    session.finish(false);
+    const std::size_t n = session.results().size();
+    err << fmt::format("fdbench: interrupted by signal {}; {} finished result{} kept\n", e.signal(),
+                       n, n == 1 ? "" : "s");
+    return 128 + e.signal();
+  } catch (const Error& e) {
+    session.finish(false);
+    err << "Error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+int measure(const Command& command, std::ostream& out, std::ostream& err) {
+  std::ostringstream buffer;
+  std::ostream& sink = command.output.empty() ? out : buffer;
+  std::vector<std::unique_ptr<Reporter>> reporters;
+  reporters.push_back(make_reporter(command.format, sink));
+  FDBENCH_ASSERT(reporters.back() != nullptr);
+  std::vector<const FileExport*> exports;
+  for (const auto& e : command.exports) {
+    reporters.push_back(std::make_unique<FileExport>(e.format, e.path, e.flag));
+    exports.push_back(static_cast<const FileExport*>(reporters.back().get()));
+  }
+  const std::string dir = command.open.dir.empty() ? default_dir() : command.open.dir;
+  Session session(capture_environment(dir), std::move(reporters));
+  int code = run_session(command, session, err);
+  for (std::size_t i = 0; i < exports.size(); ++i) {
+    if (exports[i]->written()) {
+      err << fmt::format("fdbench: wrote {} ({})\n", command.exports[i].path,
+                         results_text(session.results().size()));
+    } else if (!exports[i]->error().empty()) {
+      err << "Error: " << exports[i]->error() << "\n";
+      code = code == 0 ? 1 : code;
+    }
+  }
+  if (!command.output.empty()) {
+    try {
+      write_file_atomically(command.output, buffer.str(), "--output");
+      err << fmt::format("fdbench: wrote {} ({})\n", command.output,
+                         results_text(session.results().size()));
+    } catch (const Error& e) {
+      err << "Error: " << e.what() << "\n";
+      code = code == 0 ? 1 : code;
+    }
+  }
+  return code;
+}
+
+// The environment capture every results file carries, as its JSON or as a table of fields
+// read back from that JSON, so the table lists every field the JSON has.
+int print_environment(const std::string& dir, const std::string& format, std::ostream& out) {
+  const std::string document = to_json_document(capture_environment(dir), {});
+  if (format == "json") {
+    out << nlohmann::json::parse(document).at("environment").dump(2) << "\n";
+    return 0;
+  }
+  auto fields = parse_results_json(document).environment_fields;
+  // A field the JSON holds as null was not measurable here; the table says so, not nothing.
+  const auto environment = nlohmann::json::parse(document).at("environment");
+  for (auto it = environment.begin(); it != environment.end(); ++it) {
+    if (it->is_null()) fields.emplace(it.key(), "(not known here)");
+  }
+  std::size_t width = 0;
+  for (const auto& [name, value] : fields) width = std::max(width, name.size());
+  for (const auto& [name, value] : fields) out << fmt::format("{:<{}}  {}\n", name, width, value);
+  return 0;
+}
+
+// Unreadable, malformed or truncated input is a usage error: one line, exit 2.
+int compare_files(const Command& command, std::ostream& out, std::ostream& err) {
+  std::vector<ResultsDocument> documents;
+  try {
+    for (const auto& path : command.compare_files) documents.push_back(read_results_file(path));
+  } catch (const Error& e) {
+    err << "Error: " << e.what() << "\n";
+    return 2;
+  }
+  CompareReport report;
+  if (documents.size() >= 2) report.comparison = compare(documents, command.compare_files);
+  if (command.references) {
+    const auto references = shipped_references();
+    for (std::size_t i = 0; i < documents.size(); ++i) {
+      report.references.push_back(
+          {command.compare_files[i], stand_against(documents[i], references)});
+    }
+  }
+  write_compare_report(out, report, command.format);
+  return 0;
+}
+
+}  // namespace
+
+int run(const Command& command, std::ostream& out, std::ostream& err) {
+  int code = 0;
+  switch (command.kind) {
+    case Command::Kind::strategies:
+      code = list_strategies(out);
+      break;
+    case Command::Kind::clean:
+      code = clean(command.clean_dir, out, err);
+      break;
+    case Command::Kind::env:
+      code = print_environment(command.env_dir, command.format, out);
+      break;
+    case Command::Kind::compare:
+      code = compare_files(command, out, err);
+      break;
+    default:
+      code = measure(command, out, err);
+      break;
+  }
+  out.flush();
+  if (!out) {
+    err << "Error: cannot write to standard output\n";
+    code = code == 0 ? 1 : code;
+  }
+  return code;
+}
+
+}  // namespace fdbench::cli

@@ -1,0 +1,60 @@
+#include "file_export.hpp"
+
+#include <fmt/format.h>
+
+#include <sstream>
+
+#include "fdbench/atomic_file.hpp"
+#include "fdbench/error.hpp"
+
+namespace fdbench::cli {
+
+FileExport::FileExport(std::string format, std::string path, std::string flag)
+    : format_(std::move(format)), path_(std::move(path)), flag_(std::move(flag)) {}
+
+void FileExport::begin(const Environment& env) {
+  env_ = env;
+}
+
+void FileExport::section(const Section& section) {
+  sections_.emplace_back(results_.size(), section);
+}
+
+void FileExport::add(const Result& result) {
+  results_.push_back(result);
+  write(false);
+}
+
+void FileExport::end(std::span<const Result> /*all*/, bool complete) {
+  if (broken_) return;
+  try {
+    write(complete);
+  } catch (const Error& e) {
+    error_ = e.what();
+  }
+}
+
+// Replays the run so far into a fresh reporter: every format, streaming or not, then writes
+// the same document it would have written for a run that ended here.
+void FileExport::write(bool complete) {
+  std::ostringstream text;
+  auto reporter = make_reporter(format_, text);
+  FDBENCH_ASSERT(reporter != nullptr);  // the CLI validated the format
+  reporter->begin(env_);
+  auto next_section = sections_.begin();
+  for (std::size_t i = 0; i <= results_.size(); ++i) {
+    for (; next_section != sections_.end() && next_section->first == i; ++next_section) {
+      reporter->section(next_section->second);
+    }
+    if (i < results_.size()) reporter->add(results_[i]);
+  }
+  reporter->end(results_, complete);
+  try {
+    write_file_atomically(path_, text.str(), flag_);
+  } catch (const Error&) {
+    broken_ = true;
+    throw;
+  }
+}
+
+}  // namespace fdbench::cli

@@ -1,0 +1,44 @@
+#pragma once
+// --export-FORMAT FILE (hyperfine's exports): a reporter of any format whose output is kept in
+// a file for the whole run. The file is rewritten atomically after every finished result, so
+// an interrupted run leaves what it measured (marked incomplete) and a reader never sees half
+// a file.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "fdbench/reporter.hpp"
+
+namespace fdbench::cli {
+
+class FileExport final : public Reporter {
+ public:
+  // `flag` names the file in messages ("--export-json").
+  FileExport(std::string format, std::string path, std::string flag);
+
+  void begin(const Environment& env) override;
+  void section(const Section& section) override;
+  // Rewrites the file; throws Error when it cannot, which stops the run.
+  void add(const Result& result) override;
+  // Writes the final file; a failure is kept in error() instead of thrown (end() runs while
+  // another error may be on its way out).
+  void end(std::span<const Result> all, bool complete) override;
+
+  // Why end() could not write the file; empty if it could or if add() already threw.
+  [[nodiscard]] const std::string& error() const { return error_; }
+  [[nodiscard]] bool written() const { return !broken_ && error_.empty(); }
+
+ private:
+  void write(bool complete);
+
+  std::string format_;
+  std::string path_;
+  std::string flag_;
+  Environment env_;
+  std::vector<std::pair<std::size_t, Section>> sections_;  // each before result #first
+  std::vector<Result> results_;
+  bool broken_ = false;  // a write failed: the run stops, the file is not tried again
+  std::string error_;
+};
+
+}  // namespace fdbench::cli

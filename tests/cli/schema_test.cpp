@@ -1,0 +1,234 @@
+// docs/fdbench.schema.json, the JSON contract's home, against real output of the built binary,
+// validated by python3-jsonschema (no validator of our own): an open run over every strategy, a
+// socket run, --keep-open, an export cut short by SIGTERM, a hand-built document with every
+// optional field of today's output, and one with the fields the open issues add. Broken
+// documents must fail, so the check is never vacuous.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "fdbench/reporter.hpp"
+#include "support/fdbench_process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace fdbench::testing {
+namespace {
+
+struct Validation {
+  int exit_code = -1;
+  std::string output;  // one line per problem
+};
+
+Validation validate(const std::vector<std::string>& documents) {
+  TempDir scratch;
+  std::string command = std::string("'") + FDBENCH_SCHEMA_PYTHON + "' '" +
+                        FDBENCH_SCHEMA_VALIDATOR + "' '" + FDBENCH_SCHEMA + "'";
+  for (const auto& d : documents) command += " '" + d + "'";
+  command += " >'" + (scratch / "out") + "' 2>&1";
+  const int status = std::system(command.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(scratch / "out")};
+}
+
+class Schema : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::string(FDBENCH_SCHEMA_PYTHON).empty()) {
+      GTEST_FAIL() << "no python3 with jsonschema was found when configuring: run scripts/setup "
+                      "(it installs python3-jsonschema), then configure again";
+    }
+  }
+  // Runs fdbench with `args` plus --format json --output FILE and returns FILE.
+  std::string run_to_file(std::vector<std::string> args, const std::string& name) {
+    const std::string file = out_ / name;
+    args.insert(args.end(), {"--format", "json", "--output", file});
+    const RunResult run = run_fdbench(args);
+    EXPECT_EQ(run.exit_code, 0) << describe(args) << "\n" << run.err;
+    return file;
+  }
+  void expect_valid(const std::vector<std::string>& documents) {
+    const Validation v = validate(documents);
+    EXPECT_EQ(v.exit_code, 0) << v.output;
+  }
+  FastTempDir work_;
+  TempDir out_;
+};
+
+Environment hand_built_environment() {
+  Environment env;
+  env.os = "Linux";
+  env.kernel = "6.18.0-test";
+  env.cpu_model = "Test CPU";
+  env.logical_cpus = 2;
+  env.fs_type = "ext4";
+  env.rlimit_nofile = {1024, 18446744073709551615ULL};  // RLIM_INFINITY
+  env.fdsize_at_start = 64;
+  env.io_uring_disabled = 0;
+  env.rcu_expedited = 1;
+  return env;
+}
+
+// Every optional field today's output can carry.
+std::vector<Result> hand_built_results() {
+  Result r;
+  r.workload = "open";
+  r.strategy = "pool-batch";
+  r.threads = 2;
+  r.batch = 64;
+  r.kind = "file";
+  r.ops = 1000;
+  r.repeat = 2;
+  r.warmup = 1;
+  r.times_ns = {2'000'000, 3'000'000};
+  r.fdsize_before = 64;
+  r.fdsize_after = 64;
+  r.failures = 5;
+  r.first_failure = "Permission denied";
+  r.failures_by_errno = {{"EACCES", {4, "Permission denied"}}, {"other", {1, "unknown"}}};
+  r.parameters = {{"dispatch", "queue"}, {"batch", "64"}};
+  r.input = InputSummary{"list",
+                         "/tmp/list",
+                         "",
+                         "rdonly",
+                         false,
+                         998,
+                         {{"fifo", 1}},
+                         {{"No such file or directory", 1}}};
+  r.warnings = {"a warning"};
+  finalize(r);
+  Result unavailable = r;
+  unavailable.times_ns.clear();
+  unavailable.failures = 0;
+  unavailable.failures_by_errno.clear();
+  unavailable.error = "io_uring_disabled is 2";
+  finalize(unavailable);
+  return {r, unavailable};
+}
+
+TEST_F(Schema, IsAJsonSchemaThatRejectsBrokenDocuments) {
+  auto doc =
+      nlohmann::json::parse(to_json_document(hand_built_environment(), hand_built_results()));
+  struct Broken {
+    const char* what;
+    void (*change)(nlohmann::json&);
+    const char* reason;
+  };
+  const Broken cases[] = {
+      {"no results", [](nlohmann::json& j) { j.erase("results"); }, "'results' is a required"},
+      {"zero threads", [](nlohmann::json& j) { j["results"][0]["threads"] = 0; }, "minimum"},
+      {"errno keyed by message",
+       [](nlohmann::json& j) {
+         j["results"][0]["failures_by_errno"] = {
+             {"Permission denied", {{"count", 1}, {"message", "x"}}}};
+       },
+       "does not match"},
+      {"another version", [](nlohmann::json& j) { j["schema_version"] = 2; }, "1 was expected"},
+      {"a time as text", [](nlohmann::json& j) { j["results"][0]["times_ns"][0] = "1ms"; },
+       "is not of type"},
+  };
+  std::vector<std::string> files;
+  for (const auto& c : cases) {
+    auto broken = doc;
+    c.change(broken);
+    files.push_back(out_ / (std::to_string(files.size()) + ".json"));
+    write_text(files.back(), broken.dump());
+  }
+  const Validation v = validate(files);  // one interpreter start for all of them
+  EXPECT_EQ(v.exit_code, 1) << v.output;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    SCOPED_TRACE(cases[i].what);
+    const auto at = v.output.find(files[i] + ": ");
+    ASSERT_NE(at, std::string::npos) << "accepted:\n" << v.output;
+    const std::string line = v.output.substr(at, v.output.find('\n', at) - at);
+    EXPECT_NE(line.find(cases[i].reason), std::string::npos) << line;
+  }
+}
+
+TEST_F(Schema, HandBuiltDocumentWithEveryOptionalField) {
+  write_text(out_ / "full.json", to_json_document(hand_built_environment(), hand_built_results()));
+  expect_valid({out_ / "full.json"});
+}
+
+TEST_F(Schema, FieldsTheOpenIssuesAddHaveTheirTypes) {
+  auto doc =
+      nlohmann::json::parse(to_json_document(hand_built_environment(), hand_built_results()));
+  auto& env = doc["environment"];
+  env.update({{"syscall_ns", 1250.5},
+              {"cpu_mitigations", {{"meltdown", "Mitigation: PTI"}, {"spectre_v2", "Vulnerable"}}},
+              {"build_type", "Release"},
+              {"compiler", "GCC 12.2.0"},
+              {"virtualization", "kvm"},
+              {"liburing_version", "2.3"},
+              {"libuv_version", nullptr},
+              {"cpus_allowed", 2},
+              {"memory_bytes", 4294967296LL},
+              {"fs_mount_options", "rw,relatime,discard"}});
+  auto& r = doc["results"][0];
+  const nlohmann::json latency = {{"p50", 1200},  {"p90", 1500},     {"p99", 3000},
+                                  {"p999", 9000}, {"max", 12000000}, {"count", 2000}};
+  r.update({{"runnable_threads", 3},
+            {"setup_ns", 45000000},
+            {"median_ci_ns", {2000000, 3000000}},
+            {"outliers", {1}},
+            {"latency_ns", {{"open", latency}, {"close", latency}}},
+            {"growth_events",
+             {{{"worker", 1},
+               {"index", 63},
+               {"fd", 64},
+               {"ns", 7000000},
+               {"fdsize_before", 64},
+               {"fdsize_after", 128},
+               {"shared", true}}}},
+            {"stalls",
+             {{{"worker", 0},
+               {"index", 62},
+               {"op", "create"},
+               {"fd", 65},
+               {"ns", 6900000},
+               {"cause", "waiting-on-growth"}}}}});
+  r["parameters"]["paths"] = "relative";
+  doc["findings"] = {{{"kind", "stall"}, {"text", "4 growth events"}, {"events", 4}}};
+  doc["recommendation"] = {{"strategy", "fast-pool"},
+                           {"threads", 2},
+                           {"batch", 1},
+                           {"ops_per_sec", 400000.5},
+                           {"knee_threads", 2},
+                           {"pregrow_to", 1023},
+                           {"within_noise", {{{"strategy", "threads"}, {"threads", 2}}}}};
+  write_text(out_ / "later.json", doc.dump());
+  expect_valid({out_ / "later.json"});
+}
+
+TEST_F(Schema, RealOpenSocketAndKeepOpenRuns) {
+  const std::string open = run_to_file({"open", "--files", "50", "--threads", "1,2", "--repeat",
+                                        "2", "--warmup", "0", "--dir", work_.path()},
+                                       "open.json");
+  const std::string keep = run_to_file(
+      {"open", "--files", "100", "--threads", "2", "--strategy", "threads,process", "--keep-open",
+       "--pregrow", "off,auto", "--repeat", "2", "--warmup", "0", "--dir", work_.path()},
+      "keep.json");
+  const std::string socket =
+      run_to_file({"socket", "--per-thread", "32", "--strategy", "threads,process,uring-direct",
+                   "--kind", "udp", "--repeat", "2", "--warmup", "0"},
+                  "socket.json");
+  expect_valid({open, keep, socket});
+}
+
+TEST_F(Schema, AnInterruptedExport) {
+  const std::string file = out_ / "cut.json";
+  FdbenchProcess child({"open", "--files", "20", "--threads", "1,2,4", "--strategy", "threads,pool",
+                        "--repeat", "3000", "--warmup", "0", "--dir", work_.path(), "--export-json",
+                        file});
+  ASSERT_TRUE(wait_until([&] { return exists(file); }, std::chrono::seconds(120)));
+  child.signal(SIGTERM);
+  const RunResult run = child.wait();
+  EXPECT_EQ(run.exit_code, 128 + SIGTERM) << run.err;
+  EXPECT_EQ(nlohmann::json::parse(read_text(file)).at("complete"), false);
+  expect_valid({file});
+}
+
+}  // namespace
+}  // namespace fdbench::testing

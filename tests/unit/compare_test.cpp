@@ -1,0 +1,300 @@
+// compare on hand-built documents: Mann-Whitney U against known values, identical inputs,
+// clear differences, disjoint results, too few repetitions, environment differences, the
+// shipped reference figures and where a file stands against them, and the three formats.
+#include "fdbench/compare.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "fdbench/error.hpp"
+#include "fdbench/reporter.hpp"
+#include "support/results.hpp"
+
+namespace fdbench {
+namespace {
+
+TEST(MannWhitney, ScipyDocumentationExampleExact) {
+  // SciPy's mannwhitneyu documentation: males vs females, U = 17, p = 0.1111 (exact).
+  const std::vector<std::int64_t> males{19, 22, 16, 29, 24};
+  const std::vector<std::int64_t> females{20, 11, 17, 12};
+  const MannWhitney mw = mann_whitney_u(males, females);
+  EXPECT_TRUE(mw.exact);
+  EXPECT_DOUBLE_EQ(mw.u, 17);
+  EXPECT_NEAR(mw.p_value, 1.0 / 9, 1e-12);
+}
+
+TEST(MannWhitney, CompletelySeparatedSmallSamplesExact) {
+  const std::vector<std::int64_t> a{1, 2, 3, 4, 5};
+  const std::vector<std::int64_t> b{6, 7, 8, 9, 10};
+  const MannWhitney mw = mann_whitney_u(a, b);
+  EXPECT_TRUE(mw.exact);
+  EXPECT_DOUBLE_EQ(mw.u, 0);
+  EXPECT_NEAR(mw.p_value, 2.0 / 252, 1e-12);  // one ordering of C(10, 5), both tails
+  EXPECT_NEAR(mann_whitney_u(b, a).p_value, 2.0 / 252, 1e-12);
+  EXPECT_DOUBLE_EQ(mann_whitney_u(b, a).u, 25);
+}
+
+TEST(MannWhitney, NormalApproximationBeyondEightValues) {
+  std::vector<std::int64_t> a;
+  std::vector<std::int64_t> b;
+  for (int i = 1; i <= 10; ++i) {
+    a.push_back(i);
+    b.push_back(i + 10);
+  }
+  const MannWhitney mw = mann_whitney_u(a, b);
+  EXPECT_FALSE(mw.exact);
+  // z = (100 - 50 - 0.5) / sqrt(175), p = erfc(z / sqrt 2)
+  EXPECT_NEAR(mw.p_value, 0.0001826717911095504, 1e-12);
+}
+
+TEST(MannWhitney, TiesUseTheCorrectedVariance) {
+  const std::vector<std::int64_t> a{10, 20, 20, 30, 40, 50, 50, 60};
+  const std::vector<std::int64_t> b{20, 30, 30, 40, 70, 80, 90, 90, 100};
+  const MannWhitney mw = mann_whitney_u(a, b);
+  EXPECT_FALSE(mw.exact);  // ties: no exact distribution
+  EXPECT_DOUBLE_EQ(mw.u, 18.5);
+  EXPECT_NEAR(mw.p_value, 0.09956538596930134, 1e-12);
+}
+
+TEST(MannWhitney, IdenticalAndEmptySamples) {
+  const std::vector<std::int64_t> same{5, 5, 5, 5, 5, 5};
+  EXPECT_DOUBLE_EQ(mann_whitney_u(same, same).p_value, 1.0);
+  const std::vector<std::int64_t> a{1, 2, 3, 4, 5, 6};
+  EXPECT_DOUBLE_EQ(mann_whitney_u(a, a).p_value, 1.0);
+  EXPECT_DOUBLE_EQ(mann_whitney_u(a, {}).p_value, 1.0);
+}
+
+Environment environment(const std::string& fs_type) {
+  Environment env = testing::linux_environment();
+  env.fs_type = fs_type;
+  env.build_type = "Release";
+  env.compiler = "gcc 12.2.0";
+  env.virtualization = "kvm";
+  return env;
+}
+
+Result open_result(const std::string& strategy, int threads, std::vector<std::int64_t> times) {
+  return testing::ResultBuilder::open(strategy, threads).ops(10000).times(std::move(times));
+}
+
+std::vector<std::int64_t> around(std::int64_t ns, int n = 10) {
+  std::vector<std::int64_t> times;
+  for (int i = 0; i < n; ++i) times.push_back(ns + (i % 5) * ns / 100);  // ±2% spread
+  return times;
+}
+
+ResultsDocument document(const std::string& fs_type, const std::vector<Result>& results) {
+  return parse_results_json(to_json_document(environment(fs_type), results));
+}
+
+Comparison compare_two(const ResultsDocument& a, const ResultsDocument& b) {
+  const std::vector<ResultsDocument> docs{a, b};
+  const std::vector<std::string> labels{"a.json", "b.json"};
+  return compare(docs, labels);
+}
+
+TEST(Compare, IdenticalInputsHaveRatioOneAndNoDifference) {
+  const auto doc = document("ext4", {open_result("threads", 1, around(20'000'000)),
+                                     open_result("threads", 2, around(12'000'000))});
+  const Comparison c = compare_two(doc, doc);
+  ASSERT_EQ(c.shared.size(), 2U);
+  EXPECT_TRUE(c.partial.empty());
+  for (const auto& row : c.shared) {
+    EXPECT_EQ(row.cells[0].verdict, Verdict::baseline);
+    const CompareCell& cell = row.cells[1];
+    ASSERT_TRUE(cell.ratio.has_value());
+    EXPECT_DOUBLE_EQ(*cell.ratio, 1.0);
+    ASSERT_TRUE(cell.p_value.has_value());
+    EXPECT_GE(*cell.p_value, kSignificanceLevel);
+    EXPECT_EQ(cell.verdict, Verdict::same);
+    EXPECT_LE(*cell.ratio_low, 1.0);
+    EXPECT_GE(*cell.ratio_high, 1.0);
+  }
+}
+
+TEST(Compare, ClearlyDifferentIsSignificant) {
+  const auto slow = document("ext4", {open_result("threads", 1, around(20'000'000))});
+  const auto fast = document("tmpfs", {open_result("threads", 1, around(10'000'000))});
+  const Comparison c = compare_two(slow, fast);
+  ASSERT_EQ(c.shared.size(), 1U);
+  const CompareCell& cell = c.shared[0].cells[1];
+  EXPECT_NEAR(*cell.ratio, 0.5, 0.01);
+  EXPECT_LT(*cell.p_value, 0.001);
+  EXPECT_EQ(cell.verdict, Verdict::faster);
+  EXPECT_LT(*cell.ratio_high, 1.0);  // even the extremes do not overlap
+
+  const Comparison reverse = compare_two(fast, slow);
+  EXPECT_EQ(reverse.shared[0].cells[1].verdict, Verdict::slower);
+}
+
+TEST(Compare, DisjointResultsAreListedNotDropped) {
+  const auto a = document("ext4", {open_result("threads", 1, around(20'000'000)),
+                                   open_result("pool", 2, around(30'000'000))});
+  const auto b = document("ext4", {open_result("threads", 1, around(20'000'000)),
+                                   open_result("uring", 1, around(8'000'000))});
+  const Comparison c = compare_two(a, b);
+  ASSERT_EQ(c.shared.size(), 1U);
+  EXPECT_EQ(c.shared[0].key.strategy, "threads");
+  ASSERT_EQ(c.partial.size(), 2U);
+  EXPECT_EQ(c.partial[0].key.strategy, "pool");
+  EXPECT_EQ(c.partial[0].cells[0].verdict, Verdict::baseline);
+  EXPECT_EQ(c.partial[0].cells[1].verdict, Verdict::absent);
+  EXPECT_EQ(c.partial[1].key.strategy, "uring");
+  EXPECT_EQ(c.partial[1].cells[0].verdict, Verdict::absent);
+  EXPECT_EQ(c.partial[1].cells[1].verdict, Verdict::unpaired);
+  EXPECT_FALSE(c.partial[1].cells[1].ratio.has_value());
+}
+
+TEST(Compare, DifferentWorkIsNeverPaired) {
+  Result more_files = open_result("threads", 1, around(20'000'000));
+  more_files.ops = 20000;
+  Result batched = open_result("pool-batch", 1, around(20'000'000));
+  batched.batch = 64;
+  Result batched_more = batched;
+  batched_more.batch = 128;
+  const auto a = document("ext4", {open_result("threads", 1, around(10'000'000)), batched});
+  const auto b = document("ext4", {more_files, batched_more});
+  const Comparison c = compare_two(a, b);
+  EXPECT_TRUE(c.shared.empty());
+  EXPECT_EQ(c.partial.size(), 4U);
+}
+
+TEST(Compare, UnderFiveRepetitionsThereIsNoVerdict) {
+  const auto a = document("ext4", {open_result("threads", 1, around(20'000'000, 4))});
+  const auto b = document("ext4", {open_result("threads", 1, around(10'000'000, 10))});
+  const CompareCell& cell = compare_two(a, b).shared[0].cells[1];
+  EXPECT_EQ(cell.verdict, Verdict::too_few);
+  EXPECT_TRUE(cell.ratio.has_value());
+  EXPECT_TRUE(cell.p_value.has_value());  // shown, but not called
+  EXPECT_EQ(to_string(cell.verdict), "too few repetitions to tell");
+}
+
+TEST(Compare, UnavailableOnOneSideHasNoRatio) {
+  const Result missing =
+      testing::ResultBuilder::open("uring", 1).ops(10000).unavailable("io_uring_disabled is 2", 10);
+  const auto a = document("ext4", {open_result("uring", 1, around(5'000'000))});
+  const auto b = document("ext4", {missing});
+  const Comparison c = compare_two(a, b);
+  ASSERT_EQ(c.shared.size(), 1U);
+  EXPECT_EQ(c.shared[0].cells[1].verdict, Verdict::no_samples);
+  EXPECT_EQ(c.shared[0].cells[1].error, "io_uring_disabled is 2");
+  EXPECT_FALSE(c.shared[0].cells[1].ratio.has_value());
+  EXPECT_EQ(compare_two(b, a).shared[0].cells[1].verdict, Verdict::no_samples);
+}
+
+TEST(Compare, EnvironmentShowsHeadlineFieldsAndWhatDiffers) {
+  const auto a = document("ext4", {});
+  auto b = document("tmpfs", {});
+  b.environment_fields["rlimit_nofile.soft"] = "4096";
+  b.environment_fields["cpu_mitigations.meltdown"] = "Mitigation: PTI";
+  const Comparison c = compare_two(a, b);
+  std::vector<std::string> fields;
+  for (const auto& row : c.environment) fields.push_back(row.field);
+  const std::vector<std::string> expected{
+      "os",           "kernel",         "cpu_model",
+      "logical_cpus", "virtualization", "cpu_mitigations.meltdown",
+      "fs_type",      "rcu_expedited",  "io_uring_disabled",
+      "build_type",   "compiler",       "rlimit_nofile.soft"};
+  EXPECT_EQ(fields, expected);
+  for (const auto& row : c.environment) {
+    const bool should_differ = row.field == "fs_type" || row.field == "rlimit_nofile.soft" ||
+                               row.field == "cpu_mitigations.meltdown";
+    EXPECT_EQ(row.differs, should_differ) << row.field;
+    if (row.field == "cpu_mitigations.meltdown") {
+      EXPECT_EQ(row.values[0], std::nullopt);
+    }
+    if (row.field == "fs_type") {
+      EXPECT_EQ(row.values[1], "tmpfs");
+    }
+  }
+}
+
+TEST(References, TheShippedFiguresAreTheSeeds) {
+  const auto refs = shipped_references();
+  ASSERT_EQ(refs.size(), 4U);
+  EXPECT_EQ(refs[0].os, "macOS");
+  EXPECT_EQ(refs[0].ops_per_sec, 120000);
+  EXPECT_EQ(refs[1].ops_per_sec, 400000);
+  EXPECT_EQ(refs[2].times_ns, (std::vector<std::int64_t>{17770000, 26309000, 18414000}));
+  EXPECT_EQ(refs[3].os, "OpenBSD");
+  EXPECT_EQ(refs[3].times_ns, (std::vector<std::int64_t>{6096000, 2508000, 2326000}));
+  for (const auto& ref : refs) {
+    EXPECT_FALSE(ref.source.empty()) << ref.id;
+    EXPECT_EQ(ref.url.rfind("https://", 0), 0U) << ref.id;
+    EXPECT_FALSE(ref.measured.empty()) << ref.id;
+  }
+}
+
+TEST(References, MalformedReferencesAreErrors) {
+  EXPECT_THROW(parse_references("{"), Error);
+  EXPECT_THROW(parse_references(R"({"references": {}})"), Error);
+  EXPECT_THROW(parse_references(R"({"references": [{"id": "x", "match": {"ops": 1}}]})"),
+               Error);  // neither ops_per_sec nor times_ns
+}
+
+Result socket_result(const std::string& pregrow, std::int64_t ns) {
+  return testing::ResultBuilder::socket("threads", 2).pregrow(pregrow).ops(512).times(around(ns));
+}
+
+TEST(References, StandingTakesTheBestMatchingResult) {
+  Result uring = open_result("uring-direct", 1, around(5'000'000));  // not what they ran
+  const auto doc =
+      document("ext4", {open_result("threads", 1, around(40'000'000)),
+                        open_result("threads", 2, around(20'000'000)), uring,
+                        socket_result("off", 36'828'000), socket_result("auto", 2'000'000)});
+  const auto standings = stand_against(doc, shipped_references());
+  ASSERT_EQ(standings.size(), 4U);
+  ASSERT_TRUE(standings[0].mine.has_value());
+  EXPECT_EQ(standings[0].mine->strategy, "threads");
+  EXPECT_EQ(standings[0].mine->threads, 2);
+  EXPECT_NEAR(standings[0].speed_ratio, standings[0].mine->ops_per_sec / 120000, 1e-9);
+  ASSERT_TRUE(standings[2].mine.has_value());
+  EXPECT_EQ(standings[2].mine->pregrow, "off");
+  EXPECT_NEAR(standings[2].speed_ratio, 18'414'000 / standings[2].mine->stats.median, 1e-9);
+
+  const auto nothing = stand_against(document("ext4", {}), shipped_references());
+  for (const auto& s : nothing) EXPECT_FALSE(s.mine.has_value());
+}
+
+std::string written(const CompareReport& report, std::string_view format) {
+  std::ostringstream out;
+  write_compare_report(out, report, format);
+  return out.str();
+}
+
+TEST(CompareReport, EveryFormatCarriesTheVerdicts) {
+  const auto a = document("ext4", {open_result("threads", 1, around(20'000'000)),
+                                   open_result("pool", 1, around(30'000'000, 3))});
+  const auto b = document("tmpfs", {open_result("threads", 1, around(10'000'000)),
+                                    open_result("pool", 1, around(30'000'000, 3)),
+                                    open_result("uring", 1, around(5'000'000))});
+  CompareReport report;
+  report.comparison = compare_two(a, b);
+  report.references.push_back({"b.json", stand_against(b, shipped_references())});
+
+  const std::string table = written(report, "table");
+  for (const char* part :
+       {"[1] a.json", "[2] b.json", "≠ fs_type", "faster", "too few repetitions to tell",
+        "not in the first file", "Only in some files", "published elsewhere", "not a controlled",
+        "lemire.me", "0.50×"}) {
+    EXPECT_NE(table.find(part), std::string::npos) << part << "\n" << table;
+  }
+  const std::string markdown = written(report, "markdown");
+  EXPECT_NE(markdown.find("# fdbench compare"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("|:--|"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("| threads, 1 thread |"), std::string::npos) << markdown;
+
+  const auto j = nlohmann::json::parse(written(report, "json"));
+  EXPECT_EQ(j["comparison"]["files"].size(), 2U);
+  EXPECT_EQ(j["comparison"]["shared"].size(), 2U);
+  EXPECT_EQ(j["comparison"]["partial"].size(), 1U);
+  EXPECT_EQ(j["comparison"]["shared"][0]["files"][1]["verdict"], "faster");
+  EXPECT_EQ(j["references"]["files"][0]["standings"].size(), 4U);
+}
+
+}  // namespace
+}  // namespace fdbench
