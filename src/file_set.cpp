@@ -69,6 +69,16 @@ void check_space(int dir, const std::string& parent, std::size_t inodes) {
 
 FileSet FileSet::create(const std::string& parent, std::size_t count, std::size_t subdirs) {
   FileSet set;
+  set.make_private_dir(parent);
+  set.make_subdirs(subdirs);
+  check_space(set.dir_.get(), parent, count + subdirs);
+  set.name_files(count, subdirs);
+  set.create_files(parent);
+  return set;
+}
+
+// mkdtemp in `parent`, both directories held open, and the marker written.
+void FileSet::make_private_dir(const std::string& parent) {
   std::string tmpl = (parent.empty() ? std::string(".") : parent) + "/" + kDirPrefix + "XXXXXX";
   if (mkdtemp(tmpl.data()) == nullptr) {
     const int err = errno;
@@ -78,46 +88,49 @@ FileSet FileSet::create(const std::string& parent, std::size_t count, std::size_
                                 ? " (choose a writable directory with --dir)"
                                 : ""));
   }
-  set.path_ = tmpl;
+  path_ = tmpl;
   const auto slash = tmpl.find_last_of('/');
   const std::string parent_path = slash == 0 ? "/" : tmpl.substr(0, slash);
-  set.parent_.reset(open(parent_path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  set.dir_.reset(open(tmpl.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW));
-  if (!set.parent_ || !set.dir_) {
+  parent_.reset(open(parent_path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  dir_.reset(open(tmpl.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW));
+  if (!parent_ || !dir_) {
     const int err = errno;
     rmdir(tmpl.c_str());
     throw Error(fmt::format("cannot open the private directory {}: {}", tmpl, errno_text(err)));
   }
   // The marker says "fdbench made this" to `fdbench clean` and to people.
-  const int marker = openat(set.dir_.get(), kMarkerName, kCreateFlags, 0644);
-  if (marker >= 0) {
-    const std::string text = fmt::format(
-        "fdbench private directory\npid {}\n"
-        "fdbench created this directory and holds only its own empty files in it.\n"
-        "If no fdbench is running, `fdbench clean` removes it.\n",
-        getpid());
-    [[maybe_unused]] const auto written = write(marker, text.data(), text.size());
-    close(marker);
-    set.marker_ = true;
-  } else {
+  const int marker = openat(dir_.get(), kMarkerName, kCreateFlags, 0644);
+  if (marker < 0) {
     const int err = errno;
-    set.remove();
+    remove();
     throw Error(fmt::format("cannot write in --dir {}: {}", parent, errno_text(err)));
   }
+  const std::string text = fmt::format(
+      "fdbench private directory\npid {}\n"
+      "fdbench created this directory and holds only its own empty files in it.\n"
+      "If no fdbench is running, `fdbench clean` removes it.\n",
+      getpid());
+  [[maybe_unused]] const auto written = write(marker, text.data(), text.size());
+  close(marker);
+  marker_ = true;
+}
 
-  for (; set.subdirs_ < subdirs; ++set.subdirs_) {
-    if (mkdirat(set.dir_.get(), subdir_name(set.subdirs_).c_str(), 0755) != 0) {
+void FileSet::make_subdirs(std::size_t subdirs) {
+  for (; subdirs_ < subdirs; ++subdirs_) {
+    if (mkdirat(dir_.get(), subdir_name(subdirs_).c_str(), 0755) != 0) {
       const int err = errno;
-      set.remove();
-      throw Error(fmt::format("cannot create a subdirectory in {}: {}", tmpl, errno_text(err)));
+      remove();
+      throw Error(fmt::format("cannot create a subdirectory in {}: {}", path_, errno_text(err)));
     }
   }
+}
 
+// N.txt, or dK/N.txt spread over the subdirectories, in one allocation.
+void FileSet::name_files(std::size_t count, std::size_t subdirs) {
   const std::size_t prefix = subdirs > 0 ? subdir_name(subdirs).size() + 1 : 0;
-  check_space(set.dir_.get(), parent, count + subdirs);
   std::size_t bytes = 0;
   for (std::size_t i = 1; i <= count; ++i) bytes += std::to_string(i).size() + 5 + prefix;
-  set.names_.reserve(count, bytes);
+  names_.reserve(count, bytes);
   char name[64];
   for (std::size_t i = 1; i <= count; ++i) {
     if (subdirs > 0) {
@@ -125,37 +138,38 @@ FileSet FileSet::create(const std::string& parent, std::size_t count, std::size_
     } else {
       std::snprintf(name, sizeof name, "%zu.txt", i);
     }
-    set.names_.add(name);
+    names_.add(name);
   }
+}
 
+void FileSet::create_files(const std::string& parent) {
   // Setup is not the measured work; two creators halve it on a slow filesystem.
+  const std::size_t count = names_.size();
   const std::size_t half = count / 2;
   std::pair<std::size_t, int> second{0, 0};
   std::thread helper;
   if (count >= 2048) {
-    helper = std::thread([&] { second = create_range(set.dir_.get(), set.names_, half, count); });
+    helper = std::thread([&] { second = create_range(dir_.get(), names_, half, count); });
   }
   const std::size_t first_end = helper.joinable() ? half : count;
-  const auto first = create_range(set.dir_.get(), set.names_, 0, first_end);
+  const auto first = create_range(dir_.get(), names_, 0, first_end);
   if (helper.joinable()) helper.join();
-  set.created_.emplace_back(0, first.first);
-  if (first_end < count) set.created_.emplace_back(half, half + second.first);
+  created_.emplace_back(0, first.first);
+  if (first_end < count) created_.emplace_back(half, half + second.first);
 
   const int err = first.second != 0 ? first.second : second.second;
-  if (err != 0) {
-    const std::size_t made = first.first + second.first;
-    set.remove();
-    throw_if_interrupted();
-    if (err == ENOSPC || err == EDQUOT) {
-      throw Error(fmt::format(
-          "no space left in --dir {} after {} of {} files (each needs an inode): free space "
-          "or inodes there, choose another --dir, or lower --files",
-          parent, made, count));
-    }
-    throw Error(fmt::format("cannot create file {} of {} in {}: {}", made + 1, count, tmpl,
-                            errno_text(err)));
+  if (err == 0) return;
+  const std::size_t made = first.first + second.first;
+  remove();
+  throw_if_interrupted();
+  if (err == ENOSPC || err == EDQUOT) {
+    throw Error(fmt::format(
+        "no space left in --dir {} after {} of {} files (each needs an inode): free space "
+        "or inodes there, choose another --dir, or lower --files",
+        parent, made, count));
   }
-  return set;
+  throw Error(fmt::format("cannot create file {} of {} in {}: {}", made + 1, count, path_,
+                          errno_text(err)));
 }
 
 FileSet::FileSet(FileSet&& other) noexcept

@@ -49,6 +49,11 @@ class FileSet {
 
  private:
   FileSet() = default;
+  // The steps of create(), in order; each removes what it made before it throws.
+  void make_private_dir(const std::string& parent);
+  void make_subdirs(std::size_t subdirs);
+  void name_files(std::size_t count, std::size_t subdirs);
+  void create_files(const std::string& parent);
   std::string path_;
   UniqueFd parent_;
   UniqueFd dir_;
