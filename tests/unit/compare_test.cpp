@@ -166,7 +166,9 @@ TEST(Compare, DifferentWorkIsNeverPaired) {
 TEST(Compare, UnderFiveRepetitionsThereIsNoVerdict) {
   const auto a = document("ext4", {open_result("threads", 1, around(20'000'000, 4))});
   const auto b = document("ext4", {open_result("threads", 1, around(10'000'000, 10))});
-  const CompareCell& cell = compare_two(a, b).shared[0].cells[1];
+  const Comparison c = compare_two(a, b);
+  ASSERT_EQ(c.shared.size(), 1U);
+  const CompareCell& cell = c.shared[0].cells[1];
   EXPECT_EQ(cell.verdict, Verdict::too_few);
   EXPECT_TRUE(cell.ratio.has_value());
   EXPECT_TRUE(cell.p_value.has_value());  // shown, but not called
