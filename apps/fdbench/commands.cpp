@@ -123,10 +123,13 @@ int print_environment(const std::string& dir, const std::string& format, std::os
     return 0;
   }
   auto fields = parse_results_json(document).environment_fields;
-  // A field the JSON holds as null was not measurable here; the table says so, not nothing.
+  // A field the JSON holds as null (or an empty group, such as cpu_mitigations where the
+  // kernel does not list them) was not measurable here: the table says so, not nothing.
   const auto environment = nlohmann::json::parse(document).at("environment");
   for (auto it = environment.begin(); it != environment.end(); ++it) {
-    if (it->is_null()) fields.emplace(it.key(), "(not known here)");
+    if (it->is_null() || (it->is_object() && it->empty())) {
+      fields.emplace(it.key(), "(not known here)");
+    }
   }
   std::size_t width = 0;
   for (const auto& [name, value] : fields) width = std::max(width, name.size());
