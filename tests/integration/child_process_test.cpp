@@ -23,6 +23,7 @@
 #include "fdbench/error.hpp"
 #include "fdbench/interrupt.hpp"
 #include "fdbench/platform.hpp"
+#include "support/read_within.hpp"
 
 namespace fdbench {
 namespace {
@@ -120,23 +121,7 @@ int exit_code_in_process(const std::function<int()>& body) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-// Reads exactly `size` bytes, waiting at most 20 s in all.
-bool read_within(int fd, void* data, std::size_t size) {
-  auto* p = static_cast<char*>(data);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (size > 0) {
-    pollfd ready{fd, POLLIN, 0};
-    if (poll(&ready, 1, 100) <= 0) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      continue;
-    }
-    const ssize_t n = read(fd, p, size);
-    if (n <= 0) return false;
-    p += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
+using testing::read_within;
 
 TEST(ChildProcess, DiesWithItsParent) {
   if (!platform::uses_linux_interfaces()) {

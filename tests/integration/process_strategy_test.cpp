@@ -27,6 +27,7 @@
 #include "fdbench/workload.hpp"
 #include "support/child_pids.hpp"
 #include "support/fd_table.hpp"
+#include "support/read_within.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench {
@@ -201,23 +202,7 @@ class Endless final : public Workload {
   int busy_fd_;
 };
 
-// Reads exactly `size` bytes, waiting at most 20 s in all.
-bool read_within(int fd, void* data, std::size_t size) {
-  auto* p = static_cast<char*>(data);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (size > 0) {
-    pollfd ready{fd, POLLIN, 0};
-    if (poll(&ready, 1, 100) <= 0) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      continue;
-    }
-    const ssize_t n = read(fd, p, size);
-    if (n <= 0) return false;
-    p += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
+using testing::read_within;
 
 TEST_F(ProcessStrategy, BusyWorkersDieWithTheirParent) {
   if (!platform::uses_linux_interfaces()) {
