@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <sstream>
+#include <string>
+#include <string_view>
 
 #include "fdbench/compare.hpp"
 #include "format.hpp"
@@ -227,6 +230,21 @@ void print_files(Printer& p, const Comparison& c) {
   p.grid(files);
 }
 
+bool is_mitigation(std::string_view field) { return field.starts_with("cpu_mitigations."); }
+
+// Values as recorded, but a measured syscall cost to the nanosecond, not to a millionth of one.
+std::string display_value(std::string_view field, const std::optional<std::string>& value) {
+  if (!value) return "-";
+  if (field == "syscall_ns") {
+    try {
+      return fmt::format("{:.0f}", std::stod(*value));
+    } catch (const std::exception&) {
+      return *value;  // not a number: show what the file says
+    }
+  }
+  return *value;
+}
+
 void print_environment(Printer& p, const Comparison& c) {
   if (c.environment.empty()) return;
   p.heading("Environment (≠: differs between the files)");
@@ -234,10 +252,23 @@ void print_environment(Printer& p, const Comparison& c) {
   grid.left_columns = c.files.size() + 1;
   grid.header.push_back("field");
   for (std::size_t f = 0; f < c.files.size(); ++f) grid.header.push_back(file_tag(f));
+  // A CPU lists about twenty mitigations; those alike in every file are one line, not twenty.
+  std::size_t alike_mitigations = 0;
+  std::optional<std::size_t> alike_row;  // where the one line for them goes
   for (const auto& row : c.environment) {
+    if (is_mitigation(row.field) && !row.differs) {
+      if (alike_mitigations++ == 0) alike_row = grid.rows.size();
+      continue;
+    }
     std::vector<std::string> cells{(row.differs ? "≠ " : "  ") + row.field};
-    for (const auto& value : row.values) cells.push_back(value.value_or("-"));
+    for (const auto& value : row.values) cells.push_back(display_value(row.field, value));
     grid.rows.push_back(std::move(cells));
+  }
+  if (alike_row) {
+    std::vector<std::string> cells{"  cpu_mitigations (others)"};
+    cells.insert(cells.end(), c.files.size(), fmt::format("{} alike", alike_mitigations));
+    grid.rows.insert(grid.rows.begin() + static_cast<std::ptrdiff_t>(*alike_row),
+                     std::move(cells));
   }
   p.grid(grid);
 }

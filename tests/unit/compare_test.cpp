@@ -298,5 +298,29 @@ TEST(CompareReport, EveryFormatCarriesTheVerdicts) {
   EXPECT_EQ(j["references"]["files"][0]["standings"].size(), 4U);
 }
 
+TEST(CompareReport, MitigationsAlikeEverywhereAreOneLineAndSyscallCostIsRounded) {
+  auto a = document("ext4", {});
+  auto b = document("ext4", {});
+  for (auto* doc : {&a, &b}) {
+    doc->environment_fields["cpu_mitigations.mds"] = "Not affected";
+    doc->environment_fields["cpu_mitigations.l1tf"] = "Not affected";
+    doc->environment_fields["syscall_ns"] = "1234.56789";
+  }
+  a.environment_fields["cpu_mitigations.meltdown"] = "Mitigation: PTI";
+  b.environment_fields["cpu_mitigations.meltdown"] = "Not affected";
+  CompareReport report;
+  report.comparison = compare_two(a, b);
+  const std::string table = written(report, "table");
+  EXPECT_NE(table.find("≠ cpu_mitigations.meltdown"), std::string::npos) << table;
+  EXPECT_EQ(table.find("cpu_mitigations.mds"), std::string::npos) << table;
+  EXPECT_NE(table.find("cpu_mitigations (others)"), std::string::npos) << table;
+  EXPECT_NE(table.find("2 alike"), std::string::npos) << table;
+  EXPECT_NE(table.find("1235"), std::string::npos) << table;
+  EXPECT_EQ(table.find("1234.56789"), std::string::npos) << table;
+  // The machine-readable form keeps every field as recorded.
+  const auto j = nlohmann::json::parse(written(report, "json"));
+  EXPECT_NE(j.dump().find("cpu_mitigations.mds"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fdbench
