@@ -230,7 +230,9 @@ void print_files(Printer& p, const Comparison& c) {
   p.grid(files);
 }
 
-bool is_mitigation(std::string_view field) { return field.starts_with("cpu_mitigations."); }
+bool is_mitigation(std::string_view field) {
+  return field.starts_with("cpu_mitigations.");
+}
 
 // Values as recorded, but a measured syscall cost to the nanosecond, not to a millionth of one.
 std::string display_value(std::string_view field, const std::optional<std::string>& value) {
@@ -267,8 +269,7 @@ void print_environment(Printer& p, const Comparison& c) {
   if (alike_row) {
     std::vector<std::string> cells{"  cpu_mitigations (others)"};
     cells.insert(cells.end(), c.files.size(), fmt::format("{} alike", alike_mitigations));
-    grid.rows.insert(grid.rows.begin() + static_cast<std::ptrdiff_t>(*alike_row),
-                     std::move(cells));
+    grid.rows.insert(grid.rows.begin() + static_cast<std::ptrdiff_t>(*alike_row), std::move(cells));
   }
   p.grid(grid);
 }
