@@ -77,8 +77,7 @@ class MarkdownReporter final : public Reporter {
     flush_notes();
     const auto lines = findings(all);
     if (!lines.empty()) {
-      out_ << "\n## Findings" << (complete ? "" : " (from the results finished before the stop)")
-           << "\n\n";
+      out_ << "\n## " << findings_heading(complete) << "\n\n";
       for (const auto& line : lines) out_ << "- " << line << "\n";
     }
     out_ << std::flush;

@@ -54,4 +54,8 @@ std::string section_note(const Section& s) {
   return note;
 }
 
+std::string findings_heading(bool complete) {
+  return complete ? "Findings" : "Findings (from the results finished before the stop)";
+}
+
 }  // namespace fdbench

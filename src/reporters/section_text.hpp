@@ -11,5 +11,7 @@ namespace fdbench {
 std::string section_title(const Section& section);
 // "each file opened and closed again; thread and pool creation are not timed"
 std::string section_note(const Section& section);
+// "Findings", and when the run was stopped, that they rest on the results it finished.
+std::string findings_heading(bool complete);
 
 }  // namespace fdbench

@@ -55,9 +55,8 @@ class TableReporter final : public Reporter {
     if (!r.error.empty()) {
       out_ << lead << "   unavailable: " << r.error << "\n";
     } else {
-      const std::string range =
-          fmt::format("{}–{}", format_ms(static_cast<double>(r.stats.min)),
-                      format_ms(static_cast<double>(r.stats.max)));
+      const std::string range = fmt::format("{}–{}", format_ms(static_cast<double>(r.stats.min)),
+                                            format_ms(static_cast<double>(r.stats.max)));
       out_ << lead
            << fmt::format(" {:>11} {:>19} {:>12}", format_ms(r.stats.median), range,
                           format_rate(r.ops_per_sec));
@@ -72,8 +71,7 @@ class TableReporter final : public Reporter {
   void end(std::span<const Result> all, bool complete) override {
     const auto lines = findings(all);
     if (!lines.empty()) {
-      out_ << "\nFindings" << (complete ? "" : " (from the results finished before the stop)")
-           << "\n";
+      out_ << "\n" << findings_heading(complete) << "\n";
       for (const auto& line : lines) out_ << "- " << line << "\n";
     }
     out_ << std::flush;

@@ -25,13 +25,6 @@
 namespace fdbench::testing {
 namespace {
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) lines.push_back(line);
-  return lines;
-}
-
 std::size_t csv_fields(const std::string& line) {
   std::size_t fields = 1;
   bool quoted = false;

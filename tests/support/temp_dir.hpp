@@ -64,6 +64,14 @@ inline std::string read_text(const std::string& path) {
   return text.str();
 }
 
+// `text` split at newlines, without them.
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
 // Whether anything (a link included, not followed) is at `path`.
 inline bool exists(const std::string& path) {
   struct stat info {};
