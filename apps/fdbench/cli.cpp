@@ -13,6 +13,7 @@
 #include <map>
 #include <sstream>
 
+#include "completion.hpp"
 #include "fdbench/compare.hpp"
 #include "fdbench/error.hpp"
 #include "fdbench/reporter.hpp"
@@ -159,6 +160,7 @@ struct Texts {
   std::string env_dir;
   std::string env_format = "table";
   CompareText compare;
+  std::string shell;  // completion
 };
 
 struct Subcommands {
@@ -168,6 +170,7 @@ struct Subcommands {
   CLI::App* clean = nullptr;
   CLI::App* env = nullptr;
   CLI::App* compare = nullptr;
+  CLI::App* completion = nullptr;
 };
 
 std::vector<std::string> parse_strategies(const std::string& text) {
@@ -213,11 +216,18 @@ void check_choice(std::string_view flag, const std::string& value,
   }
 }
 
+// The output formats a command writes ("fdbench" for the default suite).
+std::vector<std::string> formats_of(std::string_view command) {
+  if (command == "env") return {"table", "json"};
+  if (command == "compare") return compare_formats();
+  return reporter_names();
+}
+
 void add_common(CLI::App& app, CommonText& text) {
   app.add_option("--repeat", text.repeat, "Timed repetitions; the median is reported")
       ->capture_default_str();
   app.add_option("--warmup", text.warmup, "Untimed repetitions before them")->capture_default_str();
-  app.add_option("--format", text.format, "Output format: " + join(reporter_names()))
+  app.add_option("--format", text.format, "Output format: " + join(formats_of(app.get_name())))
       ->capture_default_str();
   app.add_option("--output", text.output,
                  "Write the output to FILE instead of stdout (atomically: all or nothing)");
@@ -252,7 +262,7 @@ std::vector<Export> apply_exports(const CommonText& text) {
 void apply_common(const CommonText& text, int& repeat, int& warmup, Command& command) {
   repeat = static_cast<int>(parse_number("--repeat", text.repeat, 1, 100000));
   warmup = static_cast<int>(parse_number("--warmup", text.warmup, 0, 100000));
-  check_choice("--format", text.format, reporter_names());
+  check_choice("--format", text.format, formats_of("open"));
   command.format = text.format;
   check_output("--output", text.output);
   command.output = text.output;
@@ -428,7 +438,7 @@ CLI::App* add_env_command(CLI::App& app, Texts& texts) {
   CLI::App* cmd = app.add_subcommand("env", "Print what fdbench records about this machine");
   cmd->add_option("--dir", texts.env_dir,
                   "The directory whose filesystem is described (default $TMPDIR or /tmp)");
-  cmd->add_option("--format", texts.env_format, "Output format: table, json")
+  cmd->add_option("--format", texts.env_format, "Output format: " + join(formats_of("env")))
       ->capture_default_str();
   cmd->footer(
       "\nThe same capture every results file carries as its \"environment\".\n\n"
@@ -458,9 +468,19 @@ CLI::App* add_compare_command(CLI::App& app, CompareText& text) {
       ->type_name("FILE");
   cmd->add_flag("--references", text.references,
                 "Also set each file against the figures the seed experiments published");
-  cmd->add_option("--format", text.format, "Output format: " + join(compare_formats()))
+  cmd->add_option("--format", text.format, "Output format: " + join(formats_of("compare")))
       ->capture_default_str();
   cmd->footer(kCompareFooter);
+  return cmd;
+}
+
+CLI::App* add_completion_command(CLI::App& app, std::string& shell) {
+  CLI::App* cmd = app.add_subcommand("completion", "Print a shell completion script");
+  cmd->add_option("shell", shell, "The shell: bash")->required()->type_name("SHELL");
+  cmd->footer(
+      "\nInstalled builds put it where bash-completion finds it already.\n\n"
+      "Examples:\n  source <(fdbench completion bash)\n"
+      "  fdbench completion bash > ~/.local/share/bash-completion/completions/fdbench");
   return cmd;
 }
 
@@ -479,6 +499,7 @@ Subcommands add_subcommands(CLI::App& app, Texts& texts) {
   sub.clean = add_clean_command(app, texts.clean_dir);
   sub.env = add_env_command(app, texts);
   sub.compare = add_compare_command(app, texts.compare);
+  sub.completion = add_completion_command(app, texts.shell);
   return sub;
 }
 
@@ -592,7 +613,7 @@ Command env_command(const Texts& texts) {
   command.kind = Command::Kind::env;
   command.env_dir = texts.env_dir.empty() ? default_dir() : texts.env_dir;
   check_directory("--dir", command.env_dir, false);
-  check_choice("--format", texts.env_format, {"table", "json"});
+  check_choice("--format", texts.env_format, formats_of("env"));
   command.format = texts.env_format;
   return command;
 }
@@ -605,10 +626,44 @@ Command compare_command(const CompareText& text) {
         "compare: name two or more results files (written with --format json or "
         "--export-json), or one with --references");
   }
-  check_choice("--format", text.format, compare_formats());
+  check_choice("--format", text.format, formats_of("compare"));
   command.format = text.format;
   command.compare_files = text.files;
   command.references = text.references;
+  return command;
+}
+
+// What a completion can offer after each option: the same choices the validation accepts.
+ValueHint hint_for(const CLI::App& command, const CLI::Option& option) {
+  using Paths = ValueHint::Paths;
+  const std::string name = option.get_name();
+  if (name == "--strategy") {
+    auto names = strategy_names();
+    names.emplace_back("all");
+    return {names, true};
+  }
+  if (name == "--threads") return {{"1", "2", "4", "8", "16"}, true};
+  if (name == "--pregrow") return {{"off", "auto"}, true};
+  if (name == "--flags") return {open_flags_names()};
+  if (name == "--kind") return {socket_kind_names()};
+  if (name == "--layout") return {{"flat"}};  // dirs:K is a number the user picks
+  if (name == "--format") return {formats_of(command.get_name())};
+  if (name == "shell") return {{"bash"}};
+  if (name == "--dir" || name == "--tree") return {{}, false, Paths::directories};
+  if (name == "--list" || name == "--output" || name == "files" || name.starts_with("--export-")) {
+    return {{}, false, Paths::files};
+  }
+  return {};
+}
+
+Command completion_command(const CLI::App& app, const std::string& shell) {
+  if (shell != "bash") {
+    throw UsageError(
+        fmt::format("completion: '{}' is not a shell fdbench writes for (bash)", shell));
+  }
+  Command command;
+  command.kind = Command::Kind::completion;
+  command.text = bash_completion_script(app, hint_for);
   return command;
 }
 
@@ -621,6 +676,7 @@ Command make_command(const CLI::App& app, const Subcommands& sub, const Texts& t
   if (sub.clean->parsed()) return clean_command(texts);
   if (sub.env->parsed()) return env_command(texts);
   if (sub.compare->parsed()) return compare_command(texts.compare);
+  if (sub.completion->parsed()) return completion_command(app, texts.shell);
   if (sub.strategies->parsed()) {
     Command command;
     command.kind = Command::Kind::strategies;

@@ -18,7 +18,16 @@ struct Export {
 };
 
 struct Command {
-  enum class Kind { suite, open, socket, strategies, clean, env, compare } kind = Kind::suite;
+  enum class Kind {
+    suite,
+    open,
+    socket,
+    strategies,
+    clean,
+    env,
+    compare,
+    completion
+  } kind = Kind::suite;
   OpenOptions open;
   SocketOptions socket;
   std::string format = "table";
@@ -28,6 +37,7 @@ struct Command {
   std::string env_dir;                     // env: where files would be created (fs_type)
   std::vector<std::string> compare_files;  // compare: results files, the first is the baseline
   bool references = false;                 // compare: also against the published figures
+  std::string text;                        // completion: the script to print
 };
 
 struct Parsed {

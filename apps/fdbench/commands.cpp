@@ -176,6 +176,9 @@ int run(const Command& command, std::ostream& out, std::ostream& err) {
     case Command::Kind::compare:
       code = compare_files(command, out, err);
       break;
+    case Command::Kind::completion:
+      out << command.text;
+      break;
     default:
       code = measure(command, out, err);
       break;
