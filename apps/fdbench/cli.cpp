@@ -107,6 +107,7 @@ constexpr ExportFlag kExportFlags[] = {
     {"--export-json", "json"},
     {"--export-csv", "csv"},
     {"--export-markdown", "markdown"},
+    {"--export-html", "html"},
 };
 
 // Flags as text, validated after parsing so that every message names its flag.
@@ -161,6 +162,8 @@ struct Texts {
   std::string env_format = "table";
   CompareText compare;
   std::string shell;  // completion
+  std::vector<std::string> report_files;
+  std::string report_output;
 };
 
 struct Subcommands {
@@ -171,6 +174,7 @@ struct Subcommands {
   CLI::App* env = nullptr;
   CLI::App* compare = nullptr;
   CLI::App* completion = nullptr;
+  CLI::App* report = nullptr;
 };
 
 std::vector<std::string> parse_strategies(const std::string& text) {
@@ -474,6 +478,27 @@ CLI::App* add_compare_command(CLI::App& app, CompareText& text) {
   return cmd;
 }
 
+constexpr const char* kReportFooter = R"(
+One HTML file that needs nothing else to be viewed (inline SVG, no script, no network): each
+run's environment, findings and results, files/s against threads for every strategy with
+min-max whiskers and the seed's loop as a reference line, pregrow off against auto for held
+descriptors; for several files, the runs side by side with the compare table.
+A run can write the same page for itself with --export-html FILE.
+
+Examples:
+  fdbench open --export-json ext4.json --export-html ext4.html
+  fdbench report ext4.json shm.json -o report.html)";
+
+CLI::App* add_report_command(CLI::App& app, Texts& texts) {
+  CLI::App* cmd = app.add_subcommand("report", "Write an HTML report of results files");
+  cmd->add_option("files", texts.report_files, "Results files (--format json or --export-json)")
+      ->type_name("FILE");
+  cmd->add_option("-o,--output", texts.report_output,
+                  "Write the report to FILE instead of stdout (atomically)");
+  cmd->footer(kReportFooter);
+  return cmd;
+}
+
 CLI::App* add_completion_command(CLI::App& app, std::string& shell) {
   CLI::App* cmd = app.add_subcommand("completion", "Print a shell completion script");
   cmd->add_option("shell", shell, "The shell: bash")->required()->type_name("SHELL");
@@ -499,6 +524,7 @@ Subcommands add_subcommands(CLI::App& app, Texts& texts) {
   sub.clean = add_clean_command(app, texts.clean_dir);
   sub.env = add_env_command(app, texts);
   sub.compare = add_compare_command(app, texts.compare);
+  sub.report = add_report_command(app, texts);
   sub.completion = add_completion_command(app, texts.shell);
   return sub;
 }
@@ -667,6 +693,20 @@ Command completion_command(const CLI::App& app, const std::string& shell) {
   return command;
 }
 
+Command report_command(const Texts& texts) {
+  if (texts.report_files.empty()) {
+    throw UsageError(
+        "report: name one or more results files (written with --format json or "
+        "--export-json)");
+  }
+  check_output("--output", texts.report_output);
+  Command command;
+  command.kind = Command::Kind::report;
+  command.compare_files = texts.report_files;
+  command.output = texts.report_output;
+  return command;
+}
+
 Command make_command(const CLI::App& app, const Subcommands& sub, const Texts& texts) {
   for (const CLI::App* measuring : {sub.open, sub.socket}) {
     if (measuring->parsed()) reject_suite_options(app, measuring->get_name());
@@ -677,6 +717,7 @@ Command make_command(const CLI::App& app, const Subcommands& sub, const Texts& t
   if (sub.env->parsed()) return env_command(texts);
   if (sub.compare->parsed()) return compare_command(texts.compare);
   if (sub.completion->parsed()) return completion_command(app, texts.shell);
+  if (sub.report->parsed()) return report_command(texts);
   if (sub.strategies->parsed()) {
     Command command;
     command.kind = Command::Kind::strategies;

@@ -26,6 +26,7 @@ struct Command {
     clean,
     env,
     compare,
+    report,
     completion
   } kind = Kind::suite;
   OpenOptions open;
@@ -35,7 +36,8 @@ struct Command {
   std::vector<Export> exports;
   std::string clean_dir;
   std::string env_dir;                     // env: where files would be created (fs_type)
-  std::vector<std::string> compare_files;  // compare: results files, the first is the baseline
+  std::vector<std::string> compare_files;  // compare, report: results files (compare: the first
+                                           // is the baseline)
   bool references = false;                 // compare: also against the published figures
   std::string text;                        // completion: the script to print
 };

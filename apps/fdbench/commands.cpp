@@ -13,6 +13,7 @@
 #include "fdbench/environment.hpp"
 #include "fdbench/error.hpp"
 #include "fdbench/file_set.hpp"
+#include "fdbench/html_report.hpp"
 #include "fdbench/reporter.hpp"
 #include "fdbench/results_json.hpp"
 #include "fdbench/runner.hpp"
@@ -159,6 +160,33 @@ int compare_files(const Command& command, std::ostream& out, std::ostream& err) 
   return 0;
 }
 
+// One page for every file named; unreadable input is one line and exit 2, like compare.
+int write_report(const Command& command, std::ostream& out, std::ostream& err) {
+  std::vector<ReportInput> inputs;
+  try {
+    for (const auto& path : command.compare_files) {
+      inputs.push_back({path, read_results_file(path)});
+    }
+  } catch (const Error& e) {
+    err << "Error: " << e.what() << "\n";
+    return 2;
+  }
+  const std::string page = html_report(inputs);
+  if (command.output.empty()) {
+    out << page;
+    return 0;
+  }
+  try {
+    write_file_atomically(command.output, page, "--output");
+  } catch (const Error& e) {
+    err << "Error: " << e.what() << "\n";
+    return 1;
+  }
+  err << fmt::format("fdbench: wrote {} ({} run{})\n", command.output, inputs.size(),
+                     inputs.size() == 1 ? "" : "s");
+  return 0;
+}
+
 }  // namespace
 
 int run(const Command& command, std::ostream& out, std::ostream& err) {
@@ -175,6 +203,9 @@ int run(const Command& command, std::ostream& out, std::ostream& err) {
       break;
     case Command::Kind::compare:
       code = compare_files(command, out, err);
+      break;
+    case Command::Kind::report:
+      code = write_report(command, out, err);
       break;
     case Command::Kind::completion:
       out << command.text;

@@ -41,7 +41,7 @@ class Reporter {
   virtual void end(std::span<const Result> all, bool complete) = 0;
 };
 
-// "table", "json", "csv", "markdown"; nullptr if unknown. The reporter writes to `out`.
+// "table", "json", "csv", "markdown", "html"; nullptr if unknown. The reporter writes to `out`.
 std::unique_ptr<Reporter> make_reporter(std::string_view format, std::ostream& out);
 std::vector<std::string> reporter_names();
 

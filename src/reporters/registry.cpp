@@ -12,6 +12,7 @@ constexpr ReporterEntry kReporters[] = {
     {"json", make_json_reporter},
     {"csv", make_csv_reporter},
     {"markdown", make_markdown_reporter},
+    {"html", make_html_reporter},
 };
 }  // namespace
 

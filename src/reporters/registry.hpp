@@ -11,5 +11,6 @@ std::unique_ptr<Reporter> make_table_reporter(std::ostream& out);
 std::unique_ptr<Reporter> make_json_reporter(std::ostream& out);
 std::unique_ptr<Reporter> make_csv_reporter(std::ostream& out);
 std::unique_ptr<Reporter> make_markdown_reporter(std::ostream& out);
+std::unique_ptr<Reporter> make_html_reporter(std::ostream& out);
 
 }  // namespace fdbench

@@ -18,8 +18,8 @@
 namespace fdbench::testing {
 namespace {
 
-const std::vector<std::string> kSubcommands = {"open", "socket",  "strategies", "clean",
-                                               "env",  "compare", "completion"};
+const std::vector<std::string> kSubcommands = {"open",   "socket", "strategies", "clean",
+                                               "report", "env",    "compare",    "completion"};
 
 class Completion : public ::testing::Test {
  protected:

@@ -35,17 +35,17 @@ std::map<std::string, std::vector<std::string>> sections_of(const std::string& p
   return sections;
 }
 
-// The options a section describes: the ones that head an item (.TP, then .B or .BI).
+// The options a section describes: those an item (.TP or .TQ) names on its first line.
 std::set<std::string> described(const std::vector<std::string>& lines) {
   std::set<std::string> options;
-  const std::regex item(R"(^\.BI? (\\-\\-[a-z0-9\\-]+))");
+  const std::regex option(R"(\\-\\-[a-z0-9]+(?:\\-[a-z0-9]+)*)");
   for (std::size_t i = 0; i + 1 < lines.size(); ++i) {
     if (lines[i] != ".TP" && lines[i] != ".TQ") continue;
-    std::smatch m;
-    if (std::regex_search(lines[i + 1], m, item)) {
-      std::string name = m[1];
+    const std::string& item = lines[i + 1];
+    for (auto it = std::sregex_iterator(item.begin(), item.end(), option);
+         it != std::sregex_iterator(); ++it) {
       std::string plain;
-      for (const char c : name) {
+      for (const char c : it->str()) {
         if (c != '\\') plain += c;
       }
       options.insert(plain);
@@ -86,6 +86,7 @@ TEST_F(ManPage, DescribesEveryOptionOfEveryCommandAndNoOther) {
       {"fdbench socket", {"socket", "--help"}}, {"fdbench strategies", {"strategies", "--help"}},
       {"fdbench env", {"env", "--help"}},       {"fdbench compare", {"compare", "--help"}},
       {"fdbench clean", {"clean", "--help"}},   {"fdbench completion", {"completion", "--help"}},
+      {"fdbench report", {"report", "--help"}},
   };
   const auto shared = described(sections_[kOutputOptions]);
   ASSERT_FALSE(shared.empty());

@@ -1,0 +1,41 @@
+#pragma once
+// Two kinds of chart as inline SVG, for the HTML report: lines over categories (files/s
+// against threads, one line per strategy) and grouped bars (pregrow off against auto, or one
+// bar per machine). Every value may carry a min-max whisker. Pure: data in, markup out; the
+// markup needs no script and no font beyond the page's own.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fdbench::svg {
+
+struct Value {
+  double mid = 0;  // the median
+  double low = 0;  // whisker ends (min-max)
+  double high = 0;
+  std::string tip;  // a tooltip (<title>): what the value is, in words
+};
+
+struct Series {
+  std::string name;
+  std::vector<std::optional<Value>> values;  // one per category; nullopt: no such result
+};
+
+struct Chart {
+  std::string id;     // data-chart attribute: what the test and the reader look for
+  std::string title;  // above the chart
+  std::string y_label;
+  std::string x_label;
+  std::vector<std::string> categories;  // x axis (lines) or groups (bars)
+  std::vector<Series> series;
+  std::optional<double> reference;  // a dashed horizontal line, e.g. the seed's loop
+  std::string reference_label;
+};
+
+std::string line_chart(const Chart& chart);
+std::string bar_chart(const Chart& chart);
+
+// Text made safe for HTML and SVG content and attributes.
+std::string escape(const std::string& text);
+
+}  // namespace fdbench::svg
