@@ -8,11 +8,8 @@ struct ReporterEntry {
   std::unique_ptr<Reporter> (*make)(std::ostream&);
 };
 constexpr ReporterEntry kReporters[] = {
-    {"table", make_table_reporter},
-    {"json", make_json_reporter},
-    {"csv", make_csv_reporter},
-    {"markdown", make_markdown_reporter},
-    {"html", make_html_reporter},
+    {"table", make_table_reporter},       {"json", make_json_reporter}, {"csv", make_csv_reporter},
+    {"markdown", make_markdown_reporter}, {"html", make_html_reporter},
 };
 }  // namespace
 

@@ -106,7 +106,7 @@ TEST(SvgChart, MarksStayInsideTheViewBoxAndAMissingValueBreaksTheLine) {
   const std::string markup = svg::line_chart(chart);
   // Two moves (M): the line starts again after the missing value.
   const std::regex path(R"re(class="series-line" stroke="[^"]*" d="([^"]*)")re");
-      std::smatch m;
+  std::smatch m;
   ASSERT_TRUE(std::regex_search(markup, m, path));
   const std::string d = m[1];
   EXPECT_EQ(std::count(d.begin(), d.end(), 'M'), 2) << d;
