@@ -43,6 +43,11 @@ int raise_nofile_soft(std::uint64_t needed) noexcept;
 // kern.maxfilesperproc (setrlimit above it fails with EINVAL there; OPEN_MAX when the sysctl
 // cannot be read). Defined in src/platform/nofile_ceiling.cpp.
 std::uint64_t nofile_ceiling() noexcept;
+// Raises the hard RLIMIT_NOFILE, and the soft one with it, to `needed` (never lowers them).
+// Linux only: a process with CAP_SYS_RESOURCE may, up to fs.nr_open. Returns 0 or an errno
+// value: EPERM without the capability or beyond fs.nr_open, ENOTSUP on other systems (and
+// the portable build), where it never tries. Also in src/platform/nofile_ceiling.cpp.
+int raise_nofile_hard(std::uint64_t needed);
 
 // Descriptors this process holds, ascending.
 std::vector<int> open_descriptors();

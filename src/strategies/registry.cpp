@@ -1,6 +1,21 @@
 #include "strategies/registry.hpp"
 
+#include <algorithm>
+#include <cstdint>
+
 namespace fdbench {
+
+namespace {
+
+// io_uring's largest ring (IORING_MAX_ENTRIES): rings are set up with IORING_SETUP_CLAMP, so a
+// bigger --batch has at most this many SQEs in flight.
+constexpr std::uint64_t kMaxRingEntries = 32768;
+
+std::uint64_t batch_of(const StrategyConfig& config) {
+  return static_cast<std::uint64_t>(std::max(1, config.batch));
+}
+
+}  // namespace
 
 const std::vector<StrategyInfo>& strategy_registry() {
   static const std::vector<StrategyInfo> registry = {
@@ -29,14 +44,25 @@ const std::vector<StrategyInfo>& strategy_registry() {
        .dispatch = "T forked processes (own descriptor tables), a contiguous share each",
        .workers = WorkerKind::processes,
        .fd_table = FdTable::per_worker,
-       .unshared_by = "separate processes"},
+       .unshared_by = "separate processes",
+       // Each worker: both ends of its channel and its copy of the release pipe's read end;
+       // the parent: the release pipe.
+       .descriptors =
+           [](const StrategyConfig&) {
+             return DescriptorUse{3, 2};
+           }},
       {.name = "uring",
        .summary = "io_uring, a ring per thread: --batch openat SQEs, then their closes",
        .uses_batch = true,
        .make = make_uring_strategy,
        .unavailable_reason = uring_unavailable_reason,
        .dispatch = "T threads, one io_uring ring each (normal descriptors)",
-       .batch_means = "SQEs per submission; ring entries = batch"},
+       .batch_means = "SQEs per submission; ring entries = batch",
+       // Each worker: its ring, and a batch of opened descriptors before their closes.
+       .descriptors =
+           [](const StrategyConfig& config) {
+             return DescriptorUse{std::min(batch_of(config), kMaxRingEntries) + 1, 0};
+           }},
       {.name = "uring-direct",
        .summary = "io_uring direct descriptors in ring slots: open+linked close, no fd table",
        .uses_batch = true,
@@ -45,14 +71,25 @@ const std::vector<StrategyInfo>& strategy_registry() {
        .dispatch = "T threads, one io_uring ring each, direct descriptors in registered slots",
        .batch_means = "open+close pairs per submission; ring entries = 2 x batch",
        .fd_table = FdTable::none,
-       .unshared_by = "io_uring direct descriptors"},
+       .unshared_by = "io_uring direct descriptors",
+       // Each worker: its ring. Direct descriptors live in the ring, not in the table.
+       .descriptors =
+           [](const StrategyConfig&) {
+             return DescriptorUse{1, 0};
+           }},
       {.name = "libuv",
        .summary = "libuv's pool of T threads, uv_fs_open+uv_fs_close, --batch in flight",
        .uses_batch = true,
        .make = make_libuv_strategy,
        .unavailable_reason = libuv_unavailable_reason,
        .dispatch = "libuv threadpool of T (UV_THREADPOOL_SIZE) in a helper process, one loop",
-       .batch_means = "requests in flight"},
+       .batch_means = "requests in flight",
+       // The helper: --batch opened files in flight, its loop (epoll, an eventfd, the two
+       // signal pipes libuv makes) and its channel to us, both ends. The pool threads hold none.
+       .descriptors =
+           [](const StrategyConfig& config) {
+             return DescriptorUse{0, batch_of(config) + 8};
+           }},
   };
   return registry;
 }
