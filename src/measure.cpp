@@ -88,9 +88,9 @@ Result measure(Workload& work, const StrategyInfo& strategy, const StrategyConfi
     auto runner = strategy.make(config);
     for (int i = 0; i < warmup + repeat; ++i) {
       throw_if_interrupted();
-      work.before_repetition();
+      RepetitionScope scope(work);
       const Repetition rep = runner->run(work);
-      work.after_repetition();
+      scope.end();
       throw_if_interrupted();  // a repetition cut short by Ctrl-C is no sample
       total.merge(rep.tally);
       if (i >= warmup) r.times_ns.push_back(rep.ns);
