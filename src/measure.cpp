@@ -34,6 +34,7 @@ Result base_result(const WorkloadFacts& work, const StrategyInfo& strategy,
   r.workload = work.name;
   r.strategy = std::string(strategy.name);
   r.threads = config.threads;
+  r.runnable_threads = strategy.runnable_threads(config);
   r.batch = strategy.uses_batch ? config.batch : 1;
   r.kind = work.kind;
   r.ops = work.ops * static_cast<std::uint64_t>(work.descriptors_per_item);

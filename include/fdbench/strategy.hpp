@@ -68,6 +68,11 @@ struct StrategyInfo {
   std::function<DescriptorUse(const StrategyConfig&)> descriptors = [](const StrategyConfig&) {
     return DescriptorUse{};
   };
+  // Threads or processes that can be on a CPU during its timed region with `config`: more
+  // than --threads where a caller waits beside the workers or a loop thread drives them.
+  std::function<int(const StrategyConfig&)> runnable_threads = [](const StrategyConfig& config) {
+    return config.threads;
+  };
 };
 
 // Every strategy, in the order they are listed and run by default.

@@ -7,6 +7,12 @@ namespace fdbench {
 
 namespace {
 
+// T workers and one more thread that runs beside them while timed: a pool's caller, which
+// waits on the futures, or libuv's loop thread, which reaps completions and issues requests.
+int threads_plus_one(const StrategyConfig& config) {
+  return config.threads + 1;
+}
+
 // io_uring's largest ring (IORING_MAX_ENTRIES): rings are set up with IORING_SETUP_CLAMP, so a
 // bigger --batch has at most this many SQEs in flight.
 constexpr std::uint64_t kMaxRingEntries = 32768;
@@ -27,17 +33,20 @@ const std::vector<StrategyInfo>& strategy_registry() {
       {.name = "pool",
        .summary = "the seed's mutex+condvar pool, one task and one future per item",
        .make = make_pool_strategy,
-       .dispatch = "one mutex+condvar queue; std::function + packaged_task + future per item"},
+       .dispatch = "one mutex+condvar queue; std::function + packaged_task + future per item",
+       .runnable_threads = threads_plus_one},
       {.name = "pool-batch",
        .summary = "the same pool, one task per --batch items",
        .uses_batch = true,
        .make = make_pool_batch_strategy,
        .dispatch = "one mutex+condvar queue; std::function + packaged_task + future per task",
-       .batch_means = "items per task"},
+       .batch_means = "items per task",
+       .runnable_threads = threads_plus_one},
       {.name = "fast-pool",
        .summary = "one task per item, claimed from per-worker ranges with stealing, no lock",
        .make = make_fast_pool_strategy,
        .dispatch = "per-worker ranges, one atomic claim per item, single-item stealing"},
+      // fast-pool's runnable_threads: T, the caller is worker 0.
       {.name = "process",
        .summary = "T forked worker processes, one descriptor table each, a 1/T share each",
        .make = make_process_strategy,
@@ -58,6 +67,8 @@ const std::vector<StrategyInfo>& strategy_registry() {
        .unavailable_reason = uring_unavailable_reason,
        .dispatch = "T threads, one io_uring ring each (normal descriptors)",
        .batch_means = "SQEs per submission; ring entries = batch",
+       // runnable_threads: T. The io-wq workers an open may be punted to are the kernel's
+       // threads, not fdbench's: they are not counted (for uring-direct too).
        // Each worker: its ring, and a batch of opened descriptors before their closes.
        .descriptors =
            [](const StrategyConfig& config) {
@@ -89,7 +100,8 @@ const std::vector<StrategyInfo>& strategy_registry() {
        .descriptors =
            [](const StrategyConfig& config) {
              return DescriptorUse{0, batch_of(config) + 8};
-           }},
+           },
+       .runnable_threads = threads_plus_one},
   };
   return registry;
 }
