@@ -121,6 +121,15 @@ std::map<std::string, std::string> cpu_mitigations();
 // The same from any directory laid out like that one (one file per vulnerability).
 std::map<std::string, std::string> read_vulnerabilities(const std::string& dir);
 
+// ---- Writeback (src/platform/filesystem_sync.cpp)
+
+// Writes what the page cache holds for the filesystem of open descriptor `fd` to disk and
+// waits for it (Linux: syncfs). Elsewhere sync(), every filesystem at once: POSIX lets it
+// return before the writes are done, so there it only starts them early. Returns 0 or errno.
+int sync_filesystem(int fd) noexcept;
+// How many times this process has called sync_filesystem(), for tests to observe.
+std::uint64_t filesystem_syncs() noexcept;
+
 // ---- Mounts (src/platform/mounts.cpp)
 
 // Options of the mount holding `path`: the mount's own, then the filesystem's ("rw,relatime,
