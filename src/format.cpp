@@ -22,4 +22,10 @@ std::string format_ratio(double ratio) {
   return ratio >= 10 ? fmt::format("{:.0f}×", ratio) : fmt::format("{:.1f}×", ratio);
 }
 
+std::string threads_text(const Result& r) {
+  const int extra = r.runnable_threads - r.threads;
+  if (extra == 0) return std::to_string(r.threads);
+  return fmt::format("{} ({:+})", r.threads, extra);
+}
+
 }  // namespace fdbench

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <string>
 
+#include "fdbench/result.hpp"
+
 namespace fdbench {
 
 // 1234567 -> "1,234,567"
@@ -13,5 +15,8 @@ std::string format_ms(double ns);
 std::string format_rate(double per_sec);
 // a ratio as "2.3×"
 std::string format_ratio(double ratio);
+// A result's thread count as the tables show it: "2", or "2 (+1)" when more threads or
+// processes than that can be on a CPU during the timed region (runnable_threads).
+std::string threads_text(const Result& r);
 
 }  // namespace fdbench

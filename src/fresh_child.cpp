@@ -74,9 +74,9 @@ void child_repetition(Channel& channel, const WorkloadRecipe& recipe, const Stra
     Repetition rep;
     {
       auto runner = strategy.make(config);  // worker threads exist only from here on
-      work->before_repetition();
+      RepetitionScope scope(*work);
       rep = runner->run(*work);
-      work->after_repetition();
+      scope.end();
     }
     report.ns = rep.ns;
     report.tally = rep.tally;

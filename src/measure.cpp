@@ -34,6 +34,7 @@ Result base_result(const WorkloadFacts& work, const StrategyInfo& strategy,
   r.workload = work.name;
   r.strategy = std::string(strategy.name);
   r.threads = config.threads;
+  r.runnable_threads = strategy.runnable_threads(config);
   r.batch = strategy.uses_batch ? config.batch : 1;
   r.kind = work.kind;
   r.ops = work.ops * static_cast<std::uint64_t>(work.descriptors_per_item);
@@ -88,9 +89,9 @@ Result measure(Workload& work, const StrategyInfo& strategy, const StrategyConfi
     auto runner = strategy.make(config);
     for (int i = 0; i < warmup + repeat; ++i) {
       throw_if_interrupted();
-      work.before_repetition();
+      RepetitionScope scope(work);
       const Repetition rep = runner->run(work);
-      work.after_repetition();
+      scope.end();
       throw_if_interrupted();  // a repetition cut short by Ctrl-C is no sample
       total.merge(rep.tally);
       if (i >= warmup) r.times_ns.push_back(rep.ns);

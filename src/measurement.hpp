@@ -9,6 +9,31 @@
 
 namespace fdbench {
 
+// One repetition's untimed edges: before_repetition() now, after_repetition() at end(), or on
+// the way out when the strategy throws inside the repetition, so that what the repetition
+// holds is released before the leak check (no false leak report, no abort in a debug build).
+class RepetitionScope {
+ public:
+  explicit RepetitionScope(Workload& work) : work_(work) { work_.before_repetition(); }
+  RepetitionScope(const RepetitionScope&) = delete;
+  RepetitionScope& operator=(const RepetitionScope&) = delete;
+  ~RepetitionScope() {
+    if (ended_) return;
+    try {
+      work_.after_repetition();
+    } catch (...) {  // the strategy's exception, already on its way, says more
+    }
+  }
+  void end() {
+    ended_ = true;
+    work_.after_repetition();
+  }
+
+ private:
+  Workload& work_;
+  bool ended_ = false;
+};
+
 // The fields every result of this combination has, measured or not.
 Result base_result(const WorkloadFacts& work, const StrategyInfo& strategy,
                    const StrategyConfig& config, int repeat, int warmup);

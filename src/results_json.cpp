@@ -211,6 +211,9 @@ void read_properties(const Reader& in, Result& r) {
   r.fd_table = in.choice_or("fd_table", known ? known->fd_table : r.fd_table, parse_fd_table,
                             "\"shared\", \"per-worker\" or \"none\"");
   r.reference = in.flag_or("reference", known != nullptr && known->reference);
+  r.runnable_threads =
+      in.optional_integer<int>("runnable_threads")
+          .value_or(known ? known->runnable_threads({r.threads, r.batch}) : r.threads);
   r.holds_descriptors = in.flag_or("holds_descriptors", !r.input || r.input->keep_open);
   r.unit = in.text_or("unit", r.input ? "files" : "fds");
 }

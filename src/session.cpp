@@ -16,33 +16,75 @@ namespace fdbench {
 
 namespace {
 
-void ensure_descriptor_budget(std::uint64_t needed, std::string_view what_to_lower) {
-  const auto limit = platform::nofile_limit();
-  if (limit.soft >= needed) return;
-  if (limit.hard < needed) {
-    throw Error(fmt::format(
-        "needs {} descriptors, hard limit is {} (soft {}): raise it with ulimit -Hn as root, "
-        "or lower {}",
-        needed, limit.hard, limit.soft, what_to_lower));
-  }
-  if (const int err = platform::raise_nofile_soft(needed)) {
-    throw Error(fmt::format("needs {} descriptors, soft limit is {} and raising it failed: {}",
-                            needed, limit.soft, errno_text(err)));
-  }
-}
-
-// Room for `base` descriptors, and for the highest fd any --pregrow asks for.
-std::uint64_t with_pregrow(std::uint64_t base, const std::vector<Pregrow>& pregrow) {
-  for (const auto& p : pregrow) {
-    if (p.mode == Pregrow::Mode::fd) base = std::max<std::uint64_t>(base, p.fd + 16ULL);
-  }
-  return base;
-}
-
 const StrategyInfo& strategy_named(const std::string& name) {
   const StrategyInfo* strategy = find_strategy(name);
   FDBENCH_ASSERT(strategy != nullptr);  // the CLI validated the names
   return *strategy;
+}
+
+// fdbench's own descriptors opened after the check, besides those it holds already: the file
+// set's directory and its parent, output files, brief /proc reads, a fresh child's channel.
+constexpr std::uint64_t kOwnDescriptors = 16;
+
+// The most descriptors a sweep holds at once, by whom.
+struct DescriptorBudget {
+  std::uint64_t strategy = 0;    // the most any strategy of the sweep holds (DescriptorUse)
+  std::string strategy_config;   // which one: "uring --threads 1 --batch 2000"
+  std::uint64_t workload = 0;    // descriptors the workload holds (--keep-open, sockets)
+  std::uint64_t own = 0;         // fdbench's: the highest fd held now + 1, and kOwnDescriptors
+  std::uint64_t pregrow_fd = 0;  // the highest fd a --pregrow asks for, + 1
+
+  [[nodiscard]] std::uint64_t needed() const {
+    return std::max(strategy + workload + own, pregrow_fd + kOwnDescriptors);
+  }
+};
+
+DescriptorBudget budget_of(const std::vector<std::string>& strategies,
+                           const std::vector<int>& threads, int batch,
+                           const std::vector<Pregrow>& pregrow) {
+  DescriptorBudget budget;
+  for (const auto& name : strategies) {
+    const StrategyInfo& info = strategy_named(name);
+    for (const int t : threads) {
+      const std::uint64_t held = info.descriptors(StrategyConfig{t, batch}).total(t);
+      if (held <= budget.strategy && !budget.strategy_config.empty()) continue;
+      budget.strategy = held;
+      budget.strategy_config = fmt::format(
+          "{} --threads {}{}", name, t, info.uses_batch ? fmt::format(" --batch {}", batch) : "");
+    }
+  }
+  const auto held_now = platform::open_descriptors();
+  budget.own =
+      (held_now.empty() ? 0 : static_cast<std::uint64_t>(held_now.back()) + 1) + kOwnDescriptors;
+  for (const auto& p : pregrow) {
+    if (p.mode == Pregrow::Mode::fd) {
+      budget.pregrow_fd = std::max<std::uint64_t>(budget.pregrow_fd, p.fd + 1ULL);
+    }
+  }
+  return budget;
+}
+
+// Raises RLIMIT_NOFILE to fit `budget` (the hard limit too, with CAP_SYS_RESOURCE), or refuses
+// up front: a run never meets EMFILE because of fdbench's own arithmetic.
+void ensure_descriptor_budget(const DescriptorBudget& budget, std::string_view what_to_lower) {
+  const std::uint64_t needed = budget.needed();
+  const auto limit = platform::nofile_limit();
+  if (limit.soft >= needed) return;
+  const std::uint64_t ceiling = std::min(limit.hard, platform::nofile_ceiling());
+  const int err =
+      needed <= ceiling ? platform::raise_nofile_soft(needed) : platform::raise_nofile_hard(needed);
+  if (err == 0) return;
+  const std::string who =
+      fmt::format("{} holds {}, the workload {}, fdbench {}", budget.strategy_config,
+                  budget.strategy, budget.workload, budget.own);
+  if (needed > ceiling) {
+    throw Error(fmt::format(
+        "needs {} descriptors ({}), soft limit is {}, hard limit is {}: raise it with ulimit -Hn "
+        "as root, or lower {}",
+        needed, who, limit.soft, ceiling, what_to_lower));
+  }
+  throw Error(fmt::format("needs {} descriptors ({}), soft limit is {} and raising it failed: {}",
+                          needed, who, limit.soft, errno_text(err)));
 }
 
 Section section_of(const WorkloadRecipe& work, int repeat, int warmup) {
@@ -89,15 +131,15 @@ void Session::finish(bool complete) {
 }
 
 void Session::run_open(const OpenOptions& options) {
-  const int most_threads = *std::max_element(options.threads.begin(), options.threads.end());
-  std::uint64_t needed = static_cast<std::uint64_t>(most_threads) + 64;
-  if (options.keep_open) needed += options.tree.empty() && options.list.empty() ? options.files : 0;
-  ensure_descriptor_budget(with_pregrow(needed, options.pregrow),
-                           "--threads, --files or --pregrow");
+  const auto strategies = options.strategies.empty() ? strategy_names() : options.strategies;
+  const bool generated = options.tree.empty() && options.list.empty();
+  DescriptorBudget budget = budget_of(strategies, options.threads, options.batch, options.pregrow);
+  if (options.keep_open && generated) budget.workload = options.files;
+  ensure_descriptor_budget(budget, "--batch, --threads, --files or --pregrow");
   const OpenInput in = prepare_input(options);
-  if (options.keep_open) {  // a tree's size is known only now
-    ensure_descriptor_budget(in.summary.files + static_cast<std::uint64_t>(most_threads) + 64,
-                             "the number of files (use --list with fewer paths)");
+  if (options.keep_open && !generated) {  // a tree's size is known only now
+    budget.workload = in.summary.files;
+    ensure_descriptor_budget(budget, "the number of files (use --list with fewer paths)");
   }
   const OpenSpec spec = open_spec(options, in);
   const WorkloadRecipe recipe = open_workload_recipe(spec);
@@ -109,7 +151,6 @@ void Session::run_open(const OpenOptions& options) {
   section.fresh_child = options.keep_open;  // only a fresh process shows a held table's growth
   announce(section);
 
-  const auto strategies = options.strategies.empty() ? strategy_names() : options.strategies;
   for (const auto& name : strategies) {
     const StrategyInfo& strategy = strategy_named(name);
     for (const int threads : options.threads) {
@@ -136,9 +177,10 @@ void Session::run_socket(const SocketOptions& options) {
   const WorkloadRecipe one_thread = socket_workload_recipe(options.kind, options.per_thread);
   const std::uint64_t per_thread =
       one_thread.facts.ops * static_cast<std::uint64_t>(one_thread.facts.descriptors_per_item);
-  ensure_descriptor_budget(
-      with_pregrow(static_cast<std::uint64_t>(most_threads) * per_thread + 16, options.pregrow),
-      "--threads, --per-thread or --pregrow");
+  DescriptorBudget budget =
+      budget_of(options.strategies, options.threads, options.batch, options.pregrow);
+  budget.workload = static_cast<std::uint64_t>(most_threads) * per_thread;
+  ensure_descriptor_budget(budget, "--threads, --per-thread, --batch or --pregrow");
   Section section = section_of(one_thread, options.repeat, options.warmup);
   section.per_thread = options.per_thread;
   section.held = true;

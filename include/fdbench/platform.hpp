@@ -43,6 +43,11 @@ int raise_nofile_soft(std::uint64_t needed) noexcept;
 // kern.maxfilesperproc (setrlimit above it fails with EINVAL there; OPEN_MAX when the sysctl
 // cannot be read). Defined in src/platform/nofile_ceiling.cpp.
 std::uint64_t nofile_ceiling() noexcept;
+// Raises the hard RLIMIT_NOFILE, and the soft one with it, to `needed` (never lowers them).
+// Linux only: a process with CAP_SYS_RESOURCE may, up to fs.nr_open. Returns 0 or an errno
+// value: EPERM without the capability or beyond fs.nr_open, ENOTSUP on other systems (and
+// the portable build), where it never tries. Also in src/platform/nofile_ceiling.cpp.
+int raise_nofile_hard(std::uint64_t needed);
 
 // Descriptors this process holds, ascending.
 std::vector<int> open_descriptors();
@@ -115,6 +120,15 @@ std::string virtualization();
 std::map<std::string, std::string> cpu_mitigations();
 // The same from any directory laid out like that one (one file per vulnerability).
 std::map<std::string, std::string> read_vulnerabilities(const std::string& dir);
+
+// ---- Writeback (src/platform/filesystem_sync.cpp)
+
+// Writes what the page cache holds for the filesystem of open descriptor `fd` to disk and
+// waits for it (Linux: syncfs). Elsewhere sync(), every filesystem at once: POSIX lets it
+// return before the writes are done, so there it only starts them early. Returns 0 or errno.
+int sync_filesystem(int fd) noexcept;
+// How many times this process has called sync_filesystem(), for tests to observe.
+std::uint64_t filesystem_syncs() noexcept;
 
 // ---- Mounts (src/platform/mounts.cpp)
 

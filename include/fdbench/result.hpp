@@ -50,6 +50,7 @@ struct Result {
   std::string workload;  // "open" or "socket"
   std::string strategy;  // "threads", "pool", ...
   int threads = 1;
+  int runnable_threads = 1;  // threads or processes that can be on a CPU while timed
   int batch = 1;         // items per task (pool-batch) or per submission
   std::string kind;      // "file", "tcp", "udp", "unix", ...
   std::string pregrow = "off";  // "off", "auto" or the fd number grown to

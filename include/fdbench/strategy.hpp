@@ -19,6 +19,18 @@ struct StrategyConfig {
   int batch = 64;  // items per task, where the strategy batches
 };
 
+// Descriptors a strategy holds at once beyond the workload's own: its rings, channels, helper
+// processes' descriptors and the items its workers have in flight. Counted as if every process
+// of the strategy shared one table, so the sum is an upper bound for each of them.
+struct DescriptorUse {
+  std::uint64_t per_thread = 0;  // each worker's (thread or process)
+  std::uint64_t fixed = 0;       // the strategy's own besides (a helper's loop and channel)
+
+  [[nodiscard]] std::uint64_t total(int threads) const {
+    return per_thread * static_cast<std::uint64_t>(threads) + fixed;
+  }
+};
+
 struct Repetition {
   std::int64_t ns = 0;
   Tally tally;
@@ -51,6 +63,16 @@ struct StrategyInfo {
   FdTable fd_table = FdTable::shared;
   std::string_view unshared_by{};  // "separate processes"; empty for a shared table
   bool reference = false;
+  // The most descriptors it holds at once with `config` (the descriptor budget adds the
+  // workload's held ones, any pregrow and fdbench's own, and raises RLIMIT_NOFILE to fit).
+  std::function<DescriptorUse(const StrategyConfig&)> descriptors = [](const StrategyConfig&) {
+    return DescriptorUse{};
+  };
+  // Threads or processes that can be on a CPU during its timed region with `config`: more
+  // than --threads where a caller waits beside the workers or a loop thread drives them.
+  std::function<int(const StrategyConfig&)> runnable_threads = [](const StrategyConfig& config) {
+    return config.threads;
+  };
 };
 
 // Every strategy, in the order they are listed and run by default.

@@ -50,6 +50,7 @@ nlohmann::json result_json(const Result& r) {
       {"workload", r.workload},
       {"strategy", r.strategy},
       {"threads", r.threads},
+      {"runnable_threads", r.runnable_threads},
       {"batch", r.batch},
       {"kind", r.kind},
       {"pregrow", r.pregrow},

@@ -57,7 +57,7 @@ class MarkdownReporter final : public Reporter {
       out_ << fmt::format("|:--|--:|{}--:|--:|--:|{}\n", growth ? ":--|" : "",
                           growth ? ":--|" : "");
     }
-    out_ << fmt::format("| {} | {} |", cell(r.strategy), r.threads);
+    out_ << fmt::format("| {} | {} |", cell(r.strategy), threads_text(r));
     if (growth) out_ << fmt::format(" {} |", cell(r.pregrow));
     if (!r.error.empty()) {
       out_ << fmt::format(" unavailable: {} | | |{}\n", cell(r.error), growth ? " |" : "");

@@ -50,7 +50,7 @@ class TableReporter final : public Reporter {
       if (growth) out_ << "  FDSize";
       out_ << "\n";
     }
-    std::string lead = fmt::format("  {:<12} {:>7}", r.strategy, r.threads);
+    std::string lead = fmt::format("  {:<12} {:>7}", r.strategy, threads_text(r));
     if (growth) lead += fmt::format(" {:>7}", r.pregrow);
     if (!r.error.empty()) {
       out_ << lead << "   unavailable: " << r.error << "\n";

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fdbench/reporter.hpp"
+#include "fdbench/strategy.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -77,6 +78,7 @@ std::vector<Result> hand_built_results() {
   r.workload = "open";
   r.strategy = "pool-batch";
   r.threads = 2;
+  r.runnable_threads = 3;  // the caller waits beside the 2 workers
   r.batch = 64;
   r.kind = "file";
   r.ops = 1000;
@@ -119,6 +121,10 @@ TEST_F(Schema, IsAJsonSchemaThatRejectsBrokenDocuments) {
   const Broken cases[] = {
       {"no results", [](nlohmann::json& j) { j.erase("results"); }, "'results' is a required"},
       {"zero threads", [](nlohmann::json& j) { j["results"][0]["threads"] = 0; }, "minimum"},
+      {"zero runnable threads", [](nlohmann::json& j) { j["results"][0]["runnable_threads"] = 0; },
+       "minimum"},
+      {"runnable threads as text",
+       [](nlohmann::json& j) { j["results"][0]["runnable_threads"] = "3"; }, "is not of type"},
       {"errno keyed by message",
        [](nlohmann::json& j) {
          j["results"][0]["failures_by_errno"] = {
@@ -215,6 +221,20 @@ TEST_F(Schema, RealOpenSocketAndKeepOpenRuns) {
                    "--kind", "udp", "--repeat", "2", "--warmup", "0"},
                   "socket.json");
   expect_valid({open, keep, socket});
+  // Every strategy's count, as the registry declares it: "pool" at 2 threads is 2 + its caller.
+  int checked = 0;
+  const auto doc = nlohmann::json::parse(read_text(open));
+  for (const auto& r : doc.at("results")) {
+    const StrategyInfo* info = find_strategy(r.at("strategy").get<std::string>());
+    ASSERT_NE(info, nullptr);
+    const int threads = r.at("threads");
+    EXPECT_EQ(r.at("runnable_threads"), info->runnable_threads({threads, r.at("batch")}));
+    if (r.at("strategy") == "pool" && threads == 2) {
+      EXPECT_EQ(r.at("runnable_threads"), 3);
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, static_cast<int>(strategy_names().size()) * 2);
 }
 
 TEST_F(Schema, AnInterruptedExport) {

@@ -63,6 +63,19 @@ TEST_F(FileSetTest, CreatesNFilesAndAMarkerInAPrivateDirectory) {
   EXPECT_EQ(list_names(parent_.path()), std::vector<std::string>{"neighbour.txt"});
 }
 
+// Once per set, after its files exist, so that their writeback happens before any timing.
+TEST_F(FileSetTest, ANewSetIsWrittenBackOnceBeforeItIsUsed) {
+  const std::uint64_t before = platform::filesystem_syncs();
+  {
+    const FileSet set = FileSet::create(parent_.path(), 3000);  // two creators
+    EXPECT_EQ(platform::filesystem_syncs(), before + 1);
+    EXPECT_EQ(set.size(), 3000U);
+  }
+  // A set that cannot be made is not written back: there is nothing to measure.
+  EXPECT_THROW(FileSet::create(parent_ / "missing", 10), Error);
+  EXPECT_EQ(platform::filesystem_syncs(), before + 1);
+}
+
 TEST_F(FileSetTest, LargeSetsCreatedByTwoThreadsAreCompleteAndRemoved) {
   // From 2,048 files on, creation is split over two threads: both halves must exist and
   // both must be removed.

@@ -211,6 +211,21 @@ std::vector<int> descriptors_below(int below) {
   return fds;
 }
 
+TEST(Platform, SyncFilesystemWritesBackTheFilesystemOfADescriptor) {
+  const testing::TempDir dir;
+  const int fd = open(dir.path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  const std::uint64_t before = filesystem_syncs();
+  EXPECT_EQ(sync_filesystem(fd), 0);
+  close(fd);
+  if (uses_linux_interfaces()) {  // syncfs: the descriptor names the filesystem
+    EXPECT_EQ(sync_filesystem(-1), EBADF);
+  } else {  // sync(): every filesystem, no descriptor to be wrong
+    EXPECT_EQ(sync_filesystem(-1), 0);
+  }
+  EXPECT_EQ(filesystem_syncs(), before + 2);
+}
+
 TEST(Platform, CloseDescriptorsFromKeepsOnlyTheKeptOne) {
   const AfterClose after = close_in_child(3, true);
   ASSERT_GE(after.kept, 3);

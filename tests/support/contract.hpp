@@ -10,10 +10,11 @@ namespace fdbench::testing {
 
 // Fields every result carries; `error` is checked separately because it appears only when set.
 inline constexpr const char* kResultFields[] = {
-    "workload", "strategy",     "threads",         "batch",       "kind",          "pregrow",
-    "ops",      "repeat",       "warmup",          "times_ns",    "min_ns",        "median_ns",
-    "max_ns",   "mean_ns",      "stddev_ns",       "ops_per_sec", "fdsize_before", "fdsize_after",
-    "failures", "median_ci_ns", "median_ci_level", "outliers",
+    "workload",        "strategy",      "threads",          "batch",    "kind",
+    "pregrow",         "ops",           "repeat",           "warmup",   "times_ns",
+    "min_ns",          "median_ns",     "max_ns",           "mean_ns",  "stddev_ns",
+    "ops_per_sec",     "fdsize_before", "fdsize_after",     "failures", "median_ci_ns",
+    "median_ci_level", "outliers",      "runnable_threads",
 };
 // What the strategy and the workload are, so that readers never have to go by their names.
 inline constexpr const char* kPropertyFields[] = {"workers", "fd_table", "reference",
@@ -51,8 +52,8 @@ inline void expect_result_contract(const nlohmann::json& r) {
   EXPECT_TRUE(r.at("strategy").is_string());
   EXPECT_TRUE(r.at("kind").is_string());
   EXPECT_TRUE(r.at("pregrow").is_string());
-  for (const char* field :
-       {"threads", "batch", "ops", "repeat", "warmup", "min_ns", "max_ns", "failures"}) {
+  for (const char* field : {"threads", "runnable_threads", "batch", "ops", "repeat", "warmup",
+                            "min_ns", "max_ns", "failures"}) {
     EXPECT_TRUE(r.at(field).is_number_integer()) << field << " = " << r.at(field);
   }
   for (const char* field : {"median_ns", "mean_ns", "stddev_ns", "ops_per_sec"}) {

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #if defined(__linux__)
+#include <linux/capability.h>
 #include <sys/prctl.h>
 #endif
 
@@ -52,7 +53,11 @@ struct RunOptions {
   // This test process becomes a subreaper (Linux), so that orphans of fdbench's children come
   // to it instead of init and leftovers() can count them, even dead.
   bool subreaper = false;
-  std::optional<rlim_t> nofile;           // RLIMIT_NOFILE, soft and hard, to run with
+  std::optional<rlim_t> nofile;  // RLIMIT_NOFILE to run with: hard, and soft unless nofile_soft
+  std::optional<rlim_t> nofile_soft;  // a soft limit below that hard one
+  // With nofile, when the tests run as root: whether fdbench keeps CAP_SYS_RESOURCE, which lets
+  // it raise the hard limit. Dropped by default (Linux), so the limit binds as for a user.
+  bool keep_cap_sys_resource = false;
   std::vector<std::string> env;           // "NAME=value": set in fdbench's environment (over ours)
   std::optional<std::string> stdin_text;  // what fdbench reads on stdin (default: /dev/null)
   std::chrono::milliseconds timeout = std::chrono::seconds(60);  // for wait()
@@ -99,8 +104,12 @@ class FdbenchProcess {
     if (pid_ == 0) {  // only async-signal-safe calls from here on
       if (options_.own_group) setpgid(0, 0);
       if (options_.nofile) {
-        const rlimit limit{*options_.nofile, *options_.nofile};
+        const rlimit limit{options_.nofile_soft.value_or(*options_.nofile), *options_.nofile};
         if (setrlimit(RLIMIT_NOFILE, &limit) != 0) _exit(125);
+#if defined(__linux__)
+        // Out of the bounding set, so exec gives it to no one (fails harmlessly without it).
+        if (!options_.keep_cap_sys_resource) prctl(PR_CAPBSET_DROP, CAP_SYS_RESOURCE, 0, 0, 0);
+#endif
       }
       const int in_fd = open(in.c_str(), O_RDONLY);
       const int out_fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

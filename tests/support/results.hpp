@@ -128,6 +128,7 @@ class ResultBuilder {
     r_.workload = std::move(workload);
     r_.strategy = std::move(strategy);
     r_.threads = threads;
+    r_.runnable_threads = threads;
     r_.kind = std::move(kind);
     // What the runner records of the workload and, for a registered strategy, of the
     // strategy; an unknown name keeps the defaults (a strategy added later, or another build's).
@@ -137,6 +138,7 @@ class ResultBuilder {
       r_.workers = info->workers;
       r_.fd_table = info->fd_table;
       r_.reference = info->reference;
+      r_.runnable_threads = info->runnable_threads({threads, r_.batch});
     }
   }
   Result r_;

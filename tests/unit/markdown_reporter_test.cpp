@@ -98,7 +98,7 @@ _each file opened and closed again; thread and pool creation are not timed_
 | strategy | threads | median ms | min–max ms | files/s |
 |:--|--:|--:|--:|--:|
 | threads | 1 | 2.00 | 1.90–2.10 | 500,000 |
-| pool | 2 | 4.00 | 4.00–4.00 | 250,000 |
+| pool | 2 (+1) | 4.00 | 4.00–4.00 | 250,000 |
 | uring | 1 | unavailable: io_uring \| disabled | | |
 
 - **pool, 2 threads**: 3 failed calls (`EMFILE` Too many open files: 3); times are not valid

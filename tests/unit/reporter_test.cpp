@@ -197,7 +197,7 @@ TEST(Csv, HeaderNamesTheContractColumnsInOrder) {
   EXPECT_EQ(csv_header(),
             "workload,strategy,threads,batch,kind,pregrow,ops,repeat,warmup,min_ns,median_ns,"
             "max_ns,mean_ns,stddev_ns,ops_per_sec,fdsize_before,fdsize_after,failures,error,"
-            "times_ns");
+            "runnable_threads,times_ns");
 }
 
 TEST(Csv, RowsAreTheValuesInHeaderOrder) {
@@ -205,15 +205,15 @@ TEST(Csv, RowsAreTheValuesInHeaderOrder) {
   // known is an empty field.
   EXPECT_EQ(csv_row(open_result("threads", 1)),
             "open,threads,1,1,file,off,1000,3,1,1000000,2000000.0,3000000,2000000.0,1000000.0,"
-            "500000.0,64,64,0,,3000000;1000000;2000000");
+            "500000.0,64,64,0,,1,3000000;1000000;2000000");
   EXPECT_EQ(csv_row(socket_result("auto", 5, 512, 1024)),
-            "socket,threads,2,1,tcp,auto,512,2,0,5,5.0,5,5.0,0.0,102400000000.0,512,1024,0,,5;5");
+            "socket,threads,2,1,tcp,auto,512,2,0,5,5.0,5,5.0,0.0,102400000000.0,512,1024,0,,2,5;5");
   EXPECT_EQ(csv_row(open_result("threads", 8).fdsize(std::nullopt, std::nullopt).failed(7, EMFILE)),
             "open,threads,8,1,file,off,1000,3,1,1000000,2000000.0,3000000,2000000.0,1000000.0,"
-            "500000.0,,,7,,3000000;1000000;2000000");
+            "500000.0,,,7,,8,3000000;1000000;2000000");
   EXPECT_EQ(csv_row(unavailable_result()),
             R"(open,pool,4,1,file,off,1000,3,0,0,0.0,0,0.0,0.0,0.0,,,0,"cannot run ""pool"", )"
-            R"(here: no threads",)");
+            R"(here: no threads",5,)");
 }
 
 TEST(Csv, RowFieldCountMatchesTheHeader) {
@@ -245,6 +245,10 @@ TEST(Csv, RowValuesLineUpWithTheHeader) {
   EXPECT_EQ(column("fdsize_after"), "1024");
   EXPECT_EQ(column("failures"), "0");
   EXPECT_EQ(column("error"), "");
+  EXPECT_EQ(column("runnable_threads"), "2");
+  EXPECT_EQ(split_csv(csv_row(open_result("pool", 2)))[static_cast<std::size_t>(
+                std::find(header.begin(), header.end(), "runnable_threads") - header.begin())],
+            "3");
 }
 
 TEST(Csv, QuotesCommasAndQuotesInTheError) {
@@ -310,6 +314,32 @@ TEST(Reporters, TableShowsEveryRow) {
   EXPECT_NE(text.find("tcp"), std::string::npos);
   EXPECT_NE(text.find("64 → 512"), std::string::npos) << text;
   EXPECT_NE(text.find("Findings"), std::string::npos) << text;
+}
+
+// "2 (+1)": the pool's caller waits beside its 2 workers; threads and processes are what
+// they say. The same in the markdown table.
+TEST(Reporters, TablesShowRunnableThreadsWhereTheyDifferFromThreads) {
+  const std::vector<Result> results{open_result("threads", 2), open_result("pool", 2),
+                                    open_result("libuv", 4), open_result("process", 2)};
+  for (const char* format : {"table", "markdown"}) {
+    SCOPED_TRACE(format);
+    const std::string text = report(format, results);
+    std::vector<std::string> rows;
+    for (const auto& line : lines_of(text)) {
+      for (const char* strategy : {"threads", "pool", "libuv", "process"}) {
+        const std::string table_lead = std::string("  ") + strategy + " ";
+        const std::string markdown_lead = std::string("| ") + strategy + " |";
+        if (line.rfind(table_lead, 0) == 0 || line.rfind(markdown_lead, 0) == 0) {
+          rows.push_back(line);
+        }
+      }
+    }
+    ASSERT_EQ(rows.size(), 4U) << text;
+    EXPECT_EQ(rows[0].find("(+"), std::string::npos) << rows[0];
+    EXPECT_NE(rows[1].find(" 2 (+1) "), std::string::npos) << rows[1];
+    EXPECT_NE(rows[2].find(" 4 (+1) "), std::string::npos) << rows[2];
+    EXPECT_EQ(rows[3].find("(+"), std::string::npos) << rows[3];
+  }
 }
 
 // The column header a table printed for its rows (the line that starts with "strategy").
@@ -418,17 +448,18 @@ TEST(Reporters, CsvWritesOneHeaderAndOneRowPerResult) {
   EXPECT_EQ(
       report("csv", sample_results()),
       "workload,strategy,threads,batch,kind,pregrow,ops,repeat,warmup,min_ns,median_ns,max_ns,"
-      "mean_ns,stddev_ns,ops_per_sec,fdsize_before,fdsize_after,failures,error,times_ns\n"
+      "mean_ns,stddev_ns,ops_per_sec,fdsize_before,fdsize_after,failures,error,runnable_threads,"
+      "times_ns\n"
       "open,threads,1,1,file,off,1000,3,1,1000000,2000000.0,3000000,2000000.0,1000000.0,"
-      "500000.0,64,64,0,,3000000;1000000;2000000\n"
+      "500000.0,64,64,0,,1,3000000;1000000;2000000\n"
       "open,pool,2,1,file,off,1000,3,1,1000000,2000000.0,3000000,2000000.0,1000000.0,500000.0,"
-      "64,64,0,,3000000;1000000;2000000\n"
+      "64,64,0,,3,3000000;1000000;2000000\n"
       "open,pool-batch,2,64,file,off,1000,3,1,1000000,2000000.0,3000000,2000000.0,1000000.0,"
-      "500000.0,64,64,0,,3000000;1000000;2000000\n"
+      "500000.0,64,64,0,,3,3000000;1000000;2000000\n"
       "socket,threads,2,1,tcp,off,512,2,0,20000000,20000000.0,20000000,20000000.0,0.0,25600.0,"
-      "64,512,0,,20000000;20000000\n"
+      "64,512,0,,2,20000000;20000000\n"
       "socket,threads,2,1,tcp,auto,512,2,0,2000000,2000000.0,2000000,2000000.0,0.0,256000.0,"
-      "512,512,0,,2000000;2000000\n");
+      "512,512,0,,2,2000000;2000000\n");
 }
 
 TEST(Reporters, NothingMeasuredStillGivesValidOutput) {

@@ -86,6 +86,7 @@ void expect_same(const Result& a, const Result& b) {
   EXPECT_EQ(a.workload, b.workload);
   EXPECT_EQ(a.strategy, b.strategy);
   EXPECT_EQ(a.threads, b.threads);
+  EXPECT_EQ(a.runnable_threads, b.runnable_threads);
   EXPECT_EQ(a.batch, b.batch);
   EXPECT_EQ(a.kind, b.kind);
   EXPECT_EQ(a.pregrow, b.pregrow);
@@ -275,6 +276,40 @@ TEST(ResultsJson, OlderDocumentsGetTheProperties) {
   EXPECT_TRUE(t.reference);
   EXPECT_FALSE(t.holds_descriptors);
   EXPECT_EQ(t.unit, "files");
+}
+
+TEST(ResultsJson, RunnableThreadsComeBackAsWritten) {
+  Result pool = open_result();  // pool-batch, 16 threads: the caller waits beside them
+  ASSERT_EQ(pool.runnable_threads, 17);
+  Result unknown = open_result();
+  unknown.strategy = "a-later-strategy";
+  unknown.runnable_threads = 40;
+  const ResultsDocument doc =
+      parse_results_json(to_json_document(full_environment(), std::vector<Result>{pool, unknown}));
+  ASSERT_EQ(doc.results.size(), 2U);
+  EXPECT_EQ(doc.results[0].runnable_threads, 17);
+  EXPECT_EQ(doc.results[1].runnable_threads, 40);
+}
+
+// Written before runnable_threads was recorded: the registry's count for a known strategy,
+// the thread count for one this build does not know.
+TEST(ResultsJson, OlderDocumentsGetRunnableThreadsFromTheRegistry) {
+  Result pool = open_result();
+  Result libuv = open_result();
+  libuv.strategy = "libuv";
+  Result threads = open_result();
+  threads.strategy = "threads";
+  Result unknown = open_result();
+  unknown.strategy = "a-later-strategy";
+  auto j = nlohmann::json::parse(
+      to_json_document(full_environment(), std::vector<Result>{pool, libuv, threads, unknown}));
+  for (auto& result : j["results"]) result.erase("runnable_threads");
+  const ResultsDocument doc = parse_results_json(j.dump());
+  ASSERT_EQ(doc.results.size(), 4U);
+  EXPECT_EQ(doc.results[0].runnable_threads, 17);
+  EXPECT_EQ(doc.results[1].runnable_threads, 17);
+  EXPECT_EQ(doc.results[2].runnable_threads, 16);
+  EXPECT_EQ(doc.results[3].runnable_threads, 16);
 }
 
 TEST(ResultsJson, FailuresByErrnoCarryNameCountAndMessage) {
