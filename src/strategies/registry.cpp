@@ -39,15 +39,14 @@ const std::vector<StrategyInfo>& strategy_registry() {
        .batch_means = "SQEs per submission; ring entries = batch",
        .parameters = uring_parameters},
       {.name = "uring-direct",
-       .summary = "io_uring direct descriptors in ring slots, no fd table: --batch opens, then "
-                  "their closes",
+       .summary = "io_uring direct descriptors in ring slots: open+linked close, no fd table",
        .uses_batch = true,
        .make = make_uring_direct_strategy,
        .unavailable_reason = uring_direct_unavailable_reason,
        .dispatch = "T threads, one io_uring ring each, set up on it, direct descriptors in "
                    "registered slots",
-       .batch_means = "opens per submission (--uring-close linked: open+close pairs, ring "
-                      "entries = 2 x batch)",
+       .batch_means = "open+close pairs per submission, ring entries = 2 x batch (--uring-close "
+                      "batched: opens per submission, ring entries = batch)",
        .parameters = uring_direct_parameters,
        .fd_table = FdTable::none,
        .unshared_by = "io_uring direct descriptors"},
