@@ -1,8 +1,8 @@
 // The open_many engine for the `uring` strategy: each worker sets up one io_uring (as the
 // benchmark's rings are: the best flags the kernel accepts, its descriptor registered) and
-// submits its share `batch` OPENATs at a time, reaping every completion of a batch before the next
-// one, so no request is ever in flight when the engine returns. Compiled only with liburing (CMake:
-// FDBENCH_WITH_URING); open_uring_unavailable.cpp stands in otherwise.
+// submits its share `batch` OPENATs at a time, reaping every completion of a batch before the
+// next one, so no request is ever in flight when the engine returns. Compiled only with
+// liburing (CMake: FDBENCH_WITH_URING); open_uring_unavailable.cpp stands in otherwise.
 #include <liburing.h>
 
 #include <algorithm>

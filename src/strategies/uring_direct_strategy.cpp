@@ -1,11 +1,11 @@
 // uring-direct: io_uring direct descriptors. Each worker owns a ring, set up on its own thread
 // before timing with the best flags the kernel accepts, with a sparse table of fixed file
-// slots, and a contiguous 1/T share of the items, issued `batch` at a time. Open+close runs
-// a batch as one submission of pairs, each open with a linked close of its slot behind it
-// (--uring-close linked), or as one submission of opens into slots 0..k-1 and one of closes
-// of the slots that opened (batched). Items the workload holds (keep_open: sockets, held files)
-// fill one slot each and are released after the timed region. The process descriptor table is never
-// touched, so it never grows and never stalls.
+// slots, and a contiguous 1/T share of the items, issued `batch` at a time. Open+close runs a
+// batch as one submission of pairs, each open with a linked close of its slot behind it
+// (--uring-close linked), or as one submission of opens into slots 0..k-1 and one of closes of
+// the slots that opened (batched). Items the workload holds (keep_open: sockets, held files)
+// fill one slot each and are released after the timed region. The process descriptor table is
+// never touched, so it never grows and never stalls.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/socket.h>

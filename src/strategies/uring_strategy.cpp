@@ -1,10 +1,9 @@
 // uring: io_uring with normal descriptors. Each worker owns a ring, set up on its own thread
 // before timing with the best flags the kernel accepts, and a contiguous 1/T share of the
-// items, issued `batch` at a time: a batch of OPENATs (or
-// SOCKETs, IORING_OP_SOCKET) reaped together, then one CLOSE per descriptor they returned,
-// unless the workload holds its descriptors (keep_open): then each is handed to it. The
-// descriptors land in the process table, so table growth stalls exactly as with plain
-// syscalls.
+// items, issued `batch` at a time: a batch of OPENATs (or SOCKETs, IORING_OP_SOCKET) reaped
+// together, then one CLOSE per descriptor they returned, unless the workload holds its
+// descriptors (keep_open): then each is handed to it. The descriptors land in the process
+// table, so table growth stalls exactly as with plain syscalls.
 #include <fmt/format.h>
 #include <unistd.h>
 
