@@ -703,6 +703,8 @@ ValueHint hint_for(const CLI::App& command, const CLI::Option& option) {
   if (name == "--pregrow") return {{"off", "auto"}, true};
   if (name == "--flags") return {open_flags_names()};
   if (name == "--kind") return {socket_kind_names()};
+  if (name == "--uring-tuning") return {uring_tuning_names()};
+  if (name == "--uring-close") return {uring_close_names()};
   if (name == "--layout") return {{"flat"}};  // dirs:K is a number the user picks
   if (name == "--format") return {formats_of(command.get_name())};
   if (name == "shell") return {{"bash"}};
