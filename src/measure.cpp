@@ -50,6 +50,7 @@ Result base_result(const WorkloadFacts& work, const StrategyInfo& strategy,
     r.parameters["batch"] = std::to_string(config.batch);
     r.parameters["batch_means"] = std::string(strategy.batch_means);
   }
+  if (strategy.parameters) r.parameters.merge(strategy.parameters(config, work.holds_descriptors));
   return r;
 }
 

@@ -154,7 +154,7 @@ void Session::run_open(const OpenOptions& options) {
   for (const auto& name : strategies) {
     const StrategyInfo& strategy = strategy_named(name);
     for (const int threads : options.threads) {
-      const StrategyConfig config{threads, options.batch};
+      const StrategyConfig config{threads, options.batch, options.uring};
       if (!options.keep_open) {
         const auto work = make_open_workload(spec);
         Result r = measure(*work, strategy, config, options.repeat, options.warmup);
@@ -192,8 +192,8 @@ void Session::run_socket(const SocketOptions& options) {
       const auto count = static_cast<std::size_t>(threads) * options.per_thread;
       for (const auto& pregrow : options.pregrow) {
         emit(measure_in_fresh_child(socket_workload_recipe(options.kind, count), strategy,
-                                    {threads, options.batch}, pregrow, options.repeat,
-                                    options.warmup));
+                                    {threads, options.batch, options.uring}, pregrow,
+                                    options.repeat, options.warmup));
       }
     }
   }

@@ -132,6 +132,8 @@ struct OpenText {
   std::string flags = "rdonly";
   bool keep_open = false;
   std::string pregrow = "off";
+  std::string uring_tuning = "all";
+  std::string uring_close = to_string(UringOptions{}.close);
 };
 
 struct SocketText {
@@ -141,6 +143,7 @@ struct SocketText {
   std::string kind = "tcp";
   std::string pregrow = "off,auto";
   std::string batch = "64";
+  std::string uring_tuning = "all";
 };
 
 struct CompareText {
@@ -302,6 +305,13 @@ void apply_open_input(const OpenText& text, OpenOptions& open) {
   if (!existing) check_directory("--dir", open.dir, true);
 }
 
+void apply_uring_tuning(const std::string& text, UringOptions& uring) {
+  if (!parse_uring_tuning(text, uring)) {
+    throw UsageError(fmt::format("--uring-tuning: unknown value '{}' (choose from {})", text,
+                                 join(uring_tuning_names())));
+  }
+}
+
 void apply_open(const OpenText& text, OpenOptions& open) {
   open.files = static_cast<std::size_t>(parse_number("--files", text.files, 1, kMaxFiles));
   open.threads = parse_threads(text.threads);
@@ -313,6 +323,11 @@ void apply_open(const OpenText& text, OpenOptions& open) {
                                  join(open_flags_names())));
   }
   open.keep_open = text.keep_open;
+  apply_uring_tuning(text.uring_tuning, open.uring);
+  if (!parse_uring_close(text.uring_close, open.uring.close)) {
+    throw UsageError(fmt::format("--uring-close: unknown value '{}' (choose from {})",
+                                 text.uring_close, join(uring_close_names())));
+  }
   open.pregrow = parse_pregrow_list(text.pregrow);
   if (!open.keep_open && (open.pregrow.size() != 1 || open.pregrow[0].mode != Pregrow::Mode::off)) {
     throw UsageError(
@@ -333,6 +348,7 @@ void apply_socket(const SocketText& text, SocketOptions& socket) {
                                  join(socket_kind_names())));
   }
   socket.pregrow = parse_pregrow_list(text.pregrow);
+  apply_uring_tuning(text.uring_tuning, socket.uring);
 }
 
 constexpr const char* kOpenFooter = R"(
@@ -371,6 +387,13 @@ Examples:
   fdbench open --help
   fdbench socket --pregrow off,auto,1023 --format json --output socket.json)";
 
+void add_uring_tuning(CLI::App& cmd, std::string& text) {
+  cmd.add_option("--uring-tuning", text,
+                 "io_uring rings: all, flags (the best setup flags the kernel accepts), ring-fd "
+                 "(each thread registers its ring's descriptor) or none (kernel defaults)")
+      ->capture_default_str();
+}
+
 CLI::App* add_open_command(CLI::App& app, OpenText& text, CommonText& common) {
   CLI::App* cmd = app.add_subcommand("open", "Open and close N distinct empty files");
   cmd->add_option("--files", text.files, "Number of files")->capture_default_str();
@@ -397,6 +420,11 @@ CLI::App* add_open_command(CLI::App& app, OpenText& text, CommonText& common) {
   cmd->add_option("--pregrow", text.pregrow,
                   "With --keep-open: comma list of off, auto or N (grow the fd table first)")
       ->capture_default_str();
+  add_uring_tuning(*cmd, text.uring_tuning);
+  cmd->add_option("--uring-close", text.uring_close,
+                  "uring-direct: batched (a submission of opens, then one of their closes) or "
+                  "linked (each close linked behind its open, one submission)")
+      ->capture_default_str();
   add_common(*cmd, common);
   cmd->footer(kOpenFooter);
   return cmd;
@@ -422,6 +450,7 @@ CLI::App* add_socket_command(CLI::App& app, SocketText& text, CommonText& common
   cmd->add_option("--pregrow", text.pregrow,
                   "Comma list of off, auto or N: grow the fd table first")
       ->capture_default_str();
+  add_uring_tuning(*cmd, text.uring_tuning);
   add_common(*cmd, common);
   cmd->footer(kSocketFooter);
   return cmd;
@@ -548,6 +577,8 @@ void name_the_values(CLI::App& app) {
       {"--output", "FILE"},
       {"--per-thread", "N"},
       {"--kind", "KIND"},
+      {"--uring-tuning", "WHAT"},
+      {"--uring-close", "MODE"},
       {"--export-json", "FILE"},
       {"--export-csv", "FILE"},
       {"--export-markdown", "FILE"},
@@ -672,6 +703,8 @@ ValueHint hint_for(const CLI::App& command, const CLI::Option& option) {
   if (name == "--pregrow") return {{"off", "auto"}, true};
   if (name == "--flags") return {open_flags_names()};
   if (name == "--kind") return {socket_kind_names()};
+  if (name == "--uring-tuning") return {uring_tuning_names()};
+  if (name == "--uring-close") return {uring_close_names()};
   if (name == "--layout") return {{"flat"}};  // dirs:K is a number the user picks
   if (name == "--format") return {formats_of(command.get_name())};
   if (name == "shell") return {{"bash"}};

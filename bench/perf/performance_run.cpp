@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <numeric>
 #include <utility>
 
@@ -139,6 +140,7 @@ void PerformanceRun::run() {
   harness_socket();
   survey();
   scaling();
+  uring_tuning();
   scale();
   startup();
   summary(load, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -296,6 +298,59 @@ void PerformanceRun::lead(const std::vector<ScalingRound>& rounds) {
   fmt::print("  {}: {} per file\n", best_, us(best_file));
   judge(fmt::format("{} vs threads at 1 thread (speed-up)", best_), times(lead), "reported");
   judge("trivial syscall (getppid)", us(syscall.median), "reported");
+}
+
+// One io_uring feature: fdbench runs that differ only in `without` / `with` (the default).
+struct UringFeature {
+  std::string strategy;
+  std::string what;
+  std::vector<std::string> without;
+  std::vector<std::string> with;
+};
+
+// Each feature's effect, from pairs of runs alternating which goes first: the time without it
+// over the time with it, at 1 and at 2 threads (> 1: the feature helps).
+void PerformanceRun::uring_tuning() {
+  section(
+      fmt::format("io_uring tuning: open+close {} files, time without each feature / time with it "
+                  "(> 1: it helps), at 1 and 2 threads; everything else as fdbench's defaults",
+                  count(s_.files)));
+  const std::vector<std::string> all{"--uring-tuning", "all"};
+  const std::vector<UringFeature> features{
+      {"uring", "tuning none / all", {"--uring-tuning", "none"}, all},
+      {"uring-direct", "tuning none / all", {"--uring-tuning", "none"}, all},
+      {"uring-direct", "setup flags off / on", {"--uring-tuning", "ring-fd"}, all},
+      {"uring-direct", "ring fd off / on", {"--uring-tuning", "flags"}, all},
+      {"uring-direct",
+       "close batched / linked",
+       {"--uring-close", "batched"},
+       {"--uring-close", "linked"}},
+  };
+  std::map<std::string, std::string> used;
+  for (const auto& f : features) {
+    std::vector<double> one;
+    std::vector<double> two;
+    for (int r = 0; r < s_.rounds; ++r) {
+      Results without;
+      Results with;
+      const auto run = [&](const std::vector<std::string>& extra, Results& out) {
+        auto args = open_args(s_.files, f.strategy, "1,2", s_.repeat);
+        args.insert(args.end(), extra.begin(), extra.end());
+        out = fdbench(args);
+      };
+      run_in_order(
+          r, [&] { run(f.without, without); }, [&] { run(f.with, with); });
+      one.push_back(find(without, f.strategy, 1).median_ns / find(with, f.strategy, 1).median_ns);
+      two.push_back(find(without, f.strategy, 2).median_ns / find(with, f.strategy, 2).median_ns);
+      used = find(with, f.strategy, 1).parameters;
+    }
+    const std::string value = fmt::format("{:.3f}x | {:.3f}x", median(one), median(two));
+    fmt::print("  {:<13} {:<34} 1 thread {}  2 threads {}\n", f.strategy, f.what,
+               times(spread(one)), times(spread(two)));
+    judge(fmt::format("{}: {}, 1 | 2 threads", f.strategy, f.what), value, "reported");
+  }
+  fmt::print("  tuned rings here: setup flags {}, ring fd {}\n", used["ring_setup"],
+             used["ring_fd"]);
 }
 
 void PerformanceRun::scale() {

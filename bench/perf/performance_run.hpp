@@ -1,10 +1,10 @@
 #pragma once
 // The measurements behind fdbench's performance targets (docs/performance.md), in the order
-// they are printed: harness overhead against the minimal loops, the best strategy's scaling
-// and its lead over the seed's loop (with a trivial syscall's cost beside it), cost per file
-// at scale, and start-up. Every comparison is made in rounds that alternate which program
-// runs first, so drift on a shared machine hits both sides; a ratio is the median of the
-// rounds' ratios, shown with their min-max.
+// they are printed: harness overhead against the minimal loops, the best strategy's scaling and
+// its lead over the seed's loop (with a trivial syscall's cost beside it), each io_uring tuning
+// feature's effect, cost per file at scale, and start-up. Every comparison is made in rounds
+// that alternate which program runs first, so drift on a shared machine hits both sides; a
+// ratio is the median of the rounds' ratios, shown with their min-max.
 #include <functional>
 #include <optional>
 #include <string>
@@ -72,6 +72,7 @@ class PerformanceRun {
   void survey();
   void scaling();
   void lead(const std::vector<ScalingRound>& rounds);
+  void uring_tuning();
   void scale();
   ScaleRound scale_round(int r);
   void per_file(const std::vector<ScaleRound>& rounds);

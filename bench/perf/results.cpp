@@ -21,6 +21,11 @@ Measured read_result(const nlohmann::json& r) {
     m.times_ns = r.at("times_ns").get<std::vector<double>>();
     m.median_ns = r.at("median_ns").get<double>();
   }
+  if (r.contains("parameters")) {
+    for (const auto& [key, value] : r.at("parameters").items()) {
+      if (value.is_string()) m.parameters[key] = value.get<std::string>();
+    }
+  }
   if (r.contains("setup_ns") && r.at("setup_ns").is_number()) {
     m.setup_ns = r.at("setup_ns").get<double>();
   }

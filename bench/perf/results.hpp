@@ -2,6 +2,7 @@
 // What the driver reads back from `fdbench ... --format json`, and the few statistics it
 // needs to compare runs (the driver stays outside the library it measures).
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,7 @@ struct Measured {
   std::optional<double> setup_ns;  // file-set creation, where this fdbench records it
   std::string error;               // the strategy could not run here
   std::uint64_t failures = 0;
+  std::map<std::string, std::string> parameters;  // the string ones (io_uring features, ...)
 };
 
 struct Results {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "fdbench/uring_options.hpp"
 #include "fdbench/workload.hpp"
 
 namespace fdbench {
@@ -34,6 +35,7 @@ struct OpenOptions {
   OpenFlags flags = OpenFlags::rdonly;
   bool keep_open = false;    // hold every descriptor to the end of the repetition
   std::vector<Pregrow> pregrow{Pregrow{}};  // with keep_open: each runs in a fresh child
+  UringOptions uring;                       // --uring-tuning, --uring-close
 };
 
 struct SocketOptions {
@@ -43,6 +45,7 @@ struct SocketOptions {
   SocketKind kind = SocketKind::tcp;
   std::vector<Pregrow> pregrow{Pregrow{}, Pregrow{Pregrow::Mode::automatic, 0}};
   int batch = 64;  // io_uring submissions
+  UringOptions uring;  // --uring-tuning
   int repeat = 10;
   int warmup = 1;
 };

@@ -4,12 +4,14 @@
 // moment the workers are released to the moment the last item is done.
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "fdbench/result.hpp"
+#include "fdbench/uring_options.hpp"
 #include "fdbench/workload.hpp"
 
 namespace fdbench {
@@ -17,6 +19,7 @@ namespace fdbench {
 struct StrategyConfig {
   int threads = 1;
   int batch = 64;  // items per task, where the strategy batches
+  UringOptions uring{};  // read by the io_uring strategies only
 };
 
 // Descriptors a strategy holds at once beyond the workload's own: its rings, channels, helper
@@ -55,6 +58,10 @@ struct StrategyInfo {
   // --batch means for this strategy (empty when it means nothing).
   std::string_view dispatch{};
   std::string_view batch_means{};
+  // Parameters that depend on the configuration and on this machine, recorded beside those
+  // (io_uring: the ring features the kernel accepted, which the strategy then uses exactly).
+  // `holds` says whether the workload holds its descriptors. Must not throw.
+  std::function<std::map<std::string, std::string>(const StrategyConfig&, bool holds)> parameters{};
   // What findings and reporters need to know of it, recorded with every result so that they
   // never go by its name: what its workers are, whose descriptor table they fill (and, when
   // it is not a shared one, how: a few words for the findings' advice), and whether it is

@@ -65,8 +65,9 @@ const std::vector<StrategyInfo>& strategy_registry() {
        .uses_batch = true,
        .make = make_uring_strategy,
        .unavailable_reason = uring_unavailable_reason,
-       .dispatch = "T threads, one io_uring ring each (normal descriptors)",
+       .dispatch = "T threads, one io_uring ring each, set up on it (normal descriptors)",
        .batch_means = "SQEs per submission; ring entries = batch",
+       .parameters = uring_parameters,
        // runnable_threads: T. The io-wq workers an open may be punted to are the kernel's
        // threads, not fdbench's: they are not counted (for uring-direct too).
        // Each worker: its ring, and a batch of opened descriptors before their closes.
@@ -79,8 +80,11 @@ const std::vector<StrategyInfo>& strategy_registry() {
        .uses_batch = true,
        .make = make_uring_direct_strategy,
        .unavailable_reason = uring_direct_unavailable_reason,
-       .dispatch = "T threads, one io_uring ring each, direct descriptors in registered slots",
-       .batch_means = "open+close pairs per submission; ring entries = 2 x batch",
+       .dispatch = "T threads, one io_uring ring each, set up on it, direct descriptors in "
+                   "registered slots",
+       .batch_means = "open+close pairs per submission, ring entries = 2 x batch (--uring-close "
+                      "batched: opens per submission, ring entries = batch)",
+       .parameters = uring_direct_parameters,
        .fd_table = FdTable::none,
        .unshared_by = "io_uring direct descriptors",
        // Each worker: its ring. Direct descriptors live in the ring, not in the table.

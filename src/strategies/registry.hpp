@@ -1,6 +1,7 @@
 #pragma once
 // Factories of the strategies; each is defined in its own file and registered in
 // registry.cpp (one line each).
+#include <map>
 #include <memory>
 #include <string>
 
@@ -22,5 +23,9 @@ std::unique_ptr<Strategy> make_uring_strategy(const StrategyConfig& config);
 std::unique_ptr<Strategy> make_uring_direct_strategy(const StrategyConfig& config);
 std::string uring_unavailable_reason();
 std::string uring_direct_unavailable_reason();
+// The ring features each would use with `config` here, and uring-direct's way of closing.
+std::map<std::string, std::string> uring_parameters(const StrategyConfig& config, bool holds);
+std::map<std::string, std::string> uring_direct_parameters(const StrategyConfig& config,
+                                                           bool holds);
 
 }  // namespace fdbench

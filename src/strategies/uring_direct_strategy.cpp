@@ -1,9 +1,11 @@
-// uring-direct: io_uring direct descriptors. Each worker owns a ring (set up before timing)
-// with a sparse table of fixed file slots, and a contiguous 1/T share of the items, issued
-// `batch` at a time. An item is created in a slot with a linked close of that slot behind
-// it, so one submit does a whole batch; items the workload holds (keep_open: sockets, held
-// files) fill one slot each and are released after the timed region. The process descriptor
-// table is never touched, so it never grows and never stalls.
+// uring-direct: io_uring direct descriptors. Each worker owns a ring, set up on its own thread
+// before timing with the best flags the kernel accepts, with a sparse table of fixed file
+// slots, and a contiguous 1/T share of the items, issued `batch` at a time. Open+close runs a
+// batch as one submission of pairs, each open with a linked close of its slot behind it
+// (--uring-close linked), or as one submission of opens into slots 0..k-1 and one of closes of
+// the slots that opened (batched). Items the workload holds (keep_open: sockets, held files)
+// fill one slot each and are released after the timed region. The process descriptor table is
+// never touched, so it never grows and never stalls.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/socket.h>
@@ -28,7 +30,10 @@ constexpr int kNoCloexecOpen = ~O_CLOEXEC;
 constexpr int kNoCloexecSocket = ~SOCK_CLOEXEC;
 
 struct alignas(64) DirectWorker {
-  explicit DirectWorker(unsigned entries) : ring(entries) {}
+  DirectWorker(unsigned entries, const uring::RingSetup& setup)
+      : ring(entries, setup), opened(ring.sq_entries()) {
+    uring::prime(ring);
+  }
   // A sparse table of `count` slots; re-registered only when the size must change. Untimed.
   void ensure_table(unsigned count) {
     if (slots == count) return;
@@ -51,26 +56,27 @@ struct alignas(64) DirectWorker {
   }
 
   uring::Ring ring;
-  unsigned slots = 0;  // size of the registered table, 0: none
+  std::vector<unsigned> opened;  // batched close: the slots of this batch that opened
+  unsigned slots = 0;            // size of the registered table, 0: none
   Tally tally;
   int error = 0;  // -errno of a failed submit or wait: the repetition is void
 };
 
-// user_data of an open and of its linked close.
-constexpr std::uint64_t kCloseBit = 1;
+// user_data of a close (batched or linked); an open's is its slot.
+constexpr std::uint64_t kCloseBit = std::uint64_t{1} << 32;
 
 class UringDirectStrategy final : public Strategy {
  public:
   explicit UringDirectStrategy(const StrategyConfig& config)
-      : batch_(static_cast<unsigned>(std::max(1, config.batch))), group_(config.threads) {
-    // Twice the batch: an open and its linked close take one SQE each. (The kernel clamps
-    // rings to 32,768 entries; the cap keeps the doubling from overflowing.)
-    const unsigned entries = 2 * std::min(batch_, 32768U);
-    for (int w = 0; w < config.threads; ++w) {
-      workers_.push_back(std::make_unique<DirectWorker>(entries));
-    }
-    uring::prime_rings(group_, [this](int w) -> uring::Ring& { return worker(w).ring; });
-  }
+      : batch_(static_cast<unsigned>(std::max(1, config.batch))),
+        linked_(config.uring.close == UringOptions::Close::linked),
+        group_(config.threads),
+        workers_(group_, [this, setup = uring::ring_setup(config.uring)](int /*w*/) {
+          // Linked, an open and its close take one SQE each. (The kernel clamps rings to
+          // 32,768 entries; the cap keeps the doubling from overflowing.)
+          const unsigned entries = linked_ ? 2 * std::min(batch_, 32768U) : batch_;
+          return std::make_unique<DirectWorker>(entries, setup);
+        }) {}
 
   Repetition run(Workload& work) override {
     const ItemSpec spec = work.spec();
@@ -84,38 +90,50 @@ class UringDirectStrategy final : public Strategy {
     }
     const bool hold = spec.keep_open;
     const std::size_t n = work.ops();
-    const std::size_t t = workers_.size();
-    for (std::size_t i = 0; i < t; ++i) {
-      DirectWorker& w = *workers_[i];
-      w.tally = Tally{};
-      w.error = 0;
-      // Held descriptors need a slot each for the whole share; open+close reuses one batch's.
-      const std::size_t share = n * (i + 1) / t - n * i / t;
-      w.ensure_table(
-          static_cast<unsigned>(std::max<std::size_t>(1, hold ? share : chunk(w, hold))));
-    }
+    const auto t = static_cast<std::size_t>(workers_.size());
+    prepare_tables(hold, n);
     const std::function<void(int)> body = [&](int w) {
       const auto i = static_cast<std::size_t>(w);
-      run_share(worker(w), spec, hold, n * i / t, n * (i + 1) / t);
+      run_share(workers_[w], spec, hold, n * i / t, n * (i + 1) / t);
     };
     Repetition rep;
     rep.ns = group_.run(body);
-    for (const auto& w : workers_) {
-      if (hold) w->release_table();  // untimed: the clock stopped when group_.run returned
-    }
-    for (const auto& w : workers_) {
-      if (w->error < 0) throw Error("io_uring_enter failed: " + errno_text(-w->error));
-      rep.tally.merge(w->tally);
+    // Untimed: the clock stopped when group_.run returned.
+    if (hold) uring::on_each_worker(group_, [this](int w) { workers_[w].release_table(); });
+    for (int w = 0; w < workers_.size(); ++w) {
+      if (workers_[w].error < 0) {
+        throw Error("io_uring_enter failed: " + errno_text(-workers_[w].error));
+      }
+      rep.tally.merge(workers_[w].tally);
     }
     return rep;
   }
 
  private:
-  DirectWorker& worker(int w) { return *workers_[static_cast<std::size_t>(w)]; }
+  // Resets the tallies and gives each worker's ring a table of the size this run needs,
+  // registered on the worker's own thread (untimed). Held descriptors need a slot each for
+  // the whole share; open+close reuses one batch's.
+  void prepare_tables(bool hold, std::size_t n) {
+    const auto t = static_cast<std::size_t>(workers_.size());
+    std::vector<unsigned> want(t);
+    bool change = false;
+    for (std::size_t i = 0; i < t; ++i) {
+      DirectWorker& w = workers_[static_cast<int>(i)];
+      w.tally = Tally{};
+      w.error = 0;
+      const std::size_t share = n * (i + 1) / t - n * i / t;
+      want[i] = static_cast<unsigned>(std::max<std::size_t>(1, hold ? share : chunk(w, hold)));
+      change = change || want[i] != w.slots;
+    }
+    if (!change) return;
+    uring::on_each_worker(
+        group_, [&](int w) { workers_[w].ensure_table(want[static_cast<std::size_t>(w)]); });
+  }
 
-  // Items per submit: an open+close pair takes two SQEs, a held descriptor one.
+  // Items per submission: a linked open+close pair takes two SQEs, anything else one.
   [[nodiscard]] std::size_t chunk(DirectWorker& w, bool hold) const {
-    return std::min<std::size_t>(batch_, hold ? w.ring.sq_entries() : w.ring.sq_entries() / 2);
+    const bool pairs = linked_ && !hold;
+    return std::min<std::size_t>(batch_, pairs ? w.ring.sq_entries() / 2 : w.ring.sq_entries());
   }
 
   void run_share(DirectWorker& w, const ItemSpec& spec, bool hold, std::size_t begin,
@@ -125,8 +143,10 @@ class UringDirectStrategy final : public Strategy {
       const std::size_t last = std::min(end, first + step);
       if (hold) {
         hold_batch(w, spec, begin, first, last);
+      } else if (linked_) {
+        linked_batch(w, spec, first, last);
       } else {
-        open_close_batch(w, spec, first, last);
+        open_then_close_batch(w, spec, first, last);
       }
     }
   }
@@ -150,14 +170,16 @@ class UringDirectStrategy final : public Strategy {
     }
   }
 
-  static void open_close_batch(DirectWorker& w, const ItemSpec& spec, std::size_t first,
-                               std::size_t last) noexcept {
+  // One submission of pairs: item i opens in a slot, and a close of that slot is linked
+  // behind it, so it runs only after the open succeeded.
+  static void linked_batch(DirectWorker& w, const ItemSpec& spec, std::size_t first,
+                           std::size_t last) noexcept {
     for (std::size_t i = first; i < last; ++i) {
       const auto slot = static_cast<unsigned>(i - first);
       io_uring_sqe* open = next_sqe(w);
       prep_item(open, spec, i, slot);
       io_uring_sqe_set_flags(open, IOSQE_IO_LINK);
-      io_uring_sqe_set_data64(open, 0);
+      io_uring_sqe_set_data64(open, slot);
       io_uring_sqe* close = next_sqe(w);
       io_uring_prep_close_direct(close, slot);
       io_uring_sqe_set_data64(close, kCloseBit);
@@ -170,6 +192,37 @@ class UringDirectStrategy final : public Strategy {
         });
   }
 
+  // One submission of opens, then one of closes for the slots that opened: no links, one
+  // more io_uring_enter per batch.
+  static void open_then_close_batch(DirectWorker& w, const ItemSpec& spec, std::size_t first,
+                                    std::size_t last) noexcept {
+    for (std::size_t i = first; i < last; ++i) {
+      const auto slot = static_cast<unsigned>(i - first);
+      io_uring_sqe* sqe = next_sqe(w);
+      prep_item(sqe, spec, i, slot);
+      io_uring_sqe_set_data64(sqe, slot);
+    }
+    unsigned opened = 0;
+    w.error = uring::submit_and_reap(w.ring.get(), static_cast<unsigned>(last - first),
+                                     [&](const io_uring_cqe& cqe) {
+                                       if (cqe.res < 0) {
+                                         w.tally.fail(-cqe.res);
+                                       } else {
+                                         w.opened[opened++] = static_cast<unsigned>(cqe.user_data);
+                                       }
+                                     });
+    // On error the slots keep what opened; unregistering the table closes it.
+    if (w.error != 0 || opened == 0) return;
+    for (unsigned k = 0; k < opened; ++k) {
+      io_uring_sqe* close = next_sqe(w);
+      io_uring_prep_close_direct(close, w.opened[k]);
+      io_uring_sqe_set_data64(close, kCloseBit);
+    }
+    w.error = uring::submit_and_reap(w.ring.get(), opened, [&](const io_uring_cqe& cqe) {
+      if (cqe.res < 0) w.tally.fail(-cqe.res);
+    });
+  }
+
   // Items [first, last) of a share starting at `begin` go to slots [first-begin, last-begin).
   static void hold_batch(DirectWorker& w, const ItemSpec& spec, std::size_t begin,
                          std::size_t first, std::size_t last) noexcept {
@@ -177,7 +230,7 @@ class UringDirectStrategy final : public Strategy {
       const auto slot = static_cast<unsigned>(i - begin);
       io_uring_sqe* sqe = next_sqe(w);
       prep_item(sqe, spec, i, slot);
-      io_uring_sqe_set_data64(sqe, 0);
+      io_uring_sqe_set_data64(sqe, slot);
     }
     w.error = uring::submit_and_reap(w.ring.get(), static_cast<unsigned>(last - first),
                                      [&](const io_uring_cqe& cqe) {
@@ -186,14 +239,23 @@ class UringDirectStrategy final : public Strategy {
   }
 
   unsigned batch_;
+  bool linked_;
   WorkerGroup group_;
-  std::vector<std::unique_ptr<DirectWorker>> workers_;
+  uring::PerWorker<DirectWorker> workers_;  // destroyed before group_, on its threads
 };
 
 }  // namespace
 
 std::unique_ptr<Strategy> make_uring_direct_strategy(const StrategyConfig& config) {
   return std::make_unique<UringDirectStrategy>(config);
+}
+
+std::map<std::string, std::string> uring_direct_parameters(const StrategyConfig& config,
+                                                           bool holds) {
+  if (!uring_direct_unavailable_reason().empty()) return {};
+  auto parameters = uring::describe(uring::ring_setup(config.uring));
+  if (!holds) parameters["close"] = to_string(config.uring.close);
+  return parameters;
 }
 
 std::string uring_direct_unavailable_reason() {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <exception>
 #include <memory>
 #include <vector>
 
@@ -13,26 +14,6 @@
 namespace fdbench::uring {
 
 namespace {
-
-// The usual reasons a ring cannot be set up, and what to do about each.
-std::string explain(int err) {
-  const std::string text = errno_text(err);
-  switch (err) {
-    case EPERM:
-      return text +
-             " (blocked by a seccomp filter or policy; Docker's default profile blocks "
-             "io_uring: run with --security-opt seccomp=unconfined)";
-    case ENOSYS:
-      return text + " (this kernel has no io_uring: needs Linux 5.1+ with CONFIG_IO_URING)";
-    case ENOMEM:
-      return text + " (locked-memory limit too low: raise it with ulimit -l)";
-    case EMFILE:
-    case ENFILE:
-      return text + " (out of descriptors: raise ulimit -n)";
-    default:
-      return text;
-  }
-}
 
 bool in_group(int gid) {
   if (gid < 0) return false;
@@ -65,6 +46,13 @@ bool can_register_sparse_files(io_uring* ring) {
   return true;
 }
 
+// io_uring_register_ring_fd returns how many it registered: 1.
+bool can_register_ring_fd(io_uring* ring) {
+  if (io_uring_register_ring_fd(ring) != 1) return false;
+  io_uring_unregister_ring_fd(ring);
+  return true;
+}
+
 Support probe() {
   Support s;
   s.unavailable = sysctl_reason();
@@ -82,37 +70,134 @@ Support probe() {
                io_uring_opcode_supported(ops.get(), IORING_OP_CLOSE) != 0 &&
                can_register_sparse_files(&ring);
   }
+  s.ring_fd = can_register_ring_fd(&ring);
   io_uring_queue_exit(&ring);
+  s.best_flags = first_accepted(setup_flag_candidates(), try_ring_setup);
   return s;
 }
 
+constexpr unsigned kSetupFlagCandidates[] = {
+    IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,  // Linux 6.1
+    IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG,  // 6.0
+    IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG,                               // 5.19
+    0,
+};
+
+struct FlagName {
+  unsigned flag;
+  const char* name;
+};
+constexpr FlagName kFlagNames[] = {
+    {IORING_SETUP_SINGLE_ISSUER, "single_issuer"},
+    {IORING_SETUP_DEFER_TASKRUN, "defer_taskrun"},
+    {IORING_SETUP_COOP_TASKRUN, "coop_taskrun"},
+    {IORING_SETUP_TASKRUN_FLAG, "taskrun_flag"},
+};
+
 }  // namespace
+
+std::string explain(int err) {
+  const std::string text = errno_text(err);
+  switch (err) {
+    case EPERM:
+      return text +
+             " (blocked by a seccomp filter or policy; Docker's default profile blocks "
+             "io_uring: run with --security-opt seccomp=unconfined)";
+    case ENOSYS:
+      return text + " (this kernel has no io_uring: needs Linux 5.1+ with CONFIG_IO_URING)";
+    case ENOMEM:
+      return text + " (locked-memory limit too low: raise it with ulimit -l)";
+    case EMFILE:
+    case ENFILE:
+      return text + " (out of descriptors: raise ulimit -n)";
+    default:
+      return text;
+  }
+}
 
 const Support& support() {
   static const Support probed = probe();
   return probed;
 }
 
-Ring::Ring(unsigned entries) {
+std::span<const unsigned> setup_flag_candidates() {
+  return kSetupFlagCandidates;
+}
+
+unsigned first_accepted(std::span<const unsigned> candidates,
+                        const std::function<int(unsigned flags)>& try_setup) {
+  for (const unsigned flags : candidates) {
+    const int ret = try_setup(flags);
+    if (ret == 0) return flags;
+    if (ret != -EINVAL) break;
+  }
+  return 0;
+}
+
+int try_ring_setup(unsigned flags) noexcept {
+  io_uring ring{};
+  const int ret = io_uring_queue_init(2, &ring, flags);
+  if (ret == 0) io_uring_queue_exit(&ring);
+  return ret;
+}
+
+RingSetup ring_setup(const UringOptions& options) {
+  const Support& s = support();
+  return {options.setup_flags ? s.best_flags : 0U, options.register_ring_fd && s.ring_fd};
+}
+
+std::map<std::string, std::string> describe(const RingSetup& setup) {
+  std::string flags;
+  for (const auto& [flag, name] : kFlagNames) {
+    if ((setup.flags & flag) != 0) flags += (flags.empty() ? "" : ",") + std::string(name);
+  }
+  return {{"ring_setup", flags.empty() ? "none" : flags},
+          {"ring_fd", setup.register_ring_fd ? "registered" : "not registered"}};
+}
+
+int init_ring(io_uring* ring, unsigned entries, const RingSetup& setup) noexcept {
   io_uring_params params{};
-  params.flags = IORING_SETUP_CLAMP;  // a batch above the kernel's maximum gets the maximum
-  if (const int ret = io_uring_queue_init_params(std::max(1U, entries), &ring_, &params); ret < 0) {
-    throw Error(fmt::format("cannot set up an io_uring of {} entries: {}", entries, explain(-ret)));
+  // CLAMP: a batch above the kernel's maximum gets the maximum.
+  params.flags = IORING_SETUP_CLAMP | setup.flags;
+  if (const int ret = io_uring_queue_init_params(std::max(1U, entries), ring, &params); ret < 0) {
+    return ret;
+  }
+  if (setup.register_ring_fd) {
+    if (const int ret = io_uring_register_ring_fd(ring); ret != 1) {
+      io_uring_queue_exit(ring);
+      return ret < 0 ? ret : -EBUSY;
+    }
+  }
+  return 0;
+}
+
+Ring::Ring(unsigned entries, const RingSetup& setup) {
+  if (const int ret = init_ring(&ring_, entries, setup); ret < 0) {
+    throw Error(fmt::format("cannot set up an io_uring of {} entries ({}): {}", entries,
+                            describe(setup).at("ring_setup"), explain(-ret)));
   }
 }
 
-int Ring::prime() noexcept {
-  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
-  if (sqe == nullptr) return -EBUSY;
-  io_uring_prep_nop(sqe);
-  return submit_and_reap(&ring_, 1, [](const io_uring_cqe&) {});
+void on_each_worker(WorkerGroup& group, const std::function<void(int)>& fn) {
+  std::vector<std::exception_ptr> errors(static_cast<std::size_t>(group.size()));
+  group.run([&](int w) {
+    try {
+      fn(w);
+    } catch (...) {
+      errors[static_cast<std::size_t>(w)] = std::current_exception();
+    }
+  });
+  for (const auto& error : errors) {
+    if (error) std::rethrow_exception(error);
+  }
 }
 
-void prime_rings(WorkerGroup& group, const std::function<Ring&(int)>& ring_of) {
-  std::vector<int> errors(static_cast<std::size_t>(group.size()), 0);
-  group.run([&](int w) { errors[static_cast<std::size_t>(w)] = ring_of(w).prime(); });
-  for (const int err : errors) {
-    if (err < 0) throw Error("cannot submit to a new io_uring: " + explain(-err));
+void prime(Ring& ring) {
+  io_uring_sqe* sqe = io_uring_get_sqe(ring.get());
+  FDBENCH_ASSERT(sqe != nullptr);  // a new ring is empty
+  io_uring_prep_nop(sqe);
+  if (const int ret = submit_and_reap(ring.get(), 1, [](const io_uring_cqe&) {}); ret < 0) {
+    throw Error("cannot submit to a new io_uring: " + explain(-ret));
   }
 }
 

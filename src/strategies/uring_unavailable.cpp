@@ -22,5 +22,13 @@ std::string uring_unavailable_reason() {
 std::string uring_direct_unavailable_reason() {
   return kReason;
 }
+std::map<std::string, std::string> uring_parameters(const StrategyConfig& /*config*/,
+                                                    bool /*holds*/) {
+  return {};
+}
+std::map<std::string, std::string> uring_direct_parameters(const StrategyConfig& /*config*/,
+                                                           bool /*holds*/) {
+  return {};
+}
 
 }  // namespace fdbench

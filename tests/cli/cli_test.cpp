@@ -159,6 +159,33 @@ TEST(SocketCommand, ComparesPregrowOffAndAuto) {
   }
 }
 
+// --uring-tuning and --uring-close reach the strategies, and every io_uring result says which
+// ring features it used: none at all when tuning is off.
+TEST(UringOptions, ResultsRecordTheRingFeaturesAndTheCloseMode) {
+  if (!available("uring-direct")) GTEST_SKIP() << "io_uring direct descriptors unavailable here";
+  TempDir dir;
+  for (const std::string close : {"batched", "linked"}) {
+    SCOPED_TRACE(close);
+    const RunResult run =
+        run_fdbench({"open", "--files", "50", "--threads", "1", "--strategy", "uring,uring-direct",
+                     "--repeat", "1", "--warmup", "0", "--dir", dir.path(), "--uring-tuning",
+                     "none", "--uring-close", close, "--format", "json"});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const auto doc = nlohmann::json::parse(run.out);
+    expect_document_contract(doc);
+    ASSERT_EQ(doc.at("results").size(), 2U);
+    for (const auto& r : doc.at("results")) {
+      EXPECT_FALSE(r.contains("error")) << r.dump();
+      EXPECT_EQ(r.at("failures"), 0);
+      EXPECT_EQ(r.at("parameters").at("ring_setup"), "none");
+      EXPECT_EQ(r.at("parameters").at("ring_fd"), "not registered");
+      EXPECT_EQ(r.at("parameters").contains("close"), r.at("strategy") == "uring-direct");
+    }
+    EXPECT_EQ(doc.at("results")[1].at("parameters").at("close"), close);
+  }
+  EXPECT_EQ(list_names(dir.path()), std::vector<std::string>{});
+}
+
 TEST(OutputFlag, WritesTheFileInsteadOfStdout) {
   TempDir dir;
   const std::string output = dir / "result.json";
@@ -210,6 +237,8 @@ TEST(UsageErrors, ExitTwoWithAnErrorLineOnStderr) {
       {{"open", "--dir", dir / "missing"}, "--dir"},
       {{"socket", "--kind", "bogus"}, "--kind"},
       {{"socket", "--pregrow", "-5"}, "--pregrow"},
+      {{"socket", "--uring-tuning", "fast"}, "--uring-tuning"},
+      {{"open", "--uring-close", "later"}, "--uring-close"},
       {{"--format", "xml"}, "--format"},
       {{"--repeat", "3", "open"}, "--repeat"},
       {{"open", "--output", dir / "missing/out.json"}, "--output"},

@@ -191,6 +191,40 @@ TEST_F(OpenFlags, EveryRegisteredStrategyIsAccepted) {
   }
 }
 
+TEST_F(OpenFlags, UringTuningAndClose) {
+  for (const std::string bad : {"bogus", "ALL", "", "flags,ring-fd"}) {
+    expect_usage_error(open({"--uring-tuning", bad}), "--uring-tuning");
+    expect_usage_error({"socket", "--uring-tuning", bad}, "--uring-tuning");
+  }
+  for (const std::string bad : {"bogus", "Linked", ""}) {
+    expect_usage_error(open({"--uring-close", bad}), "--uring-close");
+  }
+  const Command defaults = expect_command(open({}));
+  EXPECT_TRUE(defaults.open.uring.setup_flags);
+  EXPECT_TRUE(defaults.open.uring.register_ring_fd);
+  EXPECT_EQ(defaults.open.uring.close, UringOptions{}.close);
+  const struct {
+    const char* tuning;
+    bool flags;
+    bool ring_fd;
+  } kTunings[] = {{"all", true, true},
+                  {"flags", true, false},
+                  {"ring-fd", false, true},
+                  {"none", false, false}};
+  for (const auto& t : kTunings) {
+    SCOPED_TRACE(t.tuning);
+    const Command c = expect_command(open({"--uring-tuning", t.tuning, "--uring-close", "linked"}));
+    EXPECT_EQ(c.open.uring.setup_flags, t.flags);
+    EXPECT_EQ(c.open.uring.register_ring_fd, t.ring_fd);
+    EXPECT_EQ(c.open.uring.close, UringOptions::Close::linked);
+    const Command s = expect_command({"socket", "--uring-tuning", t.tuning});
+    EXPECT_EQ(s.socket.uring.setup_flags, t.flags);
+    EXPECT_EQ(s.socket.uring.register_ring_fd, t.ring_fd);
+  }
+  EXPECT_EQ(expect_command(open({"--uring-close", "batched"})).open.uring.close,
+            UringOptions::Close::batched);
+}
+
 TEST(OpenDefaults, MatchTheSeedExperiment) {
   const Command c = expect_command({"open"});
   EXPECT_EQ(c.kind, Command::Kind::open);

@@ -82,6 +82,19 @@ Result socket_result() {
       .unavailable("io_uring_disabled is 2", 2);
 }
 
+// The ring features an io_uring strategy records, and uring-direct's way of closing.
+Result uring_result() {
+  return ResultBuilder::open("uring-direct", 2)
+      .batch(64)
+      .ops(10000)
+      .times({4'000'000, 4'100'000, 3'900'000})
+      .fdsize(64, 64)
+      .parameters({{"batch", "64"},
+                   {"ring_setup", "single_issuer,defer_taskrun"},
+                   {"ring_fd", "registered"},
+                   {"close", "batched"}});
+}
+
 void expect_same(const Result& a, const Result& b) {
   EXPECT_EQ(a.workload, b.workload);
   EXPECT_EQ(a.strategy, b.strategy);
@@ -134,7 +147,7 @@ void expect_same(const Result& a, const Result& b) {
 
 TEST(ResultsJson, RoundTripKeepsEveryField) {
   const Environment env = full_environment();
-  const std::vector<Result> results{open_result(), socket_result()};
+  const std::vector<Result> results{open_result(), socket_result(), uring_result()};
   const ResultsDocument doc = parse_results_json(to_json_document(env, results));
   EXPECT_EQ(doc.schema_version, 1);
   EXPECT_FALSE(doc.tool_version.empty());
