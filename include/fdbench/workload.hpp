@@ -82,6 +82,10 @@ class Workload {
   [[nodiscard]] virtual bool holds_descriptors() const { return false; }
   // Untimed, before each repetition.
   virtual void before_repetition() {}
+  // Untimed, in a worker process about to run run_range(begin, end): writes the memory that
+  // range will write, so its copy-on-write faults (the workload is the fork-time copy) come
+  // before the clock starts.
+  virtual void prepare_range(std::size_t /*begin*/, std::size_t /*end*/) noexcept {}
   // Timed: performs items [begin, end). Called concurrently on disjoint ranges.
   virtual void run_range(std::size_t begin, std::size_t end, Tally& tally) noexcept = 0;
   // Untimed, after each repetition: releases whatever the repetition holds.

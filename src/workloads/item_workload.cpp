@@ -67,6 +67,13 @@ void ItemWorkload::each(std::size_t begin, std::size_t end, Tally& tally, Create
   }
 }
 
+void ItemWorkload::prepare_range(std::size_t begin, std::size_t end) noexcept {
+  if (!item_.keep_open) return;  // nothing but the caller's tally is written
+  const auto k = static_cast<std::size_t>(item_.descriptors());
+  std::fill(held_.begin() + static_cast<std::ptrdiff_t>(begin * k),
+            held_.begin() + static_cast<std::ptrdiff_t>(end * k), -1);
+}
+
 void ItemWorkload::run_range(std::size_t begin, std::size_t end, Tally& tally) noexcept {
   const ItemSpec& item = item_;
   // One branch per range, not per item: fast-pool calls this once per item.
