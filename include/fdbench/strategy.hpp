@@ -43,6 +43,8 @@ struct StrategyInfo {
   // --batch means for this strategy (empty when it means nothing).
   std::string_view dispatch{};
   std::string_view batch_means{};
+  // Opens files by full path only (no *at() calls): --paths relative cannot apply to it.
+  bool full_paths_only = false;
   // What findings and reporters need to know of it, recorded with every result so that they
   // never go by its name: what its workers are, whose descriptor table they fill (and, when
   // it is not a shared one, how: a few words for the findings' advice), and whether it is

@@ -52,7 +52,8 @@ const std::vector<StrategyInfo>& strategy_registry() {
        .make = make_libuv_strategy,
        .unavailable_reason = libuv_unavailable_reason,
        .dispatch = "libuv threadpool of T (UV_THREADPOOL_SIZE) in a helper process, one loop",
-       .batch_means = "requests in flight"},
+       .batch_means = "requests in flight",
+       .full_paths_only = true},
   };
   return registry;
 }
