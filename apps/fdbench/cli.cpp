@@ -688,6 +688,7 @@ ValueHint hint_for(const CLI::App& command, const CLI::Option& option) {
   if (name == "--threads") return {{"1", "2", "4", "8", "16"}, true};
   if (name == "--pregrow") return {{"off", "auto"}, true};
   if (name == "--flags") return {open_flags_names()};
+  if (name == "--paths") return {path_mode_names()};
   if (name == "--kind") return {socket_kind_names()};
   if (name == "--layout") return {{"flat"}};  // dirs:K is a number the user picks
   if (name == "--format") return {formats_of(command.get_name())};

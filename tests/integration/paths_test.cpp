@@ -45,8 +45,7 @@ bool available(const std::string& strategy) {
 }
 
 // Every file opened, nothing failed, nothing left behind, and `paths` recorded as expected.
-void expect_clean(const std::vector<Result>& results, std::size_t files,
-                  const std::string& paths) {
+void expect_clean(const std::vector<Result>& results, std::size_t files, const std::string& paths) {
   for (const Result& r : results) {
     SCOPED_TRACE(r.strategy + " threads=" + std::to_string(r.threads));
     ASSERT_TRUE(r.input.has_value());
