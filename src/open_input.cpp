@@ -1,6 +1,10 @@
 #include "open_input.hpp"
 
 #include <fmt/format.h>
+#include <limits.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include "fdbench/error.hpp"
 #include "fdbench/platform.hpp"
@@ -11,6 +15,20 @@ std::string OpenInput::fs_type() const {
   // A generated set lives in a private directory under --dir: name the filesystem of --dir.
   return platform::fs_type(generated ? summary.origin : dir_path);
 }
+
+namespace {
+
+// `dir` from the root: joined to the current directory when relative, as open() would.
+std::string absolute_dir(const std::string& dir) {
+  if (!dir.empty() && dir.front() == '/') return dir;
+  char cwd[PATH_MAX];
+  if (getcwd(cwd, sizeof cwd) == nullptr) {
+    throw Error(fmt::format("cannot tell the absolute path of {}: {}", dir, errno_text(errno)));
+  }
+  return dir.empty() || dir == "." ? cwd : fmt::format("{}/{}", cwd, dir);
+}
+
+}  // namespace
 
 OpenInput prepare_input(const OpenOptions& o) {
   OpenInput in;
@@ -36,8 +54,24 @@ OpenInput prepare_input(const OpenOptions& o) {
     in.dir_path = in.generated->path();
     in.dir_fd = in.generated->dir_fd();
   }
+  in.dir_path = absolute_dir(in.dir_path);
+  if (o.paths == PathMode::absolute) {
+    in.absolute = joined_paths(in.dir_path, in.paths());
+    in.path_mode = PathMode::absolute;
+  }
   in.summary.files = in.paths().size();
   return in;
+}
+
+void record_paths(Result& r, PathMode asked, const StrategyInfo& strategy) {
+  const bool forced = strategy.full_paths_only && asked == PathMode::relative;
+  r.parameters["paths"] = std::string(to_string(forced ? PathMode::absolute : asked));
+  if (forced) {
+    r.parameters["paths_note"] = fmt::format(
+        "{} has no openat(): it could only open each file by its absolute path, so --paths "
+        "relative did not apply to it",
+        strategy.name);
+  }
 }
 
 }  // namespace fdbench

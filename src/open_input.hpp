@@ -9,6 +9,7 @@
 #include "fdbench/options.hpp"
 #include "fdbench/path_table.hpp"
 #include "fdbench/result.hpp"
+#include "fdbench/strategy.hpp"
 
 namespace fdbench {
 
@@ -16,10 +17,15 @@ struct OpenInput {
   std::optional<FileSet> generated;
   InputFiles existing;
   InputSummary summary;
-  std::string dir_path;
-  int dir_fd = -1;  // borrowed from `generated`, or -1 (opened where needed)
+  std::string dir_path;  // absolute: a relative --tree or --dir is resolved against the cwd
+  int dir_fd = -1;       // borrowed from `generated`, or -1 (opened where needed)
+  PathMode path_mode = PathMode::relative;
+  PathTable absolute;  // --paths absolute: every path in full, built once, before any timing
 
+  // What the workload opens: names relative to dir_path (a listed absolute path stays as it
+  // is), or with --paths absolute their full paths.
   [[nodiscard]] const PathTable& paths() const {
+    if (path_mode == PathMode::absolute) return absolute;
     return generated ? generated->names() : existing.paths;
   }
   // The filesystem the files are on ("ext4", "tmpfs", ...).
@@ -28,5 +34,10 @@ struct OpenInput {
 
 // Creates the generated set, or reads the tree or list; throws Error if nothing is left to open.
 OpenInput prepare_input(const OpenOptions& o);
+
+// Records in an open result's parameters how its files were named ("paths": "relative" or
+// "absolute"), and, for a strategy that can only open by full path, that --paths relative
+// did not apply to it ("paths_note").
+void record_paths(Result& r, PathMode asked, const StrategyInfo& strategy);
 
 }  // namespace fdbench

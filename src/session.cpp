@@ -103,6 +103,7 @@ OpenSpec open_spec(const OpenOptions& options, const OpenInput& in) {
   spec.dir_fd = in.dir_fd;
   spec.paths = &in.paths();
   spec.flags = options.flags;
+  spec.path_mode = in.path_mode;
   spec.keep_open = options.keep_open;
   spec.foreign = !in.generated;
   return spec;
@@ -159,6 +160,7 @@ void Session::run_open(const OpenOptions& options) {
         const auto work = make_open_workload(spec);
         Result r = measure(*work, strategy, config, options.repeat, options.warmup);
         r.input = in.summary;
+        record_paths(r, options.paths, strategy);
         emit(std::move(r));
         continue;
       }
@@ -166,6 +168,7 @@ void Session::run_open(const OpenOptions& options) {
         Result r = measure_in_fresh_child(recipe, strategy, config, pregrow, options.repeat,
                                           options.warmup);
         r.input = in.summary;
+        record_paths(r, options.paths, strategy);
         emit(std::move(r));
       }
     }

@@ -130,6 +130,7 @@ struct OpenText {
   std::string list;
   bool list0 = false;
   std::string flags = "rdonly";
+  std::string paths = "relative";
   bool keep_open = false;
   std::string pregrow = "off";
   std::string uring_tuning = "all";
@@ -322,6 +323,10 @@ void apply_open(const OpenText& text, OpenOptions& open) {
     throw UsageError(fmt::format("--flags: unknown value '{}' (choose from {})", text.flags,
                                  join(open_flags_names())));
   }
+  if (!parse_path_mode(text.paths, open.paths)) {
+    throw UsageError(fmt::format("--paths: unknown value '{}' (choose from {})", text.paths,
+                                 join(path_mode_names())));
+  }
   open.keep_open = text.keep_open;
   apply_uring_tuning(text.uring_tuning, open.uring);
   if (!parse_uring_close(text.uring_close, open.uring.close)) {
@@ -358,6 +363,13 @@ never written, and FIFOs, sockets, devices and symlinks are skipped, never opene
 and pools are created before the clock starts: thread creation is not timed. `libuv` is
 libuv's thread pool with uv_fs_open/uv_fs_close, which is how Node.js opens files.
 With --keep-open each repetition runs in a fresh child process (see `fdbench socket`).
+--paths relative (the default) opens each file relative to its open directory,
+openat(dirfd, "file_N"); --paths absolute opens it by its full path from the root,
+open("/dir/file_N"), as the seed's program does, so the kernel walks every component each
+time. Full paths are built before the clock starts; a relative --tree or --dir and the
+relative entries of a --list are resolved against the current directory, and absolute --list
+entries stay absolute either way. `libuv` has no openat(): it always opens by full path, and
+its result says so.
 
 Examples:
   fdbench open --files 1000 --threads 1,2 --strategy threads,pool --format json
@@ -415,6 +427,10 @@ CLI::App* add_open_command(CLI::App& app, OpenText& text, CommonText& common) {
   cmd->add_option("--list", text.list, "Open the paths listed in this file (one per line) instead");
   cmd->add_flag("--list0", text.list0, "The --list file is NUL-separated");
   cmd->add_option("--flags", text.flags, "Open mode: " + join(open_flags_names()))
+      ->capture_default_str();
+  cmd->add_option("--paths", text.paths,
+                  "Name files relative to their directory (openat) or absolute (open): " +
+                      join(path_mode_names()))
       ->capture_default_str();
   cmd->add_flag("--keep-open", text.keep_open, "Hold every descriptor until the repetition ends");
   cmd->add_option("--pregrow", text.pregrow,
@@ -570,6 +586,7 @@ void name_the_values(CLI::App& app) {
       {"--tree", "DIR"},
       {"--list", "FILE"},
       {"--flags", "MODE"},
+      {"--paths", "MODE"},
       {"--pregrow", "LIST"},
       {"--repeat", "N"},
       {"--warmup", "N"},
@@ -702,6 +719,7 @@ ValueHint hint_for(const CLI::App& command, const CLI::Option& option) {
   if (name == "--threads") return {{"1", "2", "4", "8", "16"}, true};
   if (name == "--pregrow") return {{"off", "auto"}, true};
   if (name == "--flags") return {open_flags_names()};
+  if (name == "--paths") return {path_mode_names()};
   if (name == "--kind") return {socket_kind_names()};
   if (name == "--uring-tuning") return {uring_tuning_names()};
   if (name == "--uring-close") return {uring_close_names()};

@@ -33,6 +33,7 @@ struct OpenOptions {
   std::string list;          // --list FILE: open the paths listed in FILE instead
   bool list0 = false;        // --list0: the list is NUL-separated
   OpenFlags flags = OpenFlags::rdonly;
+  PathMode paths = PathMode::relative;  // --paths
   bool keep_open = false;    // hold every descriptor to the end of the repetition
   std::vector<Pregrow> pregrow{Pregrow{}};  // with keep_open: each runs in a fresh child
   UringOptions uring;                       // --uring-tuning, --uring-close

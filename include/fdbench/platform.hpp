@@ -1,6 +1,7 @@
 #pragma once
 // Everything OS-specific, behind one facade; its parts live in src/platform/, one file per
 // concern, and #ifdefs live there only.
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -68,6 +69,16 @@ bool die_with_parent() noexcept;
 // Threads of this process (Linux: "Threads:" in /proc/self/status, which counts io_uring's
 // workers too), or nullopt where the OS does not show it (see uses_linux_interfaces()).
 std::optional<int> thread_count();
+
+// A word in memory shared between processes (a MAP_SHARED page) that they wait on together.
+// Whether waiting blocks in the kernel (Linux: a futex); elsewhere wait_shared_word() only
+// polls, and callers with many waiters had better use one channel each instead.
+bool shared_word_blocks() noexcept;
+// Returns once `word` no longer holds `seen`: spins briefly (a change within microseconds is
+// seen without a wake-up), then sleeps until wake_shared_word().
+void wait_shared_word(const std::atomic<std::uint32_t>& word, std::uint32_t seen) noexcept;
+// Wakes every process waiting on `word`, in one call however many there are.
+void wake_shared_word(std::atomic<std::uint32_t>& word) noexcept;
 
 // Whether process `pid` exists and has not exited. A zombie counts as exited: always for a
 // child of ours; for other processes only where the OS shows it (Linux).

@@ -62,6 +62,8 @@ struct StrategyInfo {
   // (io_uring: the ring features the kernel accepted, which the strategy then uses exactly).
   // `holds` says whether the workload holds its descriptors. Must not throw.
   std::function<std::map<std::string, std::string>(const StrategyConfig&, bool holds)> parameters{};
+  // Opens files by full path only (no *at() calls): --paths relative cannot apply to it.
+  bool full_paths_only = false;
   // What findings and reporters need to know of it, recorded with every result so that they
   // never go by its name: what its workers are, whose descriptor table they fill (and, when
   // it is not a shared one, how: a few words for the findings' advice), and whether it is

@@ -50,6 +50,7 @@ struct ItemSpec {
   int dir_fd = -1;
   std::string dir_path;  // the same directory as a path, for APIs without *at() calls
   const PathTable* paths = nullptr;
+  bool absolute = false;  // --paths absolute: every path is absolute, dir_fd is AT_FDCWD
   int open_flags = 0;  // as given to openat(), O_CLOEXEC included
   // create_socket: SOCK_CLOEXEC included in `type` where the system has it.
   int domain = 0;
@@ -61,11 +62,6 @@ struct ItemSpec {
 
   [[nodiscard]] int descriptors() const noexcept { return op == Op::create_pipe ? 2 : 1; }
   [[nodiscard]] const char* path(std::size_t i) const noexcept { return (*paths)[i]; }
-  // Item i's path for APIs without *at() calls: dir_path/path(i), or path(i) when absolute.
-  // `out` holds full_path_capacity() bytes, enough for any item. Returns `out`.
-  char* full_path(std::size_t i, char* out) const noexcept;
-  // Reads every path: call it before the clock starts.
-  [[nodiscard]] std::size_t full_path_capacity() const noexcept;
 };
 
 class Workload {
@@ -82,6 +78,10 @@ class Workload {
   [[nodiscard]] virtual bool holds_descriptors() const { return false; }
   // Untimed, before each repetition.
   virtual void before_repetition() {}
+  // Untimed, in a worker process about to run run_range(begin, end): writes the memory that
+  // range will write, so its copy-on-write faults (the workload is the fork-time copy) come
+  // before the clock starts.
+  virtual void prepare_range(std::size_t /*begin*/, std::size_t /*end*/) noexcept {}
   // Timed: performs items [begin, end). Called concurrently on disjoint ranges.
   virtual void run_range(std::size_t begin, std::size_t end, Tally& tally) noexcept = 0;
   // Untimed, after each repetition: releases whatever the repetition holds.
@@ -98,10 +98,20 @@ std::string_view to_string(OpenFlags flags);
 bool parse_open_flags(std::string_view text, OpenFlags& flags);
 std::vector<std::string> open_flags_names();
 
+// How files are named to the kernel: relative to an open directory (openat(dir_fd, name)),
+// or by absolute path from the root (open("/dir/file_N"), what the seed's program does: the
+// kernel walks every component of the path each time).
+enum class PathMode { relative, absolute };
+std::string_view to_string(PathMode mode);
+bool parse_path_mode(std::string_view text, PathMode& mode);
+std::vector<std::string> path_mode_names();
+
 struct OpenSpec {
   std::string dir_path;   // paths are relative to this directory (or absolute)
   int dir_fd = -1;        // the same directory, borrowed; -1: the workload opens dir_path
   const PathTable* paths = nullptr;
+  // absolute: every path is absolute and opened from AT_FDCWD; dir_fd is not used.
+  PathMode path_mode = PathMode::relative;
   OpenFlags flags = OpenFlags::rdonly;
   bool keep_open = false;  // hold every descriptor until after_repetition()
   bool foreign = false;    // the user's files: never opened for writing (asserted)

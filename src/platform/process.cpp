@@ -1,6 +1,7 @@
 // Processes and the descriptors that signal between them: eventfd, pipes, a child's tie to
-// its parent, and whether a process still runs.
+// its parent, a word they wait on together, and whether a process still runs.
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,7 +18,11 @@
 #include <sys/eventfd.h>
 #endif
 #if defined(FDBENCH_LINUX)
+#include <linux/futex.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+
+#include <climits>
 #endif
 
 namespace fdbench::platform {
@@ -47,6 +52,62 @@ bool die_with_parent() noexcept {
   return prctl(PR_SET_PDEATHSIG, SIGKILL) == 0;
 #else
   return true;
+#endif
+}
+
+#if defined(FDBENCH_LINUX)
+namespace {
+
+static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t) &&
+                  std::atomic<std::uint32_t>::is_always_lock_free,
+              "a futex is the atomic's own 32-bit word");
+
+// Not FUTEX_PRIVATE_FLAG (nor std::atomic::wait, which uses it): the waiters are processes.
+long futex(const std::atomic<std::uint32_t>& word, int op, std::uint32_t value) noexcept {
+  auto* address = const_cast<std::uint32_t*>(reinterpret_cast<const std::uint32_t*>(&word));
+  return syscall(SYS_futex, address, op, value, nullptr, nullptr, 0);
+}
+
+void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+}  // namespace
+#endif
+
+bool shared_word_blocks() noexcept {
+#if defined(FDBENCH_LINUX)
+  return true;
+#else
+  return false;
+#endif
+}
+
+void wait_shared_word(const std::atomic<std::uint32_t>& word, std::uint32_t seen) noexcept {
+#if defined(FDBENCH_LINUX)
+  constexpr std::int64_t kSpinNs = 50'000;
+  const std::int64_t spin_until = now_ns() + kSpinNs;
+  for (unsigned i = 1; word.load(std::memory_order_acquire) == seen; ++i) {
+    cpu_relax();
+    if ((i & 63) != 0 || now_ns() < spin_until) continue;
+    // EAGAIN (changed meanwhile), EINTR or a spurious wake-up: look again.
+    while (word.load(std::memory_order_acquire) == seen) futex(word, FUTEX_WAIT, seen);
+    return;
+  }
+#else
+  while (word.load(std::memory_order_acquire) == seen) sched_yield();
+#endif
+}
+
+void wake_shared_word(std::atomic<std::uint32_t>& word) noexcept {
+#if defined(FDBENCH_LINUX)
+  futex(word, FUTEX_WAKE, INT_MAX);
+#else
+  (void)word;  // the waiters poll
 #endif
 }
 

@@ -11,6 +11,8 @@
 // the pool, and warms the pool with one untimed request (which starts all T threads). Each
 // run() asks the helper for one repetition; the helper times it itself (first request
 // issued to last close completed), so the round trip to the parent is not measured.
+// libuv has no openat(): every file is opened by its full path, built before the clock, also
+// with --paths relative (the strategy says so in the registry, and the result records it).
 // fdbench itself never starts a libuv pool (and libuv re-creates its pool in a forked child
 // anyway), so each helper's pool is exactly T threads.
 //
@@ -54,19 +56,18 @@ constexpr int kMaxPoolThreads = 1024;  // libuv's MAX_THREADPOOL_SIZE since 1.30
 struct Batch {
   uv_loop_t* loop = nullptr;
   Workload* work = nullptr;
-  const ItemSpec* item = nullptr;  // libuv has no openat(): items are opened by full path
+  const ItemSpec* item = nullptr;
+  const PathTable* paths = nullptr;  // libuv has no openat(): every item by its full path
   std::size_t next = 0;
   std::size_t count = 0;
   Tally tally;
 };
 
-// One request in flight; its path is built in its own part of one buffer, so no heap string
-// per file on our side (libuv itself copies the path of every asynchronous request).
+// One request in flight (libuv itself copies the path of every asynchronous request).
 struct Slot {
   uv_fs_t req{};
   Batch* batch = nullptr;
   std::size_t item = 0;
-  char* path = nullptr;
 };
 
 void on_open(uv_fs_t* req);
@@ -78,9 +79,9 @@ void open_next(Slot& slot) {
   Batch& b = *slot.batch;
   while (b.next < b.count) {
     slot.item = b.next++;
-    b.item->full_path(slot.item, slot.path);
     slot.req.data = &slot;
-    const int rc = uv_fs_open(b.loop, &slot.req, slot.path, b.item->open_flags, 0, on_open);
+    const int rc =
+        uv_fs_open(b.loop, &slot.req, (*b.paths)[slot.item], b.item->open_flags, 0, on_open);
     if (rc == 0) return;
     b.tally.fail(-rc);
   }
@@ -111,17 +112,14 @@ void on_close(uv_fs_t* req) {
   open_next(slot);
 }
 
-// Runs one repetition of an open workload and returns its time; untimed set-up first.
+// Runs one repetition of an open workload and returns its time; untimed set-up first, full
+// paths included (--paths absolute gives them; otherwise they are joined here).
 std::int64_t run_batch(uv_loop_t* loop, Workload& work, std::size_t window, Tally& tally) {
   const ItemSpec spec = work.spec();
-  const std::size_t stride = spec.full_path_capacity();
-  Batch batch{loop, &work, &spec, 0, spec.paths->size(), {}};
+  const PathTable joined = spec.absolute ? PathTable() : joined_paths(spec.dir_path, *spec.paths);
+  Batch batch{loop, &work, &spec, spec.absolute ? spec.paths : &joined, 0, spec.paths->size(), {}};
   std::vector<Slot> slots(std::min(window, batch.count));
-  std::vector<char> buffer(slots.size() * stride);
-  for (std::size_t s = 0; s < slots.size(); ++s) {
-    slots[s].batch = &batch;
-    slots[s].path = buffer.data() + s * stride;
-  }
+  for (auto& slot : slots) slot.batch = &batch;
 
   const std::int64_t start = platform::now_ns();
   for (auto& slot : slots) open_next(slot);

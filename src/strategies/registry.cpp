@@ -54,11 +54,11 @@ const std::vector<StrategyInfo>& strategy_registry() {
        .workers = WorkerKind::processes,
        .fd_table = FdTable::per_worker,
        .unshared_by = "separate processes",
-       // Each worker: both ends of its channel and its copy of the release pipe's read end;
-       // the parent: the release pipe.
+       // Each worker: both ends of its channel (the parent's and its own). The release is a
+       // word of shared memory, or a byte on that same channel: no descriptor of its own.
        .descriptors =
            [](const StrategyConfig&) {
-             return DescriptorUse{3, 2};
+             return DescriptorUse{2, 0};
            }},
       {.name = "uring",
        .summary = "io_uring, a ring per thread: --batch openat SQEs, then their closes",
@@ -99,6 +99,7 @@ const std::vector<StrategyInfo>& strategy_registry() {
        .unavailable_reason = libuv_unavailable_reason,
        .dispatch = "libuv threadpool of T (UV_THREADPOOL_SIZE) in a helper process, one loop",
        .batch_means = "requests in flight",
+       .full_paths_only = true,
        // The helper: --batch opened files in flight, its loop (epoll, an eventfd, the two
        // signal pipes libuv makes) and its channel to us, both ends. The pool threads hold none.
        .descriptors =

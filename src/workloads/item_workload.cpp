@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 #include <utility>
 
 #include "fdbench/error.hpp"
@@ -14,27 +13,6 @@
 #include "fdbench/platform.hpp"
 
 namespace fdbench {
-
-char* ItemSpec::full_path(std::size_t i, char* out) const noexcept {
-  const char* name = path(i);
-  char* end = out;
-  if (name[0] != '/') {
-    std::memcpy(end, dir_path.data(), dir_path.size());
-    end += dir_path.size();
-    *end++ = '/';
-  }
-  std::strcpy(end, name);
-  return out;
-}
-
-std::size_t ItemSpec::full_path_capacity() const noexcept {
-  std::size_t longest = 0;
-  for (std::size_t i = 0; i < paths->size(); ++i) {
-    const std::size_t length = std::strlen(path(i));
-    longest = std::max(longest, path(i)[0] == '/' ? length : dir_path.size() + 1 + length);
-  }
-  return longest + 1;
-}
 
 ItemWorkload::ItemWorkload(std::string_view name, std::string kind, ItemSpec item,
                            std::size_t count, UniqueFd own_dir)
@@ -65,6 +43,13 @@ void ItemWorkload::each(std::size_t begin, std::size_t end, Tally& tally, Create
       for (const int fd : own) close(fd);
     }
   }
+}
+
+void ItemWorkload::prepare_range(std::size_t begin, std::size_t end) noexcept {
+  if (!item_.keep_open) return;  // nothing but the caller's tally is written
+  const auto k = static_cast<std::size_t>(item_.descriptors());
+  std::fill(held_.begin() + static_cast<std::ptrdiff_t>(begin * k),
+            held_.begin() + static_cast<std::ptrdiff_t>(end * k), -1);
 }
 
 void ItemWorkload::run_range(std::size_t begin, std::size_t end, Tally& tally) noexcept {

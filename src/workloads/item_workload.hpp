@@ -29,6 +29,7 @@ class ItemWorkload final : public Workload {
   [[nodiscard]] std::string_view unit() const override;
   [[nodiscard]] bool holds_descriptors() const override { return item_.keep_open; }
 
+  void prepare_range(std::size_t begin, std::size_t end) noexcept override;
   void run_range(std::size_t begin, std::size_t end, Tally& tally) noexcept override;
   void after_repetition() override;
   [[nodiscard]] ItemSpec spec() const override { return item_; }

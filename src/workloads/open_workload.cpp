@@ -23,6 +23,20 @@ struct FlagName {
 constexpr FlagName kFlagNames[] = {
     {OpenFlags::rdonly, "rdonly"}, {OpenFlags::path, "path"}, {OpenFlags::rdwr, "rdwr"}};
 
+struct PathModeName {
+  PathMode mode;
+  std::string_view name;
+};
+constexpr PathModeName kPathModeNames[] = {{PathMode::relative, "relative"},
+                                           {PathMode::absolute, "absolute"}};
+
+bool all_absolute(const PathTable& paths) {
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    if (paths[i][0] != '/') return false;
+  }
+  return true;
+}
+
 int open_flags(const OpenSpec& spec) {
   int flags = O_CLOEXEC;
   switch (spec.flags) {
@@ -66,6 +80,29 @@ std::vector<std::string> open_flags_names() {
   return names;
 }
 
+std::string_view to_string(PathMode mode) {
+  for (const auto& m : kPathModeNames) {
+    if (m.mode == mode) return m.name;
+  }
+  return "unknown";
+}
+
+bool parse_path_mode(std::string_view text, PathMode& mode) {
+  for (const auto& m : kPathModeNames) {
+    if (m.name == text) {
+      mode = m.mode;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<std::string> path_mode_names() {
+  std::vector<std::string> names;
+  for (const auto& m : kPathModeNames) names.emplace_back(m.name);
+  return names;
+}
+
 std::unique_ptr<Workload> make_open_workload(const OpenSpec& spec) {
   // The user's files are never opened for writing (the CLI refuses --flags rdwr for them).
   FDBENCH_ASSERT(!spec.foreign || spec.flags != OpenFlags::rdwr);
@@ -77,7 +114,11 @@ std::unique_ptr<Workload> make_open_workload(const OpenSpec& spec) {
   item.open_flags = open_flags(spec);
   item.keep_open = spec.keep_open;
   UniqueFd own_dir;
-  if (item.dir_fd < 0) {
+  if (spec.path_mode == PathMode::absolute) {
+    FDBENCH_ASSERT(all_absolute(*spec.paths));  // the caller built them (joined_paths)
+    item.absolute = true;
+    item.dir_fd = AT_FDCWD;  // the same as open(path): no directory descriptor at all
+  } else if (item.dir_fd < 0) {
     own_dir.reset(open(spec.dir_path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     if (!own_dir) throw Error(fmt::format("cannot open {}: {}", spec.dir_path, errno_text(errno)));
     item.dir_fd = own_dir.get();

@@ -234,6 +234,7 @@ TEST(UsageErrors, ExitTwoWithAnErrorLineOnStderr) {
       {{"open", "--files", "0"}, "--files"},
       {{"open", "--threads", "1,,2"}, "--threads"},
       {{"open", "--strategy", "unknown"}, "--strategy"},
+      {{"open", "--paths", "sideways"}, "--paths"},
       {{"open", "--dir", dir / "missing"}, "--dir"},
       {{"socket", "--kind", "bogus"}, "--kind"},
       {{"socket", "--pregrow", "-5"}, "--pregrow"},
@@ -269,6 +270,29 @@ TEST(Informational, VersionAndHelp) {
     EXPECT_NE(run.out.find("Usage"), std::string::npos) << run.out;
     EXPECT_EQ(run.err, "");
   }
+}
+
+TEST(PathsFlag, AbsolutePathsForEveryStrategyAndSaidInHelp) {
+  TempDir dir;
+  const RunResult run =
+      run_fdbench({"open", "--files", "50", "--threads", "2", "--repeat", "1", "--warmup", "0",
+                   "--paths", "absolute", "--dir", dir.path(), "--format", "json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto doc = nlohmann::json::parse(run.out);
+  expect_document_contract(doc);
+  ASSERT_EQ(doc.at("results").size(), strategy_names().size());
+  for (const auto& r : doc.at("results")) {
+    SCOPED_TRACE(r.at("strategy").get<std::string>());
+    EXPECT_EQ(r.at("parameters").at("paths"), "absolute");
+    EXPECT_FALSE(r.at("parameters").contains("paths_note"));
+    if (r.contains("error")) continue;  // unavailable here
+    EXPECT_EQ(r.at("failures"), 0);
+  }
+  EXPECT_EQ(list_names(dir.path()), std::vector<std::string>{});
+
+  const RunResult help = run_fdbench({"open", "--help"});
+  EXPECT_NE(help.out.find("--paths MODE"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("relative, absolute"), std::string::npos) << help.out;
 }
 
 TEST(Informational, StrategiesListsTheRegistry) {

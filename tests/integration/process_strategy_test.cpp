@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <new>
 #include <set>
@@ -180,6 +181,46 @@ TEST_F(ProcessStrategy, AWorkerKilledMidwayThroughMeasureBecomesTheResultError) 
   EXPECT_TRUE(r.times_ns.empty());
   EXPECT_EQ(child_pids(), before);
   EXPECT_EQ(platform::open_descriptors(), fds_before);
+}
+
+// Untimed edges of 100 ms in every process that runs it (before_repetition and
+// after_repetition sleep) around one item that keeps its worker busy for 20 ms: the last item,
+// so it is the last worker's.
+class SlowEdges final : public Workload {
+ public:
+  static constexpr auto kEdge = std::chrono::milliseconds(100);
+  static constexpr std::int64_t kBusyNs = 20'000'000;
+
+  [[nodiscard]] std::string_view name() const override { return "slow-edges"; }
+  [[nodiscard]] std::string kind() const override { return "none"; }
+  [[nodiscard]] std::size_t ops() const override { return 4; }
+  void before_repetition() override { std::this_thread::sleep_for(kEdge); }
+  void run_range(std::size_t begin, std::size_t end, Tally& /*tally*/) noexcept override {
+    if (begin == end || end != ops()) return;
+    const std::int64_t until = platform::now_ns() + kBusyNs;
+    while (platform::now_ns() < until) {
+    }
+  }
+  void after_repetition() override { std::this_thread::sleep_for(kEdge); }
+  [[nodiscard]] ItemSpec spec() const override { return {}; }
+  void keep(std::size_t /*i*/, int fd) noexcept override { close(fd); }
+};
+
+TEST(ProcessStrategyTiming, TimesFromTheReleaseToTheLastWorkersFinishStamp) {
+  // The time must include the busy item (the last worker's finish stamp ends it) and none
+  // of the edges (each worker sleeps before it says it is ready, and after it has reported).
+  // Bounds far apart: a behaviour test, not a speed test.
+  SlowEdges work;
+  for (const int threads : {1, 2, 3}) {
+    SCOPED_TRACE("threads=" + std::to_string(threads));
+    const Result r = measure(work, process_strategy(), {threads, 1}, 2, 0);
+    ASSERT_EQ(r.error, "");
+    ASSERT_EQ(r.times_ns.size(), 2U);
+    for (const std::int64_t ns : r.times_ns) {
+      EXPECT_GE(ns, SlowEdges::kBusyNs);
+      EXPECT_LT(ns, std::chrono::nanoseconds(SlowEdges::kEdge).count());
+    }
+  }
 }
 
 // Busy forever: each item reports on `busy_fd` that a worker is inside run_range(), then

@@ -55,19 +55,56 @@ TEST_F(OpenItems, TheRelativeAndTheFullPathOfEveryItemAreTheSameFile) {
   ASSERT_EQ(item.op, ItemSpec::Op::open_file);
   EXPECT_FALSE(item.keep_open);
   EXPECT_NE(item.open_flags & O_CLOEXEC, 0);
-  std::vector<char> buffer(item.full_path_capacity());
+  EXPECT_FALSE(item.absolute);
+  const PathTable full_paths = joined_paths(item.dir_path, *item.paths);
+  ASSERT_EQ(full_paths.size(), names.size());
   for (std::size_t i = 0; i < names.size(); ++i) {
     SCOPED_TRACE(names[i]);
     EXPECT_STREQ(item.path(i), names[i]);
     struct stat by_name {};
     struct stat by_full_path {};
     ASSERT_EQ(fstatat(item.dir_fd, item.path(i), &by_name, 0), 0);
-    const char* full = item.full_path(i, buffer.data());
+    const char* full = full_paths[i];
     EXPECT_EQ(full[0], '/') << full;
-    ASSERT_LT(std::string(full).size(), buffer.size());
+    if (names[i][0] == '/') {
+      EXPECT_STREQ(full, names[i]);  // an absolute path stays as it is
+    }
     ASSERT_EQ(stat(full, &by_full_path), 0) << full;
     EXPECT_EQ(by_full_path.st_ino, by_name.st_ino) << full;
   }
+}
+
+TEST_F(OpenItems, AbsolutePathsAreOpenedFromTheRootWithoutADirectoryDescriptor) {
+  const PathTable full_paths = joined_paths(files_.path() + "/", files_.names());
+  EXPECT_EQ(std::string(full_paths[0]), files_.path() + "/" + files_.names()[0]);  // one '/'
+  OpenSpec spec;
+  spec.dir_path = files_.path();
+  spec.paths = &full_paths;
+  spec.path_mode = PathMode::absolute;
+  const auto before = platform::open_descriptors();
+  {
+    const auto work = make_open_workload(spec);
+    const ItemSpec item = work->spec();
+    EXPECT_TRUE(item.absolute);
+    EXPECT_EQ(item.dir_fd, AT_FDCWD);
+    EXPECT_EQ(platform::open_descriptors(), before) << "no directory opened";
+    Tally tally;
+    work->run_range(0, work->ops(), tally);
+    EXPECT_EQ(tally.failures, 0U);
+  }
+  EXPECT_EQ(platform::open_descriptors(), before);
+}
+
+TEST(PathModes, ParseAndName) {
+  EXPECT_EQ(path_mode_names(), (std::vector<std::string>{"relative", "absolute"}));
+  for (const PathMode mode : {PathMode::relative, PathMode::absolute}) {
+    PathMode parsed = mode == PathMode::relative ? PathMode::absolute : PathMode::relative;
+    EXPECT_TRUE(parse_path_mode(to_string(mode), parsed));
+    EXPECT_EQ(parsed, mode);
+  }
+  PathMode untouched = PathMode::absolute;
+  EXPECT_FALSE(parse_path_mode("Absolute", untouched));
+  EXPECT_EQ(untouched, PathMode::absolute);
 }
 
 TEST_F(OpenItems, RunRangeClosesOrHoldsAsTheDescriptionSays) {

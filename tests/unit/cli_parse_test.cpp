@@ -149,6 +149,8 @@ TEST_F(OpenFlags, BadInputAndModeValues) {
   expect_usage_error(open({"--layout", "dirs:0"}), "--layout");
   expect_usage_error(open({"--layout", "dirs:x"}), "--layout");
   expect_usage_error(open({"--flags", "wronly"}), "--flags");
+  expect_usage_error(open({"--paths", "sideways"}), "--paths");
+  expect_usage_error(open({"--paths", ""}), "--paths");
   expect_usage_error(open({"--pregrow", "auto"}), "--pregrow");  // needs --keep-open
   expect_usage_error(open({"--keep-open", "--pregrow", "-5"}), "--pregrow");
   expect_usage_error(open({"--tree", dir_ / "missing"}), "--tree");
@@ -175,6 +177,11 @@ TEST_F(OpenFlags, ValidValuesParse) {
   EXPECT_EQ(c.open.dir, dir_.path());
   EXPECT_EQ(c.format, "csv");
   EXPECT_EQ(c.output, output);
+}
+
+TEST_F(OpenFlags, PathsParse) {
+  EXPECT_EQ(expect_command(open({"--paths", "absolute"})).open.paths, PathMode::absolute);
+  EXPECT_EQ(expect_command(open({"--paths", "relative"})).open.paths, PathMode::relative);
 }
 
 TEST_F(OpenFlags, LimitsAreAccepted) {
@@ -238,6 +245,7 @@ TEST(OpenDefaults, MatchTheSeedExperiment) {
   EXPECT_EQ(c.open.batch, 64);
   EXPECT_EQ(c.open.repeat, 10);
   EXPECT_EQ(c.open.warmup, 1);
+  EXPECT_EQ(c.open.paths, PathMode::relative);
   EXPECT_EQ(c.open.dir, default_dir());
   EXPECT_EQ(c.format, "table");
   EXPECT_EQ(c.output, "");
