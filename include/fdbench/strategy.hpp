@@ -51,6 +51,9 @@ struct StrategyInfo {
   FdTable fd_table = FdTable::shared;
   std::string_view unshared_by{};  // "separate processes"; empty for a shared table
   bool reference = false;
+  // Whether tune may recommend it: a way a program can adopt. False for a strategy measured
+  // only to show what it costs (the seed's naive pool).
+  bool recommendable = true;
 };
 
 // Every strategy, in the order they are listed and run by default.
