@@ -217,6 +217,16 @@ TEST_F(Schema, RealOpenSocketAndKeepOpenRuns) {
   expect_valid({open, keep, socket});
 }
 
+TEST_F(Schema, ARealTuneWithItsRecommendation) {
+  const std::string file = out_ / "tune.json";
+  const RunResult run = run_fdbench(
+      {"tune", "--files", "200", "--budget", "1", "--dir", work_.path(), "--format", "json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_TRUE(nlohmann::json::parse(run.out).contains("recommendation"));
+  write_text(file, run.out);
+  expect_valid({file});
+}
+
 TEST_F(Schema, AnInterruptedExport) {
   const std::string file = out_ / "cut.json";
   FdbenchProcess child({"open", "--files", "20", "--threads", "1,2,4", "--strategy", "threads,pool",
