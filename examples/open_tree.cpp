@@ -3,9 +3,10 @@
 // their sizes through the descriptors.
 //
 //   open_tree DIR [STRATEGY [THREADS]]        (default: threads 2)
+//   open_tree DIR --recommendation FILE       (FILE from `fdbench tune --save FILE`)
 //
-// The strategy and thread count come from the command line here; a program would take them
-// from what `fdbench` measured as fastest on its machine.
+// A program would do the second: measure once per machine with `fdbench tune --save`, then
+// read the answer at start-up instead of guessing a thread count.
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -19,8 +20,10 @@
 #include <string>
 #include <vector>
 
+#include "fdbench/error.hpp"
 #include "fdbench/fd_table.hpp"
 #include "fdbench/open_many.hpp"
+#include "fdbench/tune.hpp"
 
 namespace {
 
@@ -38,8 +41,37 @@ std::vector<std::string> regular_files(const std::filesystem::path& root) {
   return files;
 }
 
-// How to open them: the one place that decides, so a saved recommendation can replace it.
+// The strategies open_many runs; a recommendation may name others (a pool, processes) that
+// a program would have to build itself.
+bool open_many_runs(const std::string& strategy) {
+  return strategy == "threads" || strategy == "uring";
+}
+
+// The recommended setting, or the first one within noise of it, that open_many runs; else
+// plain threads at the recommended count.
+fdbench::OpenManyOptions options_from(const fdbench::Recommendation& rec) {
+  std::vector<fdbench::TunedSetting> candidates{rec.best};
+  candidates.insert(candidates.end(), rec.within_noise.begin(), rec.within_noise.end());
+  fdbench::OpenManyOptions options;
+  options.threads = rec.best.threads;
+  for (const auto& setting : candidates) {
+    if (!open_many_runs(setting.strategy)) continue;
+    options.strategy = setting.strategy;
+    options.threads = setting.threads;
+    options.batch = setting.batch;
+    break;
+  }
+  return options;
+}
+
+// How to open them: the one place that decides.
 fdbench::OpenManyOptions options_from_args(int argc, char** argv) {
+  if (argc > 3 && std::strcmp(argv[2], "--recommendation") == 0) {
+    const fdbench::Recommendation rec = fdbench::load_recommendation(argv[3]);  // throws Error
+    std::printf("recommended here: %s, %d threads, batch %d (%.0f files/s when measured)\n",
+                rec.best.strategy.c_str(), rec.best.threads, rec.best.batch, rec.best.ops_per_sec);
+    return options_from(rec);
+  }
   fdbench::OpenManyOptions options;
   options.strategy = argc > 2 ? argv[2] : "threads";
   options.threads = argc > 3 ? std::atoi(argv[3]) : 2;
@@ -60,10 +92,16 @@ void print_failures(const fdbench::OpenManyResult& result) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: open_tree DIR [STRATEGY [THREADS]]\n");
+    std::fprintf(stderr, "usage: open_tree DIR [STRATEGY [THREADS] | --recommendation FILE]\n");
     return 2;
   }
-  const fdbench::OpenManyOptions options = options_from_args(argc, argv);
+  fdbench::OpenManyOptions options;
+  try {
+    options = options_from_args(argc, argv);
+  } catch (const fdbench::Error& e) {
+    std::fprintf(stderr, "open_tree: %s\n", e.what());
+    return 1;
+  }
   const fdbench::UniqueFd dir(open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!dir) {
     std::fprintf(stderr, "open_tree: cannot open %s: %s\n", argv[1], std::strerror(errno));

@@ -1,5 +1,8 @@
 // The C API: thin wrappers over the C++ library. Nothing may throw across this boundary, so
 // every entry point that can allocate catches here and returns an errno value instead.
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -7,9 +10,11 @@
 #include <span>
 #include <stop_token>
 
+#include "fdbench/error.hpp"
 #include "fdbench/fd_table.hpp"
 #include "fdbench/fdbench.h"
 #include "fdbench/open_many.hpp"
+#include "fdbench/tune.hpp"
 
 struct fdbench_cancel {
   std::stop_source source;
@@ -68,6 +73,41 @@ int export_result(fdbench::OpenManyResult& opened, fdbench_open_result* result) 
   result->fds = fds;
   result->errors = errors;
   return 0;
+}
+
+template <std::size_t N>
+void copy_text(char (&to)[N], const std::string& text) {
+  std::strncpy(to, text.c_str(), N - 1);
+  to[N - 1] = '\0';
+}
+
+fdbench_setting c_setting(const fdbench::TunedSetting& s) {
+  fdbench_setting out{};
+  copy_text(out.strategy, s.strategy);
+  out.threads = s.threads;
+  out.batch = s.batch;
+  out.ops_per_sec = s.ops_per_sec;
+  return out;
+}
+
+void export_recommendation(const fdbench::Recommendation& rec, fdbench_recommendation* result) {
+  result->best = c_setting(rec.best);
+  result->within_noise_count =
+      std::min<std::size_t>(rec.within_noise.size(), FDBENCH_MAX_ALTERNATIVES);
+  for (std::size_t i = 0; i < result->within_noise_count; ++i) {
+    result->within_noise[i] = c_setting(rec.within_noise[i]);
+  }
+  result->knee_threads = rec.knee_threads;
+  result->pregrow_to = rec.pregrow_to.value_or(-1);
+}
+
+fdbench::TuneOptions cxx_tune_options(const fdbench_tune_options& c) {
+  fdbench::TuneOptions options = fdbench::short_tune_options();
+  options.open.files = c.files;
+  if (c.dir != nullptr) options.open.dir = c.dir;
+  options.open.keep_open = c.keep_open != 0;
+  options.budget_seconds = c.budget_seconds;
+  return options;
 }
 
 }  // namespace
@@ -137,6 +177,56 @@ void fdbench_open_result_free(fdbench_open_result* result) {
   std::free(result->fds);
   std::free(result->errors);
   *result = fdbench_open_result{};
+}
+
+void fdbench_tune_options_init(fdbench_tune_options* options) {
+  const fdbench::TuneOptions defaults = fdbench::short_tune_options();
+  *options = {defaults.open.files, nullptr, defaults.budget_seconds, 0};
+}
+
+int fdbench_recommend(const fdbench_tune_options* options, fdbench_recommendation* result) {
+  if (result == nullptr) return EINVAL;
+  *result = fdbench_recommendation{};
+  fdbench_tune_options c;
+  fdbench_tune_options_init(&c);
+  if (options != nullptr) c = *options;
+  if (c.files == 0 || !(c.budget_seconds > 0)) {
+    copy_text(result->message, "fdbench_recommend: files and budget_seconds must be positive");
+    return EINVAL;
+  }
+  try {
+    export_recommendation(fdbench::recommend(cxx_tune_options(c)), result);
+    return 0;
+  } catch (const std::bad_alloc&) {
+    copy_text(result->message, "fdbench_recommend: out of memory");
+    return ENOMEM;
+  } catch (const fdbench::Interrupted&) {
+    copy_text(result->message, "fdbench_recommend: interrupted");
+    return EINTR;
+  } catch (const std::exception& e) {
+    copy_text(result->message, e.what());
+    return EIO;
+  }
+}
+
+int fdbench_load_recommendation(const char* path, fdbench_recommendation* result) {
+  if (result == nullptr || path == nullptr) return EINVAL;
+  *result = fdbench_recommendation{};
+  if (access(path, R_OK) != 0) {
+    const int err = errno;
+    copy_text(result->message, std::string(path) + ": " + fdbench::errno_text(err));
+    return err;
+  }
+  try {
+    export_recommendation(fdbench::load_recommendation(path), result);
+    return 0;
+  } catch (const std::bad_alloc&) {
+    copy_text(result->message, "fdbench_load_recommendation: out of memory");
+    return ENOMEM;
+  } catch (const std::exception& e) {
+    copy_text(result->message, e.what());
+    return EINVAL;
+  }
 }
 
 }  // extern "C"

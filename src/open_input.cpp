@@ -63,6 +63,18 @@ OpenInput prepare_input(const OpenOptions& o) {
   return in;
 }
 
+OpenSpec open_spec(const OpenOptions& options, const OpenInput& in) {
+  OpenSpec spec;
+  spec.dir_path = in.dir_path;
+  spec.dir_fd = in.dir_fd;
+  spec.paths = &in.paths();
+  spec.flags = options.flags;
+  spec.path_mode = in.path_mode;
+  spec.keep_open = options.keep_open;
+  spec.foreign = !in.generated;
+  return spec;
+}
+
 void record_paths(Result& r, PathMode asked, const StrategyInfo& strategy) {
   const bool forced = strategy.full_paths_only && asked == PathMode::relative;
   r.parameters["paths"] = std::string(to_string(forced ? PathMode::absolute : asked));

@@ -10,6 +10,7 @@
 #include "fdbench/path_table.hpp"
 #include "fdbench/result.hpp"
 #include "fdbench/strategy.hpp"
+#include "fdbench/workload.hpp"
 
 namespace fdbench {
 
@@ -34,6 +35,9 @@ struct OpenInput {
 
 // Creates the generated set, or reads the tree or list; throws Error if nothing is left to open.
 OpenInput prepare_input(const OpenOptions& o);
+
+// How a workload opens `in`'s files with `options`' flags (and holds them with --keep-open).
+OpenSpec open_spec(const OpenOptions& options, const OpenInput& in);
 
 // Records in an open result's parameters how its files were named ("paths": "relative" or
 // "absolute"), and, for a strategy that can only open by full path, that --paths relative

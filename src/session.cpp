@@ -10,6 +10,7 @@
 #include "fdbench/error.hpp"
 #include "fdbench/measure.hpp"
 #include "fdbench/platform.hpp"
+#include "descriptor_budget.hpp"
 #include "open_input.hpp"
 
 namespace fdbench {
@@ -22,71 +23,6 @@ const StrategyInfo& strategy_named(const std::string& name) {
   return *strategy;
 }
 
-// fdbench's own descriptors opened after the check, besides those it holds already: the file
-// set's directory and its parent, output files, brief /proc reads, a fresh child's channel.
-constexpr std::uint64_t kOwnDescriptors = 16;
-
-// The most descriptors a sweep holds at once, by whom.
-struct DescriptorBudget {
-  std::uint64_t strategy = 0;    // the most any strategy of the sweep holds (DescriptorUse)
-  std::string strategy_config;   // which one: "uring --threads 1 --batch 2000"
-  std::uint64_t workload = 0;    // descriptors the workload holds (--keep-open, sockets)
-  std::uint64_t own = 0;         // fdbench's: the highest fd held now + 1, and kOwnDescriptors
-  std::uint64_t pregrow_fd = 0;  // the highest fd a --pregrow asks for, + 1
-
-  [[nodiscard]] std::uint64_t needed() const {
-    return std::max(strategy + workload + own, pregrow_fd + kOwnDescriptors);
-  }
-};
-
-DescriptorBudget budget_of(const std::vector<std::string>& strategies,
-                           const std::vector<int>& threads, int batch,
-                           const std::vector<Pregrow>& pregrow) {
-  DescriptorBudget budget;
-  for (const auto& name : strategies) {
-    const StrategyInfo& info = strategy_named(name);
-    for (const int t : threads) {
-      const std::uint64_t held = info.descriptors(StrategyConfig{t, batch}).total(t);
-      if (held <= budget.strategy && !budget.strategy_config.empty()) continue;
-      budget.strategy = held;
-      budget.strategy_config = fmt::format(
-          "{} --threads {}{}", name, t, info.uses_batch ? fmt::format(" --batch {}", batch) : "");
-    }
-  }
-  const auto held_now = platform::open_descriptors();
-  budget.own =
-      (held_now.empty() ? 0 : static_cast<std::uint64_t>(held_now.back()) + 1) + kOwnDescriptors;
-  for (const auto& p : pregrow) {
-    if (p.mode == Pregrow::Mode::fd) {
-      budget.pregrow_fd = std::max<std::uint64_t>(budget.pregrow_fd, p.fd + 1ULL);
-    }
-  }
-  return budget;
-}
-
-// Raises RLIMIT_NOFILE to fit `budget` (the hard limit too, with CAP_SYS_RESOURCE), or refuses
-// up front: a run never meets EMFILE because of fdbench's own arithmetic.
-void ensure_descriptor_budget(const DescriptorBudget& budget, std::string_view what_to_lower) {
-  const std::uint64_t needed = budget.needed();
-  const auto limit = platform::nofile_limit();
-  if (limit.soft >= needed) return;
-  const std::uint64_t ceiling = std::min(limit.hard, platform::nofile_ceiling());
-  const int err =
-      needed <= ceiling ? platform::raise_nofile_soft(needed) : platform::raise_nofile_hard(needed);
-  if (err == 0) return;
-  const std::string who =
-      fmt::format("{} holds {}, the workload {}, fdbench {}", budget.strategy_config,
-                  budget.strategy, budget.workload, budget.own);
-  if (needed > ceiling) {
-    throw Error(fmt::format(
-        "needs {} descriptors ({}), soft limit is {}, hard limit is {}: raise it with ulimit -Hn "
-        "as root, or lower {}",
-        needed, who, limit.soft, ceiling, what_to_lower));
-  }
-  throw Error(fmt::format("needs {} descriptors ({}), soft limit is {} and raising it failed: {}",
-                          needed, who, limit.soft, errno_text(err)));
-}
-
 Section section_of(const WorkloadRecipe& work, int repeat, int warmup) {
   Section s;
   s.workload = work.facts.name;
@@ -95,18 +31,6 @@ Section section_of(const WorkloadRecipe& work, int repeat, int warmup) {
   s.repeat = repeat;
   s.warmup = warmup;
   return s;
-}
-
-OpenSpec open_spec(const OpenOptions& options, const OpenInput& in) {
-  OpenSpec spec;
-  spec.dir_path = in.dir_path;
-  spec.dir_fd = in.dir_fd;
-  spec.paths = &in.paths();
-  spec.flags = options.flags;
-  spec.path_mode = in.path_mode;
-  spec.keep_open = options.keep_open;
-  spec.foreign = !in.generated;
-  return spec;
 }
 
 }  // namespace

@@ -147,6 +147,14 @@ struct SocketText {
   std::string uring_tuning = "all";
 };
 
+struct TuneText {
+  OpenText open;
+  std::string strategy;
+  std::string budget = "20";
+  std::string save;
+  std::string format = "table";
+};
+
 struct CompareText {
   std::vector<std::string> files;
   bool references = false;
@@ -165,6 +173,7 @@ struct Texts {
   std::string env_dir;
   std::string env_format = "table";
   CompareText compare;
+  TuneText tune;
   std::string shell;  // completion
   std::vector<std::string> report_files;
   std::string report_output;
@@ -179,6 +188,7 @@ struct Subcommands {
   CLI::App* compare = nullptr;
   CLI::App* completion = nullptr;
   CLI::App* report = nullptr;
+  CLI::App* tune = nullptr;
 };
 
 std::vector<std::string> parse_strategies(const std::string& text) {
@@ -228,6 +238,7 @@ void check_choice(std::string_view flag, const std::string& value,
 std::vector<std::string> formats_of(std::string_view command) {
   if (command == "env") return {"table", "json"};
   if (command == "compare") return compare_formats();
+  if (command == "tune") return {"table", "json"};
   return reporter_names();
 }
 
@@ -544,6 +555,46 @@ CLI::App* add_report_command(CLI::App& app, Texts& texts) {
   return cmd;
 }
 
+constexpr const char* kTuneFooter = R"(
+Sweeps every strategy a program can adopt that runs here (not `pool`, the seed's naive pool:
+name it with --strategy to measure it as well), threads 1, 2, 4, ... up to twice the logical
+CPUs, and batch sizes 16, 64 and 256 where a strategy batches. The repetitions are
+interleaved: each round measures every combination a few times, for as many rounds as
+--budget allows, so drift on a busy machine hits all alike. Then the recommendation: the
+fastest setting, the others within noise of it (their medians' 95% intervals overlap), the
+knee (the fewest threads within noise of the best), the descriptor-table advice (with
+--keep-open: the pre-grow size, and whether the stall was seen without it) and what
+RLIMIT_NOFILE must allow. A program reads the --save file with fdbench::load_recommendation.
+
+Examples:
+  fdbench tune
+  fdbench tune --tree ~/src/app --keep-open --budget 60
+  fdbench tune --files 2000 --budget 5 --save ~/.config/myapp/fdbench.json)";
+
+CLI::App* add_tune_command(CLI::App& app, TuneText& text) {
+  CLI::App* cmd = app.add_subcommand(
+      "tune", "Find the fastest strategy, threads and batch for opening files here");
+  cmd->add_option("--files", text.open.files, "Number of files")->capture_default_str();
+  cmd->add_option("--tree", text.open.tree,
+                  "Open the regular files under this existing directory instead");
+  cmd->add_option("--list", text.open.list,
+                  "Open the paths listed in this file (one per line) instead");
+  cmd->add_flag("--keep-open", text.open.keep_open,
+                "Hold every descriptor until the repetition ends (advice on the fd table)");
+  cmd->add_option("--budget", text.budget, "Seconds the sweep may take (at least one round)")
+      ->capture_default_str();
+  cmd->add_option("--dir", text.open.dir,
+                  "Where the private file set is created (default $TMPDIR or /tmp)");
+  cmd->add_option("--strategy", text.strategy,
+                  "Also measure these strategies, a comma list of " + join(strategy_names()));
+  cmd->add_option("--save", text.save,
+                  "Write the recommendation's JSON to FILE (atomically), for load_recommendation");
+  cmd->add_option("--format", text.format, "Output format: " + join(formats_of("tune")))
+      ->capture_default_str();
+  cmd->footer(kTuneFooter);
+  return cmd;
+}
+
 CLI::App* add_completion_command(CLI::App& app, std::string& shell) {
   CLI::App* cmd = app.add_subcommand("completion", "Print a shell completion script");
   cmd->add_option("shell", shell, "The shell: bash")->required()->type_name("SHELL");
@@ -571,6 +622,7 @@ Subcommands add_subcommands(CLI::App& app, Texts& texts) {
   sub.compare = add_compare_command(app, texts.compare);
   sub.report = add_report_command(app, texts);
   sub.completion = add_completion_command(app, texts.shell);
+  sub.tune = add_tune_command(app, texts.tune);
   return sub;
 }
 
@@ -599,6 +651,8 @@ void name_the_values(CLI::App& app) {
       {"--export-json", "FILE"},
       {"--export-csv", "FILE"},
       {"--export-markdown", "FILE"},
+      {"--budget", "SECONDS"},
+      {"--save", "FILE"},
   };
   std::vector<CLI::App*> apps = app.get_subcommands({});
   apps.push_back(&app);
@@ -674,6 +728,23 @@ Command suite_command(const Texts& texts) {
   return command;
 }
 
+Command tune_command(const TuneText& text) {
+  Command command;
+  command.kind = Command::Kind::tune;
+  OpenOptions& open = command.tune.open;
+  open.files = static_cast<std::size_t>(parse_number("--files", text.open.files, 1, kMaxFiles));
+  open.keep_open = text.open.keep_open;
+  if (!text.strategy.empty()) open.strategies = parse_strategies(text.strategy);
+  apply_open_input(text.open, open);
+  command.tune.budget_seconds =
+      static_cast<double>(parse_number("--budget", text.budget, 1, 86400));
+  check_choice("--format", text.format, formats_of("tune"));
+  command.format = text.format;
+  check_output("--save", text.save);
+  command.save = text.save;
+  return command;
+}
+
 Command clean_command(const Texts& texts) {
   Command command;
   command.kind = Command::Kind::clean;
@@ -727,7 +798,9 @@ ValueHint hint_for(const CLI::App& command, const CLI::Option& option) {
   if (name == "--format") return {formats_of(command.get_name())};
   if (name == "shell") return {{"bash"}};
   if (name == "--dir" || name == "--tree") return {{}, false, Paths::directories};
-  if (name == "--list" || name == "--output" || name == "files" || name.starts_with("--export-")) {
+  if (name == "--budget") return {{"5", "20", "60"}};
+  if (name == "--list" || name == "--output" || name == "--save" || name == "files" ||
+      name.starts_with("--export-")) {
     return {{}, false, Paths::files};
   }
   return {};
@@ -759,7 +832,7 @@ Command report_command(const Texts& texts) {
 }
 
 Command make_command(const CLI::App& app, const Subcommands& sub, const Texts& texts) {
-  for (const CLI::App* measuring : {sub.open, sub.socket}) {
+  for (const CLI::App* measuring : {sub.open, sub.socket, sub.tune}) {
     if (measuring->parsed()) reject_suite_options(app, measuring->get_name());
   }
   if (sub.open->parsed()) return open_command(texts);
@@ -769,6 +842,7 @@ Command make_command(const CLI::App& app, const Subcommands& sub, const Texts& t
   if (sub.compare->parsed()) return compare_command(texts.compare);
   if (sub.completion->parsed()) return completion_command(app, texts.shell);
   if (sub.report->parsed()) return report_command(texts);
+  if (sub.tune->parsed()) return tune_command(texts.tune);
   if (sub.strategies->parsed()) {
     Command command;
     command.kind = Command::Kind::strategies;

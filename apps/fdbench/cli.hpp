@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fdbench/options.hpp"
+#include "fdbench/tune.hpp"
 
 namespace fdbench::cli {
 
@@ -27,7 +28,8 @@ struct Command {
     env,
     compare,
     report,
-    completion
+    completion,
+    tune
   } kind = Kind::suite;
   OpenOptions open;
   SocketOptions socket;
@@ -40,6 +42,8 @@ struct Command {
                                            // is the baseline)
   bool references = false;                 // compare: also against the published figures
   std::string text;                        // completion: the script to print
+  TuneOptions tune;
+  std::string save;  // tune --save FILE: the recommendation's JSON
 };
 
 struct Parsed {

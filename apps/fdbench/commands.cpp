@@ -18,6 +18,7 @@
 #include "fdbench/results_json.hpp"
 #include "fdbench/runner.hpp"
 #include "fdbench/strategy.hpp"
+#include "fdbench/tune.hpp"
 #include "file_export.hpp"
 
 namespace fdbench::cli {
@@ -187,6 +188,54 @@ int write_report(const Command& command, std::ostream& out, std::ostream& err) {
   return 0;
 }
 
+// The sweep through the table reporter (what `open` shows), then the recommendation block.
+void print_tune_table(const Environment& env, const TuneReport& report, std::ostream& out) {
+  const auto table = make_reporter("table", out);
+  table->begin(env);
+  Section section;
+  section.workload = "open";
+  section.kind = "file";
+  section.input = report.input;
+  section.fs_type = report.fs_type;
+  section.repeat = report.sweep.empty() ? 0 : report.sweep.front().repeat;
+  section.warmup = 1;
+  section.held = report.input.keep_open;
+  section.fresh_child = report.input.keep_open;
+  table->section(section);
+  std::vector<Result> results = report.sweep;
+  if (report.pregrow_off) results.push_back(*report.pregrow_off);
+  for (const auto& r : results) table->add(r);
+  table->end(results, true);
+  out << tune_text(report);
+}
+
+// Exit 1 when nothing could be recommended: a script reading --save must not find an old file.
+int tune(const Command& command, std::ostream& out, std::ostream& err) {
+  const auto progress = [&err](std::string_view line) { err << "fdbench tune: " << line << "\n"; };
+  try {
+    const Environment env = capture_environment(command.tune.open.dir);
+    const TuneReport report = run_tune(command.tune, progress);
+    if (command.format == "json") {
+      out << tune_json_document(env, report) << "\n";
+    } else {
+      print_tune_table(env, report, out);
+    }
+    if (!report.recommendation) return 1;
+    if (!command.save.empty()) {
+      write_file_atomically(command.save, recommendation_json(*report.recommendation) + "\n",
+                            "--save");
+      err << fmt::format("fdbench: wrote {} (the recommendation)\n", command.save);
+    }
+    return 0;
+  } catch (const Interrupted& e) {
+    err << fmt::format("fdbench: interrupted by signal {}\n", e.signal());
+    return 128 + e.signal();
+  } catch (const Error& e) {
+    err << "Error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
 }  // namespace
 
 int run(const Command& command, std::ostream& out, std::ostream& err) {
@@ -209,6 +258,9 @@ int run(const Command& command, std::ostream& out, std::ostream& err) {
       break;
     case Command::Kind::completion:
       out << command.text;
+      break;
+    case Command::Kind::tune:
+      code = tune(command, out, err);
       break;
     default:
       code = measure(command, out, err);

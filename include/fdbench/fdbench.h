@@ -1,7 +1,7 @@
 /* fdbench's C API: the library's descriptor calls for C, Zig, Rust, Go and anything else
  * with a C FFI. Plain structs, errno-style returns (0 or a positive errno value), no
- * exception ever crosses it. The C++ API (fdbench/fd_table.hpp, fdbench/open_many.hpp) is
- * the same functionality; each function below names its C++ counterpart.
+ * exception ever crosses it. The C++ API (fdbench/fd_table.hpp, fdbench/open_many.hpp,
+ * fdbench/tune.hpp) is the same functionality; each function below names its C++ counterpart.
  *
  * Structs may gain fields in later versions: initialize them with the *_init functions (or
  * zero them) and rebuild against the new header. */
@@ -121,6 +121,61 @@ int fdbench_open_many(int dir_fd, const char* const* paths, size_t count, int fl
 /* Frees result's arrays (not the descriptors: close those you do not keep) and zeroes it.
  * NULL and an already freed result are fine. */
 void fdbench_open_result_free(fdbench_open_result* result);
+
+/* ---- What is fastest here ---------------------------------------------------------------- */
+
+typedef struct fdbench_setting {
+  char strategy[32]; /* as fdbench names it: "threads", "fast-pool", "uring", ... */
+  int threads;
+  int batch; /* items per task or submission; 1 where the strategy does not batch */
+  double ops_per_sec;
+} fdbench_setting;
+
+enum { FDBENCH_MAX_ALTERNATIVES = 16 };
+
+typedef struct fdbench_recommendation {
+  fdbench_setting best; /* the fastest setting a program can adopt */
+  /* The settings within noise of it (their medians' 95% intervals overlap), fastest first;
+   * at most FDBENCH_MAX_ALTERNATIVES of them. */
+  size_t within_noise_count;
+  fdbench_setting within_noise[FDBENCH_MAX_ALTERNATIVES];
+  int knee_threads; /* the fewest threads of the best strategy (same batch) within noise */
+  /* The descriptor the table must hold when the workload keeps its descriptors open (pass it
+   * to fdbench_pregrow_fd_table before starting threads); -1 when it closes them as it goes. */
+  int pregrow_to;
+  char message[256]; /* when the call fails: the cause, and the fix if any */
+} fdbench_recommendation;
+
+typedef struct fdbench_tune_options {
+  size_t files;          /* generated empty files to open */
+  const char* dir;       /* where they are created; NULL: $TMPDIR or /tmp */
+  double budget_seconds; /* the whole measurement (at least one round is measured) */
+  int keep_open;         /* nonzero: hold every descriptor, as a program keeping its files does */
+} fdbench_tune_options;
+
+/* Defaults: 2,000 files in $TMPDIR or /tmp, a budget of 3 seconds, opened and closed. */
+void fdbench_tune_options_init(fdbench_tune_options* options);
+
+/* Measures which strategy, thread count and batch open files fastest here (the sweep of
+ * `fdbench tune`, bounded by options->budget_seconds) and fills result. options may be NULL
+ * (the defaults). Returns 0; EINVAL (bad options, result NULL); EINTR (SIGINT or SIGTERM
+ * arrived: fdbench's handlers are only installed by its own binary, so normally not); EIO
+ * when nothing could be measured or the files not be created (result->message says why);
+ * ENOMEM.
+ * Cost: the budget, plus creating and removing the files. Its private directory is removed
+ * again; nothing else is touched.
+ * Thread-safety: it starts and joins threads and forks helper processes; call it at
+ * start-up, not while other threads create descriptors (they would disturb the measurement).
+ * Fork-safety: not in the child of a multi-threaded parent.
+ * C++: fdbench::recommend. */
+int fdbench_recommend(const fdbench_tune_options* options, fdbench_recommendation* result);
+
+/* Reads a recommendation saved by `fdbench tune --save FILE` (or a whole
+ * `fdbench tune --format json` document). Returns 0, the errno of opening the file (ENOENT,
+ * EACCES, ...), or EINVAL when it is not a recommendation (result->message names what is
+ * wrong). Cost: reading and parsing one small file. Thread-safe; fork-safe as any file read.
+ * C++: fdbench::load_recommendation. */
+int fdbench_load_recommendation(const char* path, fdbench_recommendation* result);
 
 #ifdef __cplusplus
 }

@@ -82,6 +82,9 @@ struct StrategyInfo {
   std::function<int(const StrategyConfig&)> runnable_threads = [](const StrategyConfig& config) {
     return config.threads;
   };
+  // Whether tune may recommend it: a way a program can adopt. False for a strategy measured
+  // only to show what it costs (the seed's naive pool).
+  bool recommendable = true;
 };
 
 // Every strategy, in the order they are listed and run by default.

@@ -148,6 +148,57 @@ static void test_raise_nofile(void) {
   CHECK(r.ceiling <= r.hard);
 }
 
+static void write_file(const char* path, const char* text) {
+  FILE* f = fopen(path, "w");
+  CHECK(f != NULL);
+  if (f == NULL) return;
+  fputs(text, f);
+  fclose(f);
+}
+
+/* What `fdbench tune --save` writes, read back; malformed and missing files are errors. */
+static void test_load_recommendation(const char* dir) {
+  char path[96];
+  snprintf(path, sizeof path, "%s/rec.json", dir);
+  write_file(path,
+             "{\"strategy\": \"uring\", \"threads\": 2, \"batch\": 64, \"ops_per_sec\": 5e5,"
+             " \"within_noise\": [{\"strategy\": \"threads\", \"threads\": 4, \"batch\": 1,"
+             " \"ops_per_sec\": 4.9e5}], \"knee_threads\": 2, \"pregrow_to\": 2064}");
+  fdbench_recommendation r;
+  CHECK(fdbench_load_recommendation(path, &r) == 0);
+  CHECK(strcmp(r.best.strategy, "uring") == 0 && r.best.threads == 2 && r.best.batch == 64);
+  CHECK(r.best.ops_per_sec == 5e5);
+  CHECK(r.within_noise_count == 1 && strcmp(r.within_noise[0].strategy, "threads") == 0);
+  CHECK(r.within_noise[0].threads == 4 && r.knee_threads == 2 && r.pregrow_to == 2064);
+
+  write_file(path, "{\"strategy\": \"uring\", \"threads\": 0}");
+  CHECK(fdbench_load_recommendation(path, &r) == EINVAL);
+  CHECK(strstr(r.message, "threads") != NULL);
+  unlink(path);
+  CHECK(fdbench_load_recommendation(path, &r) == ENOENT);
+  CHECK(strstr(r.message, "rec.json") != NULL);
+  CHECK(fdbench_load_recommendation(path, NULL) == EINVAL);
+}
+
+/* A real, short tune over a few hundred files in the test's directory. */
+static void test_recommend(const char* dir) {
+  fdbench_tune_options options;
+  fdbench_tune_options_init(&options);
+  CHECK(options.files > 0 && options.budget_seconds > 0 && options.keep_open == 0);
+  options.files = 300;
+  options.dir = dir;
+  options.budget_seconds = 1;
+  fdbench_recommendation r;
+  const int err = fdbench_recommend(&options, &r);
+  CHECK(err == 0);
+  if (err != 0) fprintf(stderr, "fdbench_recommend: %s\n", r.message);
+  CHECK(r.best.strategy[0] != '\0' && r.best.threads >= 1 && r.best.ops_per_sec > 0);
+  CHECK(r.knee_threads >= 1 && r.knee_threads <= r.best.threads);
+  CHECK(r.pregrow_to == -1); /* opened and closed: nothing held */
+  options.files = 0;
+  CHECK(fdbench_recommend(&options, &r) == EINVAL);
+}
+
 int main(void) {
   char dir[] = "/tmp/fdtest-c-XXXXXX";
   if (mkdtemp(dir) == NULL) {
@@ -163,6 +214,8 @@ int main(void) {
   test_open_many_failures(paths);
   test_pregrow();
   test_raise_nofile();
+  test_load_recommendation(dir);
+  test_recommend(dir);
   CHECK(open_descriptor_count() == before);
 
   for (int i = 0; i < kFiles; ++i) unlink(paths[i]);

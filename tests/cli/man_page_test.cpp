@@ -86,7 +86,7 @@ TEST_F(ManPage, DescribesEveryOptionOfEveryCommandAndNoOther) {
       {"fdbench socket", {"socket", "--help"}}, {"fdbench strategies", {"strategies", "--help"}},
       {"fdbench env", {"env", "--help"}},       {"fdbench compare", {"compare", "--help"}},
       {"fdbench clean", {"clean", "--help"}},   {"fdbench completion", {"completion", "--help"}},
-      {"fdbench report", {"report", "--help"}},
+      {"fdbench report", {"report", "--help"}}, {"fdbench tune", {"tune", "--help"}},
   };
   const auto shared = described(sections_[kOutputOptions]);
   ASSERT_FALSE(shared.empty());

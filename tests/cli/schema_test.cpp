@@ -237,6 +237,16 @@ TEST_F(Schema, RealOpenSocketAndKeepOpenRuns) {
   EXPECT_EQ(checked, static_cast<int>(strategy_names().size()) * 2);
 }
 
+TEST_F(Schema, ARealTuneWithItsRecommendation) {
+  const std::string file = out_ / "tune.json";
+  const RunResult run = run_fdbench(
+      {"tune", "--files", "200", "--budget", "1", "--dir", work_.path(), "--format", "json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  ASSERT_TRUE(nlohmann::json::parse(run.out).contains("recommendation"));
+  write_text(file, run.out);
+  expect_valid({file});
+}
+
 TEST_F(Schema, AnInterruptedExport) {
   const std::string file = out_ / "cut.json";
   FdbenchProcess child({"open", "--files", "20", "--threads", "1,2,4", "--strategy", "threads,pool",

@@ -1,0 +1,102 @@
+// `fdbench tune` run for real: it recommends a strategy that can run here and a program may
+// adopt, writes the same recommendation with --save, and words it in the table.
+#include "fdbench/tune.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fdbench/strategy.hpp"
+#include "support/fdbench_process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace fdbench::testing {
+namespace {
+
+class Tune : public ::testing::Test {
+ protected:
+  FastTempDir work_;
+  TempDir out_;
+};
+
+void expect_adoptable_here(const nlohmann::json& setting) {
+  const StrategyInfo* info = find_strategy(setting.at("strategy").get<std::string>());
+  ASSERT_NE(info, nullptr) << setting.dump();
+  EXPECT_TRUE(info->recommendable) << setting.dump();
+  EXPECT_EQ(info->unavailable_reason(), "") << setting.dump();
+  EXPECT_GE(setting.at("threads").get<int>(), 1);
+  EXPECT_GT(setting.at("ops_per_sec").get<double>(), 0);
+}
+
+TEST_F(Tune, RecommendsAnAvailableStrategyAndSavesIt) {
+  const std::string save = out_ / "rec.json";
+  const RunResult run = run_fdbench({"tune", "--budget", "5", "--files", "2000", "--dir",
+                                     work_.path(), "--format", "json", "--save", save});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto document = nlohmann::json::parse(run.out);
+  const auto& rec = document.at("recommendation");
+  expect_adoptable_here(rec);
+  for (const auto& alternative : rec.at("within_noise")) expect_adoptable_here(alternative);
+  EXPECT_TRUE(rec.at("pregrow_to").is_null());  // open+close holds nothing
+  EXPECT_LE(rec.at("knee_threads").get<int>(), rec.at("threads").get<int>());
+
+  // The sweep: several strategies, the pool not among them unless asked for.
+  std::set<std::string> strategies;
+  for (const auto& r : document.at("results")) strategies.insert(r.at("strategy"));
+  EXPECT_GE(strategies.size(), 2U);
+  EXPECT_EQ(strategies.count("pool"), 0U);
+
+  // --save holds the same recommendation, and the library reads it back.
+  EXPECT_EQ(nlohmann::json::parse(read_text(save)), rec);
+  const Recommendation loaded = load_recommendation(save);
+  EXPECT_EQ(loaded.best.strategy, rec.at("strategy"));
+  EXPECT_EQ(loaded.best.threads, rec.at("threads"));
+  EXPECT_EQ(loaded.knee_threads, rec.at("knee_threads"));
+}
+
+TEST_F(Tune, TheTableEndsWithTheRecommendation) {
+  const RunResult run = run_fdbench(
+      {"tune", "--budget", "1", "--files", "200", "--dir", work_.path(), "--strategy", "pool"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto block = run.out.find("\nRecommendation\n");
+  ASSERT_NE(block, std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("pool "), std::string::npos) << "asked for, so measured";
+  for (const char* line : {"  use:", "  knee:", "  fd table:", "  RLIMIT_NOFILE:"}) {
+    EXPECT_NE(run.out.find(line, block), std::string::npos) << line << "\n" << run.out;
+  }
+  EXPECT_EQ(run.out.find("  use:           pool,"), std::string::npos) << run.out;
+  EXPECT_NE(run.err.find("fdbench tune: round 1"), std::string::npos) << run.err;
+}
+
+TEST_F(Tune, HeldDescriptorsGetThePregrowSizeAndTheStallCheck) {
+  const RunResult run =
+      run_fdbench({"tune", "--budget", "2", "--files", "300", "--keep-open", "--dir", work_.path(),
+                   "--strategy", "threads", "--format", "json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto document = nlohmann::json::parse(run.out);
+  EXPECT_EQ(document.at("recommendation").at("pregrow_to"), 300 + kProgramDescriptors);
+  int off = 0;
+  for (const auto& r : document.at("results")) off += r.at("pregrow") == "off" ? 1 : 0;
+  EXPECT_EQ(off, 1) << "the recommended setting once more, without pre-growing";
+}
+
+TEST_F(Tune, UsageErrorsNameTheirFlag) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"tune", "--budget", "0"}, "--budget"},
+      {{"tune", "--format", "csv"}, "--format"},
+      {{"tune", "--strategy", "nope"}, "--strategy"},
+      {{"tune", "--files", "0"}, "--files"},
+      {{"tune", "--save", "/nonexistent/dir/rec.json"}, "--save"},
+  };
+  for (const auto& [args, flag] : cases) {
+    const RunResult run = run_fdbench(args);
+    EXPECT_EQ(run.exit_code, 2) << describe(args);
+    EXPECT_NE(run.err.find(flag), std::string::npos) << run.err;
+  }
+}
+
+}  // namespace
+}  // namespace fdbench::testing
