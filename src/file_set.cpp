@@ -7,6 +7,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -34,10 +35,17 @@ std::string base_name(const std::string& path) {
 
 // Creates names [begin, end) until the first failure; returns how many it created and the
 // errno that stopped it (0 if none). Polls for Ctrl-C every 1,024 files.
+// Creates names [begin, end); adds to `made` as it goes, and the caller's thread (the one
+// given `progress`) reports every few thousand files.
 std::pair<std::size_t, int> create_range(int dir, const PathTable& names, std::size_t begin,
-                                         std::size_t end) {
+                                         std::size_t end, std::atomic<std::size_t>& made,
+                                         const FileSet::CreationProgress* progress) {
   for (std::size_t i = begin; i < end; ++i) {
-    if ((i & 1023) == 0 && interrupted() != 0) return {i - begin, EINTR};
+    if ((i & 1023) == 0 && i != begin) {
+      if (interrupted() != 0) return {i - begin, EINTR};
+      const std::size_t now = made.fetch_add(1024, std::memory_order_relaxed) + 1024;
+      if (progress != nullptr && (i & 4095) == 0) (*progress)(now, names.size());
+    }
     const int fd = openat(dir, names[i], kCreateFlags, 0644);
     if (fd < 0) return {i - begin, errno};
     close(fd);
@@ -67,13 +75,14 @@ void check_space(int dir, const std::string& parent, std::size_t inodes) {
 
 }  // namespace
 
-FileSet FileSet::create(const std::string& parent, std::size_t count, std::size_t subdirs) {
+FileSet FileSet::create(const std::string& parent, std::size_t count, std::size_t subdirs,
+                        const CreationProgress& progress) {
   FileSet set;
   set.make_private_dir(parent);
   set.make_subdirs(subdirs);
   check_space(set.dir_.get(), parent, count + subdirs);
   set.name_files(count, subdirs);
-  set.create_files(parent);
+  set.create_files(parent, progress);
   // Untimed: ext4 writes the new inodes back some seconds later, which would otherwise land
   // inside the first repetitions. A failed writeback leaves only that noise: the set is made.
   platform::sync_filesystem(set.dir_.get());
@@ -145,17 +154,19 @@ void FileSet::name_files(std::size_t count, std::size_t subdirs) {
   }
 }
 
-void FileSet::create_files(const std::string& parent) {
+void FileSet::create_files(const std::string& parent, const CreationProgress& progress) {
   // Setup is not the measured work; two creators halve it on a slow filesystem.
   const std::size_t count = names_.size();
   const std::size_t half = count / 2;
   std::pair<std::size_t, int> second{0, 0};
+  std::atomic<std::size_t> made{0};
   std::thread helper;
   if (count >= 2048) {
-    helper = std::thread([&] { second = create_range(dir_.get(), names_, half, count); });
+    helper = std::thread([&] { second = create_range(dir_.get(), names_, half, count, made, nullptr); });
   }
   const std::size_t first_end = helper.joinable() ? half : count;
-  const auto first = create_range(dir_.get(), names_, 0, first_end);
+  const auto first =
+      create_range(dir_.get(), names_, 0, first_end, made, progress ? &progress : nullptr);
   if (helper.joinable()) helper.join();
   created_.emplace_back(0, first.first);
   if (first_end < count) created_.emplace_back(half, half + second.first);

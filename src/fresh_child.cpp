@@ -130,7 +130,7 @@ WorkloadRecipe socket_workload_recipe(SocketKind kind, std::size_t count) {
 
 Result measure_in_fresh_child(const WorkloadRecipe& work, const StrategyInfo& strategy,
                               const StrategyConfig& config, const Pregrow& pregrow, int repeat,
-                              int warmup) {
+                              int warmup, const RepetitionDone& on_repetition) {
   Result r = base_result(work.facts, strategy, config, repeat, warmup);
   r.pregrow = pregrow.label();
   if (const auto reason = strategy.unavailable_reason(); !reason.empty()) {
@@ -148,6 +148,7 @@ Result measure_in_fresh_child(const WorkloadRecipe& work, const StrategyInfo& st
       break;
     }
     total.merge(report.tally);
+    if (on_repetition) on_repetition(i + 1);
     if (i < warmup) continue;
     r.times_ns.push_back(report.ns);
     if (!r.fdsize_before) {  // every child starts alike; keep the first timed one's sizes

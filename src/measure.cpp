@@ -77,7 +77,7 @@ void check_no_leak(Result& r, const std::vector<int>& before) {
 }
 
 Result measure(Workload& work, const StrategyInfo& strategy, const StrategyConfig& config,
-               int repeat, int warmup) {
+               int repeat, int warmup, const RepetitionDone& on_repetition) {
   Result r = base_result(facts_of(work), strategy, config, repeat, warmup);
   if (const auto reason = strategy.unavailable_reason(); !reason.empty()) {
     r.error = reason;
@@ -96,6 +96,7 @@ Result measure(Workload& work, const StrategyInfo& strategy, const StrategyConfi
       throw_if_interrupted();  // a repetition cut short by Ctrl-C is no sample
       total.merge(rep.tally);
       if (i >= warmup) r.times_ns.push_back(rep.ns);
+      if (on_repetition) on_repetition(i + 1);
     }
   } catch (const std::system_error& e) {  // e.g. EAGAIN creating the 1,000th thread
     r.error = fmt::format("could not start {} with {} threads: {}", strategy.name, config.threads,

@@ -30,7 +30,7 @@ std::string absolute_dir(const std::string& dir) {
 
 }  // namespace
 
-OpenInput prepare_input(const OpenOptions& o) {
+OpenInput prepare_input(const OpenOptions& o, const FileSet::CreationProgress& progress) {
   OpenInput in;
   in.summary.flags = std::string(to_string(o.flags));
   in.summary.keep_open = o.keep_open;
@@ -48,7 +48,7 @@ OpenInput prepare_input(const OpenOptions& o) {
     }
   } else {
     const std::string dir = o.dir.empty() ? default_dir() : o.dir;
-    in.generated.emplace(FileSet::create(dir, o.files, o.subdirs));
+    in.generated.emplace(FileSet::create(dir, o.files, o.subdirs, progress));
     in.summary.origin = dir;
     in.summary.layout = o.subdirs == 0 ? "flat" : fmt::format("dirs:{}", o.subdirs);
     in.dir_path = in.generated->path();

@@ -34,7 +34,8 @@ struct OpenInput {
 };
 
 // Creates the generated set, or reads the tree or list; throws Error if nothing is left to open.
-OpenInput prepare_input(const OpenOptions& o);
+// `progress` hears how the creation of a generated set goes.
+OpenInput prepare_input(const OpenOptions& o, const FileSet::CreationProgress& progress = {});
 
 // How a workload opens `in`'s files with `options`' flags (and holds them with --keep-open).
 OpenSpec open_spec(const OpenOptions& options, const OpenInput& in);

@@ -23,6 +23,13 @@ const StrategyInfo& strategy_named(const std::string& name) {
   return *strategy;
 }
 
+// "uring, 2 threads, pregrow auto": the progress line's name for a result.
+std::string progress_label(std::string_view strategy, int threads, const Pregrow* pregrow) {
+  std::string label = fmt::format("{}, {} thread{}", strategy, threads, threads == 1 ? "" : "s");
+  if (pregrow != nullptr) label += ", pregrow " + pregrow->label();
+  return label;
+}
+
 Section section_of(const WorkloadRecipe& work, int repeat, int warmup) {
   Section s;
   s.workload = work.facts.name;
@@ -41,6 +48,7 @@ Session::Session(Environment env, std::vector<std::unique_ptr<Reporter>> reporte
 }
 
 void Session::emit(Result result) {
+  if (progress_ != nullptr) progress_->result_done();
   results_.push_back(std::move(result));
   for (auto& reporter : reporters_) reporter->add(results_.back());
 }
@@ -49,7 +57,14 @@ void Session::announce(const Section& section) {
   for (auto& reporter : reporters_) reporter->section(section);
 }
 
+RepetitionDone Session::starting(std::string_view what, int repetitions) {
+  if (progress_ == nullptr) return {};
+  progress_->start_result(what, repetitions);
+  return [progress = progress_](int done) { progress->repetition_done(done); };
+}
+
 void Session::finish(bool complete) {
+  if (progress_ != nullptr) progress_->clear();
   if (finished_) return;
   finished_ = true;
   for (auto& reporter : reporters_) reporter->end(results_, complete);
@@ -61,7 +76,15 @@ void Session::run_open(const OpenOptions& options) {
   DescriptorBudget budget = budget_of(strategies, options.threads, options.batch, options.pregrow);
   if (options.keep_open && generated) budget.workload = options.files;
   ensure_descriptor_budget(budget, "--batch, --threads, --files or --pregrow");
-  const OpenInput in = prepare_input(options);
+  const std::size_t per_strategy = options.threads.size() * (options.keep_open ? options.pregrow.size() : 1);
+  if (progress_ != nullptr) progress_->plan(strategies.size() * per_strategy);
+  FileSet::CreationProgress creating;
+  if (progress_ != nullptr) {
+    creating = [progress = progress_](std::size_t made, std::size_t total) {
+      progress->creating_files(made, total);
+    };
+  }
+  const OpenInput in = prepare_input(options, creating);
   if (options.keep_open && !generated) {  // a tree's size is known only now
     budget.workload = in.summary.files;
     ensure_descriptor_budget(budget, "the number of files (use --list with fewer paths)");
@@ -76,13 +99,15 @@ void Session::run_open(const OpenOptions& options) {
   section.fresh_child = options.keep_open;  // only a fresh process shows a held table's growth
   announce(section);
 
+  const int repetitions = options.repeat + options.warmup;
   for (const auto& name : strategies) {
     const StrategyInfo& strategy = strategy_named(name);
     for (const int threads : options.threads) {
       const StrategyConfig config{threads, options.batch, options.uring};
       if (!options.keep_open) {
         const auto work = make_open_workload(spec);
-        Result r = measure(*work, strategy, config, options.repeat, options.warmup);
+        Result r = measure(*work, strategy, config, options.repeat, options.warmup,
+                           starting(progress_label(name, threads, nullptr), repetitions));
         r.input = in.summary;
         record_paths(r, options.paths, strategy);
         emit(std::move(r));
@@ -90,7 +115,8 @@ void Session::run_open(const OpenOptions& options) {
       }
       for (const auto& pregrow : options.pregrow) {
         Result r = measure_in_fresh_child(recipe, strategy, config, pregrow, options.repeat,
-                                          options.warmup);
+                                          options.warmup,
+                                          starting(progress_label(name, threads, &pregrow), repetitions));
         r.input = in.summary;
         record_paths(r, options.paths, strategy);
         emit(std::move(r));
@@ -108,6 +134,9 @@ void Session::run_socket(const SocketOptions& options) {
       budget_of(options.strategies, options.threads, options.batch, options.pregrow);
   budget.workload = static_cast<std::uint64_t>(most_threads) * per_thread;
   ensure_descriptor_budget(budget, "--threads, --per-thread, --batch or --pregrow");
+  if (progress_ != nullptr) {
+    progress_->plan(options.strategies.size() * options.threads.size() * options.pregrow.size());
+  }
   Section section = section_of(one_thread, options.repeat, options.warmup);
   section.per_thread = options.per_thread;
   section.held = true;
@@ -118,9 +147,10 @@ void Session::run_socket(const SocketOptions& options) {
     for (const int threads : options.threads) {
       const auto count = static_cast<std::size_t>(threads) * options.per_thread;
       for (const auto& pregrow : options.pregrow) {
-        emit(measure_in_fresh_child(socket_workload_recipe(options.kind, count), strategy,
-                                    {threads, options.batch, options.uring}, pregrow,
-                                    options.repeat, options.warmup));
+        emit(measure_in_fresh_child(
+            socket_workload_recipe(options.kind, count), strategy,
+            {threads, options.batch, options.uring}, pregrow, options.repeat, options.warmup,
+            starting(progress_label(name, threads, &pregrow), options.repeat + options.warmup)));
       }
     }
   }

@@ -117,6 +117,7 @@ struct CommonText {
   std::string format = "table";
   std::string output;
   std::map<std::string, std::string> exports;  // flag -> FILE
+  bool quiet = false;
 };
 
 struct OpenText {
@@ -153,6 +154,7 @@ struct TuneText {
   std::string budget = "20";
   std::string save;
   std::string format = "table";
+  bool quiet = false;
 };
 
 struct CompareText {
@@ -250,6 +252,8 @@ void add_common(CLI::App& app, CommonText& text) {
       ->capture_default_str();
   app.add_option("--output", text.output,
                  "Write the output to FILE instead of stdout (atomically: all or nothing)");
+  app.add_flag("--quiet", text.quiet,
+               "No progress line on stderr (shown only when stderr is a terminal)");
   for (const auto& [flag, format] : kExportFlags) {
     app.add_option(flag, text.exports[flag],
                    fmt::format("Also keep the {} output in FILE, rewritten after every result "
@@ -286,6 +290,7 @@ void apply_common(const CommonText& text, int& repeat, int& warmup, Command& com
   check_output("--output", text.output);
   command.output = text.output;
   command.exports = apply_exports(text);
+  command.quiet = text.quiet;
 }
 
 // The user's files instead of a generated set: --tree or --list.
@@ -591,6 +596,7 @@ CLI::App* add_tune_command(CLI::App& app, TuneText& text) {
                   "Write the recommendation's JSON to FILE (atomically), for load_recommendation");
   cmd->add_option("--format", text.format, "Output format: " + join(formats_of("tune")))
       ->capture_default_str();
+  cmd->add_flag("--quiet", text.quiet, "No round-by-round lines on stderr");
   cmd->footer(kTuneFooter);
   return cmd;
 }
@@ -742,6 +748,7 @@ Command tune_command(const TuneText& text) {
   command.format = text.format;
   check_output("--save", text.save);
   command.save = text.save;
+  command.quiet = text.quiet;
   return command;
 }
 

@@ -5,15 +5,18 @@
 #include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "cli.hpp"
+#include "progress_line.hpp"
 #include "fdbench/atomic_file.hpp"
 #include "fdbench/compare.hpp"
 #include "fdbench/environment.hpp"
 #include "fdbench/error.hpp"
 #include "fdbench/file_set.hpp"
 #include "fdbench/html_report.hpp"
+#include "fdbench/platform.hpp"
 #include "fdbench/reporter.hpp"
 #include "fdbench/results_json.hpp"
 #include "fdbench/runner.hpp"
@@ -93,6 +96,11 @@ int measure(const Command& command, std::ostream& out, std::ostream& err) {
   }
   const std::string dir = command.open.dir.empty() ? default_dir() : command.open.dir;
   Session session(capture_environment(dir), std::move(reporters));
+  std::optional<ProgressLine> progress;
+  if (const auto columns = platform::terminal_columns(2); columns && !command.quiet) {
+    progress.emplace(err, *columns, platform::now_ns);
+    session.set_progress(&*progress);
+  }
   int code = run_session(command, session, err);
   for (std::size_t i = 0; i < exports.size(); ++i) {
     if (exports[i]->written()) {
@@ -211,7 +219,9 @@ void print_tune_table(const Environment& env, const TuneReport& report, std::ost
 
 // Exit 1 when nothing could be recommended: a script reading --save must not find an old file.
 int tune(const Command& command, std::ostream& out, std::ostream& err) {
-  const auto progress = [&err](std::string_view line) { err << "fdbench tune: " << line << "\n"; };
+  const auto progress = [&](std::string_view line) {
+    if (!command.quiet) err << "fdbench tune: " << line << "\n";
+  };
   try {
     const Environment env = capture_environment(command.tune.open.dir);
     const TuneReport report = run_tune(command.tune, progress);

@@ -3,6 +3,7 @@
 // marked with a marker file, removed on destruction. Removal works through the directory
 // descriptor and only unlinks names this object created.
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,10 +18,14 @@ class FileSet {
   static constexpr const char* kMarkerName = ".fdbench-private";
   static constexpr const char* kDirPrefix = "fdbench-";
 
+  // Told now and then how many files exist so far, on the thread that called create().
+  using CreationProgress = std::function<void(std::size_t made, std::size_t total)>;
+
   // Creates `count` empty files named 1.txt .. N.txt (as the seed does) in a new private
   // directory under `parent`; with `subdirs` > 0 they are spread round-robin over that many
   // subdirectories d0 .. d<K-1>. Throws Error (nothing left behind) or Interrupted.
-  static FileSet create(const std::string& parent, std::size_t count, std::size_t subdirs = 0);
+  static FileSet create(const std::string& parent, std::size_t count, std::size_t subdirs = 0,
+                        const CreationProgress& progress = {});
 
   FileSet(FileSet&&) noexcept;
   FileSet& operator=(FileSet&&) = delete;
@@ -53,7 +58,7 @@ class FileSet {
   void make_private_dir(const std::string& parent);
   void make_subdirs(std::size_t subdirs);
   void name_files(std::size_t count, std::size_t subdirs);
-  void create_files(const std::string& parent);
+  void create_files(const std::string& parent, const CreationProgress& progress);
   std::string path_;
   UniqueFd parent_;
   UniqueFd dir_;

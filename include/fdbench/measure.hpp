@@ -14,10 +14,14 @@
 
 namespace fdbench {
 
+// Told after each repetition (warm-up ones too) how many have finished; called between
+// timed regions, on the measuring thread.
+using RepetitionDone = std::function<void(int done)>;
+
 // Runs `warmup` untimed and `repeat` timed repetitions of `work` with one strategy in this
 // process. The strategy's workers are created before and joined after the repetitions.
 Result measure(Workload& work, const StrategyInfo& strategy, const StrategyConfig& config,
-               int repeat, int warmup);
+               int repeat, int warmup, const RepetitionDone& on_repetition = {});
 
 // Builds the workload inside the child process.
 using WorkloadFactory = std::function<std::unique_ptr<Workload>()>;
@@ -52,6 +56,6 @@ WorkloadRecipe socket_workload_recipe(SocketKind kind, std::size_t count);
 // table; `pregrow` is applied in the child before any worker thread exists.
 Result measure_in_fresh_child(const WorkloadRecipe& work, const StrategyInfo& strategy,
                               const StrategyConfig& config, const Pregrow& pregrow, int repeat,
-                              int warmup);
+                              int warmup, const RepetitionDone& on_repetition = {});
 
 }  // namespace fdbench

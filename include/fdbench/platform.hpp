@@ -110,6 +110,12 @@ std::optional<std::uint64_t> memory_bytes();
 // machines differ (page-table isolation alone can make it ten times dearer).
 double syscall_ns();
 
+// ---- Terminals (src/platform/terminal.cpp)
+
+// The width in columns of the terminal `fd` is, or nullopt when it is no terminal (a file, a
+// pipe). 80 for a terminal that does not say.
+std::optional<int> terminal_columns(int fd) noexcept;
+
 // ---- CPU budget (src/platform/cpu_budget.cpp)
 
 // CPUs this process may run on (Linux: sched_getaffinity); nullopt where unknown.

@@ -3,10 +3,13 @@
 // its reporters what the next results measure, and hands each finished Result to them.
 #include <memory>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "fdbench/environment.hpp"
+#include "fdbench/measure.hpp"
 #include "fdbench/options.hpp"
+#include "fdbench/progress.hpp"
 #include "fdbench/reporter.hpp"
 #include "fdbench/result.hpp"
 
@@ -15,6 +18,8 @@ namespace fdbench {
 class Session {
  public:
   Session(Environment env, std::vector<std::unique_ptr<Reporter>> reporters);
+  // Tells `progress` (nullptr: no one; not owned) where the run is, between timed regions.
+  void set_progress(Progress* progress) { progress_ = progress; }
   void run_open(const OpenOptions& options);
   void run_socket(const SocketOptions& options);
   // Lets every reporter write what it has; call once, also after Interrupted or Error.
@@ -24,11 +29,14 @@ class Session {
 
  private:
   void emit(Result result);
+  // What to tell measure() after each repetition of a result named `what`.
+  RepetitionDone starting(std::string_view what, int repetitions);
   void announce(const Section& section);
   Environment env_;
   std::vector<std::unique_ptr<Reporter>> reporters_;
   std::vector<Result> results_;
   bool finished_ = false;
+  Progress* progress_ = nullptr;
 };
 
 }  // namespace fdbench

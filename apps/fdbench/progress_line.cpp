@@ -1,0 +1,109 @@
+#include "progress_line.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+
+namespace fdbench::cli {
+
+namespace {
+
+// Redraws at most this often: a terminal write per repetition of a fast result would be
+// thousands of lines a second, for nothing anyone can read.
+constexpr std::int64_t kRedrawNs = 100'000'000;
+// Too early to guess a time left from.
+constexpr std::int64_t kFirstEstimateNs = 1'000'000'000;
+
+std::string grouped(std::size_t n) {
+  std::string digits = std::to_string(n);
+  for (auto i = static_cast<std::ptrdiff_t>(digits.size()) - 3; i > 0; i -= 3) {
+    digits.insert(static_cast<std::size_t>(i), ",");
+  }
+  return digits;
+}
+
+}  // namespace
+
+ProgressLine::ProgressLine(std::ostream& out, int columns, Clock clock)
+    : out_(out), columns_(std::max(columns, 20)), clock_(std::move(clock)) {
+  started_ns_ = clock_();
+}
+
+ProgressLine::~ProgressLine() { clear(); }
+
+void ProgressLine::plan(std::size_t results) {
+  results_ = results;
+  finished_ = 0;
+  started_ns_ = clock_();
+}
+
+void ProgressLine::creating_files(std::size_t made, std::size_t total) {
+  files_made_ = made;
+  files_total_ = total;
+  what_.clear();
+  draw(false);
+}
+
+void ProgressLine::start_result(std::string_view what, int repetitions) {
+  what_ = what;
+  repetitions_ = repetitions;
+  repetitions_done_ = 0;
+  files_total_ = 0;
+  draw(true);
+}
+
+void ProgressLine::repetition_done(int done) {
+  repetitions_done_ = done;
+  draw(false);
+}
+
+void ProgressLine::result_done() {
+  ++finished_;
+  clear();
+}
+
+void ProgressLine::clear() {
+  if (!shown_) return;
+  out_ << "\r\033[K" << std::flush;
+  shown_ = false;
+}
+
+std::string ProgressLine::time_left() const {
+  if (results_ == 0 || repetitions_ == 0) return {};
+  const double fraction =
+      (static_cast<double>(finished_) + static_cast<double>(repetitions_done_) / repetitions_) /
+      static_cast<double>(results_);
+  const std::int64_t elapsed = clock_() - started_ns_;
+  if (fraction <= 0 || elapsed < kFirstEstimateNs) return "estimating time left";
+  const double left = static_cast<double>(elapsed) * 1e-9 * (1 - fraction) / fraction;
+  if (left >= 120) return fmt::format("about {} min left", std::lround(left / 60));
+  return fmt::format("about {} s left", std::max(1L, std::lround(left)));
+}
+
+std::string ProgressLine::text() const {
+  if (files_total_ > 0) {
+    return fmt::format("creating files: {} of {} ({}%)", grouped(files_made_),
+                       grouped(files_total_), files_made_ * 100 / files_total_);
+  }
+  if (what_.empty()) return {};
+  std::string line = fmt::format("{}: repetition {}/{}", what_,
+                                 std::min(repetitions_done_ + 1, repetitions_), repetitions_);
+  if (results_ > 0) line += fmt::format(", result {} of {}", finished_ + 1, results_);
+  if (const auto left = time_left(); !left.empty()) line += ", " + left;
+  return line;
+}
+
+void ProgressLine::draw(bool now) {
+  const std::int64_t t = clock_();
+  if (!now && shown_ && t - drawn_ns_ < kRedrawNs) return;
+  std::string line = "fdbench: " + text();
+  // One column spare: a line that fills the last column wraps on some terminals.
+  if (line.size() >= static_cast<std::size_t>(columns_)) line.resize(static_cast<std::size_t>(columns_) - 1);
+  out_ << "\r\033[K" << line << std::flush;
+  shown_ = true;
+  drawn_ns_ = t;
+}
+
+}  // namespace fdbench::cli

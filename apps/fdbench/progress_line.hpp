@@ -1,0 +1,54 @@
+#pragma once
+// The progress line: one line on a terminal, rewritten in place while a run is long ("uring,
+// 2 threads: repetition 3/11, result 5 of 24, about 40 s left"), gone before any result is
+// printed and at the end. fdbench shows it only when stderr is a terminal and --quiet is not
+// given; it never writes while a repetition is timed (the Session calls it between them).
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+
+#include "fdbench/progress.hpp"
+
+namespace fdbench::cli {
+
+class ProgressLine final : public Progress {
+ public:
+  using Clock = std::function<std::int64_t()>;  // nanoseconds, monotonic
+  // Draws on `out`, a terminal `columns` wide (a line never wraps, or it could not be
+  // rewritten).
+  ProgressLine(std::ostream& out, int columns, Clock clock);
+  ~ProgressLine() override;
+
+  void plan(std::size_t results) override;
+  void creating_files(std::size_t made, std::size_t total) override;
+  void start_result(std::string_view what, int repetitions) override;
+  void repetition_done(int done) override;
+  void result_done() override;
+  void clear() override;
+
+  // The text the line shows now (without the terminal's control characters).
+  [[nodiscard]] std::string text() const;
+
+ private:
+  void draw(bool now);
+  [[nodiscard]] std::string time_left() const;
+
+  std::ostream& out_;
+  int columns_;
+  Clock clock_;
+  std::int64_t started_ns_ = 0;
+  std::int64_t drawn_ns_ = 0;
+  bool shown_ = false;
+  std::size_t results_ = 0;   // planned
+  std::size_t finished_ = 0;  // results done
+  std::string what_;          // the current result, or empty while files are created
+  int repetitions_ = 0;
+  int repetitions_done_ = 0;
+  std::size_t files_made_ = 0;
+  std::size_t files_total_ = 0;
+};
+
+}  // namespace fdbench::cli

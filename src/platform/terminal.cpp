@@ -1,0 +1,16 @@
+// Whether a descriptor is a terminal, and how wide it is: for the progress line.
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "fdbench/platform.hpp"
+
+namespace fdbench::platform {
+
+std::optional<int> terminal_columns(int fd) noexcept {
+  if (isatty(fd) != 1) return std::nullopt;
+  winsize size{};
+  if (ioctl(fd, TIOCGWINSZ, &size) != 0 || size.ws_col == 0) return 80;  // a terminal all the same
+  return static_cast<int>(size.ws_col);
+}
+
+}  // namespace fdbench::platform
