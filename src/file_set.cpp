@@ -159,14 +159,15 @@ void FileSet::create_files(const std::string& parent, const CreationProgress& pr
   const std::size_t count = names_.size();
   const std::size_t half = count / 2;
   std::pair<std::size_t, int> second{0, 0};
-  std::atomic<std::size_t> made{0};
+  std::atomic<std::size_t> so_far{0};
   std::thread helper;
   if (count >= 2048) {
-    helper = std::thread([&] { second = create_range(dir_.get(), names_, half, count, made, nullptr); });
+    helper = std::thread(
+        [&] { second = create_range(dir_.get(), names_, half, count, so_far, nullptr); });
   }
   const std::size_t first_end = helper.joinable() ? half : count;
   const auto first =
-      create_range(dir_.get(), names_, 0, first_end, made, progress ? &progress : nullptr);
+      create_range(dir_.get(), names_, 0, first_end, so_far, progress ? &progress : nullptr);
   if (helper.joinable()) helper.join();
   created_.emplace_back(0, first.first);
   if (first_end < count) created_.emplace_back(half, half + second.first);

@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <string_view>
 
+#include "descriptor_budget.hpp"
 #include "fdbench/error.hpp"
 #include "fdbench/measure.hpp"
 #include "fdbench/platform.hpp"
-#include "descriptor_budget.hpp"
 #include "open_input.hpp"
 
 namespace fdbench {
@@ -76,7 +76,8 @@ void Session::run_open(const OpenOptions& options) {
   DescriptorBudget budget = budget_of(strategies, options.threads, options.batch, options.pregrow);
   if (options.keep_open && generated) budget.workload = options.files;
   ensure_descriptor_budget(budget, "--batch, --threads, --files or --pregrow");
-  const std::size_t per_strategy = options.threads.size() * (options.keep_open ? options.pregrow.size() : 1);
+  const std::size_t per_strategy =
+      options.threads.size() * (options.keep_open ? options.pregrow.size() : 1);
   if (progress_ != nullptr) progress_->plan(strategies.size() * per_strategy);
   FileSet::CreationProgress creating;
   if (progress_ != nullptr) {
@@ -114,9 +115,9 @@ void Session::run_open(const OpenOptions& options) {
         continue;
       }
       for (const auto& pregrow : options.pregrow) {
-        Result r = measure_in_fresh_child(recipe, strategy, config, pregrow, options.repeat,
-                                          options.warmup,
-                                          starting(progress_label(name, threads, &pregrow), repetitions));
+        Result r = measure_in_fresh_child(
+            recipe, strategy, config, pregrow, options.repeat, options.warmup,
+            starting(progress_label(name, threads, &pregrow), repetitions));
         r.input = in.summary;
         record_paths(r, options.paths, strategy);
         emit(std::move(r));

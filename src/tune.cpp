@@ -11,12 +11,12 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "descriptor_budget.hpp"
 #include "fdbench/error.hpp"
 #include "fdbench/measure.hpp"
 #include "fdbench/platform.hpp"
 #include "fdbench/reporter.hpp"
 #include "fdbench/strategy.hpp"
-#include "descriptor_budget.hpp"
 #include "open_input.hpp"
 
 namespace fdbench {

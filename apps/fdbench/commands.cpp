@@ -9,7 +9,6 @@
 #include <sstream>
 
 #include "cli.hpp"
-#include "progress_line.hpp"
 #include "fdbench/atomic_file.hpp"
 #include "fdbench/compare.hpp"
 #include "fdbench/environment.hpp"
@@ -23,6 +22,7 @@
 #include "fdbench/strategy.hpp"
 #include "fdbench/tune.hpp"
 #include "file_export.hpp"
+#include "progress_line.hpp"
 
 namespace fdbench::cli {
 

@@ -27,16 +27,16 @@ std::string grouped(std::size_t n) {
 }  // namespace
 
 ProgressLine::ProgressLine(std::ostream& out, int columns, Clock clock)
-    : out_(out), columns_(std::max(columns, 20)), clock_(std::move(clock)) {
-  started_ns_ = clock_();
-}
+    : out_(out), columns_(std::max(columns, 20)), clock_(std::move(clock)) {}
 
-ProgressLine::~ProgressLine() { clear(); }
+ProgressLine::~ProgressLine() {
+  clear();
+}
 
 void ProgressLine::plan(std::size_t results) {
   results_ = results;
   finished_ = 0;
-  started_ns_ = clock_();
+  started_ns_.reset();
 }
 
 void ProgressLine::creating_files(std::size_t made, std::size_t total) {
@@ -47,6 +47,8 @@ void ProgressLine::creating_files(std::size_t made, std::size_t total) {
 }
 
 void ProgressLine::start_result(std::string_view what, int repetitions) {
+  // The time left is the measuring's: creating a file set first says nothing of it.
+  if (!started_ns_) started_ns_ = clock_();
   what_ = what;
   repetitions_ = repetitions;
   repetitions_done_ = 0;
@@ -71,11 +73,11 @@ void ProgressLine::clear() {
 }
 
 std::string ProgressLine::time_left() const {
-  if (results_ == 0 || repetitions_ == 0) return {};
+  if (results_ == 0 || repetitions_ == 0 || !started_ns_) return {};
   const double fraction =
       (static_cast<double>(finished_) + static_cast<double>(repetitions_done_) / repetitions_) /
       static_cast<double>(results_);
-  const std::int64_t elapsed = clock_() - started_ns_;
+  const std::int64_t elapsed = clock_() - *started_ns_;
   if (fraction <= 0 || elapsed < kFirstEstimateNs) return "estimating time left";
   const double left = static_cast<double>(elapsed) * 1e-9 * (1 - fraction) / fraction;
   if (left >= 120) return fmt::format("about {} min left", std::lround(left / 60));
@@ -100,7 +102,8 @@ void ProgressLine::draw(bool now) {
   if (!now && shown_ && t - drawn_ns_ < kRedrawNs) return;
   std::string line = "fdbench: " + text();
   // One column spare: a line that fills the last column wraps on some terminals.
-  if (line.size() >= static_cast<std::size_t>(columns_)) line.resize(static_cast<std::size_t>(columns_) - 1);
+  const auto width = static_cast<std::size_t>(columns_);
+  if (line.size() >= width) line.resize(width - 1);
   out_ << "\r\033[K" << line << std::flush;
   shown_ = true;
   drawn_ns_ = t;

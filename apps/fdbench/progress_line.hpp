@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -39,7 +40,7 @@ class ProgressLine final : public Progress {
   std::ostream& out_;
   int columns_;
   Clock clock_;
-  std::int64_t started_ns_ = 0;
+  std::optional<std::int64_t> started_ns_;  // when the first result started
   std::int64_t drawn_ns_ = 0;
   bool shown_ = false;
   std::size_t results_ = 0;   // planned

@@ -18,7 +18,7 @@
 namespace fdbench::testing {
 namespace {
 
-const std::vector<std::string> kSubcommands = {"open",   "socket", "strategies", "clean",
+const std::vector<std::string> kSubcommands = {"open",   "socket", "strategies", "clean", "tune",
                                                "report", "env",    "compare",    "completion"};
 
 class Completion : public ::testing::Test {

@@ -1,0 +1,114 @@
+// The progress line on a fake clock and a string for a terminal: what it says, when it
+// redraws, that it never wraps, and that it is gone when asked.
+#include "progress_line.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <sstream>
+#include <string>
+
+namespace fdbench::cli {
+namespace {
+
+constexpr std::int64_t kMs = 1'000'000;
+
+class ProgressLineTest : public ::testing::Test {
+ protected:
+  std::ostringstream terminal_;
+  std::int64_t now_ = 5'000 * kMs;
+  ProgressLine line_{terminal_, 100, [this] { return now_; }};
+
+  // What is on the terminal's last line now, as a terminal shows \r and ESC[K.
+  std::string shown() const {
+    const std::string all = terminal_.str();
+    const auto cut = all.rfind("\r\033[K");
+    return cut == std::string::npos ? all : all.substr(cut + 4);
+  }
+};
+
+TEST_F(ProgressLineTest, NamesTheResultTheRepetitionAndHowManyResults) {
+  line_.plan(4);
+  line_.start_result("uring, 2 threads", 11);
+  EXPECT_EQ(shown(),
+            "fdbench: uring, 2 threads: repetition 1/11, result 1 of 4, estimating time left");
+  now_ += 200 * kMs;
+  line_.repetition_done(1);
+  EXPECT_EQ(shown(),
+            "fdbench: uring, 2 threads: repetition 2/11, result 1 of 4, estimating time left");
+}
+
+TEST_F(ProgressLineTest, TimeLeftFollowsTheShareDone) {
+  line_.plan(2);
+  line_.start_result("threads, 1 thread", 10);
+  now_ += 2'000 * kMs;
+  line_.repetition_done(5);  // a quarter of the run in 2 s: 6 s to go
+  EXPECT_NE(shown().find("about 6 s left"), std::string::npos) << shown();
+  line_.result_done();
+  line_.start_result("threads, 2 threads", 10);
+  now_ += 598'000 * kMs;  // 600 s for half: as long again
+  line_.repetition_done(0);
+  EXPECT_NE(shown().find("result 2 of 2, about 10 min left"), std::string::npos) << shown();
+}
+
+TEST_F(ProgressLineTest, CreatingFilesTakesNoTimeFromTheEstimate) {
+  line_.plan(1);
+  line_.creating_files(8192, 200000);
+  EXPECT_EQ(shown(), "fdbench: creating files: 8,192 of 200,000 (4%)");
+  now_ += 60'000 * kMs;  // a minute creating files
+  line_.start_result("uring, 1 thread", 4);
+  now_ += 1'000 * kMs;
+  line_.repetition_done(2);
+  EXPECT_NE(shown().find("about 1 s left"), std::string::npos) << shown();
+}
+
+TEST_F(ProgressLineTest, RedrawsAtMostEveryTenthOfASecond) {
+  line_.plan(1);
+  line_.start_result("threads, 1 thread", 1000);
+  const std::string first = terminal_.str();
+  for (int i = 1; i <= 50; ++i) {
+    now_ += 1 * kMs;
+    line_.repetition_done(i);
+  }
+  EXPECT_EQ(terminal_.str(), first);  // 50 ms: not yet
+  now_ += 60 * kMs;
+  line_.repetition_done(51);
+  EXPECT_NE(terminal_.str(), first);
+  EXPECT_NE(shown().find("repetition 52/1000"), std::string::npos) << shown();
+}
+
+TEST_F(ProgressLineTest, NeverWiderThanTheTerminal) {
+  std::ostringstream narrow;
+  ProgressLine line(narrow, 30, [this] { return now_; });
+  line.plan(3);
+  line.start_result("uring-direct, 16 threads, pregrow auto", 11);
+  const std::string all = narrow.str();
+  const std::string text = all.substr(all.rfind("\r\033[K") + 4);
+  EXPECT_EQ(text.size(), 29U) << text;
+  EXPECT_EQ(text.find('\n'), std::string::npos);
+}
+
+TEST_F(ProgressLineTest, GoneBeforeAResultIsPrintedAndAtTheEnd) {
+  line_.plan(2);
+  line_.start_result("threads, 1 thread", 3);
+  line_.result_done();
+  EXPECT_EQ(shown(), "");  // erased: the result's row starts on a clean line
+  line_.start_result("threads, 2 threads", 3);
+  line_.clear();
+  EXPECT_EQ(shown(), "");
+  const std::string after = terminal_.str();
+  line_.clear();  // nothing shown, nothing written
+  EXPECT_EQ(terminal_.str(), after);
+}
+
+TEST(ProgressLineSilence, WritesNothingUntilThereIsSomethingToShow) {
+  std::ostringstream terminal;
+  {
+    ProgressLine line(terminal, 80, [] { return std::int64_t{0}; });
+    line.plan(5);
+  }
+  EXPECT_EQ(terminal.str(), "");
+}
+
+}  // namespace
+}  // namespace fdbench::cli
