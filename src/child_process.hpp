@@ -44,6 +44,15 @@ class Channel {
   bool receive(T& message) noexcept {
     return receive_bytes(&message, sizeof message);
   }
+  // A run of messages of a size both sides know from an earlier message.
+  template <Message T>
+  bool send_all(std::span<const T> messages) noexcept {
+    return send_bytes(messages.data(), messages.size_bytes());
+  }
+  template <Message T>
+  bool receive_all(std::span<T> messages) noexcept {
+    return receive_bytes(messages.data(), messages.size_bytes());
+  }
   [[nodiscard]] int fd() const noexcept { return fd_.get(); }
   void close() noexcept { fd_.reset(); }
 

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <map>
+#include <utility>
 
 #include "fdbench/strategy.hpp"
 #include "format.hpp"
@@ -173,12 +175,73 @@ std::string pair_line(const GrowthPair& p) {
                                                    workers_text(off), group_digits(off.ops))
                                      : fmt::format("`{}` with {} × {} {} descriptors", off.strategy,
                                                    workers_text(off), per_thread, off.kind);
+  // Noise-aware: a difference the two medians' 95% intervals do not settle is called so.
+  const std::string verdict =
+      within_noise(off.median_ci, p.grown->median_ci)
+          ? std::string("within noise of each other")
+      : p.ratio() >= 1 ? format_ratio(p.ratio()) + " slower without pre-growing"
+                       : format_ratio(1 / p.ratio()) + " faster without pre-growing";
   return fmt::format(
       "{}: {} ms from the kernel's starting table (FDSize {} → {}), {} ms with the table grown "
-      "first (pregrow {}): {} slower without pre-growing.",
+      "first (pregrow {}): {}.",
       what, format_ms(off.stats.median), off.fdsize_before.value_or(-1),
       off.fdsize_after.value_or(-1), format_ms(p.grown->stats.median), p.grown->pregrow,
-      format_ratio(p.ratio()));
+      verdict);
+}
+
+// "64, 128, 256 and 512".
+std::string listed(const std::vector<int>& values) {
+  std::string text;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    text += (i == 0 ? "" : i + 1 == values.size() ? " and " : ", ") + std::to_string(values[i]);
+  }
+  return text;
+}
+
+// What --latency measured of a result's table growth and stalls, per repetition on average.
+std::string events_line(const Result& r, const Latency& latency) {
+  const double reps = std::max(1, r.repeat);
+  std::vector<int> fds;
+  bool shared = true;
+  for (const auto& g : latency.growth_events) {
+    if (std::find(fds.begin(), fds.end(), g.fd) == fds.end()) fds.push_back(g.fd);
+    shared = shared && g.shared;
+  }
+  std::sort(fds.begin(), fds.end());
+  std::string text;
+  if (fds.empty()) {
+    text = "Measured per call: no call grew the descriptor table";
+  } else {
+    const double per_rep = static_cast<double>(latency.growth_totals.count) / reps;
+    text = fmt::format(
+        "Measured per call: {} growth event{} per repetition, at fd{} {}, took {} of the {} ms a "
+        "repetition took on average ({})",
+        per_rep == std::floor(per_rep) ? fmt::format("{}", per_rep) : fmt::format("{:.1f}", per_rep),
+        per_rep == 1 ? "" : "s", fds.size() == 1 ? "" : "s", listed(fds),
+        format_ms(static_cast<double>(latency.growth_totals.total_ns) / reps) + " ms",
+        format_ms(r.stats.mean),
+        shared ? fmt::format("{} sharing the table", workers_text(r))
+               : std::string("the table was not shared"));
+  }
+  std::map<std::string, int> causes;
+  for (const auto& s : latency.stalls) ++causes[s.cause];
+  const std::uint64_t stalls = latency.stall_totals.count;
+  if (stalls == 0) return text + "; no call stalled.";
+  std::string why;
+  for (const auto& [cause, label] :
+       {std::pair<const char*, const char*>{"fd-table-growth", "growing the shared table"},
+        {"waiting-on-growth", "waiting on another worker's growth"},
+        {"unexplained", "unexplained"}}) {
+    if (causes[cause] > 0) why += fmt::format("{}{} {}", why.empty() ? "" : ", ", causes[cause], label);
+  }
+  return text + fmt::format(
+                    "; {} call{} stalled (slower than 20 × the median and 200 µs) over {} "
+                    "repetition{}{}: {}.",
+                    stalls, stalls == 1 ? "" : "s", r.repeat, r.repeat == 1 ? "" : "s",
+                    latency.stalls.size() < stalls
+                        ? fmt::format(" (the first {} listed)", latency.stalls.size())
+                        : std::string(),
+                    why);
 }
 
 // "separate processes (`process`) and io_uring direct descriptors (`uring-direct`)": every
@@ -241,11 +304,15 @@ void growth_findings(std::span<const Result> results, std::string_view workload,
     if (worst == nullptr || p.ratio() > worst->ratio()) worst = &p;
   }
   if (pairs.size() <= 3) {
-    for (const auto& p : pairs) out.push_back(pair_line(p));
+    for (const auto& p : pairs) {
+      out.push_back(pair_line(p));
+      if (p.off->latency) out.push_back(events_line(*p.off, *p.off->latency));
+    }
   } else if (worst != nullptr) {
     out.push_back(fmt::format("{} of {} {} results were at least 2× slower without pre-growing "
                               "the table. The worst: {}",
                               stalls, pairs.size(), workload, pair_line(*worst)));
+    if (worst->off->latency) out.push_back(events_line(*worst->off, *worst->off->latency));
   } else {
     out.push_back(fmt::format("Pre-growing the table changed none of the {} {} results by 2× "
                               "or more.", pairs.size(), workload));

@@ -14,6 +14,14 @@ std::string group_digits(std::uint64_t n) {
 
 std::string format_ms(double ns) { return fmt::format("{:.2f}", ns / 1e6); }
 
+std::string format_duration(double ns) {
+  if (ns < 1e3) return fmt::format("{:.0f} ns", ns);
+  if (ns < 1e4) return fmt::format("{:.1f} µs", ns / 1e3);
+  if (ns < 1e6) return fmt::format("{:.0f} µs", ns / 1e3);
+  if (ns < 1e7) return fmt::format("{:.2f} ms", ns / 1e6);
+  return fmt::format("{:.1f} ms", ns / 1e6);
+}
+
 std::string format_rate(double per_sec) {
   return group_digits(static_cast<std::uint64_t>(std::llround(per_sec)));
 }

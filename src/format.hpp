@@ -11,6 +11,8 @@ namespace fdbench {
 std::string group_digits(std::uint64_t n);
 // nanoseconds -> milliseconds with 2 decimals ("25.31")
 std::string format_ms(double ns);
+// nanoseconds -> a short duration: "850 ns", "3.3 µs", "299 µs", "12.4 ms"
+std::string format_duration(double ns);
 // a rate rounded to a whole number with digit groups ("412,300")
 std::string format_rate(double per_sec);
 // a ratio as "2.3×"

@@ -6,7 +6,10 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <optional>
+#include <span>
 #include <utility>
+#include <vector>
 
 #include "child_process.hpp"
 #include "fdbench/error.hpp"
@@ -25,7 +28,9 @@ struct ChildReport {
   std::int32_t fdsize_before = -1;
   std::int32_t fdsize_after = -1;
   Tally tally;
-  std::int32_t signal = 0;  // SIGINT or SIGTERM stopped the repetition: it is no sample
+  std::uint64_t traced = 0;  // --latency: that many CallRecords follow the report
+  std::int32_t shared = 0;   // --latency: more than one thread was alive while timed
+  std::int32_t signal = 0;   // SIGINT or SIGTERM stopped the repetition: it is no sample
   char error[240] = {};
 };
 
@@ -61,10 +66,15 @@ int pregrow_target(const Pregrow& pregrow, const Workload& work, int channel) {
 }
 
 void child_repetition(Channel& channel, const WorkloadRecipe& recipe, const StrategyInfo& strategy,
-                      const StrategyConfig& config, const Pregrow& pregrow) noexcept {
+                      const StrategyConfig& config, const Pregrow& pregrow, bool latency) noexcept {
   ChildReport report;
+  std::optional<CallTrace> trace;
   try {
     auto work = make_as_described(recipe);
+    if (latency) {
+      trace.emplace(work->ops());
+      work->set_trace(&*trace);
+    }
     if (const int highest = pregrow_target(pregrow, *work, channel.fd()); highest > 0) {
       if (const int err = platform::grow_fd_table(highest)) {
         throw Error(fmt::format("pregrow to fd {} failed: {}", highest, errno_text(err)));
@@ -74,6 +84,7 @@ void child_repetition(Channel& channel, const WorkloadRecipe& recipe, const Stra
     Repetition rep;
     {
       auto runner = strategy.make(config);  // worker threads exist only from here on
+      if (trace) report.shared = table_shared_now(strategy, config) ? 1 : 0;
       RepetitionScope scope(*work);
       rep = runner->run(*work);
       scope.end();
@@ -81,23 +92,44 @@ void child_repetition(Channel& channel, const WorkloadRecipe& recipe, const Stra
     report.ns = rep.ns;
     report.tally = rep.tally;
     report.fdsize_after = platform::fd_table_size().value_or(-1);
+    work->set_trace(nullptr);
+    if (trace) report.traced = trace->records().size();
   } catch (const Interrupted& e) {  // a `process` worker or libuv's helper died of it
     report.signal = e.signal();
   } catch (const std::exception& e) {
     std::snprintf(report.error, sizeof report.error, "%s", e.what());
   }
   if (report.signal == 0) report.signal = interrupted();
-  channel.send(report);
+  if (report.signal != 0 || report.error[0] != '\0') report.traced = 0;
+  if (channel.send(report) && report.traced != 0) {
+    channel.send_all(std::span<const CallRecord>(trace->records()));
+  }
 }
 
-// Runs one repetition in a fresh child and returns its report.
-ChildReport run_in_child(const WorkloadRecipe& recipe, const StrategyInfo& strategy,
-                         const StrategyConfig& config, const Pregrow& pregrow) {
-  ChildProcess child(
-      [&](Channel& channel) { child_repetition(channel, recipe, strategy, config, pregrow); },
-      kRepetitionChild);
+struct ChildRun {
   ChildReport report;
-  const bool reported = child.receive(report);  // passes a Ctrl-C for fdbench alone on
+  std::vector<CallRecord> records;  // --latency
+};
+
+// Runs one repetition in a fresh child and returns its report (and its call records).
+ChildRun run_in_child(const WorkloadRecipe& recipe, const StrategyInfo& strategy,
+                      const StrategyConfig& config, const Pregrow& pregrow, bool latency) {
+  ChildProcess child(
+      [&](Channel& channel) {
+        child_repetition(channel, recipe, strategy, config, pregrow, latency);
+      },
+      kRepetitionChild);
+  ChildRun run;
+  ChildReport& report = run.report;
+  bool reported = child.receive(report);  // passes a Ctrl-C for fdbench alone on
+  if (reported && report.traced != 0) {
+    // Sized by the recipe, not by the message: a report never makes the parent allocate more.
+    reported = report.traced == recipe.facts.ops;
+    if (reported) {
+      run.records.resize(report.traced);
+      reported = child.channel().receive_all(std::span<CallRecord>(run.records));
+    }
+  }
   const ChildExit end = child.wait();
   if (end.signal == SIGINT || end.signal == SIGTERM) throw Interrupted(end.signal);
   if (end.signal != 0) {
@@ -109,7 +141,7 @@ ChildReport run_in_child(const WorkloadRecipe& recipe, const StrategyInfo& strat
     throw Error(fmt::format("a worker process exited (status {}) without reporting", end.code));
   }
   if (report.signal != 0) throw Interrupted(report.signal);  // the child alone got one
-  return report;
+  return run;
 }
 
 }  // namespace
@@ -130,7 +162,7 @@ WorkloadRecipe socket_workload_recipe(SocketKind kind, std::size_t count) {
 
 Result measure_in_fresh_child(const WorkloadRecipe& work, const StrategyInfo& strategy,
                               const StrategyConfig& config, const Pregrow& pregrow, int repeat,
-                              int warmup, const RepetitionDone& on_repetition) {
+                              int warmup, const MeasureExtras& extras) {
   Result r = base_result(work.facts, strategy, config, repeat, warmup);
   r.pregrow = pregrow.label();
   if (const auto reason = strategy.unavailable_reason(); !reason.empty()) {
@@ -139,23 +171,32 @@ Result measure_in_fresh_child(const WorkloadRecipe& work, const StrategyInfo& st
   }
   const auto held_before = platform::open_descriptors();
   Tally total;
+  std::optional<LatencyRecording> latency;
+  if (extras.latency) latency.emplace(work.facts);
   for (int i = 0; i < warmup + repeat; ++i) {
     throw_if_interrupted();
-    const ChildReport report = run_in_child(work, strategy, config, pregrow);
+    const ChildRun run = run_in_child(work, strategy, config, pregrow, extras.latency);
+    const ChildReport& report = run.report;
     if (report.error[0] != '\0') {
       r.error = report.error;
       r.times_ns.clear();
       break;
     }
     total.merge(report.tally);
-    if (on_repetition) on_repetition(i + 1);
+    if (extras.on_repetition) extras.on_repetition(i + 1);
     if (i < warmup) continue;
     r.times_ns.push_back(report.ns);
+    if (latency) {
+      const std::optional<int> before =
+          report.fdsize_before >= 0 ? std::optional<int>(report.fdsize_before) : std::nullopt;
+      latency->add(run.records, report.ns, before, report.shared != 0);
+    }
     if (!r.fdsize_before) {  // every child starts alike; keep the first timed one's sizes
       if (report.fdsize_before >= 0) r.fdsize_before = report.fdsize_before;
       if (report.fdsize_after >= 0) r.fdsize_after = report.fdsize_after;
     }
   }
+  if (latency && r.error.empty()) latency->store(r);
   record_failures(r, total);
   check_no_leak(r, held_before);
   finalize(r);

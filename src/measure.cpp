@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <system_error>
 
 #include "fdbench/error.hpp"
@@ -21,7 +23,51 @@ std::string describe_fds(const std::vector<int>& fds) {
   return text;
 }
 
+// Points the workload at a trace for the scope's life, and away from it after.
+class TraceScope {
+ public:
+  TraceScope(Workload& work, CallTrace* trace) : work_(work) { work_.set_trace(trace); }
+  TraceScope(const TraceScope&) = delete;
+  TraceScope& operator=(const TraceScope&) = delete;
+  ~TraceScope() { work_.set_trace(nullptr); }
+
+ private:
+  Workload& work_;
+};
+
 }  // namespace
+
+LatencyRecording::LatencyRecording(const WorkloadFacts& work)
+    : collector_(work.name == "open" ? "open" : "create", !work.holds_descriptors) {}
+
+void LatencyRecording::add(std::span<const CallRecord> records, std::int64_t ns,
+                           std::optional<int> fdsize_before, bool shared) {
+  ++repetitions_;
+  const bool any = std::any_of(records.begin(), records.end(),
+                               [](const CallRecord& c) { return c.create_ns >= 0; });
+  if (!any && !records.empty()) recorded_ = false;
+  if (!recorded_) return;
+  // Where the OS does not show the table, it is taken to start as Linux's does.
+  collector_.add(records, ns, fdsize_before.value_or(platform::kSmallestFdTable), shared);
+}
+
+void LatencyRecording::store(Result& r) const {
+  if (repetitions_ == 0) return;
+  if (!recorded_) {
+    r.warnings.push_back(fmt::format(
+        "latency not recorded: `{}` issues its calls itself or in other processes, outside the "
+        "loop fdbench times each call in",
+        r.strategy));
+    return;
+  }
+  r.latency = collector_.finish();
+}
+
+bool table_shared_now(const StrategyInfo& strategy, const StrategyConfig& config) {
+  if (strategy.fd_table != FdTable::shared) return false;
+  if (const auto threads = platform::thread_count()) return *threads > 1;
+  return strategy.runnable_threads(config) > 1;
+}
 
 WorkloadFacts facts_of(const Workload& work) {
   return {std::string(work.name()), work.kind(),          work.ops(),
@@ -77,7 +123,7 @@ void check_no_leak(Result& r, const std::vector<int>& before) {
 }
 
 Result measure(Workload& work, const StrategyInfo& strategy, const StrategyConfig& config,
-               int repeat, int warmup, const RepetitionDone& on_repetition) {
+               int repeat, int warmup, const MeasureExtras& extras) {
   Result r = base_result(facts_of(work), strategy, config, repeat, warmup);
   if (const auto reason = strategy.unavailable_reason(); !reason.empty()) {
     r.error = reason;
@@ -86,18 +132,35 @@ Result measure(Workload& work, const StrategyInfo& strategy, const StrategyConfi
   const auto held_before = platform::open_descriptors();
   r.fdsize_before = platform::fd_table_size();
   Tally total;
+  std::optional<CallTrace> trace;
+  std::optional<LatencyRecording> latency;
+  if (extras.latency) {
+    trace.emplace(work.ops());
+    latency.emplace(facts_of(work));
+  }
+  const TraceScope traced(work, trace ? &*trace : nullptr);
   try {
     auto runner = strategy.make(config);
+    const bool shared = trace && table_shared_now(strategy, config);
     for (int i = 0; i < warmup + repeat; ++i) {
       throw_if_interrupted();
       RepetitionScope scope(work);
+      std::optional<int> fdsize;
+      if (trace) {
+        trace->reset();
+        fdsize = platform::fd_table_size();
+      }
       const Repetition rep = runner->run(work);
       scope.end();
       throw_if_interrupted();  // a repetition cut short by Ctrl-C is no sample
       total.merge(rep.tally);
-      if (i >= warmup) r.times_ns.push_back(rep.ns);
-      if (on_repetition) on_repetition(i + 1);
+      if (i >= warmup) {
+        r.times_ns.push_back(rep.ns);
+        if (latency) latency->add(trace->records(), rep.ns, fdsize, shared);
+      }
+      if (extras.on_repetition) extras.on_repetition(i + 1);
     }
+    if (latency) latency->store(r);
   } catch (const std::system_error& e) {  // e.g. EAGAIN creating the 1,000th thread
     r.error = fmt::format("could not start {} with {} threads: {}", strategy.name, config.threads,
                           e.what());

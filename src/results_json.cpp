@@ -1,10 +1,10 @@
 #include "fdbench/results_json.hpp"
 
-#include <fstream>
-#include <sstream>
-
 #include <fmt/format.h>
+
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "fdbench/error.hpp"
 #include "fdbench/strategy.hpp"
@@ -218,6 +218,53 @@ void read_properties(const Reader& in, Result& r) {
   r.unit = in.text_or("unit", r.input ? "files" : "fds");
 }
 
+EventTotals read_totals(const Reader& in) {
+  EventTotals t;
+  t.count = in.integer<std::uint64_t>("count");
+  t.total_ns = in.integer<std::int64_t>("total_ns");
+  t.share_of_repetition = in.number("share_of_repetition");
+  return t;
+}
+
+// Elements of the array `key` of `in`, each read by `read` with its own path.
+template <class Read>
+void each_of(const Reader& in, const char* key, Read read) {
+  const json& list = in.field(key);
+  if (!list.is_array()) throw Error(in.path(key) + ": expected an array");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    read(Reader(list[i], fmt::format("{}[{}]", in.path(key), i)));
+  }
+}
+
+// --latency's fields, present together or not at all.
+std::optional<Latency> read_latency(const Reader& in) {
+  if (!in.has("latency_ns")) return std::nullopt;
+  Latency latency;
+  const json& ns = in.field("latency_ns");
+  if (!ns.is_object()) throw Error(in.path("latency_ns") + ": expected an object");
+  for (const auto& [op, value] : ns.items()) {
+    const Reader p(value, in.path("latency_ns") + "." + op);
+    latency.ns[op] = {p.integer<std::uint64_t>("count"), p.integer<std::int64_t>("p50"),
+                      p.integer<std::int64_t>("p90"),    p.integer<std::int64_t>("p99"),
+                      p.integer<std::int64_t>("p999"),   p.integer<std::int64_t>("max")};
+  }
+  each_of(in, "growth_events", [&](const Reader& g) {
+    latency.growth_events.push_back({g.integer<int>("repetition"), g.integer<int>("worker"),
+                                     g.integer<std::uint64_t>("index"), g.integer<int>("fd"),
+                                     g.integer<std::int64_t>("ns"), g.integer<int>("fdsize_before"),
+                                     g.integer<int>("fdsize_after"), g.flag_or("shared", false)});
+  });
+  each_of(in, "stalls", [&](const Reader& s) {
+    latency.stalls.push_back({s.integer<int>("repetition"), s.integer<int>("worker"),
+                              s.integer<std::uint64_t>("index"), s.text("op"), s.integer<int>("fd"),
+                              s.integer<std::int64_t>("ns"), s.text("cause")});
+  });
+  latency.growth_totals =
+      read_totals(Reader(in.field("growth_summary"), in.path("growth_summary")));
+  latency.stall_totals = read_totals(Reader(in.field("stall_summary"), in.path("stall_summary")));
+  return latency;
+}
+
 Result read_result(const Reader& in) {
   Result r;
   r.workload = in.text("workload");
@@ -270,6 +317,7 @@ Result read_result(const Reader& in) {
     s.missing = input.counts("missing");
     r.input = std::move(s);
   }
+  r.latency = read_latency(in);
   read_properties(in, r);
   // Statistics are derived from the raw samples, so a reader never trusts stale copies.
   finalize(r);

@@ -107,8 +107,9 @@ void Session::run_open(const OpenOptions& options) {
       const StrategyConfig config{threads, options.batch, options.uring};
       if (!options.keep_open) {
         const auto work = make_open_workload(spec);
-        Result r = measure(*work, strategy, config, options.repeat, options.warmup,
-                           starting(progress_label(name, threads, nullptr), repetitions));
+        Result r = measure(
+            *work, strategy, config, options.repeat, options.warmup,
+            {options.latency, starting(progress_label(name, threads, nullptr), repetitions)});
         r.input = in.summary;
         record_paths(r, options.paths, strategy);
         emit(std::move(r));
@@ -117,7 +118,7 @@ void Session::run_open(const OpenOptions& options) {
       for (const auto& pregrow : options.pregrow) {
         Result r = measure_in_fresh_child(
             recipe, strategy, config, pregrow, options.repeat, options.warmup,
-            starting(progress_label(name, threads, &pregrow), repetitions));
+            {options.latency, starting(progress_label(name, threads, &pregrow), repetitions)});
         r.input = in.summary;
         record_paths(r, options.paths, strategy);
         emit(std::move(r));
@@ -151,7 +152,8 @@ void Session::run_socket(const SocketOptions& options) {
         emit(measure_in_fresh_child(
             socket_workload_recipe(options.kind, count), strategy,
             {threads, options.batch, options.uring}, pregrow, options.repeat, options.warmup,
-            starting(progress_label(name, threads, &pregrow), options.repeat + options.warmup)));
+            {options.latency, starting(progress_label(name, threads, &pregrow),
+                                       options.repeat + options.warmup)}));
       }
     }
   }

@@ -118,6 +118,8 @@ struct CommonText {
   std::string output;
   std::map<std::string, std::string> exports;  // flag -> FILE
   bool quiet = false;
+  bool latency = false;
+  bool no_latency = false;
 };
 
 struct OpenText {
@@ -252,6 +254,10 @@ void add_common(CLI::App& app, CommonText& text) {
       ->capture_default_str();
   app.add_option("--output", text.output,
                  "Write the output to FILE instead of stdout (atomically: all or nothing)");
+  app.add_flag("--latency", text.latency,
+               "Time every call: percentiles, table-growth events and stalls with their causes "
+               "(on by default for socket and --keep-open)");
+  app.add_flag("--no-latency", text.no_latency, "Do not time each call");
   app.add_flag("--quiet", text.quiet,
                "No progress line on stderr (shown only when stderr is a terminal)");
   for (const auto& [flag, format] : kExportFlags) {
@@ -280,6 +286,14 @@ std::vector<Export> apply_exports(const CommonText& text) {
     exports.push_back({flag, format, path});
   }
   return exports;
+}
+
+// --latency or --no-latency, or `otherwise` when neither is given.
+bool latency_of(const CommonText& text, bool otherwise) {
+  if (text.latency && text.no_latency) {
+    throw UsageError("--latency and --no-latency: give one of them");
+  }
+  return text.latency || (otherwise && !text.no_latency);
 }
 
 void apply_common(const CommonText& text, int& repeat, int& warmup, Command& command) {
@@ -709,6 +723,7 @@ Command open_command(const Texts& texts) {
   command.kind = Command::Kind::open;
   apply_open(texts.open, command.open);
   apply_common(texts.open_common, command.open.repeat, command.open.warmup, command);
+  command.open.latency = latency_of(texts.open_common, command.open.keep_open);
   return command;
 }
 
@@ -717,6 +732,7 @@ Command socket_command(const Texts& texts) {
   command.kind = Command::Kind::socket;
   apply_socket(texts.socket, command.socket);
   apply_common(texts.socket_common, command.socket.repeat, command.socket.warmup, command);
+  command.socket.latency = latency_of(texts.socket_common, true);
   return command;
 }
 
@@ -729,6 +745,8 @@ Command suite_command(const Texts& texts) {
   apply_common(texts.suite, command.open.repeat, command.open.warmup, command);
   command.socket.repeat = command.open.repeat;
   command.socket.warmup = command.open.warmup;
+  command.open.latency = latency_of(texts.suite, false);
+  command.socket.latency = latency_of(texts.suite, true);
   // The seed's two threads, then the two ways around the shared table.
   command.socket.strategies = {"threads", "process", "uring-direct"};
   return command;

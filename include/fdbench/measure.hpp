@@ -18,10 +18,16 @@ namespace fdbench {
 // timed regions, on the measuring thread.
 using RepetitionDone = std::function<void(int done)>;
 
+// What a measurement does besides timing repetitions.
+struct MeasureExtras {
+  bool latency = false;  // --latency: time every call (Result::latency)
+  RepetitionDone on_repetition;
+};
+
 // Runs `warmup` untimed and `repeat` timed repetitions of `work` with one strategy in this
 // process. The strategy's workers are created before and joined after the repetitions.
 Result measure(Workload& work, const StrategyInfo& strategy, const StrategyConfig& config,
-               int repeat, int warmup, const RepetitionDone& on_repetition = {});
+               int repeat, int warmup, const MeasureExtras& extras = {});
 
 // Builds the workload inside the child process.
 using WorkloadFactory = std::function<std::unique_ptr<Workload>()>;
@@ -56,6 +62,6 @@ WorkloadRecipe socket_workload_recipe(SocketKind kind, std::size_t count);
 // table; `pregrow` is applied in the child before any worker thread exists.
 Result measure_in_fresh_child(const WorkloadRecipe& work, const StrategyInfo& strategy,
                               const StrategyConfig& config, const Pregrow& pregrow, int repeat,
-                              int warmup, const RepetitionDone& on_repetition = {});
+                              int warmup, const MeasureExtras& extras = {});
 
 }  // namespace fdbench

@@ -27,6 +27,7 @@ struct OpenOptions {
   int batch = 64;
   int repeat = 10;
   int warmup = 1;
+  bool latency = false;  // --latency: time every call (Result::latency)
   std::string dir;           // empty: $TMPDIR or /tmp
   std::size_t subdirs = 0;   // --layout dirs:K (0: flat)
   std::string tree;          // --tree DIR: open the regular files under DIR instead
@@ -49,6 +50,7 @@ struct SocketOptions {
   UringOptions uring;  // --uring-tuning
   int repeat = 10;
   int warmup = 1;
+  bool latency = false;  // --latency: time every call (Result::latency)
 };
 
 // $TMPDIR if set and non-empty, else /tmp.

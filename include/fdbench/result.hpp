@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fdbench/latency.hpp"
 #include "fdbench/statistics.hpp"
 
 namespace fdbench {
@@ -69,6 +70,8 @@ struct Result {
   std::map<std::string, ErrnoCount> failures_by_errno;     // errno name ("EMFILE") -> count
   std::map<std::string, std::string> parameters;           // strategy parameters
   std::optional<InputSummary> input;                       // open results
+  std::optional<Latency> latency;  // --latency: every call timed (nullopt: not asked, or not
+                                   // recordable for this strategy: a warning says which)
   std::string error;            // set when the combination could not run here
   std::vector<std::string> warnings;
 

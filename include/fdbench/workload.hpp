@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fdbench/call_trace.hpp"
 #include "fdbench/path_table.hpp"
 
 namespace fdbench {
@@ -86,6 +87,11 @@ class Workload {
   virtual void run_range(std::size_t begin, std::size_t end, Tally& tally) noexcept = 0;
   // Untimed, after each repetition: releases whatever the repetition holds.
   virtual void after_repetition() {}
+
+  // --latency: time every call into `trace` (one record per item; nullptr: stop). Untimed.
+  // A workload that cannot ignores it and says so with traces_calls().
+  virtual void set_trace(CallTrace* /*trace*/) noexcept {}
+  [[nodiscard]] virtual bool traces_calls() const { return false; }
 
   [[nodiscard]] virtual ItemSpec spec() const = 0;
   // A strategy that created item i's descriptor itself hands it over here when

@@ -45,6 +45,46 @@ nlohmann::json environment_json(const Environment& env) {
   return j;
 }
 
+nlohmann::json totals_json(const EventTotals& t) {
+  return {
+      {"count", t.count}, {"total_ns", t.total_ns}, {"share_of_repetition", t.share_of_repetition}};
+}
+
+// --latency: the percentiles per operation, every growth event and the stalls.
+void add_latency(const Latency& latency, nlohmann::json& j) {
+  nlohmann::json ns = nlohmann::json::object();
+  for (const auto& [op, p] : latency.ns) {
+    ns[op] = {{"count", p.count}, {"p50", p.p50},   {"p90", p.p90},
+              {"p99", p.p99},     {"p999", p.p999}, {"max", p.max}};
+  }
+  j["latency_ns"] = std::move(ns);
+  nlohmann::json growth = nlohmann::json::array();
+  for (const auto& g : latency.growth_events) {
+    growth.push_back({{"repetition", g.repetition},
+                      {"worker", g.worker},
+                      {"index", g.index},
+                      {"fd", g.fd},
+                      {"ns", g.ns},
+                      {"fdsize_before", g.fdsize_before},
+                      {"fdsize_after", g.fdsize_after},
+                      {"shared", g.shared}});
+  }
+  j["growth_events"] = std::move(growth);
+  j["growth_summary"] = totals_json(latency.growth_totals);
+  nlohmann::json stalls = nlohmann::json::array();
+  for (const auto& s : latency.stalls) {
+    stalls.push_back({{"repetition", s.repetition},
+                      {"worker", s.worker},
+                      {"index", s.index},
+                      {"op", s.op},
+                      {"fd", s.fd},
+                      {"ns", s.ns},
+                      {"cause", s.cause}});
+  }
+  j["stalls"] = std::move(stalls);
+  j["stall_summary"] = totals_json(latency.stall_totals);
+}
+
 nlohmann::json result_json(const Result& r) {
   nlohmann::json j = {
       {"workload", r.workload},
@@ -93,6 +133,7 @@ nlohmann::json result_json(const Result& r) {
         {"skipped", r.input->skipped},     {"missing", r.input->missing},
     };
   }
+  if (r.latency) add_latency(*r.latency, j);
   if (!r.error.empty()) j["error"] = r.error;
   if (!r.warnings.empty()) j["warnings"] = r.warnings;
   return j;

@@ -69,6 +69,9 @@ class MarkdownReporter final : public Reporter {
       out_ << "\n";
     }
     note_failures(r);
+    if (const auto latency = latency_text(r); !latency.empty()) {
+      notes_.push_back(fmt::format("{}: per call: {}", who(r), latency));
+    }
     for (const auto& w : r.warnings) notes_.push_back(fmt::format("{}: {}", who(r), w));
     out_ << std::flush;
   }

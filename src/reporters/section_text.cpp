@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "format.hpp"
 
 namespace fdbench {
@@ -56,6 +59,31 @@ std::string section_note(const Section& s) {
 
 std::string findings_heading(bool complete) {
   return complete ? "Findings" : "Findings (from the results finished before the stop)";
+}
+
+std::string latency_text(const Result& r) {
+  if (!r.latency) return {};
+  const Latency& l = *r.latency;
+  std::string text;
+  for (const auto& [op, p] : l.ns) {
+    if (p.count == 0) continue;
+    text += fmt::format("{}{} p50 {}, p99 {}, max {}", text.empty() ? "" : "; ", op,
+                        format_duration(static_cast<double>(p.p50)),
+                        format_duration(static_cast<double>(p.p99)),
+                        format_duration(static_cast<double>(p.max)));
+  }
+  const double reps = std::max(1, r.repeat);
+  const auto per_rep = [reps](std::uint64_t n) {
+    const double v = static_cast<double>(n) / reps;
+    return v == std::floor(v) ? fmt::format("{:.0f}", v) : fmt::format("{:.1f}", v);
+  };
+  return text + fmt::format("; per repetition {} growth event{} ({}), {} stall{} ({})",
+                            per_rep(l.growth_totals.count),
+                            l.growth_totals.count == static_cast<std::uint64_t>(reps) ? "" : "s",
+                            format_duration(static_cast<double>(l.growth_totals.total_ns) / reps),
+                            per_rep(l.stall_totals.count),
+                            l.stall_totals.count == static_cast<std::uint64_t>(reps) ? "" : "s",
+                            format_duration(static_cast<double>(l.stall_totals.total_ns) / reps));
 }
 
 }  // namespace fdbench

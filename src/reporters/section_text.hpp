@@ -13,5 +13,8 @@ std::string section_title(const Section& section);
 std::string section_note(const Section& section);
 // "Findings", and when the run was stopped, that they rest on the results it finished.
 std::string findings_heading(bool complete);
+// With --latency, one line under the result: "open p50 2.9 µs, p99 12 µs, max 301 µs; close
+// ...; 4 growth events and 1.2 stalls per repetition". Empty without latency.
+std::string latency_text(const Result& r);
 
 }  // namespace fdbench

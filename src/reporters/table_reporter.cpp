@@ -63,6 +63,9 @@ class TableReporter final : public Reporter {
       if (growth) out_ << "  " << fdsize_text(r);
       out_ << "\n";
       if (r.failures != 0) failure_line(r);
+      if (const auto latency = latency_text(r); !latency.empty()) {
+        out_ << "  per call: " << latency << "\n";
+      }
     }
     for (const auto& w : r.warnings) out_ << "  ! " << w << "\n";
     out_ << std::flush;

@@ -32,12 +32,16 @@ class ItemWorkload final : public Workload {
   void prepare_range(std::size_t begin, std::size_t end) noexcept override;
   void run_range(std::size_t begin, std::size_t end, Tally& tally) noexcept override;
   void after_repetition() override;
+  void set_trace(CallTrace* trace) noexcept override { trace_ = trace; }
+  [[nodiscard]] bool traces_calls() const override { return true; }
   [[nodiscard]] ItemSpec spec() const override { return item_; }
   void keep(std::size_t i, int fd) noexcept override;
 
  private:
   template <int kDescriptors, class Create>
   void each(std::size_t begin, std::size_t end, Tally& tally, Create create) noexcept;
+  template <int kDescriptors, class Create>
+  void each_traced(std::size_t begin, std::size_t end, Tally& tally, Create create) noexcept;
 
   std::string_view name_;
   std::string kind_;
@@ -46,6 +50,7 @@ class ItemWorkload final : public Workload {
   UniqueFd own_dir_;
   // keep_open: one slot per descriptor; workers write disjoint slots.
   std::vector<int> held_;
+  CallTrace* trace_ = nullptr;
 };
 
 }  // namespace fdbench

@@ -181,7 +181,8 @@ TEST_F(Schema, FieldsTheOpenIssuesAddHaveTheirTypes) {
             {"outliers", {1}},
             {"latency_ns", {{"open", latency}, {"close", latency}}},
             {"growth_events",
-             {{{"worker", 1},
+             {{{"repetition", 0},
+               {"worker", 1},
                {"index", 63},
                {"fd", 64},
                {"ns", 7000000},
@@ -189,12 +190,15 @@ TEST_F(Schema, FieldsTheOpenIssuesAddHaveTheirTypes) {
                {"fdsize_after", 128},
                {"shared", true}}}},
             {"stalls",
-             {{{"worker", 0},
+             {{{"repetition", 0},
+               {"worker", 0},
                {"index", 62},
                {"op", "create"},
                {"fd", 65},
                {"ns", 6900000},
-               {"cause", "waiting-on-growth"}}}}});
+               {"cause", "waiting-on-growth"}}}},
+            {"growth_summary", {{"count", 1}, {"total_ns", 7000000}, {"share_of_repetition", 0.7}}},
+            {"stall_summary", {{"count", 1}, {"total_ns", 6900000}, {"share_of_repetition", 0.69}}}});
   r["parameters"]["paths"] = "relative";
   doc["findings"] = {{{"kind", "stall"}, {"text", "4 growth events"}, {"events", 4}}};
   doc["recommendation"] = {{"strategy", "fast-pool"},

@@ -183,12 +183,12 @@ TEST_F(ProcessStrategy, AWorkerKilledMidwayThroughMeasureBecomesTheResultError) 
   EXPECT_EQ(platform::open_descriptors(), fds_before);
 }
 
-// Untimed edges of 100 ms in every process that runs it (before_repetition and
+// Untimed edges of 300 ms in every process that runs it (before_repetition and
 // after_repetition sleep) around one item that keeps its worker busy for 20 ms: the last item,
 // so it is the last worker's.
 class SlowEdges final : public Workload {
  public:
-  static constexpr auto kEdge = std::chrono::milliseconds(100);
+  static constexpr auto kEdge = std::chrono::milliseconds(300);  // far above a loaded CPU's delays
   static constexpr std::int64_t kBusyNs = 20'000'000;
 
   [[nodiscard]] std::string_view name() const override { return "slow-edges"; }

@@ -1,0 +1,59 @@
+#pragma once
+// Per-call timing (--latency): every item's creation call and, where the workload closes at
+// once, its close, timed on the worker that made them. The buffer holds one record per item
+// and is allocated before the clock starts; inside the timed region a worker only reads the
+// clock and writes its own items' records: no allocation, no lock, no I/O.
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace fdbench {
+
+struct CallRecord {
+  std::int64_t start_ns = 0;    // when the creation call began (the monotonic clock)
+  std::int64_t create_ns = -1;  // how long it took; -1: the item was never run
+  std::int64_t close_ns = -1;   // its close (-1: held to the end of the repetition)
+  std::int32_t fd = -1;         // the highest descriptor it returned; -1 when it failed
+  std::int32_t worker = -1;     // which worker made it, numbered 0, 1, ... per trace
+};
+
+class CallTrace {
+ public:
+  explicit CallTrace(std::size_t items) : records_(items), serial_(next_serial()) {}
+  CallTrace(const CallTrace&) = delete;
+  CallTrace& operator=(const CallTrace&) = delete;
+
+  // Untimed: every record back to "never run".
+  void reset() noexcept {
+    for (auto& r : records_) r = CallRecord{};
+  }
+  [[nodiscard]] CallRecord& at(std::size_t i) noexcept { return records_[i]; }
+  [[nodiscard]] const std::vector<CallRecord>& records() const noexcept { return records_; }
+  [[nodiscard]] std::vector<CallRecord>& records() noexcept { return records_; }
+
+  // The calling thread's worker number in this trace: given on its first call (one atomic
+  // increment per thread per trace), the same from then on.
+  [[nodiscard]] std::int32_t worker() noexcept {
+    // By serial, not address: a later trace may be allocated where an earlier one was.
+    thread_local std::uint64_t owner = 0;
+    thread_local std::int32_t id = -1;
+    if (owner != serial_) {
+      owner = serial_;
+      id = next_worker_.fetch_add(1, std::memory_order_relaxed);
+    }
+    return id;
+  }
+
+ private:
+  static std::uint64_t next_serial() noexcept {
+    static std::atomic<std::uint64_t> serial{0};
+    return serial.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
+
+  std::vector<CallRecord> records_;
+  std::uint64_t serial_;
+  std::atomic<std::int32_t> next_worker_{0};
+};
+
+}  // namespace fdbench
