@@ -141,6 +141,7 @@ void PerformanceRun::run() {
   survey();
   scaling();
   uring_tuning();
+  latency_cost();
   scale();
   startup();
   summary(load, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
@@ -187,7 +188,8 @@ void PerformanceRun::harness_socket() {
       s_.rounds,
       [&] {
         return find(fdbench({"socket", "--strategy", "threads", "--threads", "1", "--pregrow",
-                             "auto", "--per-thread", sockets, "--repeat", repeat, "--warmup", "1"}),
+                             "auto", "--per-thread", sockets, "--repeat", repeat, "--warmup", "1",
+                             "--no-latency"}),
                     "threads", 1)
             .times_ns;
       },
@@ -351,6 +353,55 @@ void PerformanceRun::uring_tuning() {
   }
   fmt::print("  tuned rings here: setup flags {}, ring fd {}\n", used["ring_setup"],
              used["ring_fd"]);
+}
+
+// What --latency costs: the same run traced and untraced, alternating which goes first (the
+// time traced over the time untraced; target <= 1.03x where it is on by default).
+void PerformanceRun::latency_cost() {
+  section("Per-call timing (--latency): time traced / untraced, `threads` (target <= 1.03x where "
+          "it is on by default: socket and --keep-open)");
+  const std::string repeat = std::to_string(s_.repeat);
+  const std::string sockets = std::to_string(s_.sockets);
+  const std::string files = std::to_string(s_.files);
+  struct Case {
+    std::string what;
+    std::vector<std::string> args;
+    int threads;
+    bool on_by_default;
+  };
+  const std::vector<Case> cases{
+      {fmt::format("socket, 2 threads x {} tcp, pregrow auto", s_.sockets),
+       {"socket", "--strategy", "threads", "--threads", "2", "--pregrow", "auto", "--per-thread",
+        sockets, "--repeat", repeat},
+       2,
+       true},
+      {fmt::format("open --keep-open, {} files, 2 threads, pregrow auto", count(s_.files)),
+       {"open", "--strategy", "threads", "--threads", "2", "--keep-open", "--pregrow", "auto",
+        "--files", files, "--dir", s_.dir, "--repeat", repeat},
+       2,
+       true},
+      {fmt::format("open+close, {} files, 1 thread", count(s_.files)),
+       {"open", "--strategy", "threads", "--threads", "1", "--files", files, "--dir", s_.dir,
+        "--repeat", repeat},
+       1,
+       false},
+  };
+  for (const auto& c : cases) {
+    const auto run = [&](const char* flag) {
+      auto args = c.args;
+      args.emplace_back(flag);
+      return find(fdbench(args), "threads", c.threads).times_ns;
+    };
+    const Comparison cmp =
+        compare(s_.rounds, [&] { return run("--latency"); }, [&] { return run("--no-latency"); });
+    const Spread ratio = spread(cmp.ratios);
+    const std::string outcome = c.on_by_default
+                                    ? verdict(ratio.median <= 1.03, (ratio.median - 1.03) / 1.03 * 100)
+                                    : std::string("reported");
+    fmt::print("  {}: traced {}, untraced {}: {}  {}\n", c.what, ms(median(cmp.a_times)),
+               ms(median(cmp.b_times)), times(ratio), outcome);
+    judge("--latency cost, " + c.what, times(ratio), outcome);
+  }
 }
 
 void PerformanceRun::scale() {

@@ -73,6 +73,7 @@ class PerformanceRun {
   void scaling();
   void lead(const std::vector<ScalingRound>& rounds);
   void uring_tuning();
+  void latency_cost();
   void scale();
   ScaleRound scale_round(int r);
   void per_file(const std::vector<ScaleRound>& rounds);
