@@ -51,7 +51,9 @@ const Result* with_threads(const Results& rs, int threads) {
   return nullptr;
 }
 
-std::string threads_text(int n) { return fmt::format("{} thread{}", n, n == 1 ? "" : "s"); }
+std::string threads_text(int n) {
+  return fmt::format("{} thread{}", n, n == 1 ? "" : "s");
+}
 
 // "2 threads", or "2 processes" where the workers are processes.
 std::string workers_text(const Result& r) {
@@ -68,11 +70,11 @@ std::string workers_text(const Result& r) {
 void fastest_finding(const Results& all, std::vector<std::string>& out) {
   const Result* best = fastest(all);
   if (best == nullptr) return;
-  out.push_back(fmt::format("Opening files: the fastest way here was `{}` with {}: {} files/s "
-                            "({} ms for {} file{}).",
-                            best->strategy, workers_text(*best),
-                            format_rate(best->ops_per_sec), format_ms(best->stats.median),
-                            group_digits(best->ops), best->ops == 1 ? "" : "s"));
+  out.push_back(fmt::format(
+      "Opening files: the fastest way here was `{}` with {}: {} files/s "
+      "({} ms for {} file{}).",
+      best->strategy, workers_text(*best), format_rate(best->ops_per_sec),
+      format_ms(best->stats.median), group_digits(best->ops), best->ops == 1 ? "" : "s"));
 }
 
 // The knee of the reference strategy: the fewest threads within 5% of its best time. Past
@@ -130,9 +132,10 @@ void league_findings(const Results& all, const Results& plain, std::vector<std::
                     plain_best->strategy, format_ms(plain_best->stats.median), league));
   }
   if (!single.empty()) {
-    out.push_back(fmt::format("With one thread, as a multiple of plain open+close in a loop "
-                              "(the cost of handing out work): {}.",
-                              single));
+    out.push_back(
+        fmt::format("With one thread, as a multiple of plain open+close in a loop "
+                    "(the cost of handing out work): {}.",
+                    single));
   }
 }
 
@@ -161,6 +164,12 @@ int growths(const Result& r) {
   return ratio <= 1 ? 0 : std::bit_width(ratio) - 1;
 }
 
+// The rcu_expedited value --rcu-expedited set for a result ("" when it was kept as it was).
+std::string rcu_setting(const Result& r) {
+  const auto it = r.parameters.find("rcu_expedited");
+  return it == r.parameters.end() ? std::string() : it->second;
+}
+
 struct GrowthPair {
   const Result* off;
   const Result* grown;
@@ -177,16 +186,16 @@ std::string pair_line(const GrowthPair& p) {
                                                    workers_text(off), per_thread, off.kind);
   // Noise-aware: a difference the two medians' 95% intervals do not settle is called so.
   const std::string verdict =
-      within_noise(off.median_ci, p.grown->median_ci)
-          ? std::string("within noise of each other")
+      within_noise(off.median_ci, p.grown->median_ci) ? std::string("within noise of each other")
       : p.ratio() >= 1 ? format_ratio(p.ratio()) + " slower without pre-growing"
                        : format_ratio(1 / p.ratio()) + " faster without pre-growing";
+  const std::string rcu = rcu_setting(off);
   return fmt::format(
-      "{}: {} ms from the kernel's starting table (FDSize {} → {}), {} ms with the table grown "
+      "{}{}: {} ms from the kernel's starting table (FDSize {} → {}), {} ms with the table grown "
       "first (pregrow {}): {}.",
-      what, format_ms(off.stats.median), off.fdsize_before.value_or(-1),
-      off.fdsize_after.value_or(-1), format_ms(p.grown->stats.median), p.grown->pregrow,
-      verdict);
+      what, rcu.empty() ? std::string() : fmt::format(" with rcu_expedited={}", rcu),
+      format_ms(off.stats.median), off.fdsize_before.value_or(-1), off.fdsize_after.value_or(-1),
+      format_ms(p.grown->stats.median), p.grown->pregrow, verdict);
 }
 
 // "64, 128, 256 and 512".
@@ -216,7 +225,8 @@ std::string events_line(const Result& r, const Latency& latency) {
     text = fmt::format(
         "Measured per call: {} growth event{} per repetition, at fd{} {}, took {} of the {} ms a "
         "repetition took on average ({})",
-        per_rep == std::floor(per_rep) ? fmt::format("{}", per_rep) : fmt::format("{:.1f}", per_rep),
+        per_rep == std::floor(per_rep) ? fmt::format("{}", per_rep)
+                                       : fmt::format("{:.1f}", per_rep),
         per_rep == 1 ? "" : "s", fds.size() == 1 ? "" : "s", listed(fds),
         format_ms(static_cast<double>(latency.growth_totals.total_ns) / reps) + " ms",
         format_ms(r.stats.mean),
@@ -232,7 +242,8 @@ std::string events_line(const Result& r, const Latency& latency) {
        {std::pair<const char*, const char*>{"fd-table-growth", "growing the shared table"},
         {"waiting-on-growth", "waiting on another worker's growth"},
         {"unexplained", "unexplained"}}) {
-    if (causes[cause] > 0) why += fmt::format("{}{} {}", why.empty() ? "" : ", ", causes[cause], label);
+    if (causes[cause] > 0)
+      why += fmt::format("{}{} {}", why.empty() ? "" : ", ", causes[cause], label);
   }
   return text + fmt::format(
                     "; {} call{} stalled (slower than 20 × the median and 200 µs) over {} "
@@ -284,7 +295,8 @@ void growth_findings(std::span<const Result> results, std::string_view workload,
     if (off->pregrow != "off") continue;
     for (const auto* r : all) {
       if (r->pregrow != "off" && r->threads == off->threads && r->kind == off->kind &&
-          r->ops == off->ops && r->strategy == off->strategy) {
+          r->ops == off->ops && r->strategy == off->strategy &&
+          rcu_setting(*r) == rcu_setting(*off)) {
         pairs.push_back({off, r});
         break;
       }
@@ -309,22 +321,26 @@ void growth_findings(std::span<const Result> results, std::string_view workload,
       if (p.off->latency) out.push_back(events_line(*p.off, *p.off->latency));
     }
   } else if (worst != nullptr) {
-    out.push_back(fmt::format("{} of {} {} results were at least 2× slower without pre-growing "
-                              "the table. The worst: {}",
-                              stalls, pairs.size(), workload, pair_line(*worst)));
+    out.push_back(
+        fmt::format("{} of {} {} results were at least 2× slower without pre-growing "
+                    "the table. The worst: {}",
+                    stalls, pairs.size(), workload, pair_line(*worst)));
     if (worst->off->latency) out.push_back(events_line(*worst->off, *worst->off->latency));
   } else {
-    out.push_back(fmt::format("Pre-growing the table changed none of the {} {} results by 2× "
-                              "or more.", pairs.size(), workload));
+    out.push_back(
+        fmt::format("Pre-growing the table changed none of the {} {} results by 2× "
+                    "or more.",
+                    pairs.size(), workload));
   }
   if (worst != nullptr) {
     out.push_back(why_line(*worst->off));
   } else {
     for (const auto& p : pairs) {
       if (growths(*p.off) > 0) {
-        out.push_back("Pre-growing made little difference for multi-threaded runs on this "
-                      "kernel (an expedited RCU, rcu_expedited=1, or a kernel without the "
-                      "stall would explain it).");
+        out.push_back(
+            "Pre-growing made little difference for multi-threaded runs on this "
+            "kernel (an expedited RCU, rcu_expedited=1, or a kernel without the "
+            "stall would explain it).");
         break;
       }
     }
@@ -342,9 +358,10 @@ void failure_findings(std::span<const Result> results, std::vector<std::string>&
     }
   }
   if (failed != 0) {
-    out.push_back(fmt::format("{} result{} had failed calls and must not be read as timings "
-                              "(see the rows marked FAILED).",
-                              failed, failed == 1 ? "" : "s"));
+    out.push_back(
+        fmt::format("{} result{} had failed calls and must not be read as timings "
+                    "(see the rows marked FAILED).",
+                    failed, failed == 1 ? "" : "s"));
   }
   if (unavailable != 0) {
     out.push_back(fmt::format("{} combination{} could not run here (marked unavailable).",

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
+#include <optional>
 #include <string_view>
 
 #include "descriptor_budget.hpp"
@@ -40,6 +42,33 @@ Section section_of(const WorkloadRecipe& work, int repeat, int warmup) {
   return s;
 }
 
+// --rcu-expedited: sets /sys/kernel/rcu_expedited for the results that ask for it, and puts
+// the original value back on every way out: the normal end, an Error, Ctrl-C and SIGTERM
+// (their handlers only record the signal; the run unwinds through this destructor).
+class RcuSetting {
+ public:
+  RcuSetting() = default;
+  RcuSetting(const RcuSetting&) = delete;
+  RcuSetting& operator=(const RcuSetting&) = delete;
+  ~RcuSetting() {
+    if (original_) platform::set_rcu_expedited(*original_);
+  }
+
+  void set(int value) {
+    if (!original_) {
+      original_ = platform::rcu_expedited();
+      if (!original_) throw Error("cannot read /sys/kernel/rcu_expedited");
+    }
+    if (const int err = platform::set_rcu_expedited(value)) {
+      throw Error(
+          fmt::format("cannot set /sys/kernel/rcu_expedited to {}: {}", value, errno_text(err)));
+    }
+  }
+
+ private:
+  std::optional<int> original_;
+};
+
 }  // namespace
 
 Session::Session(Environment env, std::vector<std::unique_ptr<Reporter>> reporters)
@@ -49,6 +78,7 @@ Session::Session(Environment env, std::vector<std::unique_ptr<Reporter>> reporte
 
 void Session::emit(Result result) {
   if (progress_ != nullptr) progress_->result_done();
+  if (rcu_block_) result.parameters["rcu_expedited"] = std::to_string(*rcu_block_);
   results_.push_back(std::move(result));
   for (auto& reporter : reporters_) reporter->add(results_.back());
 }
@@ -70,6 +100,17 @@ void Session::finish(bool complete) {
   for (auto& reporter : reporters_) reporter->end(results_, complete);
 }
 
+void Session::each_rcu_setting(const std::vector<int>& values, const std::function<void()>& block) {
+  if (values.empty()) return block();
+  RcuSetting setting;
+  for (const int value : values) {
+    setting.set(value);
+    rcu_block_ = value;
+    block();
+  }
+  rcu_block_.reset();
+}
+
 void Session::run_open(const OpenOptions& options) {
   const auto strategies = options.strategies.empty() ? strategy_names() : options.strategies;
   const bool generated = options.tree.empty() && options.list.empty();
@@ -78,7 +119,8 @@ void Session::run_open(const OpenOptions& options) {
   ensure_descriptor_budget(budget, "--batch, --threads, --files or --pregrow");
   const std::size_t per_strategy =
       options.threads.size() * (options.keep_open ? options.pregrow.size() : 1);
-  if (progress_ != nullptr) progress_->plan(strategies.size() * per_strategy);
+  const std::size_t blocks = std::max<std::size_t>(1, options.rcu_expedited.size());
+  if (progress_ != nullptr) progress_->plan(blocks * strategies.size() * per_strategy);
   FileSet::CreationProgress creating;
   if (progress_ != nullptr) {
     creating = [progress = progress_](std::size_t made, std::size_t total) {
@@ -101,30 +143,32 @@ void Session::run_open(const OpenOptions& options) {
   announce(section);
 
   const int repetitions = options.repeat + options.warmup;
-  for (const auto& name : strategies) {
-    const StrategyInfo& strategy = strategy_named(name);
-    for (const int threads : options.threads) {
-      const StrategyConfig config{threads, options.batch, options.uring};
-      if (!options.keep_open) {
-        const auto work = make_open_workload(spec);
-        Result r = measure(
-            *work, strategy, config, options.repeat, options.warmup,
-            {options.latency, starting(progress_label(name, threads, nullptr), repetitions)});
-        r.input = in.summary;
-        record_paths(r, options.paths, strategy);
-        emit(std::move(r));
-        continue;
-      }
-      for (const auto& pregrow : options.pregrow) {
-        Result r = measure_in_fresh_child(
-            recipe, strategy, config, pregrow, options.repeat, options.warmup,
-            {options.latency, starting(progress_label(name, threads, &pregrow), repetitions)});
-        r.input = in.summary;
-        record_paths(r, options.paths, strategy);
-        emit(std::move(r));
+  each_rcu_setting(options.rcu_expedited, [&] {
+    for (const auto& name : strategies) {
+      const StrategyInfo& strategy = strategy_named(name);
+      for (const int threads : options.threads) {
+        const StrategyConfig config{threads, options.batch, options.uring};
+        if (!options.keep_open) {
+          const auto work = make_open_workload(spec);
+          Result r = measure(
+              *work, strategy, config, options.repeat, options.warmup,
+              {options.latency, starting(progress_label(name, threads, nullptr), repetitions)});
+          r.input = in.summary;
+          record_paths(r, options.paths, strategy);
+          emit(std::move(r));
+          continue;
+        }
+        for (const auto& pregrow : options.pregrow) {
+          Result r = measure_in_fresh_child(
+              recipe, strategy, config, pregrow, options.repeat, options.warmup,
+              {options.latency, starting(progress_label(name, threads, &pregrow), repetitions)});
+          r.input = in.summary;
+          record_paths(r, options.paths, strategy);
+          emit(std::move(r));
+        }
       }
     }
-  }
+  });
 }
 
 void Session::run_socket(const SocketOptions& options) {
@@ -137,26 +181,29 @@ void Session::run_socket(const SocketOptions& options) {
   budget.workload = static_cast<std::uint64_t>(most_threads) * per_thread;
   ensure_descriptor_budget(budget, "--threads, --per-thread, --batch or --pregrow");
   if (progress_ != nullptr) {
-    progress_->plan(options.strategies.size() * options.threads.size() * options.pregrow.size());
+    progress_->plan(std::max<std::size_t>(1, options.rcu_expedited.size()) *
+                    options.strategies.size() * options.threads.size() * options.pregrow.size());
   }
   Section section = section_of(one_thread, options.repeat, options.warmup);
   section.per_thread = options.per_thread;
   section.held = true;
   section.fresh_child = true;
   announce(section);
-  for (const auto& name : options.strategies) {
-    const StrategyInfo& strategy = strategy_named(name);
-    for (const int threads : options.threads) {
-      const auto count = static_cast<std::size_t>(threads) * options.per_thread;
-      for (const auto& pregrow : options.pregrow) {
-        emit(measure_in_fresh_child(
-            socket_workload_recipe(options.kind, count), strategy,
-            {threads, options.batch, options.uring}, pregrow, options.repeat, options.warmup,
-            {options.latency, starting(progress_label(name, threads, &pregrow),
-                                       options.repeat + options.warmup)}));
+  each_rcu_setting(options.rcu_expedited, [&] {
+    for (const auto& name : options.strategies) {
+      const StrategyInfo& strategy = strategy_named(name);
+      for (const int threads : options.threads) {
+        const auto count = static_cast<std::size_t>(threads) * options.per_thread;
+        for (const auto& pregrow : options.pregrow) {
+          emit(measure_in_fresh_child(
+              socket_workload_recipe(options.kind, count), strategy,
+              {threads, options.batch, options.uring}, pregrow, options.repeat, options.warmup,
+              {options.latency, starting(progress_label(name, threads, &pregrow),
+                                         options.repeat + options.warmup)}));
+        }
       }
     }
-  }
+  });
 }
 
 }  // namespace fdbench

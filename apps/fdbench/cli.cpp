@@ -16,6 +16,7 @@
 #include "completion.hpp"
 #include "fdbench/compare.hpp"
 #include "fdbench/error.hpp"
+#include "fdbench/platform.hpp"
 #include "fdbench/reporter.hpp"
 #include "fdbench/strategy.hpp"
 #include "fdbench/version.hpp"
@@ -120,6 +121,7 @@ struct CommonText {
   bool quiet = false;
   bool latency = false;
   bool no_latency = false;
+  std::string rcu_expedited = "keep";
 };
 
 struct OpenText {
@@ -258,6 +260,10 @@ void add_common(CLI::App& app, CommonText& text) {
                "Time every call: percentiles, table-growth events and stalls with their causes "
                "(on by default for socket and --keep-open)");
   app.add_flag("--no-latency", text.no_latency, "Do not time each call");
+  app.add_option("--rcu-expedited", text.rcu_expedited,
+                 "Linux, root: keep, or set /sys/kernel/rcu_expedited to 0, 1 or each of 0,1 "
+                 "for the results that ask (system-wide while they run; restored after)")
+      ->capture_default_str();
   app.add_flag("--quiet", text.quiet,
                "No progress line on stderr (shown only when stderr is a terminal)");
   for (const auto& [flag, format] : kExportFlags) {
@@ -288,6 +294,24 @@ std::vector<Export> apply_exports(const CommonText& text) {
   return exports;
 }
 
+// --rcu-expedited keep|0|1|0,1: the values to set in turn (none for keep), refused up front
+// where they cannot be set.
+std::vector<int> parse_rcu_expedited(const std::string& text) {
+  if (text == "keep") return {};
+  std::vector<int> values;
+  for (const auto& item : split_list("--rcu-expedited", text)) {
+    if (item != "0" && item != "1") {
+      throw UsageError(fmt::format(
+          "--rcu-expedited: '{}' is not keep, 0, 1 or a list of them such as 0,1", item));
+    }
+    values.push_back(item == "1" ? 1 : 0);
+  }
+  if (const std::string why = platform::rcu_expedited_unsettable(); !why.empty()) {
+    throw UsageError(fmt::format("--rcu-expedited {}: {}", text, why));
+  }
+  return values;
+}
+
 // --latency or --no-latency, or `otherwise` when neither is given.
 bool latency_of(const CommonText& text, bool otherwise) {
   if (text.latency && text.no_latency) {
@@ -305,6 +329,9 @@ void apply_common(const CommonText& text, int& repeat, int& warmup, Command& com
   command.output = text.output;
   command.exports = apply_exports(text);
   command.quiet = text.quiet;
+  const auto rcu = parse_rcu_expedited(text.rcu_expedited);
+  command.open.rcu_expedited = rcu;
+  command.socket.rcu_expedited = rcu;
 }
 
 // The user's files instead of a generated set: --tree or --list.
@@ -672,6 +699,7 @@ void name_the_values(CLI::App& app) {
       {"--export-csv", "FILE"},
       {"--export-markdown", "FILE"},
       {"--budget", "SECONDS"},
+      {"--rcu-expedited", "LIST"},
       {"--save", "FILE"},
   };
   std::vector<CLI::App*> apps = app.get_subcommands({});
@@ -814,6 +842,7 @@ ValueHint hint_for(const CLI::App& command, const CLI::Option& option) {
   }
   if (name == "--threads") return {{"1", "2", "4", "8", "16"}, true};
   if (name == "--pregrow") return {{"off", "auto"}, true};
+  if (name == "--rcu-expedited") return {{"keep", "0", "1", "0,1"}};
   if (name == "--flags") return {open_flags_names()};
   if (name == "--paths") return {path_mode_names()};
   if (name == "--kind") return {socket_kind_names()};

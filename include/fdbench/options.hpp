@@ -28,6 +28,8 @@ struct OpenOptions {
   int repeat = 10;
   int warmup = 1;
   bool latency = false;  // --latency: time every call (Result::latency)
+  // --rcu-expedited: each value (0, 1) set for a block of the sweep; empty: kept as it is.
+  std::vector<int> rcu_expedited;
   std::string dir;           // empty: $TMPDIR or /tmp
   std::size_t subdirs = 0;   // --layout dirs:K (0: flat)
   std::string tree;          // --tree DIR: open the regular files under DIR instead
@@ -51,6 +53,8 @@ struct SocketOptions {
   int repeat = 10;
   int warmup = 1;
   bool latency = false;  // --latency: time every call (Result::latency)
+  // --rcu-expedited: each value (0, 1) set for a block of the sweep; empty: kept as it is.
+  std::vector<int> rcu_expedited;
 };
 
 // $TMPDIR if set and non-empty, else /tmp.

@@ -99,6 +99,12 @@ std::string fs_type(const std::string& path);
 // /sys/kernel/rcu_expedited (an expedited RCU hides the table-growth stall). nullopt elsewhere.
 std::optional<int> io_uring_disabled();
 std::optional<int> rcu_expedited();
+// Why this process cannot set rcu_expedited ("... needs root ..."), or empty when it can
+// (src/platform/rcu.cpp).
+std::string rcu_expedited_unsettable();
+// Writes `value` (0 or 1) to /sys/kernel/rcu_expedited: 0 or an errno value (ENOTSUP where
+// there is no such setting).
+int set_rcu_expedited(int value) noexcept;
 // Integer from a one-number pseudo-file such as /proc/sys/kernel/io_uring_disabled.
 std::optional<int> read_int_file(const std::string& path);
 // Text of a small (pseudo-)file, or nullopt when it cannot be read.

@@ -1,7 +1,9 @@
 #pragma once
 // A Session runs commands (a sweep of strategies, thread counts and pregrow settings), tells
 // its reporters what the next results measure, and hands each finished Result to them.
+#include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -31,12 +33,15 @@ class Session {
   void emit(Result result);
   // What to tell measure() after each repetition of a result named `what`.
   RepetitionDone starting(std::string_view what, int repetitions);
+  // Runs `block` once per --rcu-expedited value with it set (once, as it is, without any).
+  void each_rcu_setting(const std::vector<int>& values, const std::function<void()>& block);
   void announce(const Section& section);
   Environment env_;
   std::vector<std::unique_ptr<Reporter>> reporters_;
   std::vector<Result> results_;
   bool finished_ = false;
   Progress* progress_ = nullptr;
+  std::optional<int> rcu_block_;  // the rcu_expedited value set for the results now measured
 };
 
 }  // namespace fdbench

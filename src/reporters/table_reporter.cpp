@@ -42,6 +42,14 @@ class TableReporter final : public Reporter {
     // Descriptors held to the end of a repetition grow the table: show pregrow and FDSize.
     const bool growth = r.holds_descriptors;
     const std::string key = r.workload + (growth ? "+growth" : "");
+    // --rcu-expedited: a line above each block of results it set the value for.
+    const auto rcu = r.parameters.find("rcu_expedited");
+    const std::string rcu_now = rcu == r.parameters.end() ? "" : rcu->second;
+    if (rcu_now != rcu_for_ && !rcu_now.empty()) {
+      out_ << fmt::format("  rcu_expedited={} (set for these results by --rcu-expedited)\n",
+                          rcu_now);
+    }
+    rcu_for_ = rcu_now;
     if (header_for_ != key) {
       header_for_ = key;
       out_ << fmt::format("  {:<12} {:>7}", "strategy", "threads");
@@ -100,6 +108,7 @@ class TableReporter final : public Reporter {
 
   std::ostream& out_;
   std::string header_for_;
+  std::string rcu_for_;
 };
 
 }  // namespace
