@@ -218,7 +218,10 @@ std::string events_line(const Result& r, const Latency& latency) {
   }
   std::sort(fds.begin(), fds.end());
   std::string text;
-  if (fds.empty()) {
+  if (!latency.growth_known) {
+    text = "Measured per call: this system does not show the descriptor table's size, so the "
+           "calls that grew it cannot be told apart";
+  } else if (fds.empty()) {
     text = "Measured per call: no call grew the descriptor table";
   } else {
     const double per_rep = static_cast<double>(latency.growth_totals.count) / reps;

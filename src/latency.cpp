@@ -133,7 +133,10 @@ void LatencyCollector::add(std::span<const CallRecord> records, std::int64_t rep
     if (r.create_ns >= 0) create_ns_.push_back(r.create_ns);
     if (closes_ && r.close_ns >= 0) close_ns_.push_back(r.close_ns);
   }
-  const auto growth = growth_events(records, fdsize_before, shared, repetition);
+  if (fdsize_before <= 0) latency_.growth_known = false;
+  const auto growth = latency_.growth_known
+                          ? growth_events(records, fdsize_before, shared, repetition)
+                          : std::vector<GrowthEvent>();
   for (const auto& g : growth) {
     latency_.growth_events.push_back(g);
     ++latency_.growth_totals.count;

@@ -47,8 +47,7 @@ void LatencyRecording::add(std::span<const CallRecord> records, std::int64_t ns,
                                [](const CallRecord& c) { return c.create_ns >= 0; });
   if (!any && !records.empty()) recorded_ = false;
   if (!recorded_) return;
-  // Where the OS does not show the table, it is taken to start as Linux's does.
-  collector_.add(records, ns, fdsize_before.value_or(platform::kSmallestFdTable), shared);
+  collector_.add(records, ns, fdsize_before.value_or(0), shared);
 }
 
 void LatencyRecording::store(Result& r) const {

@@ -248,19 +248,23 @@ std::optional<Latency> read_latency(const Reader& in) {
                       p.integer<std::int64_t>("p90"),    p.integer<std::int64_t>("p99"),
                       p.integer<std::int64_t>("p999"),   p.integer<std::int64_t>("max")};
   }
-  each_of(in, "growth_events", [&](const Reader& g) {
-    latency.growth_events.push_back({g.integer<int>("repetition"), g.integer<int>("worker"),
-                                     g.integer<std::uint64_t>("index"), g.integer<int>("fd"),
-                                     g.integer<std::int64_t>("ns"), g.integer<int>("fdsize_before"),
-                                     g.integer<int>("fdsize_after"), g.flag_or("shared", false)});
-  });
+  latency.growth_known = in.has("growth_summary");
+  if (latency.growth_known) {
+    each_of(in, "growth_events", [&](const Reader& g) {
+      latency.growth_events.push_back({g.integer<int>("repetition"), g.integer<int>("worker"),
+                                       g.integer<std::uint64_t>("index"), g.integer<int>("fd"),
+                                       g.integer<std::int64_t>("ns"),
+                                       g.integer<int>("fdsize_before"),
+                                       g.integer<int>("fdsize_after"), g.flag_or("shared", false)});
+    });
+    latency.growth_totals =
+        read_totals(Reader(in.field("growth_summary"), in.path("growth_summary")));
+  }
   each_of(in, "stalls", [&](const Reader& s) {
     latency.stalls.push_back({s.integer<int>("repetition"), s.integer<int>("worker"),
                               s.integer<std::uint64_t>("index"), s.text("op"), s.integer<int>("fd"),
                               s.integer<std::int64_t>("ns"), s.text("cause")});
   });
-  latency.growth_totals =
-      read_totals(Reader(in.field("growth_summary"), in.path("growth_summary")));
   latency.stall_totals = read_totals(Reader(in.field("stall_summary"), in.path("stall_summary")));
   return latency;
 }

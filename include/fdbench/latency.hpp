@@ -65,6 +65,9 @@ struct Latency {
   // By operation: "open" and "close" for files closed at once, "open" for files kept open,
   // "create" for sockets and other descriptors.
   std::map<std::string, LatencyPercentiles> ns;
+  // False where the OS does not show the table's size (not Linux): growth cannot be told
+  // apart, and growth_events and growth_totals stay empty.
+  bool growth_known = true;
   std::vector<GrowthEvent> growth_events;
   std::vector<Stall> stalls;  // the first kMaxListedStalls; stall_totals counts them all
   EventTotals growth_totals;
@@ -87,6 +90,7 @@ class LatencyCollector {
 
   // One timed repetition: its records, its duration, the table size it started with, and
   // whether the table was shared while it ran.
+  // `fdsize_before` 0: not known here (no growth events are looked for).
   void add(std::span<const CallRecord> records, std::int64_t repetition_ns, int fdsize_before,
            bool shared);
   [[nodiscard]] Latency finish() const;

@@ -69,8 +69,10 @@ void add_latency(const Latency& latency, nlohmann::json& j) {
                       {"fdsize_after", g.fdsize_after},
                       {"shared", g.shared}});
   }
-  j["growth_events"] = std::move(growth);
-  j["growth_summary"] = totals_json(latency.growth_totals);
+  if (latency.growth_known) {  // where the table's size is not shown, there are none to tell
+    j["growth_events"] = std::move(growth);
+    j["growth_summary"] = totals_json(latency.growth_totals);
+  }
   nlohmann::json stalls = nlohmann::json::array();
   for (const auto& s : latency.stalls) {
     stalls.push_back({{"repetition", s.repetition},

@@ -77,6 +77,11 @@ std::string latency_text(const Result& r) {
     const double v = static_cast<double>(n) / reps;
     return v == std::floor(v) ? fmt::format("{:.0f}", v) : fmt::format("{:.1f}", v);
   };
+  if (!l.growth_known) {
+    return text + fmt::format("; per repetition {} stall{} ({})", per_rep(l.stall_totals.count),
+                              l.stall_totals.count == static_cast<std::uint64_t>(reps) ? "" : "s",
+                              format_duration(static_cast<double>(l.stall_totals.total_ns) / reps));
+  }
   return text + fmt::format("; per repetition {} growth event{} ({}), {} stall{} ({})",
                             per_rep(l.growth_totals.count),
                             l.growth_totals.count == static_cast<std::uint64_t>(reps) ? "" : "s",

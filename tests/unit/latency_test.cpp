@@ -143,6 +143,15 @@ TEST(LatencyCollector, PercentilesTotalsAndShares) {
   EXPECT_EQ(l.stalls[1].repetition, 1);
 }
 
+TEST(LatencyCollector, WithoutTheTableSizeNoGrowthIsClaimed) {
+  LatencyCollector collector("create", false);
+  collector.add(alternating(600), 10'000 * kUs, 0, true);  // 0: the OS does not show it
+  const Latency l = collector.finish();
+  EXPECT_FALSE(l.growth_known);
+  EXPECT_TRUE(l.growth_events.empty());
+  EXPECT_EQ(l.ns.at("create").count, 600U);
+}
+
 TEST(LatencyCollector, ListsAtMostAHundredStallsButCountsThemAll) {
   LatencyCollector collector("create", false);
   std::vector<CallRecord> records = alternating(1000);
