@@ -88,7 +88,16 @@ MannWhitney mann_whitney_u(std::span<const std::int64_t> a, std::span<const std:
 }
 
 ResultKey key_of(const Result& r) {
-  return {r.workload, r.strategy, r.threads, r.batch, r.kind, r.pregrow, r.ops, r.parameters};
+  // Parameters that say what was asked pair results (batch, paths, close, rcu_expedited);
+  // those that describe what a machine made of it (the ring features its kernel accepted,
+  // notes) would keep two machines' runs of one configuration apart.
+  static const std::set<std::string> kDescriptive = {"dispatch", "batch_means", "ring_setup",
+                                                     "ring_fd",  "paths_note",  "latency"};
+  std::map<std::string, std::string> asked;
+  for (const auto& [name, value] : r.parameters) {
+    if (kDescriptive.count(name) == 0) asked.emplace(name, value);
+  }
+  return {r.workload, r.strategy, r.threads, r.batch, r.kind, r.pregrow, r.ops, std::move(asked)};
 }
 
 std::string_view to_string(Verdict verdict) {

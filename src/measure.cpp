@@ -52,11 +52,10 @@ void LatencyRecording::add(std::span<const CallRecord> records, std::int64_t ns,
 
 void LatencyRecording::store(Result& r) const {
   if (repetitions_ == 0) return;
-  if (!recorded_) {
-    r.warnings.push_back(fmt::format(
-        "latency not recorded: `{}` issues its calls itself or in other processes, outside the "
-        "loop fdbench times each call in",
-        r.strategy));
+  if (!recorded_) {  // said in the parameters: with --latency on by default it is no warning
+    r.parameters["latency"] =
+        "not recorded: the strategy issues its calls itself or in other processes, outside the "
+        "loop fdbench times each call in";
     return;
   }
   r.latency = collector_.finish();

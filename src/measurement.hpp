@@ -40,7 +40,7 @@ class RepetitionScope {
 
 // --latency for one result: what the timed repetitions' call records make (percentiles,
 // growth events, stalls), or, when the strategy issued its calls outside the workload's loop
-// (io_uring, libuv, worker processes), a warning that says so instead of a made-up figure.
+// (io_uring, libuv, worker processes), a parameter that says so instead of a made-up figure.
 class LatencyRecording {
  public:
   explicit LatencyRecording(const WorkloadFacts& work);

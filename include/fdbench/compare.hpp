@@ -38,7 +38,7 @@ struct ResultKey {
   std::string kind;
   std::string pregrow;
   std::uint64_t ops = 0;
-  std::map<std::string, std::string> parameters;
+  std::map<std::string, std::string> parameters;  // those that configure it (see key_of)
 
   auto operator<=>(const ResultKey&) const = default;
 };

@@ -324,3 +324,28 @@ TEST(CompareReport, MitigationsAlikeEverywhereAreOneLineAndSyscallCostIsRounded)
 
 }  // namespace
 }  // namespace fdbench
+
+namespace fdbench {
+namespace {
+
+TEST(CompareKey, WhatAMachineMadeOfAConfigurationDoesNotKeepRunsApart) {
+  Result a;
+  a.strategy = "uring";
+  a.parameters = {{"batch", "64"}, {"ring_setup", "single_issuer,defer_taskrun"},
+                  {"ring_fd", "registered"}, {"dispatch", "T threads"}};
+  Result b = a;
+  b.parameters["ring_setup"] = "none";  // an older kernel accepted fewer flags
+  b.parameters["ring_fd"] = "not registered";
+  b.parameters["latency"] = "not recorded: ...";
+  EXPECT_EQ(key_of(a), key_of(b));
+  b.parameters["batch"] = "128";  // asked differently: another measurement
+  EXPECT_NE(key_of(a), key_of(b));
+  Result c = a;
+  c.parameters["rcu_expedited"] = "0";
+  Result d = a;
+  d.parameters["rcu_expedited"] = "1";
+  EXPECT_NE(key_of(c), key_of(d));
+}
+
+}  // namespace
+}  // namespace fdbench
