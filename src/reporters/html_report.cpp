@@ -223,6 +223,47 @@ std::string environment_table(const ResultsDocument& doc) {
   return out + "</table></details>\n";
 }
 
+// --latency: the growth events and stalls of one result's median repetition, per worker.
+// Empty when it recorded none (or no latency at all).
+std::string event_chart(const Result& r, const std::string& id) {
+  if (!r.latency || r.times_ns.empty()) return "";
+  const Latency& l = *r.latency;
+  // The repetition whose time is the median: what the row's median stands for.
+  std::vector<std::size_t> order(r.times_ns.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return r.times_ns[a] < r.times_ns[b]; });
+  const int rep = static_cast<int>(order[order.size() / 2]);
+  svg::EventChart chart;
+  chart.id = id;
+  std::size_t workers = 0;
+  const auto mark = [&](double fd, int worker, double ns, std::string kind, std::string tip) {
+    if (fd < 0) return;
+    workers = std::max(workers, static_cast<std::size_t>(worker) + 1);
+    chart.fd_max = std::max(chart.fd_max, fd);
+    chart.marks.push_back(
+        {fd, static_cast<std::size_t>(worker), ns, std::move(kind), std::move(tip)});
+  };
+  for (const auto& g : l.growth_events) {
+    if (g.repetition != rep) continue;
+    mark(g.fd, g.worker, static_cast<double>(g.ns), "growth",
+         fmt::format("worker {} grew the table at fd {} ({} → {} slots{}): {}", g.worker, g.fd,
+                     g.fdsize_before, g.fdsize_after, g.shared ? ", shared" : "",
+                     format_duration(static_cast<double>(g.ns))));
+  }
+  for (const auto& s : l.stalls) {
+    if (s.repetition != rep) continue;
+    mark(s.fd, s.worker, static_cast<double>(s.ns), s.cause,
+         fmt::format("worker {}, {} of fd {}: {} ({})", s.worker, s.op, s.fd,
+                     format_duration(static_cast<double>(s.ns)), s.cause));
+  }
+  if (chart.marks.empty()) return "";
+  for (std::size_t w = 0; w < workers; ++w) chart.lanes.push_back(fmt::format("worker {}", w));
+  chart.title = fmt::format("{}, {}, pregrow {}: the median repetition's growth events and stalls",
+                            r.strategy, threads_text(r.threads), r.pregrow);
+  return svg::event_chart(chart);
+}
+
 std::string run_section(const ReportInput& in, std::size_t index) {
   const ResultsDocument& doc = in.document;
   std::string out = fmt::format("<section class=\"run\"><h2>{}</h2>\n<p class=\"meta\">{}</p>\n",
@@ -242,6 +283,8 @@ std::string run_section(const ReportInput& in, std::size_t index) {
   for (const auto& group : groups_of(doc.results)) {
     const std::string id = fmt::format("run{}-{}", index, chart++);
     out += group.front()->holds_descriptors ? pregrow_chart(group, id) : rate_chart(group, id);
+    std::size_t events = 0;
+    for (const auto* r : group) out += event_chart(*r, fmt::format("{}-events-{}", id, events++));
     out += results_table(group);
   }
   return out + "</section>\n";

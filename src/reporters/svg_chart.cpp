@@ -225,4 +225,71 @@ std::string bar_chart(const Chart& chart) {
   return out + reference_line(chart, s) + legend(chart) + "</svg></figure>\n";
 }
 
+std::string event_chart(const EventChart& chart) {
+  constexpr double kLane = 46;
+  const double bottom =
+      kTop + kLane * static_cast<double>(std::max<std::size_t>(chart.lanes.size(), 1));
+  const double height = bottom + 70;
+  const double top_fd = std::max(chart.fd_max, 1.0) * 1.05;
+  const auto x_of = [&](double fd) { return kLeft + (kRight - kLeft) * fd / top_fd; };
+  std::string out = fmt::format(
+      "<figure><figcaption>{}</figcaption>\n<svg class=\"chart\" data-chart=\"{}\" "
+      "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" "
+      "role=\"img\" aria-label=\"{}\">\n",
+      escape(chart.title), escape(chart.id), kWidth, height, kWidth, height, escape(chart.title));
+  for (std::size_t i = 0; i < chart.lanes.size(); ++i) {
+    const double y = kTop + kLane * (static_cast<double>(i) + 0.5);
+    out += fmt::format(
+        "<line class=\"grid\" x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\"/>"
+        "<text class=\"tick\" x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\">{}</text>\n",
+        kLeft, kRight, y, y, kLeft - 6, y + 4, escape(chart.lanes[i]));
+  }
+  const double step = nice_step(top_fd / 6);
+  for (double fd = 0; fd <= top_fd; fd += step) {
+    out += fmt::format(
+        "<text class=\"tick\" x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}"
+        "</text>\n",
+        x_of(fd), bottom + 18, compact(fd));
+  }
+  out += fmt::format(
+      "<line class=\"axis\" x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\"/>\n"
+      "<text class=\"label\" x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"middle\">descriptor number "
+      "(fd)</text>\n",
+      kLeft, kRight, bottom, (kLeft + kRight) / 2, bottom + 40);
+  const auto colour_of = [](const std::string& kind) {
+    if (kind == "growth" || kind == "fd-table-growth") return "#D55E00";
+    if (kind == "waiting-on-growth") return "#E69F00";
+    return "#777777";
+  };
+  for (const auto& m : chart.marks) {
+    const double x = x_of(m.fd);
+    const double y = kTop + kLane * (static_cast<double>(m.lane) + 0.5);
+    const std::string title = m.tip.empty() ? "" : "<title>" + escape(m.tip) + "</title>";
+    if (m.kind == "growth") {
+      out += fmt::format(
+          "<path class=\"growth\" fill=\"{0}\" d=\"M{1:.1f} {2:.1f}l7 9l-7 9l-7 -9z\">{3}</path>"
+          "<text class=\"tick\" x=\"{1:.1f}\" y=\"{4:.1f}\" text-anchor=\"middle\">{5}</text>\n",
+          colour_of(m.kind), x, y - 9, title, y - 13, static_cast<long>(m.fd));
+      continue;
+    }
+    // Larger for longer: 3 px at the 200 µs floor, 3 more per tenfold.
+    const double r = 3 + 3 * std::log10(std::max(m.ns, 2e5) / 2e5);
+    out += fmt::format(
+        "<circle class=\"stall\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:.1f}\" fill=\"{}\" "
+        "fill-opacity=\"0.6\">{}</circle>\n",
+        x, y, r, colour_of(m.kind), title);
+  }
+  const char* keys[][2] = {{"#D55E00", "grew the table (diamond), or a stall growing it"},
+                           {"#E69F00", "stall: waiting on another worker's growth"},
+                           {"#777777", "stall: unexplained"}};
+  constexpr double kKeyX[] = {10, 330, 600};
+  for (std::size_t k = 0; k < std::size(keys); ++k) {
+    out += fmt::format(
+        "<rect class=\"key\" x=\"{}\" y=\"{:.1f}\" width=\"10\" height=\"10\" fill=\"{}\"/>"
+        "<text class=\"tick\" x=\"{}\" y=\"{:.1f}\">{}</text>\n",
+        kKeyX[k], bottom + 50, keys[k][0], kKeyX[k] + 14, bottom + 59, keys[k][1]);
+  }
+  return out + "</svg></figure>\n";
+}
+
 }  // namespace fdbench::svg

@@ -32,8 +32,29 @@ struct Chart {
   std::string reference_label;
 };
 
+// Per-call events of one repetition (--latency): one lane per worker, the descriptor number
+// across, a diamond where a call grew the table and a circle where one stalled (larger for
+// longer), coloured by the stall's cause.
+struct Mark {
+  double fd = 0;
+  std::size_t lane = 0;
+  double ns = 0;
+  std::string kind;  // "growth", or a stall's cause: "fd-table-growth", "waiting-on-growth",
+                     // "unexplained"
+  std::string tip;
+};
+
+struct EventChart {
+  std::string id;
+  std::string title;
+  std::vector<std::string> lanes;  // "worker 0", ...
+  double fd_max = 1;
+  std::vector<Mark> marks;
+};
+
 std::string line_chart(const Chart& chart);
 std::string bar_chart(const Chart& chart);
+std::string event_chart(const EventChart& chart);
 
 // Text made safe for HTML and SVG content and attributes.
 std::string escape(const std::string& text);

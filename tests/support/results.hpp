@@ -103,6 +103,10 @@ class ResultBuilder {
     r_.warnings = std::move(lines);
     return *this;
   }
+  ResultBuilder& latency(Latency measured) {
+    r_.latency = std::move(measured);
+    return *this;
+  }
   // The combination could not run here: `repeat` repetitions were asked for, none ran.
   ResultBuilder& unavailable(std::string error, int repeat) {
     r_.error = std::move(error);

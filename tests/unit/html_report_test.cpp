@@ -120,5 +120,37 @@ TEST(SvgChart, MarksStayInsideTheViewBoxAndAMissingValueBreaksTheLine) {
   }
 }
 
+TEST(HtmlReport, LatencyDrawsTheMedianRepetitionsGrowthEventsAndStallsPerWorker) {
+  Latency l;
+  for (int rep = 0; rep < 3; ++rep) {
+    int size = 64;
+    for (const int fd : {64, 128, 256, 512}) {
+      l.growth_events.push_back({rep, fd == 256 ? 1 : 0, static_cast<std::uint64_t>(fd), fd,
+                                 7'000'000, size, size * 2, true});
+      size *= 2;
+    }
+    l.stalls.push_back({rep, 1, 63, "create", 65, 6'900'000, "waiting-on-growth"});
+  }
+  l.growth_totals = {12, 84'000'000, 0.9};
+  l.stall_totals = {3, 20'700'000, 0.2};
+  l.ns["create"] = {1536, 3000, 4000, 60000, 7'000'000, 7'000'000};
+  const Result off = ResultBuilder::socket("threads", 2)
+                         .ops(512)
+                         .times({30'000'000, 10'000'000, 20'000'000})  // the median: repetition 2
+                         .fdsize(64, 1024)
+                         .latency(l);
+  const Result grown =
+      ResultBuilder::socket("threads", 2).ops(512).pregrow("auto").each_took(2'000'000, 3);
+  const std::vector<ReportInput> inputs{run("sockets", {off, grown})};
+  const std::string page = html_report(inputs);
+  EXPECT_EQ(count_of(page, "data-chart=\"run0-0-events-"), 1U);  // only the result with events
+  EXPECT_EQ(count_of(page, "class=\"growth\""), 4U);             // one repetition's four
+  EXPECT_EQ(count_of(page, "class=\"stall\""), 1U);
+  EXPECT_NE(page.find(">worker 1<"), std::string::npos);
+  EXPECT_NE(page.find("worker 1 grew the table at fd 256 (256 → 512 slots, shared)"),
+            std::string::npos);
+  EXPECT_NE(page.find("worker 1, create of fd 65: 6.90 ms (waiting-on-growth)"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fdbench
