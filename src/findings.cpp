@@ -66,37 +66,60 @@ std::string workers_text(const Result& r) {
   return threads_text(r.threads);
 }
 
-// The fastest of `all`, in words.
+// The fastest of `all`, in words. Called fastest only when its median's 95% interval does
+// not overlap any other result's; otherwise every result within noise of it is named, tied.
 void fastest_finding(const Results& all, std::vector<std::string>& out) {
   const Result* best = fastest(all);
   if (best == nullptr) return;
+  Results tied;
+  for (const auto* r : all) {
+    if (r != best && within_noise(r->median_ci, best->median_ci)) tied.push_back(r);
+  }
+  if (tied.empty()) {
+    out.push_back(fmt::format(
+        "Opening files: the fastest way here was `{}` with {}: {} files/s "
+        "({} ms for {} file{}).",
+        best->strategy, workers_text(*best), format_rate(best->ops_per_sec),
+        format_ms(best->stats.median), group_digits(best->ops), best->ops == 1 ? "" : "s"));
+    return;
+  }
+  std::sort(tied.begin(), tied.end(),
+            [](const Result* a, const Result* b) { return a->ops_per_sec > b->ops_per_sec; });
+  constexpr std::size_t kNamed = 4;
+  std::string others;
+  for (std::size_t i = 0; i < tied.size() && i < kNamed; ++i) {
+    others += fmt::format(", `{}` with {} ({} files/s)", tied[i]->strategy, workers_text(*tied[i]),
+                          format_rate(tied[i]->ops_per_sec));
+  }
+  if (tied.size() > kNamed) others += fmt::format(" and {} more", tied.size() - kNamed);
   out.push_back(fmt::format(
-      "Opening files: the fastest way here was `{}` with {}: {} files/s "
-      "({} ms for {} file{}).",
-      best->strategy, workers_text(*best), format_rate(best->ops_per_sec),
-      format_ms(best->stats.median), group_digits(best->ops), best->ops == 1 ? "" : "s"));
+      "Opening files: fastest here, tied within noise (the 95% intervals of their medians "
+      "overlap): `{}` with {} ({} files/s){}.",
+      best->strategy, workers_text(*best), format_rate(best->ops_per_sec), others));
 }
 
-// The knee of the reference strategy: the fewest threads within 5% of its best time. Past
-// it, threads only add contention (the seed found two threads often fastest).
+// The knee of the reference strategy: the fewest threads within noise of its best (their
+// medians' 95% intervals overlap). Past it, threads only add contention (the seed found two
+// threads often fastest).
 void knee_finding(const Results& plain, std::vector<std::string>& out) {
   const Result* plain_best = fastest(plain);
   const Result* knee = nullptr;
   const Result* most = nullptr;
   for (const auto* r : plain) {
-    if (r->stats.median <= plain_best->stats.median * 1.05 &&
-        (knee == nullptr || r->threads < knee->threads)) {
-      knee = r;
-    }
+    const bool as_good = r == plain_best || within_noise(r->median_ci, plain_best->median_ci);
+    if (as_good && (knee == nullptr || r->threads < knee->threads)) knee = r;
     if (most == nullptr || r->threads > most->threads) most = r;
   }
   if (knee == nullptr || most == nullptr || most->threads <= knee->threads) return;
   const double ratio = most->stats.median / knee->stats.median;
-  out.push_back(
-      fmt::format("`{}` reached its best with {} ({} ms); more threads did not "
-                  "help: with {} it was {}.",
-                  knee->strategy, workers_text(*knee), format_ms(knee->stats.median), most->threads,
-                  ratio < 1.05 ? std::string("no faster") : format_ratio(ratio) + " slower"));
+  const bool same = within_noise(most->median_ci, knee->median_ci);
+  out.push_back(fmt::format(
+      "`{}` reached its best with {} ({} ms); more threads did not help: with {} it was {}.",
+      knee->strategy, workers_text(*knee), format_ms(knee->stats.median), most->threads,
+      same          ? std::string("within noise of it")
+      : ratio < 1   ? fmt::format("{:.2f}× the time, within noise of the best", ratio)
+      : ratio < 1.1 ? fmt::format("{:.2f}× slower", ratio)
+                    : format_ratio(ratio) + " slower"));
 }
 
 // Every other strategy at its own best thread count against the reference at its best, and
@@ -219,8 +242,9 @@ std::string events_line(const Result& r, const Latency& latency) {
   std::sort(fds.begin(), fds.end());
   std::string text;
   if (!latency.growth_known) {
-    text = "Measured per call: this system does not show the descriptor table's size, so the "
-           "calls that grew it cannot be told apart";
+    text =
+        "Measured per call: this system does not show the descriptor table's size, so the "
+        "calls that grew it cannot be told apart";
   } else if (fds.empty()) {
     text = "Measured per call: no call grew the descriptor table";
   } else {

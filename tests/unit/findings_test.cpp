@@ -139,6 +139,25 @@ TEST(Findings, OpenNamesTheFastestStrategy) {
   EXPECT_NE(line.find("400,000"), std::string::npos) << line;  // 10,000 files / 25 ms
 }
 
+TEST(Findings, ResultsWithinNoiseOfTheFastestAreTiedNotRanked) {
+  // Overlapping repetitions: neither 2 nor 4 threads is the fastest; 1 thread is clearly not.
+  const std::vector<std::int64_t> two{24'000'000, 25'000'000, 26'000'000, 25'500'000, 24'500'000};
+  const std::vector<std::int64_t> four{24'200'000, 25'100'000, 26'100'000, 25'600'000, 24'400'000};
+  const std::vector<Result> results{
+      ResultBuilder::open("threads", 1).ops(10000).each_took(50'000'000, 5),
+      ResultBuilder::open("threads", 2).ops(10000).times(two),
+      ResultBuilder::open("threads", 4).ops(10000).times(four)};
+  const auto lines = findings(results);
+  const std::string line = finding_with(lines, "tied within noise");
+  EXPECT_NE(line.find("`threads` with 2 threads"), std::string::npos) << line;
+  EXPECT_NE(line.find("`threads` with 4 threads"), std::string::npos) << line;
+  EXPECT_EQ(line.find("1 thread "), std::string::npos) << line;
+  // The knee is the fewest threads within noise of the best, and 4 is within noise of it.
+  const std::string knee = finding_with(lines, "reached its best");
+  EXPECT_NE(knee.find("with 2 threads"), std::string::npos) << knee;
+  EXPECT_NE(knee.find("with 4 it was within noise of it"), std::string::npos) << knee;
+}
+
 TEST(Findings, TheKneeAndTheLeagueAreMeasuredAgainstTheReference) {
   const std::vector<Result> results{
       open_result("threads", 1, 50'000'000), open_result("threads", 2, 25'000'000),
@@ -148,7 +167,8 @@ TEST(Findings, TheKneeAndTheLeagueAreMeasuredAgainstTheReference) {
   const std::string knee = finding_with(lines, "reached its best");
   EXPECT_NE(knee.find("`threads` reached its best with 2 threads (25.00 ms)"), std::string::npos)
       << knee;
-  EXPECT_NE(knee.find("with 4 it was no faster"), std::string::npos) << knee;
+  // One repetition each, no spread: 25.5 ms is outside 25.0 ms's interval, if barely.
+  EXPECT_NE(knee.find("with 4 it was 1.02× slower"), std::string::npos) << knee;
   const std::string league = finding_with(lines, "at its best");
   EXPECT_NE(league.find("a multiple of `threads` at its best (25.00 ms"), std::string::npos)
       << league;
@@ -171,9 +191,9 @@ TEST(Findings, StrategiesAreKnownByTheirPropertiesNotByTheirNames) {
         .fd_table(FdTable::per_worker)
         .build();
   };
-  const auto lines = findings(std::vector<Result>{plain(1, 50'000'000), plain(2, 30'000'000),
-                                                  plain(4, 31'000'000), forked(1, 45'000'000),
-                                                  forked(2, 20'000'000)});
+  const auto lines =
+      findings(std::vector<Result>{plain(1, 50'000'000), plain(2, 30'000'000), plain(4, 31'000'000),
+                                   forked(1, 45'000'000), forked(2, 20'000'000)});
   const std::string fastest = finding_with(lines, "fastest");
   EXPECT_NE(fastest.find("`forked-loop` with 2 processes"), std::string::npos) << fastest;
   const std::string knee = finding_with(lines, "reached its best");
