@@ -111,15 +111,27 @@ void knee_finding(const Results& plain, std::vector<std::string>& out) {
     if (most == nullptr || r->threads > most->threads) most = r;
   }
   if (knee == nullptr || most == nullptr || most->threads <= knee->threads) return;
-  const double ratio = most->stats.median / knee->stats.median;
-  const bool same = within_noise(most->median_ci, knee->median_ci);
-  out.push_back(fmt::format(
-      "`{}` reached its best with {} ({} ms); more threads did not help: with {} it was {}.",
-      knee->strategy, workers_text(*knee), format_ms(knee->stats.median), most->threads,
-      same          ? std::string("within noise of it")
-      : ratio < 1   ? fmt::format("{:.2f}× the time, within noise of the best", ratio)
-      : ratio < 1.1 ? fmt::format("{:.2f}× slower", ratio)
-                    : format_ratio(ratio) + " slower"));
+  const auto compared_with = [](const Result& r, const Result& base) {
+    const double ratio = r.stats.median / base.stats.median;
+    if (within_noise(r.median_ci, base.median_ci)) return std::string("within noise of it");
+    return ratio < 1.1 ? fmt::format("{:.2f}× slower", ratio) : format_ratio(ratio) + " slower";
+  };
+  if (knee == plain_best) {
+    out.push_back(fmt::format(
+        "`{}` reached its best with {} ({} ms); more threads did not help: with {} it was {}.",
+        knee->strategy, workers_text(*knee), format_ms(knee->stats.median), most->threads,
+        compared_with(*most, *knee)));
+    return;
+  }
+  std::string line = fmt::format(
+      "`{}` was within noise of its best ({} ms, with {}) from {} on ({} ms): more threads "
+      "bought nothing measurable",
+      knee->strategy, format_ms(plain_best->stats.median), workers_text(*plain_best),
+      workers_text(*knee), format_ms(knee->stats.median));
+  if (most != plain_best && !within_noise(most->median_ci, plain_best->median_ci)) {
+    line += fmt::format("; with {} it was {}", most->threads, compared_with(*most, *plain_best));
+  }
+  out.push_back(line + ".");
 }
 
 // Every other strategy at its own best thread count against the reference at its best, and

@@ -158,6 +158,25 @@ TEST(Findings, ResultsWithinNoiseOfTheFastestAreTiedNotRanked) {
   EXPECT_NE(knee.find("with 4 it was within noise of it"), std::string::npos) << knee;
 }
 
+TEST(Findings, TheKneeIsTheFewestThreadsWithinNoiseOfTheBest) {
+  const std::vector<Result> results{
+      ResultBuilder::open("threads", 1)
+          .ops(10000)
+          .times({30'000'000, 31'000'000, 32'000'000, 33'000'000, 34'000'000}),
+      ResultBuilder::open("threads", 2)
+          .ops(10000)
+          .times({28'000'000, 29'000'000, 31'000'000, 32'000'000, 33'000'000}),
+      ResultBuilder::open("threads", 4)
+          .ops(10000)
+          .times({40'000'000, 41'000'000, 42'000'000, 43'000'000, 44'000'000})};
+  const std::string knee = finding_with(findings(results), "within noise of its best");
+  EXPECT_NE(knee.find("`threads` was within noise of its best (31.00 ms, with 2 threads) from 1 "
+                      "thread on (32.00 ms)"),
+            std::string::npos)
+      << knee;
+  EXPECT_NE(knee.find("with 4 it was 1.4× slower"), std::string::npos) << knee;
+}
+
 TEST(Findings, TheKneeAndTheLeagueAreMeasuredAgainstTheReference) {
   const std::vector<Result> results{
       open_result("threads", 1, 50'000'000), open_result("threads", 2, 25'000'000),
