@@ -8,6 +8,7 @@
 #include <map>
 #include <utility>
 
+#include "fdbench/compare.hpp"
 #include "fdbench/strategy.hpp"
 #include "format.hpp"
 
@@ -205,6 +206,15 @@ std::string rcu_setting(const Result& r) {
   return it == r.parameters.end() ? std::string() : it->second;
 }
 
+// The same measurement as compare pairs it (strategy, threads, kind, size and the parameters
+// that configure it, --rcu-expedited's included) but for the pregrow setting.
+bool same_but_pregrow(const Result& a, const Result& b) {
+  ResultKey ka = key_of(a);
+  ResultKey kb = key_of(b);
+  ka.pregrow = kb.pregrow;
+  return ka == kb;
+}
+
 struct GrowthPair {
   const Result* off;
   const Result* grown;
@@ -333,9 +343,7 @@ void growth_findings(std::span<const Result> results, std::string_view workload,
   for (const auto* off : all) {
     if (off->pregrow != "off") continue;
     for (const auto* r : all) {
-      if (r->pregrow != "off" && r->threads == off->threads && r->kind == off->kind &&
-          r->ops == off->ops && r->strategy == off->strategy &&
-          rcu_setting(*r) == rcu_setting(*off)) {
+      if (r->pregrow != "off" && same_but_pregrow(*r, *off)) {
         pairs.push_back({off, r});
         break;
       }
