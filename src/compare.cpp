@@ -91,8 +91,8 @@ ResultKey key_of(const Result& r) {
   // Parameters that say what was asked pair results (batch, paths, close, rcu_expedited);
   // those that describe what a machine made of it (the ring features its kernel accepted,
   // notes) would keep two machines' runs of one configuration apart.
-  static const std::set<std::string> kDescriptive = {"dispatch", "batch_means", "ring_setup",
-                                                     "ring_fd",  "paths_note",  "latency"};
+  static const std::set<std::string> kDescriptive = {
+      "dispatch", "batch_means", "ring_setup", "ring_fd", "paths_note", "latency", "order"};
   std::map<std::string, std::string> asked;
   for (const auto& [name, value] : r.parameters) {
     if (kDescriptive.count(name) == 0) asked.emplace(name, value);

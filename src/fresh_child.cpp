@@ -160,47 +160,71 @@ WorkloadRecipe socket_workload_recipe(SocketKind kind, std::size_t count) {
           [kind, count] { return make_socket_workload(kind, count); }};
 }
 
+namespace {
+
+// Each repetition in a fresh child; the parent keeps what the children report.
+class FreshChildMeasurement final : public Measurement {
+ public:
+  FreshChildMeasurement(const WorkloadRecipe& work, const StrategyInfo& strategy,
+                        const StrategyConfig& config, const Pregrow& pregrow, int repeat,
+                        int warmup, const MeasureExtras& extras)
+      : Measurement(base_result(work.facts, strategy, config, repeat, warmup), repeat, warmup),
+        work_(work),
+        strategy_(strategy),
+        config_(config),
+        pregrow_(pregrow),
+        traced_(extras.latency) {
+    r_.pregrow = pregrow.label();
+    if (const auto reason = strategy.unavailable_reason(); !reason.empty()) {
+      stop(std::string(reason));
+      return;
+    }
+    if (traced_) latency_.emplace(work.facts, extras.on_calls);
+  }
+
+ private:
+  void repetition(bool timed) override {
+    const ChildRun run = run_in_child(work_, strategy_, config_, pregrow_, traced_);
+    const ChildReport& report = run.report;
+    if (report.error[0] != '\0') return stop(report.error);
+    total_.merge(report.tally);
+    if (!timed) return;
+    r_.times_ns.push_back(report.ns);
+    if (latency_) {
+      const std::optional<int> before =
+          report.fdsize_before >= 0 ? std::optional<int>(report.fdsize_before) : std::nullopt;
+      latency_->add(run.records, report.ns, before, report.shared != 0);
+    }
+    if (!r_.fdsize_before) {  // every child starts alike; keep the first timed one's sizes
+      if (report.fdsize_before >= 0) r_.fdsize_before = report.fdsize_before;
+      if (report.fdsize_after >= 0) r_.fdsize_after = report.fdsize_after;
+    }
+  }
+
+  const WorkloadRecipe& work_;
+  const StrategyInfo& strategy_;
+  StrategyConfig config_;
+  Pregrow pregrow_;
+  bool traced_;
+};
+
+}  // namespace
+
+std::unique_ptr<Measurement> fresh_child_measurement(const WorkloadRecipe& work,
+                                                     const StrategyInfo& strategy,
+                                                     const StrategyConfig& config,
+                                                     const Pregrow& pregrow, int repeat, int warmup,
+                                                     const MeasureExtras& extras) {
+  return std::make_unique<FreshChildMeasurement>(work, strategy, config, pregrow, repeat, warmup,
+                                                 extras);
+}
+
 Result measure_in_fresh_child(const WorkloadRecipe& work, const StrategyInfo& strategy,
                               const StrategyConfig& config, const Pregrow& pregrow, int repeat,
                               int warmup, const MeasureExtras& extras) {
-  Result r = base_result(work.facts, strategy, config, repeat, warmup);
-  r.pregrow = pregrow.label();
-  if (const auto reason = strategy.unavailable_reason(); !reason.empty()) {
-    r.error = reason;
-    return r;
-  }
-  const auto held_before = platform::open_descriptors();
-  Tally total;
-  std::optional<LatencyRecording> latency;
-  if (extras.latency) latency.emplace(work.facts);
-  for (int i = 0; i < warmup + repeat; ++i) {
-    throw_if_interrupted();
-    const ChildRun run = run_in_child(work, strategy, config, pregrow, extras.latency);
-    const ChildReport& report = run.report;
-    if (report.error[0] != '\0') {
-      r.error = report.error;
-      r.times_ns.clear();
-      break;
-    }
-    total.merge(report.tally);
-    if (extras.on_repetition) extras.on_repetition(i + 1);
-    if (i < warmup) continue;
-    r.times_ns.push_back(report.ns);
-    if (latency) {
-      const std::optional<int> before =
-          report.fdsize_before >= 0 ? std::optional<int>(report.fdsize_before) : std::nullopt;
-      latency->add(run.records, report.ns, before, report.shared != 0);
-    }
-    if (!r.fdsize_before) {  // every child starts alike; keep the first timed one's sizes
-      if (report.fdsize_before >= 0) r.fdsize_before = report.fdsize_before;
-      if (report.fdsize_after >= 0) r.fdsize_after = report.fdsize_after;
-    }
-  }
-  if (latency && r.error.empty()) latency->store(r);
-  record_failures(r, total);
-  check_no_leak(r, held_before);
-  finalize(r);
-  return r;
+  const auto m = fresh_child_measurement(work, strategy, config, pregrow, repeat, warmup, extras);
+  while (!m->done()) m->run_next();
+  return m->finish();
 }
 
 }  // namespace fdbench

@@ -23,22 +23,14 @@ std::string describe_fds(const std::vector<int>& fds) {
   return text;
 }
 
-// Points the workload at a trace for the scope's life, and away from it after.
-class TraceScope {
- public:
-  TraceScope(Workload& work, CallTrace* trace) : work_(work) { work_.set_trace(trace); }
-  TraceScope(const TraceScope&) = delete;
-  TraceScope& operator=(const TraceScope&) = delete;
-  ~TraceScope() { work_.set_trace(nullptr); }
-
- private:
-  Workload& work_;
-};
-
 }  // namespace
 
-LatencyRecording::LatencyRecording(const WorkloadFacts& work)
-    : collector_(work.name == "open" ? "open" : "create", !work.holds_descriptors) {}
+std::string creation_op(std::string_view workload) {
+  return workload == "open" ? "open" : "create";
+}
+
+LatencyRecording::LatencyRecording(const WorkloadFacts& work, CallsDone on_calls)
+    : collector_(creation_op(work.name), !work.holds_descriptors), on_calls_(std::move(on_calls)) {}
 
 void LatencyRecording::add(std::span<const CallRecord> records, std::int64_t ns,
                            std::optional<int> fdsize_before, bool shared) {
@@ -48,6 +40,7 @@ void LatencyRecording::add(std::span<const CallRecord> records, std::int64_t ns,
   if (!any && !records.empty()) recorded_ = false;
   if (!recorded_) return;
   collector_.add(records, ns, fdsize_before.value_or(0), shared);
+  if (on_calls_) on_calls_(repetitions_ - 1, records);
 }
 
 void LatencyRecording::store(Result& r) const {
@@ -68,8 +61,12 @@ bool table_shared_now(const StrategyInfo& strategy, const StrategyConfig& config
 }
 
 WorkloadFacts facts_of(const Workload& work) {
-  return {std::string(work.name()), work.kind(),          work.ops(),
-          work.descriptors_per_item(), std::string(work.unit()), work.holds_descriptors()};
+  return {std::string(work.name()),
+          work.kind(),
+          work.ops(),
+          work.descriptors_per_item(),
+          std::string(work.unit()),
+          work.holds_descriptors()};
 }
 
 Result base_result(const WorkloadFacts& work, const StrategyInfo& strategy,
@@ -120,59 +117,145 @@ void check_no_leak(Result& r, const std::vector<int>& before) {
 #endif
 }
 
-Result measure(Workload& work, const StrategyInfo& strategy, const StrategyConfig& config,
-               int repeat, int warmup, const MeasureExtras& extras) {
-  Result r = base_result(facts_of(work), strategy, config, repeat, warmup);
-  if (const auto reason = strategy.unavailable_reason(); !reason.empty()) {
-    r.error = reason;
-    return r;
+Measurement::Measurement(Result base, int repeat, int warmup)
+    : r_(std::move(base)), repeat_(repeat), warmup_(warmup) {}
+
+void Measurement::run_next() {
+  FDBENCH_ASSERT(!done());
+  throw_if_interrupted();
+  // Taken at the first repetition, when every measurement a Session interleaves with this
+  // one exists: what they hold (an open workload's directory) is no leak of this one.
+  if (!held_before_) held_before_ = platform::open_descriptors();
+  repetition(next_ >= warmup_);
+  if (stopped_) return;
+  ++next_;
+}
+
+void Measurement::stop(std::string error) {
+  r_.error = std::move(error);
+  r_.times_ns.clear();
+  stopped_ = true;
+}
+
+Result Measurement::finish() {
+  release();
+  if (!done()) {
+    r_.warnings.push_back(fmt::format("{}{} of {} timed repetitions ran", kCutShortWarning,
+                                      r_.times_ns.size(), repeat_));
   }
-  const auto held_before = platform::open_descriptors();
-  r.fdsize_before = platform::fd_table_size();
-  Tally total;
-  std::optional<CallTrace> trace;
-  std::optional<LatencyRecording> latency;
-  if (extras.latency) {
-    trace.emplace(work.ops());
-    latency.emplace(facts_of(work));
+  if (latency_ && r_.error.empty()) latency_->store(r_);
+  record_failures(r_, total_);
+  if (held_before_) check_no_leak(r_, *held_before_);
+  finalize(r_);
+  return std::move(r_);
+}
+
+namespace {
+
+// The workload's repetitions in this process, its workers kept or made per repetition.
+class InProcessMeasurement final : public Measurement {
+ public:
+  InProcessMeasurement(Workload& work, std::unique_ptr<Workload> owned,
+                       const StrategyInfo& strategy, const StrategyConfig& config, int repeat,
+                       int warmup, const MeasureExtras& extras, Workers workers)
+      : Measurement(base_result(facts_of(work), strategy, config, repeat, warmup), repeat, warmup),
+        owned_(std::move(owned)),
+        work_(work),
+        strategy_(strategy),
+        config_(config),
+        workers_(workers) {
+    if (const auto reason = strategy.unavailable_reason(); !reason.empty()) {
+      stop(std::string(reason));
+      return;
+    }
+    r_.fdsize_before = platform::fd_table_size();
+    if (extras.latency) {
+      trace_.emplace(work.ops());
+      latency_.emplace(facts_of(work), extras.on_calls);
+      work_.set_trace(&*trace_);
+    }
   }
-  const TraceScope traced(work, trace ? &*trace : nullptr);
-  try {
-    auto runner = strategy.make(config);
-    const bool shared = trace && table_shared_now(strategy, config);
-    for (int i = 0; i < warmup + repeat; ++i) {
-      throw_if_interrupted();
-      RepetitionScope scope(work);
+  InProcessMeasurement(const InProcessMeasurement&) = delete;
+  InProcessMeasurement& operator=(const InProcessMeasurement&) = delete;
+  ~InProcessMeasurement() override {
+    runner_.reset();
+    work_.set_trace(nullptr);
+  }
+
+ private:
+  void repetition(bool timed) override {
+    try {
+      if (!runner_) {
+        runner_ = strategy_.make(config_);
+        shared_ = trace_ && table_shared_now(strategy_, config_);
+      }
+      RepetitionScope scope(work_);
       std::optional<int> fdsize;
-      if (trace) {
-        trace->reset();
+      if (trace_) {
+        trace_->reset();
         fdsize = platform::fd_table_size();
       }
-      const Repetition rep = runner->run(work);
+      const Repetition rep = runner_->run(work_);
       scope.end();
+      if (workers_ == Workers::per_repetition) runner_.reset();
       throw_if_interrupted();  // a repetition cut short by Ctrl-C is no sample
-      total.merge(rep.tally);
-      if (i >= warmup) {
-        r.times_ns.push_back(rep.ns);
-        if (latency) latency->add(trace->records(), rep.ns, fdsize, shared);
-      }
-      if (extras.on_repetition) extras.on_repetition(i + 1);
+      total_.merge(rep.tally);
+      if (!timed) return;
+      r_.times_ns.push_back(rep.ns);
+      if (latency_) latency_->add(trace_->records(), rep.ns, fdsize, shared_);
+    } catch (const std::system_error& e) {  // e.g. EAGAIN creating the 1,000th thread
+      runner_.reset();
+      stop(fmt::format("could not start {} with {} threads: {}", strategy_.name, config_.threads,
+                       e.what()));
+    } catch (const Error& e) {  // the strategy cannot do this workload here
+      runner_.reset();
+      throw_if_interrupted();  // ... unless a Ctrl-C killed its workers
+      stop(e.what());
     }
-    if (latency) latency->store(r);
-  } catch (const std::system_error& e) {  // e.g. EAGAIN creating the 1,000th thread
-    r.error = fmt::format("could not start {} with {} threads: {}", strategy.name, config.threads,
-                          e.what());
-    r.times_ns.clear();
-  } catch (const Error& e) {  // the strategy cannot do this workload here
-    throw_if_interrupted();   // ... unless a Ctrl-C killed its workers
-    r.error = e.what();
-    r.times_ns.clear();
   }
-  r.fdsize_after = platform::fd_table_size();
-  record_failures(r, total);
-  check_no_leak(r, held_before);
-  finalize(r);
-  return r;
+
+  void release() override {
+    runner_.reset();
+    work_.set_trace(nullptr);
+    r_.fdsize_after = platform::fd_table_size();
+  }
+
+  std::unique_ptr<Workload> owned_;  // declared first: destroyed after what uses it
+  Workload& work_;
+  const StrategyInfo& strategy_;
+  StrategyConfig config_;
+  Workers workers_;
+  std::optional<CallTrace> trace_;
+  std::unique_ptr<Strategy> runner_;
+  bool shared_ = false;  // --latency: the table was shared while the workers ran
+};
+
+}  // namespace
+
+std::unique_ptr<Measurement> in_process_measurement(Workload& work, const StrategyInfo& strategy,
+                                                    const StrategyConfig& config, int repeat,
+                                                    int warmup, const MeasureExtras& extras,
+                                                    Workers workers) {
+  return std::make_unique<InProcessMeasurement>(work, nullptr, strategy, config, repeat, warmup,
+                                                extras, workers);
+}
+
+std::unique_ptr<Measurement> in_process_measurement(std::unique_ptr<Workload> work,
+                                                    const StrategyInfo& strategy,
+                                                    const StrategyConfig& config, int repeat,
+                                                    int warmup, const MeasureExtras& extras,
+                                                    Workers workers) {
+  Workload& made = *work;
+  return std::make_unique<InProcessMeasurement>(made, std::move(work), strategy, config, repeat,
+                                                warmup, extras, workers);
+}
+
+Result measure(Workload& work, const StrategyInfo& strategy, const StrategyConfig& config,
+               int repeat, int warmup, const MeasureExtras& extras) {
+  const auto m =
+      in_process_measurement(work, strategy, config, repeat, warmup, extras, Workers::kept);
+  while (!m->done()) m->run_next();
+  return m->finish();
 }
 
 }  // namespace fdbench

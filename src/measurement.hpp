@@ -1,11 +1,13 @@
 #pragma once
 // What measure() and measure_in_fresh_child() share when they fill in a Result.
+#include <algorithm>
+#include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "fdbench/latency.hpp"
-
 #include "fdbench/measure.hpp"
 #include "fdbench/result.hpp"
 #include "fdbench/strategy.hpp"
@@ -43,7 +45,7 @@ class RepetitionScope {
 // (io_uring, libuv, worker processes), a parameter that says so instead of a made-up figure.
 class LatencyRecording {
  public:
-  explicit LatencyRecording(const WorkloadFacts& work);
+  LatencyRecording(const WorkloadFacts& work, CallsDone on_calls);
   // One timed repetition's records, its time, its starting table size (nullopt: not known
   // here) and whether more than one thread of the process was alive during it.
   void add(std::span<const CallRecord> records, std::int64_t ns, std::optional<int> fdsize_before,
@@ -52,9 +54,81 @@ class LatencyRecording {
 
  private:
   LatencyCollector collector_;
+  CallsDone on_calls_;
   bool recorded_ = true;  // every repetition so far had its calls timed
   int repetitions_ = 0;
 };
+
+// One combination's repetitions, run one at a time: a Session runs several combinations'
+// repetitions round-robin (--order interleaved) or each combination's back to back.
+// measure() and measure_in_fresh_child() are one Measurement run to its end.
+class Measurement {
+ public:
+  virtual ~Measurement() = default;
+  Measurement(const Measurement&) = delete;
+  Measurement& operator=(const Measurement&) = delete;
+
+  // Runs the next repetition, warm-ups first. An error that ends the measurement (the
+  // strategy cannot do this here) goes into the result and makes done() true; Ctrl-C throws
+  // Interrupted, and the repetition it cut short is no sample.
+  void run_next();
+  // Every repetition ran, or an error ended the measurement.
+  [[nodiscard]] bool done() const { return stopped_ || next_ == warmup_ + repeat_; }
+  // Repetitions run so far, warm-ups included; of them, the timed ones.
+  [[nodiscard]] int repetitions_run() const { return next_; }
+  [[nodiscard]] int timed_repetitions_run() const { return std::max(0, next_ - warmup_); }
+  // The result of the timed repetitions run so far: all of them once done(); fewer (after
+  // Ctrl-C) are said in a warning. Call once.
+  Result finish();
+
+ protected:
+  Measurement(Result base, int repeat, int warmup);
+  // One repetition; `timed` is false for a warm-up. Ends the measurement by stop().
+  virtual void repetition(bool timed) = 0;
+  // Ends the measurement on `error`: the result keeps no times.
+  void stop(std::string error);
+  // What the subclass holds (workers, a trace) is released before the leak check.
+  virtual void release() {}
+
+  Result r_;
+  Tally total_;
+  std::optional<LatencyRecording> latency_;
+
+ private:
+  std::optional<std::vector<int>> held_before_;  // descriptors held when the first began
+  int repeat_;
+  int warmup_;
+  int next_ = 0;
+  bool stopped_ = false;
+};
+
+// How the strategy's workers live in an in-process measurement.
+enum class Workers {
+  kept,            // made before the first repetition, joined after the last
+  per_repetition,  // made and joined around each repetition, untimed: only one
+                   // combination's workers exist at a time when repetitions interleave
+};
+
+// measure() one repetition at a time. `work` must outlive the measurement; the overload
+// that takes it owns it.
+std::unique_ptr<Measurement> in_process_measurement(Workload& work, const StrategyInfo& strategy,
+                                                    const StrategyConfig& config, int repeat,
+                                                    int warmup, const MeasureExtras& extras,
+                                                    Workers workers);
+std::unique_ptr<Measurement> in_process_measurement(std::unique_ptr<Workload> work,
+                                                    const StrategyInfo& strategy,
+                                                    const StrategyConfig& config, int repeat,
+                                                    int warmup, const MeasureExtras& extras,
+                                                    Workers workers);
+// measure_in_fresh_child() one repetition at a time; `work` must outlive the measurement.
+std::unique_ptr<Measurement> fresh_child_measurement(const WorkloadRecipe& work,
+                                                     const StrategyInfo& strategy,
+                                                     const StrategyConfig& config,
+                                                     const Pregrow& pregrow, int repeat, int warmup,
+                                                     const MeasureExtras& extras);
+
+// What a workload's creation call is called in latency_ns and --trace-out: "open", "create".
+std::string creation_op(std::string_view workload);
 
 // Whether the table a strategy's workers fill is shared while they run: more than one thread
 // of this process alive now (the workers made), or, where the OS does not tell, by its count.

@@ -7,9 +7,12 @@ namespace fdbench {
 
 std::string Pregrow::label() const {
   switch (mode) {
-    case Mode::off: return "off";
-    case Mode::automatic: return "auto";
-    case Mode::fd: return std::to_string(fd);
+    case Mode::off:
+      return "off";
+    case Mode::automatic:
+      return "auto";
+    case Mode::fd:
+      return std::to_string(fd);
   }
   return "off";
 }
@@ -28,6 +31,20 @@ bool parse_pregrow(const std::string& text, Pregrow& out) {
   if (ec != std::errc{} || end != text.data() + text.size() || fd < 0) return false;
   out = Pregrow{Pregrow::Mode::fd, fd};
   return true;
+}
+
+std::string_view to_string(Order order) {
+  return order == Order::sequential ? "sequential" : "interleaved";
+}
+
+bool parse_order(std::string_view text, Order& order) {
+  for (const Order o : {Order::interleaved, Order::sequential}) {
+    if (text == to_string(o)) {
+      order = o;
+      return true;
+    }
+  }
+  return false;
 }
 
 std::string default_dir() {

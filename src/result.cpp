@@ -49,11 +49,15 @@ bool parse_fd_table(std::string_view text, FdTable& table) {
   return value_of(kTableNames, text, table);
 }
 
+bool cut_short(const Result& result) {
+  return std::any_of(result.warnings.begin(), result.warnings.end(),
+                     [](const std::string& w) { return w.starts_with(kCutShortWarning); });
+}
+
 void finalize(Result& result) {
   result.stats = summarize(result.times_ns);
-  result.ops_per_sec = result.stats.median > 0
-                           ? static_cast<double>(result.ops) * 1e9 / result.stats.median
-                           : 0.0;
+  result.ops_per_sec =
+      result.stats.median > 0 ? static_cast<double>(result.ops) * 1e9 / result.stats.median : 0.0;
   result.median_ci = median_interval(result.times_ns);
   result.outliers = outlier_indices(result.times_ns);
   const double spread = relative_spread(result.stats);

@@ -364,6 +364,23 @@ ResultsDocument parse_results_json(std::string_view text) {
 
 namespace {
 
+Finding read_finding(const json& node, const std::string& path) {
+  const Reader in(node, path);
+  Finding f;
+  f.kind = in.text("kind");
+  f.text = in.text("text");
+  if (!in.has("numbers")) return f;
+  const json& numbers = in.field("numbers");
+  if (!numbers.is_object()) throw Error(fmt::format("{}.numbers: expected an object", path));
+  for (const auto& [name, value] : numbers.items()) {
+    if (!value.is_number()) {
+      throw Error(fmt::format("{}.numbers.{}: expected a number", path, name));
+    }
+    f.numbers[name] = value.get<double>();
+  }
+  return f;
+}
+
 ResultsDocument read_document(const json& root) {
   const Reader doc(root, "document");
   ResultsDocument out;
@@ -383,6 +400,14 @@ ResultsDocument read_document(const json& root) {
   if (!results.is_array()) throw Error("results: expected an array");
   for (std::size_t i = 0; i < results.size(); ++i) {
     out.results.push_back(read_result(Reader(results[i], fmt::format("results[{}]", i))));
+  }
+  if (doc.has("findings")) {
+    const json& list = doc.field("findings");
+    if (!list.is_array()) throw Error("findings: expected an array");
+    out.findings_recorded = true;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      out.findings.push_back(read_finding(list[i], fmt::format("findings[{}]", i)));
+    }
   }
   return out;
 }

@@ -5,14 +5,23 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "descriptor_budget.hpp"
+#include "fdbench/call_trace.hpp"
 #include "fdbench/error.hpp"
+#include "fdbench/findings.hpp"
+#include "fdbench/interrupt.hpp"
 #include "fdbench/measure.hpp"
 #include "fdbench/platform.hpp"
+#include "fdbench/trace_out.hpp"
+#include "measurement.hpp"
 #include "open_input.hpp"
 
 namespace fdbench {
@@ -30,6 +39,18 @@ std::string progress_label(std::string_view strategy, int threads, const Pregrow
   std::string label = fmt::format("{}, {} thread{}", strategy, threads, threads == 1 ? "" : "s");
   if (pregrow != nullptr) label += ", pregrow " + pregrow->label();
   return label;
+}
+
+// Call durations (8 bytes each) and call records (32 bytes each) that --latency may keep of
+// interleaved results at once; beyond it, the results are measured one after another.
+constexpr std::uint64_t kInterleavedLatencyBytes = 512ULL << 20;
+
+// What --latency keeps of one result while it is measured: its call durations (two per item
+// where it closes at once) and, measured in this process, a record per item.
+std::uint64_t latency_bytes_of(bool latency, std::uint64_t items, int repeat, bool in_process) {
+  if (!latency) return 0;
+  const std::uint64_t records = in_process ? items * sizeof(CallRecord) : 0;
+  return records + items * 2 * sizeof(std::int64_t) * static_cast<std::uint64_t>(repeat);
 }
 
 Section section_of(const WorkloadRecipe& work, int repeat, int warmup) {
@@ -71,6 +92,17 @@ class RcuSetting {
 
 }  // namespace
 
+// One result of a sweep: what the progress line calls it, how its measurement starts, and
+// what the session adds to its result (the input, the path mode).
+struct Session::Planned {
+  std::string label;
+  TraceKey key;  // --trace-out's columns for it (the result's index is added when it starts)
+  MeasureExtras extras;
+  std::function<std::unique_ptr<Measurement>(const MeasureExtras&)> start;
+  std::function<void(Result&)> complete = [](Result&) {};
+  std::uint64_t latency_bytes = 0;  // what --latency keeps of it while it is measured
+};
+
 Session::Session(Environment env, std::vector<std::unique_ptr<Reporter>> reporters)
     : env_(std::move(env)), reporters_(std::move(reporters)) {
   for (auto& reporter : reporters_) reporter->begin(env_);
@@ -83,21 +115,21 @@ void Session::emit(Result result) {
   for (auto& reporter : reporters_) reporter->add(results_.back());
 }
 
-void Session::announce(const Section& section) {
-  for (auto& reporter : reporters_) reporter->section(section);
+void Session::plan_progress(std::size_t results, int repetitions) {
+  progress_started_ = 0;
+  if (progress_ != nullptr) progress_->plan(results, repetitions);
 }
 
-RepetitionDone Session::starting(std::string_view what, int repetitions) {
-  if (progress_ == nullptr) return {};
-  progress_->start_result(what, repetitions);
-  return [progress = progress_](int done) { progress->repetition_done(done); };
+void Session::announce(const Section& section) {
+  for (auto& reporter : reporters_) reporter->section(section);
 }
 
 void Session::finish(bool complete) {
   if (progress_ != nullptr) progress_->clear();
   if (finished_) return;
   finished_ = true;
-  for (auto& reporter : reporters_) reporter->end(results_, complete);
+  const auto concluded = findings(results_, env_);
+  for (auto& reporter : reporters_) reporter->end(results_, concluded, complete);
 }
 
 void Session::each_rcu_setting(const std::vector<int>& values, const std::function<void()>& block) {
@@ -120,7 +152,7 @@ void Session::run_open(const OpenOptions& options) {
   const std::size_t per_strategy =
       options.threads.size() * (options.keep_open ? options.pregrow.size() : 1);
   const std::size_t blocks = std::max<std::size_t>(1, options.rcu_expedited.size());
-  if (progress_ != nullptr) progress_->plan(blocks * strategies.size() * per_strategy);
+  plan_progress(blocks * strategies.size() * per_strategy, options.repeat + options.warmup);
   FileSet::CreationProgress creating;
   if (progress_ != nullptr) {
     creating = [progress = progress_](std::size_t made, std::size_t total) {
@@ -142,33 +174,48 @@ void Session::run_open(const OpenOptions& options) {
   section.fresh_child = options.keep_open;  // only a fresh process shows a held table's growth
   announce(section);
 
-  const int repetitions = options.repeat + options.warmup;
-  each_rcu_setting(options.rcu_expedited, [&] {
-    for (const auto& name : strategies) {
-      const StrategyInfo& strategy = strategy_named(name);
-      for (const int threads : options.threads) {
-        const StrategyConfig config{threads, options.batch, options.uring};
-        if (!options.keep_open) {
-          const auto work = make_open_workload(spec);
-          Result r = measure(
-              *work, strategy, config, options.repeat, options.warmup,
-              {options.latency, starting(progress_label(name, threads, nullptr), repetitions)});
-          r.input = in.summary;
-          record_paths(r, options.paths, strategy);
-          emit(std::move(r));
-          continue;
-        }
-        for (const auto& pregrow : options.pregrow) {
-          Result r = measure_in_fresh_child(
-              recipe, strategy, config, pregrow, options.repeat, options.warmup,
-              {options.latency, starting(progress_label(name, threads, &pregrow), repetitions)});
-          r.input = in.summary;
-          record_paths(r, options.paths, strategy);
-          emit(std::move(r));
-        }
+  const MeasureExtras extras{options.latency, {}};
+  const std::uint64_t latency_bytes =
+      latency_bytes_of(options.latency, recipe.facts.ops, options.repeat, !options.keep_open);
+  // Interleaved, only one result's workers exist at a time: each repetition makes its own.
+  const Workers workers =
+      options.order == Order::interleaved ? Workers::per_repetition : Workers::kept;
+  std::vector<Planned> plan;
+  for (const auto& name : strategies) {
+    const StrategyInfo& strategy = strategy_named(name);
+    const auto complete = [&in, &options, &strategy](Result& r) {
+      r.input = in.summary;
+      record_paths(r, options.paths, strategy);
+    };
+    for (const int threads : options.threads) {
+      const StrategyConfig config{threads, options.batch, options.uring};
+      if (!options.keep_open) {
+        plan.push_back({progress_label(name, threads, nullptr),
+                        {0, name, threads, "", creation_op(recipe.facts.name)},
+                        extras,
+                        [&, config](const MeasureExtras& with) {
+                          return in_process_measurement(make_open_workload(spec), strategy, config,
+                                                        options.repeat, options.warmup, with,
+                                                        workers);
+                        },
+                        complete,
+                        latency_bytes});
+        continue;
+      }
+      for (const auto& pregrow : options.pregrow) {
+        plan.push_back({progress_label(name, threads, &pregrow),
+                        {0, name, threads, pregrow.label(), creation_op(recipe.facts.name)},
+                        extras,
+                        [&, config](const MeasureExtras& with) {
+                          return fresh_child_measurement(recipe, strategy, config, pregrow,
+                                                         options.repeat, options.warmup, with);
+                        },
+                        complete,
+                        latency_bytes});
       }
     }
-  });
+  }
+  each_rcu_setting(options.rcu_expedited, [&] { measure_plan(plan, options.order); });
 }
 
 void Session::run_socket(const SocketOptions& options) {
@@ -180,30 +227,103 @@ void Session::run_socket(const SocketOptions& options) {
       budget_of(options.strategies, options.threads, options.batch, options.pregrow);
   budget.workload = static_cast<std::uint64_t>(most_threads) * per_thread;
   ensure_descriptor_budget(budget, "--threads, --per-thread, --batch or --pregrow");
-  if (progress_ != nullptr) {
-    progress_->plan(std::max<std::size_t>(1, options.rcu_expedited.size()) *
-                    options.strategies.size() * options.threads.size() * options.pregrow.size());
-  }
+  plan_progress(std::max<std::size_t>(1, options.rcu_expedited.size()) * options.strategies.size() *
+                    options.threads.size() * options.pregrow.size(),
+                options.repeat + options.warmup);
   Section section = section_of(one_thread, options.repeat, options.warmup);
   section.per_thread = options.per_thread;
   section.held = true;
   section.fresh_child = true;
   announce(section);
-  each_rcu_setting(options.rcu_expedited, [&] {
-    for (const auto& name : options.strategies) {
-      const StrategyInfo& strategy = strategy_named(name);
-      for (const int threads : options.threads) {
-        const auto count = static_cast<std::size_t>(threads) * options.per_thread;
-        for (const auto& pregrow : options.pregrow) {
-          emit(measure_in_fresh_child(
-              socket_workload_recipe(options.kind, count), strategy,
-              {threads, options.batch, options.uring}, pregrow, options.repeat, options.warmup,
-              {options.latency, starting(progress_label(name, threads, &pregrow),
-                                         options.repeat + options.warmup)}));
-        }
+  std::vector<WorkloadRecipe> recipes;  // one per thread count, alive while measured
+  for (const int threads : options.threads) {
+    recipes.push_back(socket_workload_recipe(
+        options.kind, static_cast<std::size_t>(threads) * options.per_thread));
+  }
+  const MeasureExtras extras{options.latency, {}};
+  std::vector<Planned> plan;
+  for (const auto& name : options.strategies) {
+    const StrategyInfo& strategy = strategy_named(name);
+    for (std::size_t t = 0; t < options.threads.size(); ++t) {
+      const StrategyConfig config{options.threads[t], options.batch, options.uring};
+      for (const auto& pregrow : options.pregrow) {
+        plan.push_back(
+            {progress_label(name, config.threads, &pregrow),
+             {0, name, config.threads, pregrow.label(), creation_op("socket")},
+             extras,
+             [&, t, config](const MeasureExtras& with) {
+               return fresh_child_measurement(recipes[t], strategy, config, pregrow, options.repeat,
+                                              options.warmup, with);
+             },
+             [](Result&) {},
+             latency_bytes_of(options.latency, recipes.back().facts.ops, options.repeat, false)});
       }
     }
-  });
+  }
+  each_rcu_setting(options.rcu_expedited, [&] { measure_plan(plan, options.order); });
+}
+
+void Session::measure_plan(const std::vector<Planned>& plan, Order order) {
+  // Interleaved, every result's measurement is open at once (or as many as --latency's
+  // records fit in kInterleavedLatencyBytes); one at a time otherwise.
+  std::size_t window = 1;
+  std::string order_text(to_string(order));
+  if (order == Order::interleaved && !plan.empty()) {
+    const std::uint64_t each = std::max<std::uint64_t>(1, plan.front().latency_bytes);
+    window = static_cast<std::size_t>(
+        std::clamp<std::uint64_t>(kInterleavedLatencyBytes / each, 1, plan.size()));
+    if (window < plan.size()) {
+      order_text = fmt::format(
+          "interleaved in groups of {} (what --latency keeps of more would "
+          "exceed {} MiB)",
+          window, kInterleavedLatencyBytes >> 20);
+    }
+  }
+  for (std::size_t first = 0; first < plan.size(); first += window) {
+    const std::size_t last = std::min(plan.size(), first + window);
+    std::vector<std::unique_ptr<Measurement>> running;
+    for (std::size_t i = first; i < last; ++i) {
+      MeasureExtras extras = plan[i].extras;
+      if (trace_out_ != nullptr && extras.latency) {
+        TraceKey key = plan[i].key;
+        key.result = results_.size() + (i - first);  // results are emitted in plan order
+        extras.on_calls = [out = trace_out_, key](int repetition,
+                                                  std::span<const CallRecord> calls) {
+          out->add(key, repetition, calls);
+        };
+      }
+      running.push_back(plan[i].start(extras));
+    }
+    const auto emit_from = [&](std::size_t k) {
+      Result r = running[k]->finish();
+      plan[first + k].complete(r);
+      r.parameters["order"] = order_text;
+      emit(std::move(r));
+    };
+    try {
+      for (bool more = true; more;) {
+        more = false;
+        for (std::size_t k = 0; k < running.size(); ++k) {
+          Measurement& m = *running[k];
+          if (m.done()) continue;
+          if (progress_ != nullptr) {
+            progress_->repetition_started(plan[first + k].label, progress_started_ + k + 1,
+                                          m.repetitions_run() + 1);
+          }
+          m.run_next();
+          if (progress_ != nullptr) progress_->repetition_done();
+          more = true;
+        }
+      }
+    } catch (const Interrupted&) {
+      for (std::size_t k = 0; k < running.size(); ++k) {
+        if (running[k]->done() || running[k]->timed_repetitions_run() > 0) emit_from(k);
+      }
+      throw;
+    }
+    for (std::size_t k = 0; k < running.size(); ++k) emit_from(k);
+    progress_started_ += running.size();
+  }
 }
 
 }  // namespace fdbench

@@ -13,6 +13,7 @@
 
 #include "descriptor_budget.hpp"
 #include "fdbench/error.hpp"
+#include "fdbench/findings.hpp"
 #include "fdbench/measure.hpp"
 #include "fdbench/platform.hpp"
 #include "fdbench/reporter.hpp"
@@ -246,7 +247,7 @@ Recommendation recommend(const TuneOptions& options) {
 std::string tune_json_document(const Environment& env, const TuneReport& report) {
   std::vector<Result> results = report.sweep;
   if (report.pregrow_off) results.push_back(*report.pregrow_off);
-  auto document = nlohmann::json::parse(to_json_document(env, results));
+  auto document = nlohmann::json::parse(to_json_document(env, results, findings(results, env)));
   if (report.recommendation) {
     document["recommendation"] = nlohmann::json::parse(recommendation_json(*report.recommendation));
   }

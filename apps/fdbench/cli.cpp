@@ -122,6 +122,8 @@ struct CommonText {
   bool latency = false;
   bool no_latency = false;
   std::string rcu_expedited = "keep";
+  std::string order = "interleaved";
+  std::string trace_out;
 };
 
 struct OpenText {
@@ -260,9 +262,16 @@ void add_common(CLI::App& app, CommonText& text) {
                "Time every call: percentiles, table-growth events and stalls with their causes "
                "(on by default for socket and --keep-open)");
   app.add_flag("--no-latency", text.no_latency, "Do not time each call");
+  app.add_option("--trace-out", text.trace_out,
+                 "With --latency (implied): every timed call as a CSV row in FILE, written after "
+                 "the run, atomically");
   app.add_option("--rcu-expedited", text.rcu_expedited,
                  "Linux, root: keep, or set /sys/kernel/rcu_expedited to 0, 1 or each of 0,1 "
                  "for the results that ask (system-wide while they run; restored after)")
+      ->capture_default_str();
+  app.add_option("--order", text.order,
+                 "interleaved: the results' repetitions in turn, so drift hits all alike; "
+                 "sequential: each result's repetitions back to back")
       ->capture_default_str();
   app.add_flag("--quiet", text.quiet,
                "No progress line on stderr (shown only when stderr is a terminal)");
@@ -312,12 +321,15 @@ std::vector<int> parse_rcu_expedited(const std::string& text) {
   return values;
 }
 
-// --latency or --no-latency, or `otherwise` when neither is given.
+// --latency or --no-latency, or `otherwise` when neither is given; --trace-out needs it.
 bool latency_of(const CommonText& text, bool otherwise) {
   if (text.latency && text.no_latency) {
     throw UsageError("--latency and --no-latency: give one of them");
   }
-  return text.latency || (otherwise && !text.no_latency);
+  if (!text.trace_out.empty() && text.no_latency) {
+    throw UsageError("--trace-out writes the calls --latency times: drop --no-latency");
+  }
+  return text.latency || !text.trace_out.empty() || (otherwise && !text.no_latency);
 }
 
 void apply_common(const CommonText& text, int& repeat, int& warmup, Command& command) {
@@ -328,10 +340,31 @@ void apply_common(const CommonText& text, int& repeat, int& warmup, Command& com
   check_output("--output", text.output);
   command.output = text.output;
   command.exports = apply_exports(text);
+  check_output("--trace-out", text.trace_out);
+  if (!text.trace_out.empty()) {
+    for (const auto& e : command.exports) {
+      if (e.path == text.trace_out) {
+        throw UsageError(fmt::format("--trace-out {}: {} writes that file too; name another file",
+                                     text.trace_out, e.flag));
+      }
+    }
+    if (text.trace_out == text.output) {
+      throw UsageError(fmt::format(
+          "--trace-out {}: --output writes that file too; name another file", text.trace_out));
+    }
+  }
+  command.trace_out = text.trace_out;
   command.quiet = text.quiet;
   const auto rcu = parse_rcu_expedited(text.rcu_expedited);
   command.open.rcu_expedited = rcu;
   command.socket.rcu_expedited = rcu;
+  Order order{};
+  if (!parse_order(text.order, order)) {
+    throw UsageError(fmt::format(
+        "--order: unknown value '{}' (choose from interleaved, sequential)", text.order));
+  }
+  command.open.order = order;
+  command.socket.order = order;
 }
 
 // The user's files instead of a generated set: --tree or --list.
@@ -676,30 +709,19 @@ Subcommands add_subcommands(CLI::App& app, Texts& texts) {
 // Say what each value is in --help, instead of CLI11's generic TEXT.
 void name_the_values(CLI::App& app) {
   static const std::map<std::string, std::string> kTypeNames = {
-      {"--files", "N"},
-      {"--threads", "LIST"},
-      {"--strategy", "LIST"},
-      {"--batch", "N"},
-      {"--dir", "DIR"},
-      {"--layout", "LAYOUT"},
-      {"--tree", "DIR"},
-      {"--list", "FILE"},
-      {"--flags", "MODE"},
-      {"--paths", "MODE"},
-      {"--pregrow", "LIST"},
-      {"--repeat", "N"},
-      {"--warmup", "N"},
-      {"--format", "FORMAT"},
-      {"--output", "FILE"},
-      {"--per-thread", "N"},
-      {"--kind", "KIND"},
-      {"--uring-tuning", "WHAT"},
-      {"--uring-close", "MODE"},
-      {"--export-json", "FILE"},
-      {"--export-csv", "FILE"},
-      {"--export-markdown", "FILE"},
-      {"--budget", "SECONDS"},
-      {"--rcu-expedited", "LIST"},
+      {"--files", "N"},          {"--threads", "LIST"},
+      {"--strategy", "LIST"},    {"--batch", "N"},
+      {"--dir", "DIR"},          {"--layout", "LAYOUT"},
+      {"--tree", "DIR"},         {"--list", "FILE"},
+      {"--flags", "MODE"},       {"--paths", "MODE"},
+      {"--pregrow", "LIST"},     {"--repeat", "N"},
+      {"--warmup", "N"},         {"--format", "FORMAT"},
+      {"--output", "FILE"},      {"--per-thread", "N"},
+      {"--kind", "KIND"},        {"--uring-tuning", "WHAT"},
+      {"--uring-close", "MODE"}, {"--export-json", "FILE"},
+      {"--export-csv", "FILE"},  {"--export-markdown", "FILE"},
+      {"--budget", "SECONDS"},   {"--rcu-expedited", "LIST"},
+      {"--order", "ORDER"},      {"--trace-out", "FILE"},
       {"--save", "FILE"},
   };
   std::vector<CLI::App*> apps = app.get_subcommands({});
@@ -843,6 +865,7 @@ ValueHint hint_for(const CLI::App& command, const CLI::Option& option) {
   if (name == "--threads") return {{"1", "2", "4", "8", "16"}, true};
   if (name == "--pregrow") return {{"off", "auto"}, true};
   if (name == "--rcu-expedited") return {{"keep", "0", "1", "0,1"}};
+  if (name == "--order") return {{"interleaved", "sequential"}};
   if (name == "--flags") return {open_flags_names()};
   if (name == "--paths") return {path_mode_names()};
   if (name == "--kind") return {socket_kind_names()};
@@ -853,8 +876,8 @@ ValueHint hint_for(const CLI::App& command, const CLI::Option& option) {
   if (name == "shell") return {{"bash"}};
   if (name == "--dir" || name == "--tree") return {{}, false, Paths::directories};
   if (name == "--budget") return {{"5", "20", "60"}};
-  if (name == "--list" || name == "--output" || name == "--save" || name == "files" ||
-      name.starts_with("--export-")) {
+  if (name == "--list" || name == "--output" || name == "--save" || name == "--trace-out" ||
+      name == "files" || name.starts_with("--export-")) {
     return {{}, false, Paths::files};
   }
   return {};

@@ -36,7 +36,8 @@ struct Command {
   std::string format = "table";
   std::string output;  // empty: stdout
   std::vector<Export> exports;
-  bool quiet = false;  // no progress on stderr
+  std::string trace_out;  // --trace-out FILE: every timed call as CSV
+  bool quiet = false;     // no progress on stderr
   std::string clean_dir;
   std::string env_dir;                     // env: where files would be created (fs_type)
   std::vector<std::string> compare_files;  // compare, report: results files (compare: the first

@@ -14,12 +14,14 @@
 #include "fdbench/environment.hpp"
 #include "fdbench/error.hpp"
 #include "fdbench/file_set.hpp"
+#include "fdbench/findings.hpp"
 #include "fdbench/html_report.hpp"
 #include "fdbench/platform.hpp"
 #include "fdbench/reporter.hpp"
 #include "fdbench/results_json.hpp"
 #include "fdbench/runner.hpp"
 #include "fdbench/strategy.hpp"
+#include "fdbench/trace_out.hpp"
 #include "fdbench/tune.hpp"
 #include "file_export.hpp"
 #include "progress_line.hpp"
@@ -72,9 +74,15 @@ int run_session(const Command& command, Session& session, std::ostream& err) {
     return 0;
   } catch (const Interrupted& e) {
     session.finish(false);
-    const std::size_t n = session.results().size();
-    err << fmt::format("fdbench: interrupted by signal {}; {} finished result{} kept\n", e.signal(),
-                       n, n == 1 ? "" : "s");
+    const auto results = session.results();
+    const auto short_ones = std::count_if(results.begin(), results.end(), cut_short);
+    err << fmt::format("fdbench: interrupted by signal {}; {} result{} kept", e.signal(),
+                       results.size(), results.size() == 1 ? "" : "s");
+    if (short_ones > 0) {
+      err << fmt::format(" ({} cut short, with the repetitions {} ran)", short_ones,
+                         short_ones == 1 ? "it" : "they");
+    }
+    err << "\n";
     return 128 + e.signal();
   } catch (const Error& e) {
     session.finish(false);
@@ -101,7 +109,27 @@ int measure(const Command& command, std::ostream& out, std::ostream& err) {
     progress.emplace(err, *columns, platform::now_ns);
     session.set_progress(&*progress);
   }
+  std::optional<TraceOut> trace_out;
+  if (!command.trace_out.empty()) {
+    try {
+      trace_out.emplace(command.trace_out);
+    } catch (const Error& e) {
+      err << "Error: " << e.what() << "\n";
+      return 1;
+    }
+    session.set_trace_out(&*trace_out);
+  }
   int code = run_session(command, session, err);
+  if (trace_out) {
+    try {
+      const std::uint64_t rows = trace_out->commit();
+      err << fmt::format("fdbench: wrote {} ({} call{})\n", command.trace_out, rows,
+                         rows == 1 ? "" : "s");
+    } catch (const Error& e) {
+      err << "Error: " << e.what() << "\n";
+      code = code == 0 ? 1 : code;
+    }
+  }
   for (std::size_t i = 0; i < exports.size(); ++i) {
     if (exports[i]->written()) {
       err << fmt::format("fdbench: wrote {} ({})\n", command.exports[i].path,
@@ -213,7 +241,7 @@ void print_tune_table(const Environment& env, const TuneReport& report, std::ost
   std::vector<Result> results = report.sweep;
   if (report.pregrow_off) results.push_back(*report.pregrow_off);
   for (const auto& r : results) table->add(r);
-  table->end(results, true);
+  table->end(results, findings(results, env), true);
   out << tune_text(report);
 }
 

@@ -22,13 +22,14 @@ void FileExport::section(const Section& section) {
 
 void FileExport::add(const Result& result) {
   results_.push_back(result);
-  write(false);
+  write(false, findings(results_, env_));
 }
 
-void FileExport::end(std::span<const Result> /*all*/, bool complete) {
+void FileExport::end(std::span<const Result> /*all*/, std::span<const Finding> findings,
+                     bool complete) {
   if (broken_) return;
   try {
-    write(complete);
+    write(complete, findings);
   } catch (const Error& e) {
     error_ = e.what();
   }
@@ -36,7 +37,7 @@ void FileExport::end(std::span<const Result> /*all*/, bool complete) {
 
 // Replays the run so far into a fresh reporter: every format, streaming or not, then writes
 // the same document it would have written for a run that ended here.
-void FileExport::write(bool complete) {
+void FileExport::write(bool complete, std::span<const Finding> findings) {
   std::ostringstream text;
   auto reporter = make_reporter(format_, text);
   FDBENCH_ASSERT(reporter != nullptr);  // the CLI validated the format
@@ -48,7 +49,7 @@ void FileExport::write(bool complete) {
     }
     if (i < results_.size()) reporter->add(results_[i]);
   }
-  reporter->end(results_, complete);
+  reporter->end(results_, findings, complete);
   try {
     write_file_atomically(path_, text.str(), flag_);
   } catch (const Error&) {

@@ -22,14 +22,17 @@ class FileExport final : public Reporter {
   void add(const Result& result) override;
   // Writes the final file; a failure is kept in error() instead of thrown (end() runs while
   // another error may be on its way out).
-  void end(std::span<const Result> all, bool complete) override;
+  void end(std::span<const Result> all, std::span<const Finding> findings,
+           bool complete) override;
 
   // Why end() could not write the file; empty if it could or if add() already threw.
   [[nodiscard]] const std::string& error() const { return error_; }
   [[nodiscard]] bool written() const { return !broken_ && error_.empty(); }
 
  private:
-  void write(bool complete);
+  // The run so far as the format writes it, with `findings` (while it runs: the results so
+  // far's).
+  void write(bool complete, std::span<const Finding> findings);
 
   std::string format_;
   std::string path_;

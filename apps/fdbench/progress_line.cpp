@@ -33,9 +33,10 @@ ProgressLine::~ProgressLine() {
   clear();
 }
 
-void ProgressLine::plan(std::size_t results) {
+void ProgressLine::plan(std::size_t results, int repetitions) {
   results_ = results;
-  finished_ = 0;
+  repetitions_ = repetitions;
+  done_ = 0;
   started_ns_.reset();
 }
 
@@ -46,23 +47,22 @@ void ProgressLine::creating_files(std::size_t made, std::size_t total) {
   draw(false);
 }
 
-void ProgressLine::start_result(std::string_view what, int repetitions) {
+void ProgressLine::repetition_started(std::string_view what, std::size_t result, int repetition) {
   // The time left is the measuring's: creating a file set first says nothing of it.
   if (!started_ns_) started_ns_ = clock_();
-  what_ = what;
-  repetitions_ = repetitions;
-  repetitions_done_ = 0;
   files_total_ = 0;
-  draw(true);
+  what_ = what;
+  result_ = result;
+  repetition_ = repetition;
+  draw(!shown_ || repetition == 1);  // a result's first is shown at once, later ones throttled
 }
 
-void ProgressLine::repetition_done(int done) {
-  repetitions_done_ = done;
+void ProgressLine::repetition_done() {
+  ++done_;
   draw(false);
 }
 
 void ProgressLine::result_done() {
-  ++finished_;
   clear();
 }
 
@@ -73,10 +73,9 @@ void ProgressLine::clear() {
 }
 
 std::string ProgressLine::time_left() const {
-  if (results_ == 0 || repetitions_ == 0 || !started_ns_) return {};
-  const double fraction =
-      (static_cast<double>(finished_) + static_cast<double>(repetitions_done_) / repetitions_) /
-      static_cast<double>(results_);
+  const std::size_t total = results_ * static_cast<std::size_t>(repetitions_);
+  if (total == 0 || !started_ns_) return {};
+  const double fraction = static_cast<double>(done_) / static_cast<double>(total);
   const std::int64_t elapsed = clock_() - *started_ns_;
   if (fraction <= 0 || elapsed < kFirstEstimateNs) return "estimating time left";
   const double left = static_cast<double>(elapsed) * 1e-9 * (1 - fraction) / fraction;
@@ -90,9 +89,8 @@ std::string ProgressLine::text() const {
                        grouped(files_total_), files_made_ * 100 / files_total_);
   }
   if (what_.empty()) return {};
-  std::string line = fmt::format("{}: repetition {}/{}", what_,
-                                 std::min(repetitions_done_ + 1, repetitions_), repetitions_);
-  if (results_ > 0) line += fmt::format(", result {} of {}", finished_ + 1, results_);
+  std::string line = fmt::format("{}: repetition {}/{}", what_, repetition_, repetitions_);
+  if (results_ > 0) line += fmt::format(", result {} of {}", result_, results_);
   if (const auto left = time_left(); !left.empty()) line += ", " + left;
   return line;
 }

@@ -23,10 +23,10 @@ class ProgressLine final : public Progress {
   ProgressLine(std::ostream& out, int columns, Clock clock);
   ~ProgressLine() override;
 
-  void plan(std::size_t results) override;
+  void plan(std::size_t results, int repetitions) override;
   void creating_files(std::size_t made, std::size_t total) override;
-  void start_result(std::string_view what, int repetitions) override;
-  void repetition_done(int done) override;
+  void repetition_started(std::string_view what, std::size_t result, int repetition) override;
+  void repetition_done() override;
   void result_done() override;
   void clear() override;
 
@@ -40,14 +40,15 @@ class ProgressLine final : public Progress {
   std::ostream& out_;
   int columns_;
   Clock clock_;
-  std::optional<std::int64_t> started_ns_;  // when the first result started
+  std::optional<std::int64_t> started_ns_;  // when the first repetition started
   std::int64_t drawn_ns_ = 0;
   bool shown_ = false;
-  std::size_t results_ = 0;   // planned
-  std::size_t finished_ = 0;  // results done
-  std::string what_;          // the current result, or empty while files are created
-  int repetitions_ = 0;
-  int repetitions_done_ = 0;
+  std::size_t results_ = 0;  // planned
+  int repetitions_ = 0;      // each result's, warm-ups included
+  std::size_t done_ = 0;     // repetitions finished, of every result
+  std::string what_;         // the current result, or empty while files are created
+  std::size_t result_ = 0;   // its number in the plan
+  int repetition_ = 0;       // the current repetition's number
   std::size_t files_made_ = 0;
   std::size_t files_total_ = 0;
 };

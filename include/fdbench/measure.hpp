@@ -5,8 +5,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 
+#include "fdbench/call_trace.hpp"
 #include "fdbench/options.hpp"
 #include "fdbench/result.hpp"
 #include "fdbench/strategy.hpp"
@@ -14,14 +16,14 @@
 
 namespace fdbench {
 
-// Told after each repetition (warm-up ones too) how many have finished; called between
-// timed regions, on the measuring thread.
-using RepetitionDone = std::function<void(int done)>;
+// Told each timed repetition's call records (--latency), numbered from 0 as in times_ns;
+// called between repetitions, on the measuring thread.
+using CallsDone = std::function<void(int repetition, std::span<const CallRecord> calls)>;
 
 // What a measurement does besides timing repetitions.
 struct MeasureExtras {
   bool latency = false;  // --latency: time every call (Result::latency)
-  RepetitionDone on_repetition;
+  CallsDone on_calls;    // with latency: where each repetition's records go too
 };
 
 // Runs `warmup` untimed and `repeat` timed repetitions of `work` with one strategy in this

@@ -2,6 +2,7 @@
 // Validated options for each command (the CLI builds them; the library takes them as they are).
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fdbench/uring_options.hpp"
@@ -20,6 +21,14 @@ struct Pregrow {
 // Parses "off", "auto" or a non-negative number; false if none of these.
 bool parse_pregrow(const std::string& text, Pregrow& out);
 
+// --order: how the repetitions of a sweep's results follow each other.
+enum class Order {
+  interleaved,  // round-robin: result A's repetition 1, B's 1, ..., A's 2, ... (the default)
+  sequential,   // every repetition of A, then every repetition of B, ...
+};
+std::string_view to_string(Order order);
+bool parse_order(std::string_view text, Order& order);
+
 struct OpenOptions {
   std::size_t files = 10000;
   std::vector<int> threads{1, 2, 4, 8, 16};
@@ -30,14 +39,15 @@ struct OpenOptions {
   bool latency = false;  // --latency: time every call (Result::latency)
   // --rcu-expedited: each value (0, 1) set for a block of the sweep; empty: kept as it is.
   std::vector<int> rcu_expedited;
-  std::string dir;           // empty: $TMPDIR or /tmp
-  std::size_t subdirs = 0;   // --layout dirs:K (0: flat)
-  std::string tree;          // --tree DIR: open the regular files under DIR instead
-  std::string list;          // --list FILE: open the paths listed in FILE instead
-  bool list0 = false;        // --list0: the list is NUL-separated
+  Order order = Order::interleaved;  // --order
+  std::string dir;                   // empty: $TMPDIR or /tmp
+  std::size_t subdirs = 0;           // --layout dirs:K (0: flat)
+  std::string tree;                  // --tree DIR: open the regular files under DIR instead
+  std::string list;                  // --list FILE: open the paths listed in FILE instead
+  bool list0 = false;                // --list0: the list is NUL-separated
   OpenFlags flags = OpenFlags::rdonly;
-  PathMode paths = PathMode::relative;  // --paths
-  bool keep_open = false;    // hold every descriptor to the end of the repetition
+  PathMode paths = PathMode::relative;      // --paths
+  bool keep_open = false;                   // hold every descriptor to the end of the repetition
   std::vector<Pregrow> pregrow{Pregrow{}};  // with keep_open: each runs in a fresh child
   UringOptions uring;                       // --uring-tuning, --uring-close
 };
@@ -48,13 +58,14 @@ struct SocketOptions {
   std::size_t per_thread = 256;
   SocketKind kind = SocketKind::tcp;
   std::vector<Pregrow> pregrow{Pregrow{}, Pregrow{Pregrow::Mode::automatic, 0}};
-  int batch = 64;  // io_uring submissions
+  int batch = 64;      // io_uring submissions
   UringOptions uring;  // --uring-tuning
   int repeat = 10;
   int warmup = 1;
   bool latency = false;  // --latency: time every call (Result::latency)
   // --rcu-expedited: each value (0, 1) set for a block of the sweep; empty: kept as it is.
   std::vector<int> rcu_expedited;
+  Order order = Order::interleaved;  // --order
 };
 
 // $TMPDIR if set and non-empty, else /tmp.

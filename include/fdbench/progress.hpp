@@ -9,16 +9,17 @@ namespace fdbench {
 class Progress {
  public:
   virtual ~Progress() = default;
-  // The command will make `results` results.
-  virtual void plan(std::size_t results) = 0;
+  // The command will make `results` results of `repetitions` repetitions each (warm-ups
+  // included); their repetitions may interleave.
+  virtual void plan(std::size_t results, int repetitions) = 0;
   // The private file set is being created: `made` of `total` files so far.
   virtual void creating_files(std::size_t made, std::size_t total) = 0;
-  // The next result: `what` names it ("uring, 2 threads, pregrow auto"); `repetitions` counts
-  // the warm-up ones too.
-  virtual void start_result(std::string_view what, int repetitions) = 0;
-  // `done` repetitions of the current result have finished.
-  virtual void repetition_done(int done) = 0;
-  // A result is finished and about to be printed: the display gets out of the way.
+  // A repetition starts: the `repetition`-th (from 1) of the result `what` ("uring, 2
+  // threads, pregrow auto"), the `result`-th (from 1) of the plan.
+  virtual void repetition_started(std::string_view what, std::size_t result, int repetition) = 0;
+  // That repetition has finished.
+  virtual void repetition_done() = 0;
+  // A result is about to be printed: the display gets out of the way.
   virtual void result_done() = 0;
   // The run is over (finished, interrupted or failed): nothing of the display may stay.
   virtual void clear() = 0;

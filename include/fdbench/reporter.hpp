@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fdbench/environment.hpp"
+#include "fdbench/findings.hpp"
 #include "fdbench/result.hpp"
 
 namespace fdbench {
@@ -37,8 +38,10 @@ class Reporter {
   virtual void begin(const Environment& env) = 0;
   virtual void section(const Section& /*section*/) {}
   virtual void add(const Result& result) = 0;
-  // `complete` is false after an interruption or error: what was measured is still written.
-  virtual void end(std::span<const Result> all, bool complete) = 0;
+  // `findings` are the run's, computed once from `all` (findings.hpp). `complete` is false
+  // after an interruption or error: what was measured is still written.
+  virtual void end(std::span<const Result> all, std::span<const Finding> findings,
+                   bool complete) = 0;
 };
 
 // "table", "json", "csv", "markdown", "html"; nullptr if unknown. The reporter writes to `out`.
@@ -46,7 +49,8 @@ std::unique_ptr<Reporter> make_reporter(std::string_view format, std::ostream& o
 std::vector<std::string> reporter_names();
 
 // The JSON document of the output contract (schema_version 1).
-std::string to_json_document(const Environment& env, std::span<const Result> results);
+std::string to_json_document(const Environment& env, std::span<const Result> results,
+                             std::span<const Finding> findings = {});
 // CSV: one header row and one row per result.
 std::string csv_header();
 std::string csv_row(const Result& result);

@@ -51,9 +51,9 @@ struct Result {
   std::string workload;  // "open" or "socket"
   std::string strategy;  // "threads", "pool", ...
   int threads = 1;
-  int runnable_threads = 1;  // threads or processes that can be on a CPU while timed
-  int batch = 1;         // items per task (pool-batch) or per submission
-  std::string kind;      // "file", "tcp", "udp", "unix", ...
+  int runnable_threads = 1;     // threads or processes that can be on a CPU while timed
+  int batch = 1;                // items per task (pool-batch) or per submission
+  std::string kind;             // "file", "tcp", "udp", "unix", ...
   std::string pregrow = "off";  // "off", "auto" or the fd number grown to
   std::uint64_t ops = 0;        // descriptors created per repetition
   int repeat = 0;
@@ -62,17 +62,17 @@ struct Result {
   Summary stats;
   MedianInterval median_ci;           // 95% interval of the median of times_ns
   std::vector<std::size_t> outliers;  // indices into times_ns beyond 1.5 × IQR
-  double ops_per_sec = 0;  // ops / median
+  double ops_per_sec = 0;             // ops / median
   std::optional<int> fdsize_before;
   std::optional<int> fdsize_after;
-  std::uint64_t failures = 0;   // failed calls over all repetitions
-  std::string first_failure;    // errno text of the first failed call
-  std::map<std::string, ErrnoCount> failures_by_errno;     // errno name ("EMFILE") -> count
-  std::map<std::string, std::string> parameters;           // strategy parameters
-  std::optional<InputSummary> input;                       // open results
+  std::uint64_t failures = 0;                           // failed calls over all repetitions
+  std::string first_failure;                            // errno text of the first failed call
+  std::map<std::string, ErrnoCount> failures_by_errno;  // errno name ("EMFILE") -> count
+  std::map<std::string, std::string> parameters;        // strategy parameters
+  std::optional<InputSummary> input;                    // open results
   std::optional<Latency> latency;  // --latency: every call timed (nullopt: not asked, or not
                                    // recordable for this strategy: a warning says which)
-  std::string error;            // set when the combination could not run here
+  std::string error;               // set when the combination could not run here
   std::vector<std::string> warnings;
 
   // What the strategy and the workload are, recorded so that findings and reporters never
@@ -90,6 +90,11 @@ struct Result {
 // starts with kNoisyWarning.
 inline constexpr double kNoisySpread = 0.20;
 inline constexpr std::string_view kNoisyWarning = "noisy: ";
+// A result that Ctrl-C cut short keeps the timed repetitions it ran, and a warning that
+// starts with kCutShortWarning says how many of how many.
+inline constexpr std::string_view kCutShortWarning = "interrupted: ";
+// Whether `result` was cut short.
+bool cut_short(const Result& result);
 
 // Fills stats, ops_per_sec, median_ci and outliers from times_ns, and warns (once) when the
 // repetitions spread wider than kNoisySpread of the median.

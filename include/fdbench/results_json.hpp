@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fdbench/environment.hpp"
+#include "fdbench/findings.hpp"
 #include "fdbench/result.hpp"
 
 namespace fdbench {
@@ -20,6 +21,8 @@ struct ResultsDocument {
   // version does not know: what `compare` shows when environments differ. Nulls are left out.
   std::map<std::string, std::string> environment_fields;
   std::vector<Result> results;
+  std::vector<Finding> findings;   // as the run computed them
+  bool findings_recorded = false;  // the document has them (older ones do not)
 };
 
 // Parses a document written by `fdbench --format json`. Throws Error naming what is wrong

@@ -5,7 +5,6 @@
 #include <memory>
 #include <optional>
 #include <span>
-#include <string_view>
 #include <vector>
 
 #include "fdbench/environment.hpp"
@@ -14,6 +13,7 @@
 #include "fdbench/progress.hpp"
 #include "fdbench/reporter.hpp"
 #include "fdbench/result.hpp"
+#include "fdbench/trace_out.hpp"
 
 namespace fdbench {
 
@@ -22,6 +22,8 @@ class Session {
   Session(Environment env, std::vector<std::unique_ptr<Reporter>> reporters);
   // Tells `progress` (nullptr: no one; not owned) where the run is, between timed regions.
   void set_progress(Progress* progress) { progress_ = progress; }
+  // --trace-out: where each timed repetition's call records go (nullptr: nowhere; not owned).
+  void set_trace_out(TraceOut* out) { trace_out_ = out; }
   void run_open(const OpenOptions& options);
   void run_socket(const SocketOptions& options);
   // Lets every reporter write what it has; call once, also after Interrupted or Error.
@@ -30,18 +32,24 @@ class Session {
   [[nodiscard]] const Environment& environment() const { return env_; }
 
  private:
+  struct Planned;  // one result of a sweep, to be measured (session.cpp)
   void emit(Result result);
-  // What to tell measure() after each repetition of a result named `what`.
-  RepetitionDone starting(std::string_view what, int repetitions);
+  // Measures the planned results in `order` and emits each; after Ctrl-C, emits the ones
+  // with timed repetitions (said in a warning) before Interrupted goes on.
+  void measure_plan(const std::vector<Planned>& plan, Order order);
   // Runs `block` once per --rcu-expedited value with it set (once, as it is, without any).
   void each_rcu_setting(const std::vector<int>& values, const std::function<void()>& block);
   void announce(const Section& section);
+  // Tells the progress line what the command will measure.
+  void plan_progress(std::size_t results, int repetitions);
   Environment env_;
   std::vector<std::unique_ptr<Reporter>> reporters_;
   std::vector<Result> results_;
   bool finished_ = false;
   Progress* progress_ = nullptr;
-  std::optional<int> rcu_block_;  // the rcu_expedited value set for the results now measured
+  TraceOut* trace_out_ = nullptr;
+  std::size_t progress_started_ = 0;  // results of the command started so far
+  std::optional<int> rcu_block_;      // the rcu_expedited value set for the results now measured
 };
 
 }  // namespace fdbench

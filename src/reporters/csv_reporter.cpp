@@ -30,7 +30,10 @@ class CsvReporter final : public Reporter {
   explicit CsvReporter(std::ostream& out) : out_(out) {}
   void begin(const Environment& /*env*/) override { out_ << csv_header() << '\n'; }
   void add(const Result& result) override { out_ << csv_row(result) << '\n' << std::flush; }
-  void end(std::span<const Result> /*all*/, bool /*complete*/) override { out_.flush(); }
+  void end(std::span<const Result> /*all*/, std::span<const Finding> /*findings*/,
+           bool /*complete*/) override {
+    out_.flush();
+  }
 
  private:
   std::ostream& out_;

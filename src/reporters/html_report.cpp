@@ -274,9 +274,12 @@ std::string run_section(const ReportInput& in, std::size_t index) {
   for (const auto& w : doc.environment.warnings)
     out += fmt::format("<p class=\"warn\">{}</p>\n", escape(w));
   out += environment_table(doc);
-  if (const auto lines = findings(doc.results); !lines.empty()) {
+  // A document written before findings were recorded gets them computed here.
+  const auto concluded =
+      doc.findings_recorded ? doc.findings : findings(doc.results, doc.environment);
+  if (!concluded.empty()) {
     out += "<h3>Findings</h3><ul>\n";
-    for (const auto& line : lines) out += "<li>" + prose(line) + "</li>\n";
+    for (const auto& f : concluded) out += "<li>" + prose(f.text) + "</li>\n";
     out += "</ul>\n";
   }
   std::size_t chart = 0;

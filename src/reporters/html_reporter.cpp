@@ -20,8 +20,8 @@ class HtmlReporter final : public Reporter {
   void begin(const Environment& env) override { env_ = env; }
   void add(const Result& /*result*/) override {}
 
-  void end(std::span<const Result> all, bool complete) override {
-    ReportInput run{"this run", parse_results_json(to_json_document(env_, all))};
+  void end(std::span<const Result> all, std::span<const Finding> findings, bool complete) override {
+    ReportInput run{"this run", parse_results_json(to_json_document(env_, all, findings))};
     run.document.complete = complete;
     out_ << html_report({&run, 1}) << std::flush;
   }

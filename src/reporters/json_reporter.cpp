@@ -147,15 +147,25 @@ std::string dump(const nlohmann::json& j) {
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-nlohmann::json document(const Environment& env, std::span<const Result> results, bool complete) {
+nlohmann::json finding_json(const Finding& f) {
+  nlohmann::json numbers = nlohmann::json::object();
+  for (const auto& [name, value] : f.numbers) numbers[name] = value;
+  return {{"kind", f.kind}, {"text", f.text}, {"numbers", std::move(numbers)}};
+}
+
+nlohmann::json document(const Environment& env, std::span<const Result> results,
+                        std::span<const Finding> findings, bool complete) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& r : results) list.push_back(result_json(r));
+  nlohmann::json concluded = nlohmann::json::array();
+  for (const auto& f : findings) concluded.push_back(finding_json(f));
   return {
       {"schema_version", 1},
       {"tool", {{"name", "fdbench"}, {"version", std::string(version())}}},
       {"environment", environment_json(env)},
       {"complete", complete},
       {"results", std::move(list)},
+      {"findings", std::move(concluded)},
   };
 }
 
@@ -164,8 +174,8 @@ class JsonReporter final : public Reporter {
   explicit JsonReporter(std::ostream& out) : out_(out) {}
   void begin(const Environment& env) override { env_ = env; }
   void add(const Result& /*result*/) override {}
-  void end(std::span<const Result> all, bool complete) override {
-    out_ << dump(document(env_, all, complete)) << '\n';
+  void end(std::span<const Result> all, std::span<const Finding> findings, bool complete) override {
+    out_ << dump(document(env_, all, findings, complete)) << '\n';
     out_.flush();
   }
 
@@ -176,8 +186,9 @@ class JsonReporter final : public Reporter {
 
 }  // namespace
 
-std::string to_json_document(const Environment& env, std::span<const Result> results) {
-  return dump(document(env, results, true));
+std::string to_json_document(const Environment& env, std::span<const Result> results,
+                             std::span<const Finding> findings) {
+  return dump(document(env, results, findings, true));
 }
 
 std::unique_ptr<Reporter> make_json_reporter(std::ostream& out) {

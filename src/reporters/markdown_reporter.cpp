@@ -76,12 +76,12 @@ class MarkdownReporter final : public Reporter {
     out_ << std::flush;
   }
 
-  void end(std::span<const Result> all, bool complete) override {
+  void end(std::span<const Result> /*all*/, std::span<const Finding> findings,
+           bool complete) override {
     flush_notes();
-    const auto lines = findings(all);
-    if (!lines.empty()) {
+    if (!findings.empty()) {
       out_ << "\n## " << findings_heading(complete) << "\n\n";
-      for (const auto& line : lines) out_ << "- " << line << "\n";
+      for (const auto& f : findings) out_ << "- " << f.text << "\n";
     }
     out_ << std::flush;
   }

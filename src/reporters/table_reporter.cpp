@@ -79,11 +79,11 @@ class TableReporter final : public Reporter {
     out_ << std::flush;
   }
 
-  void end(std::span<const Result> all, bool complete) override {
-    const auto lines = findings(all);
-    if (!lines.empty()) {
+  void end(std::span<const Result> /*all*/, std::span<const Finding> findings,
+           bool complete) override {
+    if (!findings.empty()) {
       out_ << "\n" << findings_heading(complete) << "\n";
-      for (const auto& line : lines) out_ << "- " << line << "\n";
+      for (const auto& f : findings) out_ << "- " << f.text << "\n";
     }
     out_ << std::flush;
   }

@@ -30,10 +30,11 @@ std::size_t count_of(const std::string& text, const std::string& part) {
 class Exports : public ::testing::Test {
  protected:
   std::vector<std::string> args(const std::string& repeat) const {
-    return {"open",         "--files",       "20",   "--threads",    "1,2,4", "--strategy",
-            "threads,pool", "--repeat",      repeat, "--warmup",     "0",     "--dir",
-            work_.path(),   "--export-json", json_,  "--export-csv", csv_,    "--export-markdown",
-            markdown_,      "--format",      "json"};
+    return {
+        "open",         "--files",       "20",   "--threads",    "1,2,4",     "--strategy",
+        "threads,pool", "--repeat",      repeat, "--warmup",     "0",         "--dir",
+        work_.path(),   "--export-json", json_,  "--export-csv", csv_,        "--export-markdown",
+        markdown_,      "--format",      "json", "--order",      "sequential"};
   }
   // The three files agree with each other and with the results in the JSON one.
   void expect_consistent(bool complete) const {
@@ -82,7 +83,8 @@ TEST_F(Exports, AFinishedRunWritesEveryFormatCompleteAndStdoutToo) {
 }
 
 TEST_F(Exports, TheFilesHoldEachFinishedResultDuringTheRunAndAfterAnInterrupt) {
-  // Enough repetitions that the run is still going when the first result lands.
+  // Enough repetitions that the run is still going when the first result lands (one result
+  // after the other: interleaved, every result lands at the end).
   FdbenchProcess child(args("3000"));
   ASSERT_TRUE(wait_until([&] { return exists(json_); }, std::chrono::seconds(120)))
       << "no result was exported";

@@ -5,13 +5,17 @@
 // The only timing asserted is a generous upper bound on how long a stop takes: fdbench polls
 // for the signal at least every 4,096 items, which is well under a second here; the tests
 // allow kStopBound (5 s) so that a loaded machine cannot make them flaky.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "support/child_pids.hpp"
@@ -100,8 +104,20 @@ int results_kept(const std::string& err) {
   return std::atoi(err.c_str() + count + 2);
 }
 
+// Whether result `r` carries the warning of a result cut short after `timed` repetitions.
+bool says_cut_short(const nlohmann::json& r, std::size_t timed) {
+  const std::string warning = fmt::format("interrupted: {} of {} timed repetitions ran", timed,
+                                          r.at("repeat").get<std::size_t>());
+  if (!r.contains("warnings")) return false;
+  for (const auto& w : r.at("warnings")) {
+    if (w.get<std::string>() == warning) return true;
+  }
+  return false;
+}
+
 // The file an interrupted run wrote: complete JSON, marked incomplete, holding exactly the
-// results that finished, each with every repetition it promised.
+// results kept, each with every repetition it promised or, cut short, the ones it ran and
+// a warning that says so.
 void expect_partial_document(const std::string& path, const std::string& err) {
   const std::string text = read_text(path);
   ASSERT_FALSE(text.empty()) << "no --output file written";
@@ -112,8 +128,11 @@ void expect_partial_document(const std::string& path, const std::string& err) {
   EXPECT_EQ(static_cast<int>(results.size()), results_kept(err)) << err;
   for (const auto& r : results) {
     if (r.contains("error")) continue;
-    EXPECT_EQ(r.at("times_ns").size(), r.at("repeat").get<std::size_t>())
-        << "a result cut short by the signal was kept: " << r.dump();
+    const std::size_t timed = r.at("times_ns").size();
+    EXPECT_GT(timed, 0U) << "a result without a timed repetition was kept: " << r.dump();
+    if (timed != r.at("repeat").get<std::size_t>()) {
+      EXPECT_TRUE(says_cut_short(r, timed)) << "a result cut short is not marked: " << r.dump();
+    }
   }
 }
 
@@ -189,18 +208,34 @@ std::vector<Param> all_params() {
 
 INSTANTIATE_TEST_SUITE_P(Stages, InterruptAt, ::testing::ValuesIn(all_params()), param_name);
 
-// The results finished before the signal are in the file: here `threads` finishes, and the
-// signal comes while the `process` workers of the second result run.
+// The results finished before the signal are in the file: here, one after the other,
+// `threads` finishes, and the signal comes while the `process` workers of the second result
+// run; that one is kept only with the repetitions it finished, and says so.
 TEST(Interrupt, ResultsFinishedBeforeTheSignalAreKept) {
   for (const bool group : {false, true}) {
     SCOPED_TRACE(group ? "to the group" : "to fdbench");
     FastTempDir dir;
     TempDir out_dir;
     const std::string out = out_dir / "results.json";
-    const std::vector<std::string> args{
-        "open",     "--files",  "1",        "--threads", "1",     "--strategy", "threads,process",
-        "--repeat", "100000",   "--warmup", "0",         "--dir", dir.path(),   "--format",
-        "json",     "--output", out};
+    const std::vector<std::string> args{"open",
+                                        "--files",
+                                        "1",
+                                        "--threads",
+                                        "1",
+                                        "--strategy",
+                                        "threads,process",
+                                        "--repeat",
+                                        "100000",
+                                        "--warmup",
+                                        "0",
+                                        "--dir",
+                                        dir.path(),
+                                        "--format",
+                                        "json",
+                                        "--output",
+                                        out,
+                                        "--order",
+                                        "sequential"};
     FdbenchProcess child(args, as_a_job());
     ASSERT_TRUE(wait_until([&] { return !children_of(child.pid()).empty(); }))
         << "the process workers never started";
@@ -210,13 +245,54 @@ TEST(Interrupt, ResultsFinishedBeforeTheSignalAreKept) {
     EXPECT_EQ(run.exit_code, 128 + SIGINT) << run.err;
     expect_partial_document(out, run.err);
     const auto doc = nlohmann::json::parse(read_text(out));
-    ASSERT_EQ(doc.at("results").size(), 1U) << run.err;
-    const auto& r = doc.at("results")[0];
+    const auto& results = doc.at("results");
+    ASSERT_GE(results.size(), 1U) << run.err;
+    ASSERT_LE(results.size(), 2U) << run.err;
+    const auto& r = results[0];
     EXPECT_EQ(r.at("strategy"), "threads");
     EXPECT_FALSE(r.contains("error")) << r.dump();
     EXPECT_EQ(r.at("times_ns").size(), 100000U);
+    if (results.size() == 2) {  // the signal came after a `process` repetition finished
+      EXPECT_EQ(results[1].at("strategy"), "process");
+      EXPECT_LT(results[1].at("times_ns").size(), 100000U);
+      EXPECT_NE(run.err.find("(1 cut short, with the repetitions it ran)"), std::string::npos)
+          << run.err;
+    }
     expect_nothing_left(child, dir.path(), out);
   }
+}
+
+// Interleaved (the default), every result of the sweep is under way when the signal comes:
+// each is kept with the repetitions it ran, which differ by at most one between them.
+TEST(Interrupt, InterleavedResultsAreKeptWithTheRepetitionsTheyRan) {
+  FastTempDir dir;
+  TempDir out_dir;
+  const std::string out = out_dir / "results.json";
+  const std::vector<std::string> args{
+      "open",         "--files",  "1",      "--threads",     "1,2", "--strategy",
+      "threads,pool", "--repeat", "100000", "--warmup",      "0",   "--dir",
+      dir.path(),     "--format", "json",   "--export-json", out};
+  FdbenchProcess child(args, as_a_job());
+  ASSERT_TRUE(wait_until(
+      [&] { return std::filesystem::exists(dir.path()) && !private_dirs(dir.path()).empty(); }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // some rounds
+  child.signal(SIGINT, false);
+  const RunResult run = child.wait();
+  EXPECT_EQ(run.exit_code, 128 + SIGINT) << run.err;
+  expect_partial_document(out, run.err);
+  const auto doc = nlohmann::json::parse(read_text(out));
+  const auto& results = doc.at("results");
+  ASSERT_EQ(results.size(), 4U) << run.err;
+  std::size_t least = 100000;
+  std::size_t most = 0;
+  for (const auto& r : results) {
+    EXPECT_EQ(r.at("parameters").at("order"), "interleaved");
+    least = std::min(least, r.at("times_ns").size());
+    most = std::max(most, r.at("times_ns").size());
+  }
+  EXPECT_LE(most - least, 1U) << "the results' repetitions did not take turns";
+  EXPECT_NE(run.err.find("4 results kept (4 cut short"), std::string::npos) << run.err;
+  expect_nothing_left(child, dir.path(), out);
 }
 
 // A second Ctrl-C while the first is being handled changes nothing.

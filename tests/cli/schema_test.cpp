@@ -255,7 +255,7 @@ TEST_F(Schema, AnInterruptedExport) {
   const std::string file = out_ / "cut.json";
   FdbenchProcess child({"open", "--files", "20", "--threads", "1,2,4", "--strategy", "threads,pool",
                         "--repeat", "3000", "--warmup", "0", "--dir", work_.path(), "--export-json",
-                        file});
+                        file, "--order", "sequential"});
   ASSERT_TRUE(wait_until([&] { return exists(file); }, std::chrono::seconds(120)));
   child.signal(SIGTERM);
   const RunResult run = child.wait();

@@ -26,7 +26,8 @@ class Discard final : public Reporter {
  public:
   void begin(const Environment& /*env*/) override {}
   void add(const Result& /*result*/) override {}
-  void end(std::span<const Result> /*all*/, bool /*complete*/) override {}
+  void end(std::span<const Result> /*all*/, std::span<const Finding> /*findings*/,
+           bool /*complete*/) override {}
 };
 
 std::vector<Result> run_open(const OpenOptions& options) {

@@ -227,7 +227,8 @@ class RecordingReporter final : public Reporter {
     if (sections_ != nullptr) sections_->push_back(section);
   }
   void add(const Result& r) override { log_.push_back("add " + r.strategy); }
-  void end(std::span<const Result> all, bool complete) override {
+  void end(std::span<const Result> all, std::span<const Finding> /*findings*/,
+           bool complete) override {
     log_.push_back("end " + std::to_string(all.size()) + (complete ? " complete" : " cut"));
   }
 

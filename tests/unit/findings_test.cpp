@@ -1,4 +1,4 @@
-// findings(): plain-words conclusions from hand-built results.
+// said(): plain-words conclusions from hand-built results.
 #include "fdbench/findings.hpp"
 
 #include <gtest/gtest.h>
@@ -30,6 +30,13 @@ ResultBuilder open_result(const std::string& strategy, int threads, std::int64_t
   return ResultBuilder::open(strategy, threads).ops(10000).each_took(ns, 1);
 }
 
+// What the findings of `results` say, in order (on a machine whose syscall cost is unknown).
+std::vector<std::string> said(std::span<const Result> results) {
+  std::vector<std::string> lines;
+  for (const auto& f : findings(results, Environment{})) lines.push_back(f.text);
+  return lines;
+}
+
 // The one finding that contains `needle`, or "" (and a failure listing all of them).
 std::string finding_with(const std::vector<std::string>& lines, const std::string& needle) {
   for (const auto& line : lines) {
@@ -50,13 +57,14 @@ void expect_finding(const std::vector<std::string>& lines, const std::string& se
 }
 
 TEST(Findings, NothingMeasuredNothingSaid) {
-  EXPECT_TRUE(findings({}).empty());
+  EXPECT_TRUE(said({}).empty());
+  EXPECT_TRUE(findings({}, Environment{}).empty());
 }
 
 TEST(Findings, PregrowPairGivesTheRatioAndTheTableGrowth) {
   const std::vector<Result> results{socket_result("off", 20'000'000, 64, 512),
                                     socket_result("auto", 2'000'000, 512, 512)};
-  const auto lines = findings(results);
+  const auto lines = said(results);
   const std::string line = finding_with(lines, "pregrow auto");
   EXPECT_NE(line.find("10×"), std::string::npos) << line;       // 20 ms / 2 ms
   EXPECT_NE(line.find("64 → 512"), std::string::npos) << line;  // FDSize before → after
@@ -69,7 +77,7 @@ TEST(Findings, PregrowPairGivesTheRatioAndTheTableGrowth) {
 TEST(Findings, PregrowThatDidNotHelpSaysSo) {
   const std::vector<Result> results{socket_result("off", 2'100'000, 64, 512),
                                     socket_result("auto", 2'000'000, 512, 512)};
-  const auto lines = findings(results);
+  const auto lines = said(results);
   const std::string line = finding_with(lines, "pregrow auto");
   EXPECT_NE(line.find("1.1×"), std::string::npos) << line;
   finding_with(lines, "little difference");
@@ -79,14 +87,14 @@ TEST(Findings, PregrowThatDidNotHelpSaysSo) {
 TEST(Findings, FailuresAreMentioned) {
   const std::vector<Result> one_failed{open_result("threads", 1, 2'000'000),
                                        open_result("threads", 2, 1'000'000).failed(5, EMFILE)};
-  expect_finding(findings(one_failed),
+  expect_finding(said(one_failed),
                  "1 result had failed calls and must not be read as timings (see the rows "
                  "marked FAILED).");
 
   const std::vector<Result> two_failed{open_result("threads", 1, 2'000'000).failed(1, EACCES),
                                        open_result("threads", 2, 1'000'000).failed(5, EMFILE),
                                        open_result("pool", 2, 1'000'000)};
-  const auto lines = findings(two_failed);
+  const auto lines = said(two_failed);
   expect_finding(lines,
                  "2 results had failed calls and must not be read as timings (see the rows "
                  "marked FAILED).");
@@ -99,7 +107,7 @@ TEST(Findings, FailuresAreMentioned) {
 TEST(Findings, NoFailuresNoFailureFinding) {
   const std::vector<Result> results{open_result("threads", 1, 2'000'000),
                                     open_result("threads", 2, 1'000'000)};
-  for (const auto& line : findings(results)) {
+  for (const auto& line : said(results)) {
     EXPECT_EQ(line.find("failed"), std::string::npos) << line;
     EXPECT_EQ(line.find("could not run"), std::string::npos) << line;
   }
@@ -108,14 +116,14 @@ TEST(Findings, NoFailuresNoFailureFinding) {
 TEST(Findings, UnavailableCombinationsAreMentioned) {
   const std::vector<Result> one{
       ResultBuilder::open("uring", 2).ops(10000).unavailable("built without liburing", 1)};
-  expect_finding(findings(one), "1 combination could not run here (marked unavailable).");
+  expect_finding(said(one), "1 combination could not run here (marked unavailable).");
 
   // Unavailable is not failed: each is counted in its own sentence.
   const std::vector<Result> mixed{
       ResultBuilder::open("uring", 2).ops(10000).unavailable("built without liburing", 1),
       ResultBuilder::open("libuv", 2).ops(10000).unavailable("built without libuv", 1),
       open_result("threads", 2, 1'000'000).failed(3, EMFILE)};
-  const auto lines = findings(mixed);
+  const auto lines = said(mixed);
   expect_finding(lines, "2 combinations could not run here (marked unavailable).");
   expect_finding(lines,
                  "1 result had failed calls and must not be read as timings (see the rows "
@@ -126,7 +134,7 @@ TEST(Findings, FailedResultsAreNotCalledFastest) {
   // Absurdly fast because every call failed.
   const Result failed = open_result("pool", 2, 1'000).failed(10000, EMFILE);
   const std::vector<Result> results{open_result("threads", 1, 50'000'000), failed};
-  const std::string line = finding_with(findings(results), "fastest");
+  const std::string line = finding_with(said(results), "fastest");
   EXPECT_NE(line.find("`threads`"), std::string::npos) << line;
 }
 
@@ -134,7 +142,7 @@ TEST(Findings, OpenNamesTheFastestStrategy) {
   const std::vector<Result> results{open_result("threads", 1, 50'000'000),
                                     open_result("threads", 2, 25'000'000),
                                     open_result("pool", 2, 100'000'000)};
-  const std::string line = finding_with(findings(results), "fastest");
+  const std::string line = finding_with(said(results), "fastest");
   EXPECT_NE(line.find("`threads` with 2 threads"), std::string::npos) << line;
   EXPECT_NE(line.find("400,000"), std::string::npos) << line;  // 10,000 files / 25 ms
 }
@@ -147,7 +155,7 @@ TEST(Findings, ResultsWithinNoiseOfTheFastestAreTiedNotRanked) {
       ResultBuilder::open("threads", 1).ops(10000).each_took(50'000'000, 5),
       ResultBuilder::open("threads", 2).ops(10000).times(two),
       ResultBuilder::open("threads", 4).ops(10000).times(four)};
-  const auto lines = findings(results);
+  const auto lines = said(results);
   const std::string line = finding_with(lines, "tied within noise");
   EXPECT_NE(line.find("`threads` with 2 threads"), std::string::npos) << line;
   EXPECT_NE(line.find("`threads` with 4 threads"), std::string::npos) << line;
@@ -169,7 +177,7 @@ TEST(Findings, TheKneeIsTheFewestThreadsWithinNoiseOfTheBest) {
       ResultBuilder::open("threads", 4)
           .ops(10000)
           .times({40'000'000, 41'000'000, 42'000'000, 43'000'000, 44'000'000})};
-  const std::string knee = finding_with(findings(results), "within noise of its best");
+  const std::string knee = finding_with(said(results), "within noise of its best");
   EXPECT_NE(knee.find("`threads` was within noise of its best (31.00 ms, with 2 threads) from 1 "
                       "thread on (32.00 ms)"),
             std::string::npos)
@@ -182,7 +190,7 @@ TEST(Findings, TheKneeAndTheLeagueAreMeasuredAgainstTheReference) {
       open_result("threads", 1, 50'000'000), open_result("threads", 2, 25'000'000),
       open_result("threads", 4, 25'500'000), open_result("pool", 1, 100'000'000),
       open_result("pool", 2, 50'000'000),    open_result("process", 2, 20'000'000)};
-  const auto lines = findings(results);
+  const auto lines = said(results);
   const std::string knee = finding_with(lines, "reached its best");
   EXPECT_NE(knee.find("`threads` reached its best with 2 threads (25.00 ms)"), std::string::npos)
       << knee;
@@ -211,8 +219,8 @@ TEST(Findings, StrategiesAreKnownByTheirPropertiesNotByTheirNames) {
         .build();
   };
   const auto lines =
-      findings(std::vector<Result>{plain(1, 50'000'000), plain(2, 30'000'000), plain(4, 31'000'000),
-                                   forked(1, 45'000'000), forked(2, 20'000'000)});
+      said(std::vector<Result>{plain(1, 50'000'000), plain(2, 30'000'000), plain(4, 31'000'000),
+                               forked(1, 45'000'000), forked(2, 20'000'000)});
   const std::string fastest = finding_with(lines, "fastest");
   EXPECT_NE(fastest.find("`forked-loop` with 2 processes"), std::string::npos) << fastest;
   const std::string knee = finding_with(lines, "reached its best");
@@ -236,8 +244,8 @@ TEST(Findings, StrategiesAreKnownByTheirPropertiesNotByTheirNames) {
         .build();
   };
   const std::string pair =
-      finding_with(findings(std::vector<Result>{forked_socket("off", 20'000'000, 64),
-                                                forked_socket("auto", 2'000'000, 512)}),
+      finding_with(said(std::vector<Result>{forked_socket("off", 20'000'000, 64),
+                                            forked_socket("auto", 2'000'000, 512)}),
                    "pregrow auto");
   EXPECT_NE(pair.find("`forked-loop` with 2 processes × 256 tcp descriptors"), std::string::npos)
       << pair;
@@ -248,7 +256,7 @@ TEST(Findings, NoReferenceNoLeague) {
   const std::vector<Result> results{open_result("pool", 1, 100'000'000),
                                     open_result("pool", 2, 50'000'000),
                                     open_result("fast-pool", 2, 30'000'000)};
-  const auto lines = findings(results);
+  const auto lines = said(results);
   finding_with(lines, "`fast-pool` with 2 threads");
   for (const auto& line : lines) {
     EXPECT_EQ(line.find("at its best"), std::string::npos) << line;
@@ -260,7 +268,7 @@ TEST(Findings, NoReferenceNoLeague) {
 TEST(Findings, WhyNamesEveryStrategyThatNeverSharesTheTable) {
   const std::vector<Result> results{socket_result("off", 20'000'000, 64, 512),
                                     socket_result("auto", 2'000'000, 512, 512)};
-  const std::string why = finding_with(findings(results), "Why:");
+  const std::string why = finding_with(said(results), "Why:");
   int unshared = 0;
   for (const StrategyInfo& info : strategy_registry()) {
     const std::string named = "`" + std::string(info.name) + "`";
@@ -280,9 +288,55 @@ TEST(Findings, WhyNamesEveryStrategyThatNeverSharesTheTable) {
 // not compared as if every result did the same work.
 TEST(Findings, DescriptorsMadePerThreadAreNotRankedByTime) {
   const std::vector<Result> results{socket_result("auto", 2'000'000, 512, 512)};
-  for (const auto& line : findings(results)) {
+  for (const auto& line : said(results)) {
     EXPECT_EQ(line.find("fastest"), std::string::npos) << line;
   }
+}
+
+// Every finding is data too: a kind, and the measured numbers its text cites.
+TEST(Findings, EachHasAKindAndTheNumbersItCites) {
+  const std::vector<Result> results{socket_result("off", 20'000'000, 64, 512),
+                                    socket_result("auto", 2'000'000, 512, 512)};
+  const auto all = findings(results, Environment{});
+  ASSERT_FALSE(all.empty());
+  const auto pair =
+      std::find_if(all.begin(), all.end(), [](const Finding& f) { return f.kind == "pregrow"; });
+  ASSERT_NE(pair, all.end());
+  EXPECT_EQ(pair->numbers.at("median_ns"), 20'000'000);
+  EXPECT_EQ(pair->numbers.at("pregrown_median_ns"), 2'000'000);
+  EXPECT_EQ(pair->numbers.at("ratio"), 10);
+  EXPECT_EQ(pair->numbers.at("fdsize_before"), 64);
+  EXPECT_EQ(pair->numbers.at("fdsize_after"), 512);
+  for (const auto& f : all) EXPECT_FALSE(f.kind.empty()) << f.text;
+}
+
+// The measured cost of a system call explains a batching strategy's lead over the loop.
+TEST(Findings, TheSyscallCostExplainsWhyBatchingWins) {
+  Environment env;
+  env.syscall_ns = 1000;
+  env.cpu_mitigations["meltdown"] = "Mitigation: PTI";
+  const std::vector<Result> results{
+      open_result("threads", 1, 30'000'000).reference(true),
+      open_result("uring", 1, 6'000'000)
+          .batch(64)
+          .parameters({{"batch_means", "SQEs per submission; ring entries = batch"}})};
+  const auto all = findings(results, env);
+  const auto it = std::find_if(all.begin(), all.end(),
+                               [](const Finding& f) { return f.kind == "syscall_cost"; });
+  ASSERT_NE(it, all.end());
+  EXPECT_EQ(it->text,
+            "A trivial system call took 1.0 µs here (getppid, measured; meltdown: Mitigation: "
+            "PTI). Opening and closing a file is two of them: 2.0 µs of the 3.0 µs per file "
+            "`threads` took with 1 thread. `uring` submits up to 64 operations per system call "
+            "and took 0.6 µs per file with 1 thread (0.2× the time).");
+  EXPECT_EQ(it->numbers.at("syscall_ns"), 1000);
+  EXPECT_EQ(it->numbers.at("reference_ns_per_file"), 3000);
+  EXPECT_EQ(it->numbers.at("batched_ns_per_file"), 600);
+  EXPECT_DOUBLE_EQ(it->numbers.at("ratio"), 0.2);
+  // Unknown cost, no such finding.
+  const auto without = findings(results, Environment{});
+  EXPECT_TRUE(std::none_of(without.begin(), without.end(),
+                           [](const Finding& f) { return f.kind == "syscall_cost"; }));
 }
 
 }  // namespace

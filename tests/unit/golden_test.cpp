@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "fdbench/findings.hpp"
 #include "fdbench/reporter.hpp"
 #include "fdbench/version.hpp"
 #include "support/results.hpp"
@@ -93,7 +94,7 @@ std::string session_output(std::string_view format) {
     reporter->add(r);
     all.push_back(r);
   }
-  reporter->end(all, true);
+  reporter->end(all, findings(all, testing::linux_environment()), true);
   std::string text = out.str();
   const std::string version(fdbench::version());
   for (auto at = text.find(version); at != std::string::npos; at = text.find(version, at)) {

@@ -80,7 +80,7 @@ std::string report(const std::vector<Result>& all, bool complete) {
   for (std::size_t i = 0; i < 3; ++i) reporter->add(all[i]);
   reporter->section(socket_section());
   for (std::size_t i = 3; i < all.size(); ++i) reporter->add(all[i]);
-  reporter->end(all, complete);
+  reporter->end(all, findings(all, test_environment()), complete);
   return out.str();
 }
 
@@ -120,10 +120,10 @@ _)";
 
 TEST(MarkdownReporter, FindingsAreAListAtTheEnd) {
   const auto all = results();
-  const auto lines = findings(all);
+  const auto lines = findings(all, test_environment());
   ASSERT_FALSE(lines.empty()) << "the hand-built results should yield findings";
   std::string expected = "\n## Findings\n\n";
-  for (const auto& line : lines) expected += "- " + line + "\n";
+  for (const auto& line : lines) expected += "- " + line.text + "\n";
   const std::string text = report(all, true);
   ASSERT_GE(text.size(), expected.size());
   EXPECT_EQ(text.substr(text.size() - expected.size()), expected);

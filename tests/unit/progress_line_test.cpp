@@ -27,52 +27,70 @@ class ProgressLineTest : public ::testing::Test {
   }
 };
 
+// Runs `count` repetitions of result `result` ("threads, 1 thread"), `step` ms each.
+void run(ProgressLine& line, std::int64_t& now, std::size_t result, int first, int count,
+         std::int64_t step_ms) {
+  for (int i = first; i < first + count; ++i) {
+    line.repetition_started("threads, 1 thread", result, i);
+    now += step_ms * kMs;
+    line.repetition_done();
+  }
+}
+
 TEST_F(ProgressLineTest, NamesTheResultTheRepetitionAndHowManyResults) {
-  line_.plan(4);
-  line_.start_result("uring, 2 threads", 11);
+  line_.plan(4, 11);
+  line_.repetition_started("uring, 2 threads", 1, 1);
   EXPECT_EQ(shown(),
             "fdbench: uring, 2 threads: repetition 1/11, result 1 of 4, estimating time left");
+  line_.repetition_done();
   now_ += 200 * kMs;
-  line_.repetition_done(1);
+  line_.repetition_started("uring, 2 threads", 1, 2);
   EXPECT_EQ(shown(),
             "fdbench: uring, 2 threads: repetition 2/11, result 1 of 4, estimating time left");
 }
 
+TEST_F(ProgressLineTest, InterleavedRepetitionsNameTheirOwnResult) {
+  line_.plan(3, 5);
+  line_.repetition_started("threads, 1 thread", 1, 1);
+  line_.repetition_done();
+  now_ += 200 * kMs;  // past the redraw interval
+  line_.repetition_started("uring, 1 thread", 2, 1);
+  EXPECT_EQ(shown(),
+            "fdbench: uring, 1 thread: repetition 1/5, result 2 of 3, estimating time left");
+  line_.repetition_done();
+  now_ += 200 * kMs;
+  line_.repetition_started("threads, 1 thread", 1, 2);
+  EXPECT_NE(shown().find("threads, 1 thread: repetition 2/5, result 1 of 3"), std::string::npos)
+      << shown();
+}
+
 TEST_F(ProgressLineTest, TimeLeftFollowsTheShareDone) {
-  line_.plan(2);
-  line_.start_result("threads, 1 thread", 10);
-  now_ += 2'000 * kMs;
-  line_.repetition_done(5);  // a quarter of the run in 2 s: 6 s to go
+  line_.plan(2, 10);
+  run(line_, now_, 1, 1, 5, 400);  // a quarter of the run in 2 s: 6 s to go
   EXPECT_NE(shown().find("about 6 s left"), std::string::npos) << shown();
   line_.result_done();
-  line_.start_result("threads, 2 threads", 10);
-  now_ += 598'000 * kMs;  // 600 s for half: as long again
-  line_.repetition_done(0);
-  EXPECT_NE(shown().find("result 2 of 2, about 10 min left"), std::string::npos) << shown();
+  run(line_, now_, 1, 6, 5, 400);
+  run(line_, now_, 2, 1, 1, 598'000);  // 600 s for 11 of 20: about 491 s to go
+  EXPECT_NE(shown().find("result 2 of 2, about 8 min left"), std::string::npos) << shown();
 }
 
 TEST_F(ProgressLineTest, CreatingFilesTakesNoTimeFromTheEstimate) {
-  line_.plan(1);
+  line_.plan(1, 4);
   line_.creating_files(8192, 200000);
   EXPECT_EQ(shown(), "fdbench: creating files: 8,192 of 200,000 (4%)");
   now_ += 60'000 * kMs;  // a minute creating files
-  line_.start_result("uring, 1 thread", 4);
-  now_ += 1'000 * kMs;
-  line_.repetition_done(2);
+  run(line_, now_, 1, 1, 2, 500);
   EXPECT_NE(shown().find("about 1 s left"), std::string::npos) << shown();
 }
 
 TEST_F(ProgressLineTest, RedrawsAtMostEveryTenthOfASecond) {
-  line_.plan(1);
-  line_.start_result("threads, 1 thread", 1000);
+  line_.plan(1, 1000);
+  line_.repetition_started("threads, 1 thread", 1, 1);
   const std::string first = terminal_.str();
-  for (int i = 1; i <= 50; ++i) {
-    now_ += 1 * kMs;
-    line_.repetition_done(i);
-  }
+  run(line_, now_, 1, 2, 50, 1);
   EXPECT_EQ(terminal_.str(), first);  // 50 ms: not yet
   now_ += 60 * kMs;
-  line_.repetition_done(51);
+  line_.repetition_started("threads, 1 thread", 1, 52);
   EXPECT_NE(terminal_.str(), first);
   EXPECT_NE(shown().find("repetition 52/1000"), std::string::npos) << shown();
 }
@@ -80,8 +98,8 @@ TEST_F(ProgressLineTest, RedrawsAtMostEveryTenthOfASecond) {
 TEST_F(ProgressLineTest, NeverWiderThanTheTerminal) {
   std::ostringstream narrow;
   ProgressLine line(narrow, 30, [this] { return now_; });
-  line.plan(3);
-  line.start_result("uring-direct, 16 threads, pregrow auto", 11);
+  line.plan(3, 11);
+  line.repetition_started("uring-direct, 16 threads, pregrow auto", 1, 1);
   const std::string all = narrow.str();
   const std::string text = all.substr(all.rfind("\r\033[K") + 4);
   EXPECT_EQ(text.size(), 29U) << text;
@@ -89,11 +107,11 @@ TEST_F(ProgressLineTest, NeverWiderThanTheTerminal) {
 }
 
 TEST_F(ProgressLineTest, GoneBeforeAResultIsPrintedAndAtTheEnd) {
-  line_.plan(2);
-  line_.start_result("threads, 1 thread", 3);
+  line_.plan(2, 3);
+  line_.repetition_started("threads, 1 thread", 1, 1);
   line_.result_done();
   EXPECT_EQ(shown(), "");  // erased: the result's row starts on a clean line
-  line_.start_result("threads, 2 threads", 3);
+  line_.repetition_started("threads, 2 threads", 2, 1);
   line_.clear();
   EXPECT_EQ(shown(), "");
   const std::string after = terminal_.str();
@@ -105,7 +123,7 @@ TEST(ProgressLineSilence, WritesNothingUntilThereIsSomethingToShow) {
   std::ostringstream terminal;
   {
     ProgressLine line(terminal, 80, [] { return std::int64_t{0}; });
-    line.plan(5);
+    line.plan(5, 11);
   }
   EXPECT_EQ(terminal.str(), "");
 }

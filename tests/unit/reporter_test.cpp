@@ -1,5 +1,6 @@
 // Reporters on hand-built results: the JSON contract, CSV shape and quoting, and every
 // registered format driven through the Reporter interface the way a Session drives it.
+#include "fdbench/findings.hpp"
 #include "fdbench/reporter.hpp"
 
 #include <gtest/gtest.h>
@@ -279,7 +280,7 @@ std::string report(std::string_view format, const std::vector<Result>& results) 
   section.fs_type = "tmpfs";
   reporter->section(section);
   for (const auto& r : results) reporter->add(r);
-  reporter->end(results, true);
+  reporter->end(results, findings(results, linux_environment()), true);
   return out.str();
 }
 

@@ -212,11 +212,30 @@ TEST(ResultsJson, RoundTripOfAnEmptyAndOfAnInterruptedRun) {
   const std::vector<Result> finished{open_result()};
   reporter->begin(full_environment());
   reporter->add(finished[0]);
-  reporter->end(finished, false);
+  const std::vector<Finding> concluded{
+      {"fastest", "`threads` was fastest.", {{"median_ns", 1.5e6}, {"threads", 2}}},
+      {"unavailable", "1 combination could not run here.", {}}};
+  reporter->end(finished, concluded, false);
   const ResultsDocument doc = parse_results_json(out.str());
   EXPECT_FALSE(doc.complete);
   ASSERT_EQ(doc.results.size(), 1U);
   expect_same(doc.results[0], finished[0]);
+  EXPECT_TRUE(doc.findings_recorded);
+  EXPECT_EQ(doc.findings, concluded);  // kinds, texts and numbers come back as they were
+}
+
+TEST(ResultsJson, ADocumentWithoutFindingsSaysSo) {
+  auto j = nlohmann::json::parse(to_json_document(full_environment(), std::vector<Result>{}));
+  j.erase("findings");
+  const ResultsDocument doc = parse_results_json(j.dump());
+  EXPECT_FALSE(doc.findings_recorded);
+  j["findings"] = {{{"kind", "fastest"}, {"text", "x"}, {"numbers", {{"median_ns", "fast"}}}}};
+  try {
+    (void)parse_results_json(j.dump());
+    ADD_FAILURE() << "a finding's number that is text was accepted";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "findings[0].numbers.median_ns: expected a number");
+  }
 }
 
 TEST(ResultsJson, NoiseFieldsAreWrittenAndComeBack) {
