@@ -355,25 +355,31 @@ Finding events_line(const Result& r, const Latency& latency) {
     shared = shared && g.shared;
   }
   std::sort(fds.begin(), fds.end());
+  // io_uring's records are whole submissions (a batch), which overlap across workers.
+  const bool batches = per_submission(latency);
+  const std::string per = batches ? "submission" : "call";
   std::string text;
   if (!latency.growth_known) {
-    text =
-        "Measured per call: this system does not show the descriptor table's size, so the "
-        "calls that grew it cannot be told apart";
+    text = fmt::format(
+        "Measured per {}: this system does not show the descriptor table's size, so the "
+        "{}s that grew it cannot be told apart",
+        per, per);
   } else if (fds.empty()) {
-    text = "Measured per call: no call grew the descriptor table";
+    text = fmt::format("Measured per {0}: no {0} grew the descriptor table", per);
   } else {
     const double per_rep = static_cast<double>(latency.growth_totals.count) / reps;
     text = fmt::format(
-        "Measured per call: {} growth event{} per repetition, at fd{} {}, took {} of the {} ms a "
-        "repetition took on average ({})",
+        "Measured per {}: {} growth event{} per repetition, at fd{} {}, took {} of the {} ms a "
+        "repetition took on average ({}{})",
+        per,
         per_rep == std::floor(per_rep) ? fmt::format("{}", per_rep)
                                        : fmt::format("{:.1f}", per_rep),
         per_rep == 1 ? "" : "s", fds.size() == 1 ? "" : "s", listed(fds),
         format_ms(static_cast<double>(latency.growth_totals.total_ns) / reps) + " ms",
         format_ms(r.stats.mean),
         shared ? fmt::format("{} sharing the table", workers_text(r))
-               : std::string("the table was not shared"));
+               : std::string("the table was not shared"),
+        batches ? "; whole submissions, which overlap across workers" : "");
   }
   std::map<std::string, int> causes;
   for (const auto& s : latency.stalls) ++causes[s.cause];

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <string>
 #include <utility>
 
 namespace fdbench {
@@ -98,28 +99,52 @@ std::vector<GrowthEvent> growth_events(std::span<const CallRecord> records, int 
 
 std::vector<Stall> stalls(std::span<const CallRecord> records, std::span<const GrowthEvent> growth,
                           const std::string& create_op, bool closes, int repetition) {
-  std::vector<std::int64_t> creates;
-  std::vector<std::int64_t> closes_ns;
-  for (const auto& r : records) {
-    if (r.create_ns >= 0) creates.push_back(r.create_ns);
-    if (r.close_ns >= 0) closes_ns.push_back(r.close_ns);
-  }
-  const std::int64_t create_limit = stall_threshold(median_of(creates));
-  const std::int64_t close_limit = stall_threshold(median_of(closes_ns));
+  // What a kind of record's two durations are called, and the limits above which they stall:
+  // per-call records and submissions each against their own medians.
+  struct Ops {
+    std::string create;
+    std::string close;
+    std::int64_t create_limit;
+    std::int64_t close_limit;
+  };
+  const auto ops_for = [records](CallKind kind, std::string create, std::string close) {
+    std::vector<std::int64_t> creates;
+    std::vector<std::int64_t> closes_ns;
+    for (const auto& r : records) {
+      if (r.kind != kind) continue;
+      if (r.create_ns >= 0) creates.push_back(r.create_ns);
+      if (r.close_ns >= 0) closes_ns.push_back(r.close_ns);
+    }
+    return Ops{std::move(create), std::move(close), stall_threshold(median_of(std::move(creates))),
+               stall_threshold(median_of(std::move(closes_ns)))};
+  };
+  const Ops calls = ops_for(CallKind::call, create_op, "close");
+  const Ops submissions = ops_for(CallKind::submission, kSubmitOp, kSubmitCloseOp);
   std::vector<Stall> out;
   for (std::size_t i = 0; i < records.size(); ++i) {
     const CallRecord& r = records[i];
-    if (r.create_ns > create_limit) {
-      out.push_back({repetition, r.worker, i, create_op, r.fd, r.create_ns,
+    const Ops& ops = r.kind == CallKind::submission ? submissions : calls;
+    if (r.create_ns > ops.create_limit) {
+      out.push_back({repetition, r.worker, i, ops.create, r.fd, r.create_ns,
                      cause_of(records, growth, i, true, r.start_ns, r.create_ns)});
     }
-    if (closes && r.close_ns > close_limit) {
+    // A submission's closes start right after its creations are reaped (their SQEs aside).
+    if (closes && r.close_ns > ops.close_limit) {
       const std::int64_t start = r.start_ns + r.create_ns;
-      out.push_back({repetition, r.worker, i, "close", r.fd, r.close_ns,
+      out.push_back({repetition, r.worker, i, ops.close, r.fd, r.close_ns,
                      cause_of(records, growth, i, false, start, r.close_ns)});
     }
   }
   return out;
+}
+
+bool per_submission(const Latency& latency) {
+  return latency.ns.count(kSubmitOp) != 0;
+}
+
+std::string per_submission_note(int batch) {
+  return "per submission (submit → last completion of a batch of up to " + std::to_string(batch) +
+         " items), not per call: io_uring makes the calls inside the kernel";
 }
 
 LatencyCollector::LatencyCollector(std::string create_op, bool closes)
@@ -130,8 +155,11 @@ void LatencyCollector::add(std::span<const CallRecord> records, std::int64_t rep
   const int repetition = repetitions_++;
   total_ns_ += repetition_ns;
   for (const auto& r : records) {
-    if (r.create_ns >= 0) create_ns_.push_back(r.create_ns);
-    if (closes_ && r.close_ns >= 0) close_ns_.push_back(r.close_ns);
+    const bool submission = r.kind == CallKind::submission;
+    if (r.create_ns >= 0) (submission ? submit_ns_ : create_ns_).push_back(r.create_ns);
+    if (closes_ && r.close_ns >= 0) {
+      (submission ? submit_close_ns_ : close_ns_).push_back(r.close_ns);
+    }
   }
   if (fdsize_before <= 0) latency_.growth_known = false;
   const auto growth = latency_.growth_known
@@ -151,8 +179,14 @@ void LatencyCollector::add(std::span<const CallRecord> records, std::int64_t rep
 
 Latency LatencyCollector::finish() const {
   Latency out = latency_;
-  out.ns[create_op_] = percentiles_of(create_ns_);
-  if (closes_) out.ns["close"] = percentiles_of(close_ns_);
+  // Per call unless only submissions were recorded: then the calls' empty figures would say
+  // that there were none, not that they were not timed one by one.
+  if (!create_ns_.empty() || submit_ns_.empty()) {
+    out.ns[create_op_] = percentiles_of(create_ns_);
+    if (closes_) out.ns["close"] = percentiles_of(close_ns_);
+  }
+  if (!submit_ns_.empty()) out.ns[kSubmitOp] = percentiles_of(submit_ns_);
+  if (!submit_close_ns_.empty()) out.ns[kSubmitCloseOp] = percentiles_of(submit_close_ns_);
   if (total_ns_ > 0) {
     out.growth_totals.share_of_repetition =
         static_cast<double>(out.growth_totals.total_ns) / static_cast<double>(total_ns_);

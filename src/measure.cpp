@@ -46,12 +46,15 @@ void LatencyRecording::add(std::span<const CallRecord> records, std::int64_t ns,
 void LatencyRecording::store(Result& r) const {
   if (repetitions_ == 0) return;
   if (!recorded_) {  // said in the parameters: with --latency on by default it is no warning
+    const StrategyInfo* s = find_strategy(r.strategy);
     r.parameters["latency"] =
-        "not recorded: the strategy issues its calls itself or in other processes, outside the "
-        "loop fdbench times each call in";
+        "not recorded: " + std::string(s != nullptr && !s->latency_not_recorded.empty()
+                                           ? s->latency_not_recorded
+                                           : "the strategy makes its calls where none is timed");
     return;
   }
   r.latency = collector_.finish();
+  if (per_submission(*r.latency)) r.parameters["latency"] = per_submission_note(r.batch);
 }
 
 bool table_shared_now(const StrategyInfo& strategy, const StrategyConfig& config) {

@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "fdbench/error.hpp"
+#include "fdbench/latency.hpp"
 
 namespace fdbench {
 
@@ -46,12 +47,14 @@ void TraceOut::add(const TraceKey& key, int repetition, std::span<const CallReco
   for (std::size_t i = 0; i < calls.size(); ++i) {
     const CallRecord& c = calls[i];
     if (c.create_ns < 0) continue;
-    fmt::print(file_, "{},{},{},{},{},{},{}\n", prefix, c.worker, i, key.create_op, c.start_ns,
-               c.create_ns, c.fd);
+    // A submission (io_uring) is one row for its batch, on the batch's first item.
+    const bool batch = c.kind == CallKind::submission;
+    fmt::print(file_, "{},{},{},{},{},{},{}\n", prefix, c.worker, i,
+               batch ? kSubmitOp : key.create_op.c_str(), c.start_ns, c.create_ns, c.fd);
     ++rows_;
     if (c.close_ns < 0) continue;
-    fmt::print(file_, "{},{},{},close,{},{},{}\n", prefix, c.worker, i, c.start_ns + c.create_ns,
-               c.close_ns, c.fd);
+    fmt::print(file_, "{},{},{},{},{},{},{}\n", prefix, c.worker, i,
+               batch ? kSubmitCloseOp : "close", c.start_ns + c.create_ns, c.close_ns, c.fd);
     ++rows_;
   }
 }

@@ -1,7 +1,9 @@
 #pragma once
 // What --latency makes of the per-call records of a result's timed repetitions: percentiles
 // per operation, the calls that grew the descriptor table, and the stalls, each with a cause
-// that rests on what was measured.
+// that rests on what was measured. Records of io_uring submissions (CallKind::submission) are
+// operations of their own, "submit" and "submit-close": a batch is the call there, so it is
+// the batch that grows the table or stalls.
 #include <cstdint>
 #include <map>
 #include <span>
@@ -24,6 +26,8 @@ struct LatencyPercentiles {
 };
 
 // A call whose descriptor did not fit the table as it was: the one that ran expand_fdtable().
+// For a submission: the one whose batch's highest descriptor did not, which may have grown
+// the table more than once (fdsize_after tells).
 struct GrowthEvent {
   int repetition = 0;  // 0-based, among the timed repetitions
   int worker = 0;
@@ -43,7 +47,7 @@ struct Stall {
   int repetition = 0;
   int worker = 0;
   std::uint64_t index = 0;
-  std::string op;  // "open", "close", "create"
+  std::string op;  // "open", "close", "create"; for submissions "submit", "submit-close"
   int fd = -1;
   std::int64_t ns = 0;
   // "fd-table-growth": the call is a growth event in a shared table; "waiting-on-growth": it
@@ -63,7 +67,9 @@ struct EventTotals {
 
 struct Latency {
   // By operation: "open" and "close" for files closed at once, "open" for files kept open,
-  // "create" for sockets and other descriptors.
+  // "create" for sockets and other descriptors; a strategy that submits batches itself
+  // (io_uring) has "submit" (one per batch of creations) and, where a batch's closes are a
+  // submission of their own, "submit-close" instead.
   std::map<std::string, LatencyPercentiles> ns;
   // False where the OS does not show the table's size (not Linux): growth cannot be told
   // apart, and growth_events and growth_totals stay empty.
@@ -75,6 +81,16 @@ struct Latency {
 
   bool operator==(const Latency&) const = default;
 };
+
+// The operations of submission records (CallKind::submission).
+inline constexpr const char* kSubmitOp = "submit";
+inline constexpr const char* kSubmitCloseOp = "submit-close";
+
+// Whether `latency` was timed per submission (io_uring), not per call.
+[[nodiscard]] bool per_submission(const Latency& latency);
+// What a result's "latency" parameter says of a latency timed per submission, for batches of
+// up to `batch` items.
+[[nodiscard]] std::string per_submission_note(int batch);
 
 inline constexpr std::int64_t kStallP50Multiple = 20;
 inline constexpr std::int64_t kStallFloorNs = 200'000;
@@ -102,6 +118,8 @@ class LatencyCollector {
   std::int64_t total_ns_ = 0;
   std::vector<std::int64_t> create_ns_;
   std::vector<std::int64_t> close_ns_;
+  std::vector<std::int64_t> submit_ns_;
+  std::vector<std::int64_t> submit_close_ns_;
   Latency latency_;
 };
 
@@ -111,7 +129,8 @@ class LatencyCollector {
 std::vector<GrowthEvent> growth_events(std::span<const CallRecord> records, int fdsize_before,
                                        bool shared, int repetition);
 
-// The stalls of one repetition, given its growth events.
+// The stalls of one repetition, given its growth events. Per-call records and submission
+// records are held against their own operations' medians.
 std::vector<Stall> stalls(std::span<const CallRecord> records, std::span<const GrowthEvent> growth,
                           const std::string& create_op, bool closes, int repetition);
 

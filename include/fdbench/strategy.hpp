@@ -85,6 +85,9 @@ struct StrategyInfo {
   // Whether tune may recommend it: a way a program can adopt. False for a strategy measured
   // only to show what it costs (the seed's naive pool).
   bool recommendable = true;
+  // --latency: why its calls cannot be timed, for a strategy whose calls neither the
+  // workload's loop nor the strategy itself times (a result's "latency" parameter says it).
+  std::string_view latency_not_recorded{};
 };
 
 // Every strategy, in the order they are listed and run by default.

@@ -38,7 +38,9 @@ class TraceOut {
 
   // The calls of the `repetition`-th (from 0, as in times_ns) timed repetition of a result:
   // a row for each creation call made and one for each close timed (it began when the
-  // creation call returned). Records of items never run give no row.
+  // creation call returned); an io_uring submission is a "submit" row (and a "submit-close"
+  // one) on its batch's first item, fd the highest the batch returned. Records of items never
+  // run give no row.
   void add(const TraceKey& key, int repetition, std::span<const CallRecord> calls);
   // Flushes, syncs and renames the file into place; throws Error. Returns the rows written.
   std::uint64_t commit();

@@ -92,6 +92,9 @@ class Workload {
   // A workload that cannot ignores it and says so with traces_calls().
   virtual void set_trace(CallTrace* /*trace*/) noexcept {}
   [[nodiscard]] virtual bool traces_calls() const { return false; }
+  // The trace set_trace() gave it (nullptr: none). A strategy that issues the calls itself
+  // (io_uring) writes its own records there: one per submission (CallKind::submission).
+  [[nodiscard]] virtual CallTrace* trace() const noexcept { return nullptr; }
 
   [[nodiscard]] virtual ItemSpec spec() const = 0;
   // A strategy that created item i's descriptor itself hands it over here when

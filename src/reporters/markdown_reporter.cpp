@@ -70,7 +70,7 @@ class MarkdownReporter final : public Reporter {
     }
     note_failures(r);
     if (const auto latency = latency_text(r); !latency.empty()) {
-      notes_.push_back(fmt::format("{}: per call: {}", who(r), latency));
+      notes_.push_back(fmt::format("{}: {}", who(r), latency));
     }
     for (const auto& w : r.warnings) notes_.push_back(fmt::format("{}: {}", who(r), w));
     out_ << std::flush;

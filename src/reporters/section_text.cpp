@@ -64,10 +64,14 @@ std::string findings_heading(bool complete) {
 std::string latency_text(const Result& r) {
   if (!r.latency) return {};
   const Latency& l = *r.latency;
-  std::string text;
+  // io_uring's calls happen inside the kernel: its records time whole submissions, and its
+  // growth events and stalls are submissions too.
+  const bool submissions = per_submission(l);
+  std::string text = submissions ? "per submission: " : "per call: ";
+  const std::size_t lead = text.size();
   for (const auto& [op, p] : l.ns) {
     if (p.count == 0) continue;
-    text += fmt::format("{}{} p50 {}, p99 {}, max {}", text.empty() ? "" : "; ", op,
+    text += fmt::format("{}{} p50 {}, p99 {}, max {}", text.size() == lead ? "" : "; ", op,
                         format_duration(static_cast<double>(p.p50)),
                         format_duration(static_cast<double>(p.p99)),
                         format_duration(static_cast<double>(p.max)));
@@ -77,18 +81,21 @@ std::string latency_text(const Result& r) {
     const double v = static_cast<double>(n) / reps;
     return v == std::floor(v) ? fmt::format("{:.0f}", v) : fmt::format("{:.1f}", v);
   };
+  const char* whole = submissions ? ", each a whole submission" : "";
   if (!l.growth_known) {
-    return text + fmt::format("; per repetition {} stall{} ({})", per_rep(l.stall_totals.count),
+    return text + fmt::format("; per repetition {} stall{} ({}){}", per_rep(l.stall_totals.count),
                               l.stall_totals.count == static_cast<std::uint64_t>(reps) ? "" : "s",
-                              format_duration(static_cast<double>(l.stall_totals.total_ns) / reps));
+                              format_duration(static_cast<double>(l.stall_totals.total_ns) / reps),
+                              whole);
   }
-  return text + fmt::format("; per repetition {} growth event{} ({}), {} stall{} ({})",
+  return text + fmt::format("; per repetition {} growth event{} ({}), {} stall{} ({}){}",
                             per_rep(l.growth_totals.count),
                             l.growth_totals.count == static_cast<std::uint64_t>(reps) ? "" : "s",
                             format_duration(static_cast<double>(l.growth_totals.total_ns) / reps),
                             per_rep(l.stall_totals.count),
                             l.stall_totals.count == static_cast<std::uint64_t>(reps) ? "" : "s",
-                            format_duration(static_cast<double>(l.stall_totals.total_ns) / reps));
+                            format_duration(static_cast<double>(l.stall_totals.total_ns) / reps),
+                            whole);
 }
 
 }  // namespace fdbench

@@ -13,8 +13,10 @@ std::string section_title(const Section& section);
 std::string section_note(const Section& section);
 // "Findings", and when the run was stopped, that they rest on the results it finished.
 std::string findings_heading(bool complete);
-// With --latency, one line under the result: "open p50 2.9 µs, p99 12 µs, max 301 µs; close
-// ...; 4 growth events and 1.2 stalls per repetition". Empty without latency.
+// With --latency, one line under the result: "per call: open p50 2.9 µs, p99 12 µs, max
+// 301 µs; close ...; per repetition 4 growth events (...), 1.2 stalls (...)", or "per
+// submission: submit p50 ..." where a strategy timed its io_uring submissions. Empty without
+// latency.
 std::string latency_text(const Result& r);
 
 }  // namespace fdbench

@@ -72,7 +72,7 @@ class TableReporter final : public Reporter {
       out_ << "\n";
       if (r.failures != 0) failure_line(r);
       if (const auto latency = latency_text(r); !latency.empty()) {
-        out_ << "  per call: " << latency << "\n";
+        out_ << "  " << latency << "\n";
       }
     }
     for (const auto& w : r.warnings) out_ << "  ! " << w << "\n";

@@ -5,7 +5,9 @@
 // (--uring-close linked), or as one submission of opens into slots 0..k-1 and one of closes of
 // the slots that opened (batched). Items the workload holds (keep_open: sockets, held files)
 // fill one slot each and are released after the timed region. The process descriptor table is
-// never touched, so it never grows and never stalls.
+// never touched, so it never grows and never stalls. With --latency each submission is timed
+// (and a batch's separate one of closes); its record's fd is -1: a slot is not a descriptor of
+// the process table, so no submission is ever a growth event.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/socket.h>
@@ -62,6 +64,10 @@ struct alignas(64) DirectWorker {
   int error = 0;  // -errno of a failed submit or wait: the repetition is void
 };
 
+// What a submission record gives as its highest descriptor: a slot is no descriptor of the
+// process table, and the table never grows for one.
+constexpr int kNoTableFd = -1;
+
 // user_data of a close (batched or linked); an open's is its slot.
 constexpr std::uint64_t kCloseBit = std::uint64_t{1} << 32;
 
@@ -94,7 +100,8 @@ class UringDirectStrategy final : public Strategy {
     prepare_tables(hold, n);
     const std::function<void(int)> body = [&](int w) {
       const auto i = static_cast<std::size_t>(w);
-      run_share(workers_[w], spec, hold, n * i / t, n * (i + 1) / t);
+      uring::SubmissionClock clock(work.trace());
+      run_share(workers_[w], clock, spec, hold, n * i / t, n * (i + 1) / t);
     };
     Repetition rep;
     rep.ns = group_.run(body);
@@ -136,17 +143,17 @@ class UringDirectStrategy final : public Strategy {
     return std::min<std::size_t>(batch_, pairs ? w.ring.sq_entries() / 2 : w.ring.sq_entries());
   }
 
-  void run_share(DirectWorker& w, const ItemSpec& spec, bool hold, std::size_t begin,
-                 std::size_t end) noexcept {
+  void run_share(DirectWorker& w, uring::SubmissionClock& clock, const ItemSpec& spec, bool hold,
+                 std::size_t begin, std::size_t end) noexcept {
     const std::size_t step = chunk(w, hold);
     for (std::size_t first = begin; first < end && w.error == 0; first += step) {
       const std::size_t last = std::min(end, first + step);
       if (hold) {
-        hold_batch(w, spec, begin, first, last);
+        hold_batch(w, clock, spec, begin, first, last);
       } else if (linked_) {
-        linked_batch(w, spec, first, last);
+        linked_batch(w, clock, spec, first, last);
       } else {
-        open_then_close_batch(w, spec, first, last);
+        open_then_close_batch(w, clock, spec, first, last);
       }
     }
   }
@@ -172,8 +179,8 @@ class UringDirectStrategy final : public Strategy {
 
   // One submission of pairs: item i opens in a slot, and a close of that slot is linked
   // behind it, so it runs only after the open succeeded.
-  static void linked_batch(DirectWorker& w, const ItemSpec& spec, std::size_t first,
-                           std::size_t last) noexcept {
+  static void linked_batch(DirectWorker& w, uring::SubmissionClock& clock, const ItemSpec& spec,
+                           std::size_t first, std::size_t last) noexcept {
     for (std::size_t i = first; i < last; ++i) {
       const auto slot = static_cast<unsigned>(i - first);
       io_uring_sqe* open = next_sqe(w);
@@ -184,17 +191,20 @@ class UringDirectStrategy final : public Strategy {
       io_uring_prep_close_direct(close, slot);
       io_uring_sqe_set_data64(close, kCloseBit);
     }
+    clock.submitting(first);
     w.error = uring::submit_and_reap(
         w.ring.get(), static_cast<unsigned>(2 * (last - first)), [&](const io_uring_cqe& cqe) {
           // A failed open cancels its linked close; the open's CQE already counted it.
           const bool cancelled_close = (cqe.user_data & kCloseBit) != 0 && cqe.res == -ECANCELED;
           if (cqe.res < 0 && !cancelled_close) w.tally.fail(-cqe.res);
         });
+    clock.reaped(kNoTableFd);
   }
 
   // One submission of opens, then one of closes for the slots that opened: no links, one
   // more io_uring_enter per batch.
-  static void open_then_close_batch(DirectWorker& w, const ItemSpec& spec, std::size_t first,
+  static void open_then_close_batch(DirectWorker& w, uring::SubmissionClock& clock,
+                                    const ItemSpec& spec, std::size_t first,
                                     std::size_t last) noexcept {
     for (std::size_t i = first; i < last; ++i) {
       const auto slot = static_cast<unsigned>(i - first);
@@ -203,6 +213,7 @@ class UringDirectStrategy final : public Strategy {
       io_uring_sqe_set_data64(sqe, slot);
     }
     unsigned opened = 0;
+    clock.submitting(first);
     w.error = uring::submit_and_reap(w.ring.get(), static_cast<unsigned>(last - first),
                                      [&](const io_uring_cqe& cqe) {
                                        if (cqe.res < 0) {
@@ -211,6 +222,7 @@ class UringDirectStrategy final : public Strategy {
                                          w.opened[opened++] = static_cast<unsigned>(cqe.user_data);
                                        }
                                      });
+    clock.reaped(kNoTableFd);
     // On error the slots keep what opened; unregistering the table closes it.
     if (w.error != 0 || opened == 0) return;
     for (unsigned k = 0; k < opened; ++k) {
@@ -218,24 +230,28 @@ class UringDirectStrategy final : public Strategy {
       io_uring_prep_close_direct(close, w.opened[k]);
       io_uring_sqe_set_data64(close, kCloseBit);
     }
+    clock.submitting_closes();
     w.error = uring::submit_and_reap(w.ring.get(), opened, [&](const io_uring_cqe& cqe) {
       if (cqe.res < 0) w.tally.fail(-cqe.res);
     });
+    clock.closes_reaped();
   }
 
   // Items [first, last) of a share starting at `begin` go to slots [first-begin, last-begin).
-  static void hold_batch(DirectWorker& w, const ItemSpec& spec, std::size_t begin,
-                         std::size_t first, std::size_t last) noexcept {
+  static void hold_batch(DirectWorker& w, uring::SubmissionClock& clock, const ItemSpec& spec,
+                         std::size_t begin, std::size_t first, std::size_t last) noexcept {
     for (std::size_t i = first; i < last; ++i) {
       const auto slot = static_cast<unsigned>(i - begin);
       io_uring_sqe* sqe = next_sqe(w);
       prep_item(sqe, spec, i, slot);
       io_uring_sqe_set_data64(sqe, slot);
     }
+    clock.submitting(first);
     w.error = uring::submit_and_reap(w.ring.get(), static_cast<unsigned>(last - first),
                                      [&](const io_uring_cqe& cqe) {
                                        if (cqe.res < 0) w.tally.fail(-cqe.res);
                                      });
+    clock.reaped(kNoTableFd);
   }
 
   unsigned batch_;

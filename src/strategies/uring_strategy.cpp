@@ -3,7 +3,8 @@
 // items, issued `batch` at a time: a batch of OPENATs (or SOCKETs, IORING_OP_SOCKET) reaped
 // together, then one CLOSE per descriptor they returned, unless the workload holds its
 // descriptors (keep_open): then each is handed to it. The descriptors land in the process
-// table, so table growth stalls exactly as with plain syscalls.
+// table, so table growth stalls exactly as with plain syscalls. With --latency each batch's
+// submission is timed (its record's fd: the highest descriptor it returned), and its closes'.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -58,7 +59,8 @@ class UringStrategy final : public Strategy {
     }
     const std::function<void(int)> body = [&](int w) {
       const auto i = static_cast<std::size_t>(w);
-      run_share(workers_[w], spec, work, n * i / t, n * (i + 1) / t);
+      uring::SubmissionClock clock(work.trace());
+      run_share(workers_[w], clock, spec, work, n * i / t, n * (i + 1) / t);
     };
     Repetition rep;
     rep.ns = group_.run(body);
@@ -72,11 +74,11 @@ class UringStrategy final : public Strategy {
   }
 
  private:
-  void run_share(UringWorker& w, const ItemSpec& spec, Workload& work, std::size_t begin,
-                 std::size_t end) noexcept {
+  void run_share(UringWorker& w, uring::SubmissionClock& clock, const ItemSpec& spec,
+                 Workload& work, std::size_t begin, std::size_t end) noexcept {
     const std::size_t chunk = std::min<std::size_t>(batch_, w.ring.sq_entries());
     for (std::size_t first = begin; first < end && w.error == 0; first += chunk) {
-      run_batch(w, spec, work, first, std::min(end, first + chunk));
+      run_batch(w, clock, spec, work, first, std::min(end, first + chunk));
     }
   }
 
@@ -97,8 +99,8 @@ class UringStrategy final : public Strategy {
 
   // Creates items [first, last) in one submission; then hands each descriptor to the
   // workload, or closes them all in a second one.
-  static void run_batch(UringWorker& w, const ItemSpec& spec, Workload& work, std::size_t first,
-                        std::size_t last) noexcept {
+  static void run_batch(UringWorker& w, uring::SubmissionClock& clock, const ItemSpec& spec,
+                        Workload& work, std::size_t first, std::size_t last) noexcept {
     const auto count = static_cast<unsigned>(last - first);
     for (std::size_t i = first; i < last; ++i) {
       io_uring_sqe* sqe = next_sqe(w);
@@ -106,8 +108,11 @@ class UringStrategy final : public Strategy {
       io_uring_sqe_set_data64(sqe, i - first);
     }
     std::fill_n(w.fds.begin(), count, -1);
+    int highest = -1;
+    clock.submitting(first);
     w.error = uring::submit_and_reap(w.ring.get(), count, [&](const io_uring_cqe& cqe) {
       const auto k = static_cast<std::size_t>(cqe.user_data);
+      highest = std::max(highest, cqe.res);
       if (cqe.res < 0) {
         w.tally.fail(-cqe.res);
       } else if (spec.keep_open) {
@@ -116,6 +121,7 @@ class UringStrategy final : public Strategy {
         w.fds[k] = cqe.res;
       }
     });
+    clock.reaped(highest);
     if (spec.keep_open) return;
     if (w.error != 0) {  // the ring is broken: close what it returned the ordinary way
       for (unsigned k = 0; k < count; ++k) {
@@ -130,9 +136,11 @@ class UringStrategy final : public Strategy {
       ++closes;
     }
     if (closes == 0) return;
+    clock.submitting_closes();
     w.error = uring::submit_and_reap(w.ring.get(), closes, [&](const io_uring_cqe& cqe) {
       if (cqe.res < 0) w.tally.fail(-cqe.res);
     });
+    clock.closes_reaped();
   }
 
   unsigned batch_;

@@ -1,9 +1,10 @@
 #pragma once
 // What the io_uring strategies share: the once-per-process probe of what the kernel offers,
 // how a ring is set up (the best flags it accepts, a registered ring descriptor), a ring
-// owner (RAII), per-worker state made and torn down on its own worker's thread, and the
-// submit-then-reap step both strategies repeat per batch. Compiled only with liburing on
-// Linux (CMake: FDBENCH_WITH_URING); uring_unavailable.cpp stands in otherwise.
+// owner (RAII), per-worker state made and torn down on its own worker's thread, the
+// submit-then-reap step both strategies repeat per batch, and its timing for --latency. Compiled
+// only with liburing on Linux (CMake: FDBENCH_WITH_URING); uring_unavailable.cpp stands in
+// otherwise.
 #include <liburing.h>
 
 #include <cerrno>
@@ -14,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "fdbench/call_trace.hpp"
+#include "fdbench/platform.hpp"
 #include "fdbench/uring_options.hpp"
 #include "strategies/worker_group.hpp"
 
@@ -137,6 +140,49 @@ int submit_and_reap(io_uring* ring, unsigned count, OnCqe&& on_cqe) noexcept {
   }
   return 0;
 }
+
+// --latency for a worker that submits batches: one CallKind::submission record per batch of
+// creations, on the slot of the batch's first item, timed from just before it is submitted to
+// the reaping of its last completion (and the same for the batch's separate submission of
+// closes, if it has one). Untraced (no trace) every member does nothing but test a pointer:
+// one branch per submission. Traced, the records already exist: no allocation while timed.
+class SubmissionClock {
+ public:
+  // On the submitting worker's thread, which it numbers in the trace.
+  explicit SubmissionClock(CallTrace* trace) noexcept
+      : trace_(trace), worker_(trace != nullptr ? trace->worker() : std::int16_t{-1}) {}
+
+  // Just before the batch whose first item is `first` is submitted.
+  void submitting(std::size_t first) noexcept {
+    if (trace_ == nullptr) return;
+    record_ = &trace_->at(first);
+    start_ = platform::now_ns();
+  }
+  // Its last completion reaped; `highest_fd`: the highest descriptor of the process table it
+  // returned (-1: none).
+  void reaped(int highest_fd) noexcept {
+    if (record_ == nullptr) return;
+    const std::int64_t now = platform::now_ns();
+    record_->start_ns = start_;
+    record_->create_ns = now - start_;
+    record_->fd = highest_fd;
+    record_->worker = worker_;
+    record_->kind = CallKind::submission;
+  }
+  // The same batch's closes: just before their submission, and their last completion reaped.
+  void submitting_closes() noexcept {
+    if (record_ != nullptr) start_ = platform::now_ns();
+  }
+  void closes_reaped() noexcept {
+    if (record_ != nullptr) record_->close_ns = platform::now_ns() - start_;
+  }
+
+ private:
+  CallTrace* trace_;
+  std::int16_t worker_;
+  CallRecord* record_ = nullptr;
+  std::int64_t start_ = 0;
+};
 
 // A NOP submitted and reaped from the calling thread, so the kernel's per-thread io_uring
 // context exists before anything is timed. Throws Error.

@@ -51,7 +51,7 @@ void ItemWorkload::each(std::size_t begin, std::size_t end, Tally& tally, Create
 template <int kDescriptors, class Create>
 void ItemWorkload::each_traced(std::size_t begin, std::size_t end, Tally& tally,
                                Create create) noexcept {
-  const std::int32_t worker = trace_->worker();
+  const std::int16_t worker = trace_->worker();
   for (std::size_t i = begin; i < end; ++i) {
     if ((i & 4095) == 0 && interrupted() != 0) return;
     int own[kDescriptors];

@@ -34,6 +34,7 @@ class ItemWorkload final : public Workload {
   void after_repetition() override;
   void set_trace(CallTrace* trace) noexcept override { trace_ = trace; }
   [[nodiscard]] bool traces_calls() const override { return true; }
+  [[nodiscard]] CallTrace* trace() const noexcept override { return trace_; }
   [[nodiscard]] ItemSpec spec() const override { return item_; }
   void keep(std::size_t i, int fd) noexcept override;
 

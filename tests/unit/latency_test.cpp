@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
 #include <vector>
 
 namespace fdbench {
@@ -16,7 +18,7 @@ CallRecord call(std::int64_t start_us, std::int64_t ns, int fd, int worker) {
   r.start_ns = start_us * kUs;
   r.create_ns = ns;
   r.fd = fd;
-  r.worker = worker;
+  r.worker = static_cast<std::int16_t>(worker);
   return r;
 }
 
@@ -24,6 +26,25 @@ CallRecord call(std::int64_t start_us, std::int64_t ns, int fd, int worker) {
 std::vector<CallRecord> alternating(int n) {
   std::vector<CallRecord> records;
   for (int i = 0; i < n; ++i) records.push_back(call(10 * i, 3 * kUs, 3 + i, i % 2));
+  return records;
+}
+
+// One io_uring submission: a batch timed as a whole, `fd` the highest of the table it returned.
+CallRecord submission(std::int64_t start_us, std::int64_t ns, int fd, int worker) {
+  CallRecord r = call(start_us, ns, fd, worker);
+  r.kind = CallKind::submission;
+  return r;
+}
+
+// One worker's n items in batches of `batch`, one submission every 200 µs taking 100 µs, on
+// the slot of each batch's first item (the others never run); fds 3 .. 3+n-1, or none of the
+// table (`direct`: ring slots).
+std::vector<CallRecord> batches(int n, int batch, bool direct) {
+  std::vector<CallRecord> records(static_cast<std::size_t>(n));
+  for (int first = 0; first < n; first += batch) {
+    const int highest = direct ? -1 : 3 + std::min(n, first + batch) - 1;
+    records[static_cast<std::size_t>(first)] = submission(2 * first, 100 * kUs, highest, 0);
+  }
   return records;
 }
 
@@ -160,6 +181,104 @@ TEST(LatencyCollector, ListsAtMostAHundredStallsButCountsThemAll) {
   const Latency l = collector.finish();
   EXPECT_EQ(l.stall_totals.count, 150U);
   EXPECT_EQ(l.stalls.size(), kMaxListedStalls);
+}
+
+TEST(Submissions, AreOperationsOfTheirOwnCountedOncePerBatch) {
+  LatencyCollector collector("open", true);
+  std::vector<CallRecord> records = batches(600, 64, false);  // 10 submissions
+  for (std::size_t i = 0; i < records.size(); i += 64) records[i].close_ns = 50 * kUs;
+  for (int rep = 0; rep < 2; ++rep) collector.add(records, 10'000 * kUs, 1024, false);
+  const Latency l = collector.finish();
+  EXPECT_TRUE(per_submission(l));
+  EXPECT_EQ(l.ns.count("open"), 0U);  // not timed one by one: no empty figures that say "none"
+  EXPECT_EQ(l.ns.count("close"), 0U);
+  ASSERT_EQ(l.ns.count(kSubmitOp), 1U);
+  EXPECT_EQ(l.ns.at(kSubmitOp).count, 20U);
+  EXPECT_EQ(l.ns.at(kSubmitOp).p50, 100 * kUs);
+  ASSERT_EQ(l.ns.count(kSubmitCloseOp), 1U);
+  EXPECT_EQ(l.ns.at(kSubmitCloseOp).count, 20U);
+  EXPECT_EQ(l.ns.at(kSubmitCloseOp).p50, 50 * kUs);
+}
+
+TEST(Submissions, HeldDescriptorsHaveNoCloseSubmission) {
+  LatencyCollector collector("create", false);
+  collector.add(batches(600, 64, false), 10'000 * kUs, 1024, false);
+  const Latency l = collector.finish();
+  EXPECT_EQ(l.ns.at(kSubmitOp).count, 10U);
+  EXPECT_EQ(l.ns.count(kSubmitCloseOp), 0U);
+  EXPECT_EQ(l.ns.count("create"), 0U);
+}
+
+TEST(Submissions, PerCallRecordsAreNotPerSubmission) {
+  LatencyCollector collector("create", false);
+  collector.add(alternating(100), 1, 1024, true);
+  EXPECT_FALSE(per_submission(collector.finish()));
+}
+
+TEST(Submissions, GrowTheTableWhenTheirBatchsHighestDescriptorDoesNotFit) {
+  // Highest fds 66, 130, 194, 258, ..., 514, 578, 602: the batches that crossed 64, 128, 256
+  // and 512 grew the table, the one that crossed 64 from 64 to 128 slots.
+  const auto events = growth_events(batches(600, 64, false), 64, true, 0);
+  EXPECT_EQ(fds_of(events), (std::vector<int>{66, 130, 258, 514}));
+  EXPECT_EQ(events[0].index, 0U);  // the batch's first item
+  EXPECT_EQ(events[0].fdsize_before, 64);
+  EXPECT_EQ(events[0].fdsize_after, 128);
+  EXPECT_EQ(events[3].fdsize_after, 1024);
+  EXPECT_EQ(events[1].ns, 100 * kUs);  // the whole submission's time
+}
+
+TEST(Submissions, ABatchCanGrowTheTableSeveralTimesInOneEvent) {
+  // 300 sockets in one submission from a 64-slot table: 64 -> 128 -> 256 -> 512, one event.
+  const auto events = growth_events(batches(300, 300, false), 64, true, 0);
+  ASSERT_EQ(events.size(), 1U);
+  EXPECT_EQ(events[0].fd, 302);
+  EXPECT_EQ(events[0].fdsize_before, 64);
+  EXPECT_EQ(events[0].fdsize_after, 512);
+}
+
+TEST(Submissions, OfDirectDescriptorsNeverGrowTheTable) {
+  LatencyCollector collector("create", false);
+  std::vector<CallRecord> records = batches(600, 64, true);
+  records[128].create_ns = 5000 * kUs;  // slow, but it grew nothing
+  collector.add(records, 10'000 * kUs, 64, false);
+  const Latency l = collector.finish();
+  EXPECT_TRUE(l.growth_events.empty());
+  ASSERT_EQ(l.stalls.size(), 1U);
+  EXPECT_EQ(l.stalls[0].op, kSubmitOp);
+  EXPECT_EQ(l.stalls[0].fd, -1);
+  EXPECT_EQ(l.stalls[0].cause, "unexplained");
+}
+
+TEST(Submissions, StallAgainstTheSubmissionsMedianWithTheirCause) {
+  // Two workers' batches: worker 0's batch that crossed fd 64 took 5 ms in a shared table,
+  // and worker 1's submission at the same time waited; both well above 20 × 100 µs.
+  std::vector<CallRecord> records = batches(600, 64, false);
+  records[64].create_ns = 5000 * kUs;  // fds up to 130: grew 128 -> 256
+  records[65] = submission(128, 4000 * kUs, 131, 1);
+  records[66] = submission(128, 100 * kUs, 132, 1);  // as fast as the others: no stall
+  const auto growth = growth_events(records, 128, true, 0);
+  const auto found = stalls(records, growth, "create", false, 0);
+  ASSERT_EQ(found.size(), 2U);
+  EXPECT_EQ(found[0].index, 64U);
+  EXPECT_EQ(found[0].op, kSubmitOp);
+  EXPECT_EQ(found[0].cause, "fd-table-growth");
+  EXPECT_EQ(found[1].index, 65U);
+  EXPECT_EQ(found[1].cause, "waiting-on-growth");
+}
+
+TEST(Submissions, AreHeldAgainstTheirOwnMedianNotThePerCallOne) {
+  // Per-call records of 3 µs and submissions of 300 µs in one trace: the submissions are no
+  // stalls of 20 × 3 µs (and the 200 µs floor).
+  std::vector<CallRecord> records = batches(640, 64, true);
+  for (std::size_t i = 0; i < records.size(); i += 64) records[i].create_ns = 300 * kUs;
+  for (int i = 1; i < 64; ++i) records[static_cast<std::size_t>(i)] = call(i, 3 * kUs, -1, 1);
+  EXPECT_TRUE(stalls(records, {}, "create", false, 0).empty());
+}
+
+TEST(Submissions, TheirParameterSaysPerSubmissionAndTheBatch) {
+  const std::string note = per_submission_note(64);
+  EXPECT_TRUE(note.starts_with("per submission (submit → last completion of a batch of up to 64"))
+      << note;
 }
 
 }  // namespace

@@ -181,6 +181,25 @@ TEST(ResultsJson, RoundTripKeepsEveryField) {
   }
 }
 
+TEST(ResultsJson, LatencyPerSubmissionComesBack) {
+  Result r = ResultBuilder::open("uring", 2).batch(64).ops(10000).times({4'000'000});
+  Latency l;
+  l.ns[kSubmitOp] = {300, 90'000, 120'000, 400'000, 900'000, 7'000'000};
+  l.ns[kSubmitCloseOp] = {300, 40'000, 50'000, 80'000, 90'000, 100'000};
+  l.growth_events.push_back({0, 1, 64, 130, 7'000'000, 128, 256, true});
+  l.growth_totals = {1, 7'000'000, 0.5};
+  l.stalls.push_back({0, 1, 64, kSubmitOp, 130, 7'000'000, "fd-table-growth"});
+  l.stall_totals = {1, 7'000'000, 0.5};
+  r.latency = l;
+  r.parameters["latency"] = per_submission_note(64);
+  const ResultsDocument doc =
+      parse_results_json(to_json_document(full_environment(), std::vector<Result>{r}));
+  ASSERT_EQ(doc.results.size(), 1U);
+  ASSERT_TRUE(doc.results[0].latency.has_value());
+  EXPECT_EQ(*doc.results[0].latency, l);
+  EXPECT_EQ(doc.results[0].parameters.at("latency"), per_submission_note(64));
+}
+
 TEST(ResultsJson, AnEnvironmentWithoutTheLaterFieldsReadsAsUnknown) {
   auto j = nlohmann::json::parse(to_json_document(full_environment(), std::vector<Result>{}));
   for (const char* key : {"build_type", "compiler", "liburing_version", "libuv_version",

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "fdbench/reporter.hpp"
+#include "reporters/section_text.hpp"
 
 namespace fdbench {
 namespace {
@@ -112,6 +113,26 @@ TEST(TableSection, DescriptorsPerThread) {
   EXPECT_NE(header(socket_section("pipe", 2))
                 .find("socket: 1,000 pipes (2 descriptors each) per thread, held to the end;"),
             std::string::npos);
+}
+
+// The line under a result with --latency: per call, or per submission for io_uring, whose
+// growth events and stalls are then whole submissions.
+TEST(TableSection, LatencyLineSaysWhatWasTimed) {
+  Result r;
+  r.repeat = 2;
+  Latency l;
+  l.ns["create"] = {1024, 2600, 3000, 54'000, 60'000, 646'000};
+  l.growth_totals = {8, 860'000, 0.1};
+  r.latency = l;
+  EXPECT_EQ(latency_text(r),
+            "per call: create p50 2.6 µs, p99 54 µs, max 646 µs; per repetition 4 growth events "
+            "(430 µs), 0 stalls (0 ns)");
+  l.ns.clear();
+  l.ns[kSubmitOp] = {16, 398'000, 2'000'000, 2'090'000, 2'100'000, 2'170'000};
+  r.latency = l;
+  EXPECT_EQ(latency_text(r),
+            "per submission: submit p50 398 µs, p99 2.09 ms, max 2.17 ms; per repetition 4 growth "
+            "events (430 µs), 0 stalls (0 ns), each a whole submission");
 }
 
 }  // namespace
