@@ -98,7 +98,9 @@ std::vector<Result> hand_built_results() {
                          false,
                          998,
                          {{"fifo", 1}},
-                         {{"No such file or directory", 1}}};
+                         {{"No such file or directory", 1}},
+                         "",
+                         1'500'000};
   r.warnings = {"a warning"};
   finalize(r);
   Result unavailable = r;
