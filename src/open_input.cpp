@@ -12,7 +12,8 @@
 namespace fdbench {
 
 std::string OpenInput::fs_type() const {
-  // A generated set lives in a private directory under --dir: name the filesystem of --dir.
+  // A private set lives in a directory under --dir, a kept one in its own: name the filesystem
+  // of that.
   return platform::fs_type(generated ? summary.origin : dir_path);
 }
 
@@ -28,10 +29,31 @@ std::string absolute_dir(const std::string& dir) {
   return dir.empty() || dir == "." ? cwd : fmt::format("{}/{}", cwd, dir);
 }
 
+// The generated set: made for this run under --dir, made at --keep-files DIR and kept, or the
+// one kept at --reuse-files DIR, checked.
+FileSet generated_set(const OpenOptions& o, const FileSet::CreationProgress& progress,
+                      InputSummary& summary) {
+  if (!o.reuse_files.empty()) {
+    summary.origin = o.reuse_files;
+    summary.file_set = "reused";
+    return FileSet::open_kept(o.reuse_files, o.files_given ? std::optional(o.files) : std::nullopt,
+                              o.layout_given ? std::optional(o.subdirs) : std::nullopt);
+  }
+  if (!o.keep_files.empty()) {
+    summary.origin = o.keep_files;
+    summary.file_set = "kept";
+    return FileSet::create_kept(o.keep_files, o.files, o.subdirs, progress);
+  }
+  summary.origin = o.dir.empty() ? default_dir() : o.dir;
+  summary.file_set = "private";
+  return FileSet::create(summary.origin, o.files, o.subdirs, progress);
+}
+
 }  // namespace
 
 OpenInput prepare_input(const OpenOptions& o, const FileSet::CreationProgress& progress) {
   OpenInput in;
+  const std::int64_t start = platform::now_ns();
   in.summary.flags = std::string(to_string(o.flags));
   in.summary.keep_open = o.keep_open;
   if (!o.tree.empty() || !o.list.empty()) {
@@ -47,10 +69,8 @@ OpenInput prepare_input(const OpenOptions& o, const FileSet::CreationProgress& p
                               o.tree.empty() ? "--list" : "--tree", in.summary.origin));
     }
   } else {
-    const std::string dir = o.dir.empty() ? default_dir() : o.dir;
-    in.generated.emplace(FileSet::create(dir, o.files, o.subdirs, progress));
-    in.summary.origin = dir;
-    in.summary.layout = o.subdirs == 0 ? "flat" : fmt::format("dirs:{}", o.subdirs);
+    in.generated.emplace(generated_set(o, progress, in.summary));
+    in.summary.layout = layout_name(in.generated->subdirs());
     in.dir_path = in.generated->path();
     in.dir_fd = in.generated->dir_fd();
   }
@@ -60,6 +80,7 @@ OpenInput prepare_input(const OpenOptions& o, const FileSet::CreationProgress& p
     in.path_mode = PathMode::absolute;
   }
   in.summary.files = in.paths().size();
+  in.summary.setup_ns = platform::now_ns() - start;
   return in;
 }
 

@@ -319,6 +319,8 @@ Result read_result(const Reader& in) {
     s.files = input.integer<std::uint64_t>("files");
     s.skipped = input.counts("skipped");
     s.missing = input.counts("missing");
+    s.file_set = input.text_or("file_set", "");
+    s.setup_ns = in.optional_integer<std::int64_t>("setup_ns");  // the result's, not the input's
     r.input = std::move(s);
   }
   r.latency = read_latency(in);

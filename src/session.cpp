@@ -147,7 +147,7 @@ void Session::run_open(const OpenOptions& options) {
   const auto strategies = options.strategies.empty() ? strategy_names() : options.strategies;
   const bool generated = options.tree.empty() && options.list.empty();
   DescriptorBudget budget = budget_of(strategies, options.threads, options.batch, options.pregrow);
-  if (options.keep_open && generated) budget.workload = options.files;
+  if (options.keep_open && generated && options.files_given) budget.workload = options.files;
   ensure_descriptor_budget(budget, "--batch, --threads, --files or --pregrow");
   const std::size_t per_strategy =
       options.threads.size() * (options.keep_open ? options.pregrow.size() : 1);
@@ -160,7 +160,8 @@ void Session::run_open(const OpenOptions& options) {
     };
   }
   const OpenInput in = prepare_input(options, creating);
-  if (options.keep_open && !generated) {  // a tree's size is known only now
+  // A tree's size, or a reused set's, is known only now.
+  if (options.keep_open && budget.workload != in.summary.files) {
     budget.workload = in.summary.files;
     ensure_descriptor_budget(budget, "the number of files (use --list with fewer paths)");
   }
@@ -169,7 +170,7 @@ void Session::run_open(const OpenOptions& options) {
   Section section = section_of(recipe, options.repeat, options.warmup);
   section.input = in.summary;
   section.fs_type = in.fs_type();
-  section.subdirs = options.subdirs;
+  section.subdirs = in.generated ? in.generated->subdirs() : 0;
   section.held = options.keep_open;
   section.fresh_child = options.keep_open;  // only a fresh process shows a held table's growth
   announce(section);

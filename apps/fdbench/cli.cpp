@@ -133,6 +133,8 @@ struct OpenText {
   std::string batch = "64";
   std::string dir;
   std::string layout = "flat";
+  std::string keep_files;
+  std::string reuse_files;
   std::string tree;
   std::string list;
   bool list0 = false;
@@ -178,6 +180,7 @@ struct Texts {
   SocketText socket;
   CommonText socket_common;
   std::string clean_dir;
+  std::vector<std::string> clean_sets;
   std::string env_dir;
   std::string env_format = "table";
   CompareText compare;
@@ -393,7 +396,57 @@ void apply_open_input(const OpenText& text, OpenOptions& open) {
     }
   }
   open.dir = text.dir.empty() ? default_dir() : text.dir;
-  if (!existing) check_directory("--dir", open.dir, true);
+  const bool kept = !text.keep_files.empty() || !text.reuse_files.empty();
+  if (!existing && !kept) check_directory("--dir", open.dir, true);
+}
+
+// The directory `path` is in ("." for a bare name), as the kernel resolves it.
+std::string parent_of(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  const auto slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// --keep-files DIR or --reuse-files DIR: the generated set at a directory of its own that
+// outlives the run, instead of a private one under --dir. What the set holds is checked when
+// the run starts (exit 1); here only what the command line says (exit 2). With --reuse-files,
+// `files_given` and `layout_given` say whether --files and --layout were named: the set's
+// marker supplies what was not.
+void apply_kept_set(const OpenText& text, bool files_given, bool layout_given, OpenOptions& open) {
+  if (text.keep_files.empty() && text.reuse_files.empty()) return;
+  if (!text.keep_files.empty() && !text.reuse_files.empty()) {
+    throw UsageError("--keep-files and --reuse-files: give one (keep makes a set, reuse uses one)");
+  }
+  const bool keep = !text.keep_files.empty();
+  const std::string flag = keep ? "--keep-files" : "--reuse-files";
+  if (!text.tree.empty() || !text.list.empty()) {
+    throw UsageError(fmt::format("{} and --{}: {} is for fdbench's own files, --{} opens yours",
+                                 flag, text.tree.empty() ? "list" : "tree", flag,
+                                 text.tree.empty() ? "list" : "tree"));
+  }
+  if (!text.dir.empty()) {
+    throw UsageError(fmt::format("{} and --dir: {} DIR is the set's own directory; leave out --dir",
+                                 flag, flag));
+  }
+  if (keep) {
+    open.keep_files = text.keep_files;
+    open.dir = parent_of(text.keep_files);  // the filesystem the environment describes
+    check_directory(fmt::format("--keep-files {}: its parent", text.keep_files), open.dir, true);
+    return;
+  }
+  struct stat info {};
+  const int err = stat(text.reuse_files.c_str(), &info) != 0 ? errno
+                  : S_ISDIR(info.st_mode)                    ? 0
+                                                             : ENOTDIR;
+  if (err != 0) {
+    throw UsageError(fmt::format("--reuse-files {}: {}: name the DIR of a --keep-files run",
+                                 text.reuse_files, errno_text(err)));
+  }
+  open.reuse_files = text.reuse_files;
+  open.dir = text.reuse_files;
+  open.files_given = files_given;
+  open.layout_given = layout_given;
 }
 
 void apply_uring_tuning(const std::string& text, UringOptions& uring) {
@@ -512,6 +565,12 @@ CLI::App* add_open_command(CLI::App& app, OpenText& text, CommonText& common) {
   cmd->add_option("--layout", text.layout,
                   "flat, or dirs:K to spread the files over K subdirectories")
       ->capture_default_str();
+  cmd->add_option("--keep-files", text.keep_files,
+                  "Make the file set in this new directory (not under --dir) and leave it there "
+                  "for --reuse-files");
+  cmd->add_option("--reuse-files", text.reuse_files,
+                  "Use the set --keep-files left in this directory, checked, instead of making "
+                  "one (--files and --layout default to the set's)");
   cmd->add_option("--tree", text.tree,
                   "Open the regular files under this existing directory instead");
   cmd->add_option("--list", text.list, "Open the paths listed in this file (one per line) instead");
@@ -562,14 +621,21 @@ CLI::App* add_socket_command(CLI::App& app, SocketText& text, CommonText& common
   return cmd;
 }
 
-CLI::App* add_clean_command(CLI::App& app, std::string& dir) {
+CLI::App* add_clean_command(CLI::App& app, Texts& texts) {
   CLI::App* cmd = app.add_subcommand(
-      "clean", "Remove private directories left behind by a killed fdbench (after SIGKILL)");
-  cmd->add_option("--dir", dir, "Where to look (default $TMPDIR or /tmp)");
+      "clean",
+      "Remove private directories a killed fdbench left behind, or sets kept with --keep-files");
+  cmd->add_option("sets", texts.clean_sets,
+                  "Kept sets to remove (the DIR of --keep-files); then --dir only if given")
+      ->type_name("DIR");
+  cmd->add_option("--dir", texts.clean_dir, "Where to look (default $TMPDIR or /tmp)");
   cmd->footer(
-      "\nOnly directories named fdbench-XXXXXX that hold fdbench's marker file are touched,\n"
-      "and inside them only the names fdbench creates; anything else is left and reported.\n\n"
-      "Example:\n  fdbench clean --dir /mnt/scratch");
+      "\nWith no SET, only directories under --dir named fdbench-XXXXXX that hold fdbench's\n"
+      "marker file are touched, and inside them only the names fdbench creates; anything else\n"
+      "is left and reported. A kept set is removed only when named, the same way: its marker\n"
+      "and the names fdbench creates, nothing else (a set holding anything else, or in use by\n"
+      "a running fdbench, is left, and the exit status is 1).\n\n"
+      "Examples:\n  fdbench clean --dir /mnt/scratch\n  fdbench clean /mnt/scratch/set-10k");
   return cmd;
 }
 
@@ -697,7 +763,7 @@ Subcommands add_subcommands(CLI::App& app, Texts& texts) {
   sub.strategies =
       app.add_subcommand("strategies", "List every strategy and whether it can run here");
   sub.strategies->footer("\nExample:\n  fdbench strategies");
-  sub.clean = add_clean_command(app, texts.clean_dir);
+  sub.clean = add_clean_command(app, texts);
   sub.env = add_env_command(app, texts);
   sub.compare = add_compare_command(app, texts.compare);
   sub.report = add_report_command(app, texts);
@@ -709,19 +775,34 @@ Subcommands add_subcommands(CLI::App& app, Texts& texts) {
 // Say what each value is in --help, instead of CLI11's generic TEXT.
 void name_the_values(CLI::App& app) {
   static const std::map<std::string, std::string> kTypeNames = {
-      {"--files", "N"},          {"--threads", "LIST"},
-      {"--strategy", "LIST"},    {"--batch", "N"},
-      {"--dir", "DIR"},          {"--layout", "LAYOUT"},
-      {"--tree", "DIR"},         {"--list", "FILE"},
-      {"--flags", "MODE"},       {"--paths", "MODE"},
-      {"--pregrow", "LIST"},     {"--repeat", "N"},
-      {"--warmup", "N"},         {"--format", "FORMAT"},
-      {"--output", "FILE"},      {"--per-thread", "N"},
-      {"--kind", "KIND"},        {"--uring-tuning", "WHAT"},
-      {"--uring-close", "MODE"}, {"--export-json", "FILE"},
-      {"--export-csv", "FILE"},  {"--export-markdown", "FILE"},
-      {"--budget", "SECONDS"},   {"--rcu-expedited", "LIST"},
-      {"--order", "ORDER"},      {"--trace-out", "FILE"},
+      {"--files", "N"},
+      {"--threads", "LIST"},
+      {"--strategy", "LIST"},
+      {"--batch", "N"},
+      {"--dir", "DIR"},
+      {"--layout", "LAYOUT"},
+      {"--keep-files", "DIR"},
+      {"--reuse-files", "DIR"},
+      {"--tree", "DIR"},
+      {"--list", "FILE"},
+      {"--flags", "MODE"},
+      {"--paths", "MODE"},
+      {"--pregrow", "LIST"},
+      {"--repeat", "N"},
+      {"--warmup", "N"},
+      {"--format", "FORMAT"},
+      {"--output", "FILE"},
+      {"--per-thread", "N"},
+      {"--kind", "KIND"},
+      {"--uring-tuning", "WHAT"},
+      {"--uring-close", "MODE"},
+      {"--export-json", "FILE"},
+      {"--export-csv", "FILE"},
+      {"--export-markdown", "FILE"},
+      {"--budget", "SECONDS"},
+      {"--rcu-expedited", "LIST"},
+      {"--order", "ORDER"},
+      {"--trace-out", "FILE"},
       {"--save", "FILE"},
   };
   std::vector<CLI::App*> apps = app.get_subcommands({});
@@ -768,10 +849,11 @@ void reject_suite_options(const CLI::App& app, std::string_view subcommand) {
   }
 }
 
-Command open_command(const Texts& texts) {
+Command open_command(const Texts& texts, const CLI::App& open) {
   Command command;
   command.kind = Command::Kind::open;
   apply_open(texts.open, command.open);
+  apply_kept_set(texts.open, open.count("--files") > 0, open.count("--layout") > 0, command.open);
   apply_common(texts.open_common, command.open.repeat, command.open.warmup, command);
   command.open.latency = latency_of(texts.open_common, command.open.keep_open);
   return command;
@@ -823,8 +905,18 @@ Command tune_command(const TuneText& text) {
 Command clean_command(const Texts& texts) {
   Command command;
   command.kind = Command::Kind::clean;
-  command.clean_dir = texts.clean_dir.empty() ? default_dir() : texts.clean_dir;
-  check_directory("--dir", command.clean_dir, true);
+  for (const auto& set : texts.clean_sets) {
+    struct stat info {};
+    if (lstat(set.c_str(), &info) != 0) {
+      throw UsageError(
+          fmt::format("clean {}: {}: name a set made with --keep-files", set, errno_text(errno)));
+    }
+  }
+  command.clean_sets = texts.clean_sets;
+  if (texts.clean_sets.empty() || !texts.clean_dir.empty()) {
+    command.clean_dir = texts.clean_dir.empty() ? default_dir() : texts.clean_dir;
+    check_directory("--dir", command.clean_dir, true);
+  }
   return command;
 }
 
@@ -874,7 +966,10 @@ ValueHint hint_for(const CLI::App& command, const CLI::Option& option) {
   if (name == "--layout") return {{"flat"}};  // dirs:K is a number the user picks
   if (name == "--format") return {formats_of(command.get_name())};
   if (name == "shell") return {{"bash"}};
-  if (name == "--dir" || name == "--tree") return {{}, false, Paths::directories};
+  if (name == "--dir" || name == "--tree" || name == "--keep-files" || name == "--reuse-files" ||
+      name == "sets") {
+    return {{}, false, Paths::directories};
+  }
   if (name == "--budget") return {{"5", "20", "60"}};
   if (name == "--list" || name == "--output" || name == "--save" || name == "--trace-out" ||
       name == "files" || name.starts_with("--export-")) {
@@ -912,7 +1007,7 @@ Command make_command(const CLI::App& app, const Subcommands& sub, const Texts& t
   for (const CLI::App* measuring : {sub.open, sub.socket, sub.tune}) {
     if (measuring->parsed()) reject_suite_options(app, measuring->get_name());
   }
-  if (sub.open->parsed()) return open_command(texts);
+  if (sub.open->parsed()) return open_command(texts, *sub.open);
   if (sub.socket->parsed()) return socket_command(texts);
   if (sub.clean->parsed()) return clean_command(texts);
   if (sub.env->parsed()) return env_command(texts);

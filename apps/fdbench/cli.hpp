@@ -38,7 +38,8 @@ struct Command {
   std::vector<Export> exports;
   std::string trace_out;  // --trace-out FILE: every timed call as CSV
   bool quiet = false;     // no progress on stderr
-  std::string clean_dir;
+  std::string clean_dir;                // clean: where to look for leftovers ("": not at all)
+  std::vector<std::string> clean_sets;  // clean: kept sets to remove
   std::string env_dir;                     // env: where files would be created (fs_type)
   std::vector<std::string> compare_files;  // compare, report: results files (compare: the first
                                            // is the baseline)

@@ -42,15 +42,25 @@ int list_strategies(std::ostream& out) {
   return 0;
 }
 
-int clean(const std::string& dir, std::ostream& out, std::ostream& err) {
+// Named sets first: each one not removed is an error (exit 1). Then leftovers under
+// --dir, where what is left is only reported.
+int clean(const Command& command, std::ostream& out, std::ostream& err) {
+  int code = 0;
+  for (const auto& set : command.clean_sets) {
+    const auto report = FileSet::clean_kept(set);
+    for (const auto& path : report.removed) out << "removed " << path << "\n";
+    for (const auto& why : report.kept) err << "Error: " << why << "\n";
+    if (!report.kept.empty()) code = 1;
+  }
+  if (command.clean_dir.empty()) return code;
   try {
-    const auto report = FileSet::clean_leftovers(dir);
+    const auto report = FileSet::clean_leftovers(command.clean_dir);
     for (const auto& path : report.removed) out << "removed " << path << "\n";
     for (const auto& why : report.kept) out << "left " << why << "\n";
     if (report.removed.empty() && report.kept.empty()) {
-      out << "nothing to clean in " << dir << "\n";
+      out << "nothing to clean in " << command.clean_dir << "\n";
     }
-    return 0;
+    return code;
   } catch (const Error& e) {
     err << "Error: " << e.what() << "\n";
     return 1;
@@ -283,7 +293,7 @@ int run(const Command& command, std::ostream& out, std::ostream& err) {
       code = list_strategies(out);
       break;
     case Command::Kind::clean:
-      code = clean(command.clean_dir, out, err);
+      code = clean(command, out, err);
       break;
     case Command::Kind::env:
       code = print_environment(command.env_dir, command.format, out);

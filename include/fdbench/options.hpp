@@ -40,11 +40,19 @@ struct OpenOptions {
   // --rcu-expedited: each value (0, 1) set for a block of the sweep; empty: kept as it is.
   std::vector<int> rcu_expedited;
   Order order = Order::interleaved;  // --order
-  std::string dir;                   // empty: $TMPDIR or /tmp
-  std::size_t subdirs = 0;           // --layout dirs:K (0: flat)
-  std::string tree;                  // --tree DIR: open the regular files under DIR instead
-  std::string list;                  // --list FILE: open the paths listed in FILE instead
-  bool list0 = false;                // --list0: the list is NUL-separated
+  std::string dir;           // empty: $TMPDIR or /tmp
+  std::size_t subdirs = 0;   // --layout dirs:K (0: flat)
+  // --keep-files DIR: the generated set is made at DIR itself and left there afterwards.
+  std::string keep_files;
+  // --reuse-files DIR: the set a --keep-files run left at DIR is checked and opened, nothing is
+  // made. It must hold `files` files laid out as `subdirs` says, unless these were not given:
+  // then the set's marker says.
+  std::string reuse_files;
+  bool files_given = true;   // false: --reuse-files takes the set's count
+  bool layout_given = true;  // false: --reuse-files takes the set's layout
+  std::string tree;          // --tree DIR: open the regular files under DIR instead
+  std::string list;          // --list FILE: open the paths listed in FILE instead
+  bool list0 = false;        // --list0: the list is NUL-separated
   OpenFlags flags = OpenFlags::rdonly;
   PathMode paths = PathMode::relative;      // --paths
   bool keep_open = false;                   // hold every descriptor to the end of the repetition

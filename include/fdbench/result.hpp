@@ -30,13 +30,19 @@ bool parse_fd_table(std::string_view text, FdTable& table);
 // Where the files of an `open` result came from, with what was left out.
 struct InputSummary {
   std::string source = "generated";  // "generated", "tree" or "list"
-  std::string origin;                // --dir, --tree DIR or --list FILE
+  std::string origin;                // --dir, --tree, --list, or a kept set's DIR
   std::string layout = "flat";       // generated sets: "flat" or "dirs:K"
   std::string flags = "rdonly";      // --flags
   bool keep_open = false;
   std::uint64_t files = 0;                       // files opened per repetition
   std::map<std::string, std::uint64_t> skipped;  // never opened, by kind
   std::map<std::string, std::uint64_t> missing;  // --list entries not found, by errno text
+  // generated sets: "private" (made for this run, removed after it), "kept" (made at origin
+  // with --keep-files and left there) or "reused" (a kept set, checked and used as it is)
+  std::string file_set;
+  // Untimed set-up before the first repetition: making the set (reused: checking it), or
+  // reading the tree or list. Written as the result's "setup_ns".
+  std::optional<std::int64_t> setup_ns;
 };
 
 // Failed calls that returned one errno value, and that value's message on the machine that ran.

@@ -134,6 +134,9 @@ nlohmann::json result_json(const Result& r) {
         {"keep_open", r.input->keep_open}, {"files", r.input->files},
         {"skipped", r.input->skipped},     {"missing", r.input->missing},
     };
+    if (!r.input->file_set.empty()) j["input"]["file_set"] = r.input->file_set;
+    // The schema's place for it is the result: the set-up of whatever the result measured.
+    if (r.input->setup_ns) j["setup_ns"] = *r.input->setup_ns;
   }
   if (r.latency) add_latency(*r.latency, j);
   if (!r.error.empty()) j["error"] = r.error;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "format.hpp"
 
@@ -22,6 +23,25 @@ std::string per_thread_title(const Section& s, const std::string& runs) {
                      s.fresh_child ? ", each in a fresh process" : "");
 }
 
+// "in /tmp", "kept in /x/set", "reused from /x/set": where a generated set is.
+std::string_view set_place(std::string_view file_set) {
+  if (file_set == "kept") return "kept in";
+  if (file_set == "reused") return "reused from";
+  return "in";
+}
+
+// "; 10,000 files created beforehand in 45 ms, not timed": the set-up before the repetitions.
+std::string setup_text(const InputSummary& in) {
+  if (!in.setup_ns) return {};
+  const std::string took = format_duration(static_cast<double>(*in.setup_ns));
+  if (in.source != "generated") {
+    return fmt::format("; --{} {} beforehand in {}, not timed", in.source,
+                       in.source == "tree" ? "scanned" : "read", took);
+  }
+  return fmt::format("; {} files {} beforehand in {}, not timed", group_digits(in.files),
+                     in.file_set == "reused" ? "checked (none created)" : "created", took);
+}
+
 }  // namespace
 
 // "open: 10,000 empty files in /tmp (ext4), rdonly, 10 repetitions (+1 warm-up)"
@@ -32,7 +52,8 @@ std::string section_title(const Section& s) {
   const std::string files = group_digits(in.files);
   const std::string where =
       in.source == "generated"
-          ? fmt::format("{} empty files in {} ({}{})", files, in.origin, s.fs_type,
+          ? fmt::format("{} empty files {} {} ({}{})", files, set_place(in.file_set), in.origin,
+                        s.fs_type,
                         s.subdirs == 0 ? "" : fmt::format(", {} subdirectories", s.subdirs))
           : fmt::format("{} regular files from --{} {} ({})", files, in.source, in.origin,
                         s.fs_type);
@@ -54,7 +75,7 @@ std::string section_note(const Section& s) {
   for (const auto& [what, n] : s.input->missing) missing += n;
   if (skipped != 0) note += fmt::format("; {} entries skipped (not regular files)", skipped);
   if (missing != 0) note += fmt::format("; {} listed paths not found", missing);
-  return note;
+  return note + setup_text(*s.input);
 }
 
 std::string findings_heading(bool complete) {

@@ -98,7 +98,9 @@ std::vector<Result> hand_built_results() {
                          false,
                          998,
                          {{"fifo", 1}},
-                         {{"No such file or directory", 1}}};
+                         {{"No such file or directory", 1}},
+                         "",
+                         1'500'000};
   r.warnings = {"a warning"};
   finalize(r);
   Result unavailable = r;
@@ -246,6 +248,23 @@ TEST_F(Schema, RealOpenSocketAndKeepOpenRuns) {
     ++checked;
   }
   EXPECT_EQ(checked, static_cast<int>(strategy_names().size()) * 2);
+}
+
+// A kept set's run and a run reusing it: input.file_set and setup_ns as the schema has them.
+TEST_F(Schema, RealKeptAndReusedSetRuns) {
+  const std::string set = work_ / "set";
+  const std::vector<std::string> common{"--threads", "1", "--strategy", "threads",
+                                        "--repeat",  "2", "--warmup",   "0"};
+  std::vector<std::string> keep{"open", "--keep-files", set, "--files", "30"};
+  keep.insert(keep.end(), common.begin(), common.end());
+  std::vector<std::string> reuse{"open", "--reuse-files", set};
+  reuse.insert(reuse.end(), common.begin(), common.end());
+  const std::string kept = run_to_file(keep, "kept.json");
+  const std::string reused = run_to_file(reuse, "reused.json");
+  expect_valid({kept, reused});
+  const auto r = nlohmann::json::parse(read_text(reused)).at("results").at(0);
+  EXPECT_EQ(r.at("input").at("file_set"), "reused");
+  EXPECT_TRUE(r.contains("setup_ns"));
 }
 
 TEST_F(Schema, ARealTuneWithItsRecommendation) {

@@ -52,7 +52,7 @@ Section open_section() {
   Section s;
   s.workload = "open";
   s.kind = "file";
-  s.input = InputSummary{"generated", "/tmp", "flat", "rdonly", false, 1000, {}, {}};
+  s.input = InputSummary{"generated", "/tmp", "flat", "rdonly", false, 1000, {}, {}, "private", {}};
   s.fs_type = "tmpfs";
   s.repeat = 3;
   s.warmup = 1;

@@ -61,6 +61,7 @@ Result open_result() {
   input.files = 9998;
   input.skipped = {{"fifo", 1}, {"directory", 3}};
   input.missing = {{"No such file or directory", 2}};
+  input.setup_ns = 1'250'000;  // reading the list
   return ResultBuilder::open("pool-batch", 16)
       .batch(64)
       .ops(10000)
@@ -142,6 +143,8 @@ void expect_same(const Result& a, const Result& b) {
     EXPECT_EQ(a.input->files, b.input->files);
     EXPECT_EQ(a.input->skipped, b.input->skipped);
     EXPECT_EQ(a.input->missing, b.input->missing);
+    EXPECT_EQ(a.input->file_set, b.input->file_set);
+    EXPECT_EQ(a.input->setup_ns, b.input->setup_ns);
   }
 }
 
@@ -198,6 +201,36 @@ TEST(ResultsJson, LatencyPerSubmissionComesBack) {
   ASSERT_TRUE(doc.results[0].latency.has_value());
   EXPECT_EQ(*doc.results[0].latency, l);
   EXPECT_EQ(doc.results[0].parameters.at("latency"), per_submission_note(64));
+}
+
+// A reused kept set: the input says which set it was, and the result's setup_ns (where the
+// schema puts it) how long checking it took; both come back.
+TEST(ResultsJson, SetupTimeAndFileSetAreWrittenAndComeBack) {
+  InputSummary input;
+  input.origin = "/scratch/set-10k";
+  input.layout = "dirs:4";
+  input.files = 10000;
+  input.file_set = "reused";
+  input.setup_ns = 45'000'000;
+  const std::vector<Result> results{
+      ResultBuilder::open("threads", 2).ops(10000).times({1000, 2000}).input(input)};
+  const std::string text = to_json_document(full_environment(), results);
+  const auto json = nlohmann::json::parse(text).at("results").at(0);
+  EXPECT_EQ(json.at("setup_ns"), 45'000'000);
+  EXPECT_EQ(json.at("input").at("file_set"), "reused");
+  EXPECT_FALSE(json.at("input").contains("setup_ns"));
+  const auto back = parse_results_json(text).results.at(0);
+  ASSERT_TRUE(back.input.has_value());
+  EXPECT_EQ(back.input->setup_ns, std::optional<std::int64_t>(45'000'000));
+  EXPECT_EQ(back.input->file_set, "reused");
+
+  // Documents from before either field read as unknown.
+  auto older = nlohmann::json::parse(text);
+  older["results"][0].erase("setup_ns");
+  older["results"][0]["input"].erase("file_set");
+  const auto old = parse_results_json(older.dump()).results.at(0);
+  EXPECT_EQ(old.input->setup_ns, std::nullopt);
+  EXPECT_EQ(old.input->file_set, "");
 }
 
 TEST(ResultsJson, AnEnvironmentWithoutTheLaterFieldsReadsAsUnknown) {
