@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "child_process.hpp"
+#include "child_report.hpp"
 #include "fdbench/error.hpp"
 #include "fdbench/interrupt.hpp"
 #include "fdbench/measure.hpp"
@@ -21,18 +22,6 @@
 namespace fdbench {
 
 namespace {
-
-// Fixed-size message from a child repetition to the parent.
-struct ChildReport {
-  std::int64_t ns = 0;
-  std::int32_t fdsize_before = -1;
-  std::int32_t fdsize_after = -1;
-  Tally tally;
-  std::uint64_t traced = 0;  // --latency: that many CallRecords follow the report
-  std::int32_t shared = 0;   // --latency: more than one thread was alive while timed
-  std::int32_t signal = 0;   // SIGINT or SIGTERM stopped the repetition: it is no sample
-  char error[240] = {};
-};
 
 // Unlike a `process` worker, this child has children of its own (`process` workers, libuv's
 // helper): dying on Ctrl-C at once would orphan them. So it keeps fdbench's handlers, which
@@ -114,6 +103,7 @@ struct ChildRun {
 // Runs one repetition in a fresh child and returns its report (and its call records).
 ChildRun run_in_child(const WorkloadRecipe& recipe, const StrategyInfo& strategy,
                       const StrategyConfig& config, const Pregrow& pregrow, bool latency) {
+  const std::int64_t forked_ns = platform::now_ns();
   ChildProcess child(
       [&](Channel& channel) {
         child_repetition(channel, recipe, strategy, config, pregrow, latency);
@@ -122,7 +112,9 @@ ChildRun run_in_child(const WorkloadRecipe& recipe, const StrategyInfo& strategy
   ChildRun run;
   ChildReport& report = run.report;
   bool reported = child.receive(report);  // passes a Ctrl-C for fdbench alone on
-  if (reported && report.traced != 0) {
+  std::string wrong;
+  if (reported) wrong = implausible(report, recipe.facts.ops, platform::now_ns() - forked_ns);
+  if (reported && wrong.empty() && report.traced != 0) {
     // Sized by the recipe, not by the message: a report never makes the parent allocate more.
     reported = report.traced == recipe.facts.ops;
     if (reported) {
@@ -140,11 +132,41 @@ ChildRun run_in_child(const WorkloadRecipe& recipe, const StrategyInfo& strategy
   if (!reported) {
     throw Error(fmt::format("a worker process exited (status {}) without reporting", end.code));
   }
+  if (!wrong.empty()) {
+    throw Error("a repetition's child process sent an implausible report (" + wrong +
+                "); nothing of it was kept");
+  }
   if (report.signal != 0) throw Interrupted(report.signal);  // the child alone got one
   return run;
 }
 
 }  // namespace
+
+std::string implausible(ChildReport& report, std::uint64_t ops, std::int64_t lived_ns) {
+  report.error[sizeof report.error - 1] = '\0';
+  if (report.signal != 0 && report.signal != SIGINT && report.signal != SIGTERM) {
+    return fmt::format("signal {}", report.signal);
+  }
+  if (report.shared != 0 && report.shared != 1) return fmt::format("shared {}", report.shared);
+  if (report.traced > ops) return fmt::format("{} call records for {} items", report.traced, ops);
+  if (report.error[0] != '\0' || report.signal != 0) return {};  // no sample to check
+  if (report.ns <= 0 || report.ns > lived_ns) {
+    return fmt::format("a repetition of {} ns in a child that lived {} ns", report.ns, lived_ns);
+  }
+  const Tally& t = report.tally;
+  if (t.failures > ops) return fmt::format("{} failed calls of {}", t.failures, ops);
+  std::uint64_t counted = 0;
+  for (const auto n : t.by_errno) counted += n;
+  if (counted != t.failures || (t.failures != 0 && t.first_errno <= 0)) {
+    return fmt::format("{} failed calls, {} counted by errno", t.failures, counted);
+  }
+  if (report.fdsize_before < -1 || report.fdsize_after < -1 ||
+      (report.fdsize_before > 0 && report.fdsize_after >= 0 &&
+       report.fdsize_after < report.fdsize_before)) {
+    return fmt::format("descriptor table {} → {}", report.fdsize_before, report.fdsize_after);
+  }
+  return {};
+}
 
 WorkloadRecipe open_workload_recipe(OpenSpec spec) {
   FDBENCH_ASSERT(spec.paths != nullptr);
