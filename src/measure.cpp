@@ -191,6 +191,10 @@ class InProcessMeasurement final : public Measurement {
       if (!runner_) {
         runner_ = strategy_.make(config_);
         shared_ = trace_ && table_shared_now(strategy_, config_);
+        // Workers made for this repetition alone first do the work once untimed, as a
+        // sequential run's warm-up does for the workers it keeps: a new io_uring ring's first
+        // submissions, say, are not what the repetition measures.
+        if (workers_ == Workers::per_repetition) prime();
       }
       RepetitionScope scope(work_);
       std::optional<int> fdsize;
@@ -215,6 +219,15 @@ class InProcessMeasurement final : public Measurement {
       throw_if_interrupted();  // ... unless a Ctrl-C killed its workers
       stop(e.what());
     }
+  }
+
+  // One untimed repetition on new workers; its failures count as a warm-up's do.
+  void prime() {
+    RepetitionScope scope(work_);
+    const Repetition rep = runner_->run(work_);
+    scope.end();
+    throw_if_interrupted();
+    total_.merge(rep.tally);
   }
 
   void release() override {

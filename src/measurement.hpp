@@ -105,8 +105,9 @@ class Measurement {
 // How the strategy's workers live in an in-process measurement.
 enum class Workers {
   kept,            // made before the first repetition, joined after the last
-  per_repetition,  // made and joined around each repetition, untimed: only one
-                   // combination's workers exist at a time when repetitions interleave
+  per_repetition,  // made, primed with one untimed repetition, and joined around each
+                   // repetition: only one combination's workers exist at a time when
+                   // repetitions interleave
 };
 
 // measure() one repetition at a time. `work` must outlive the measurement; the overload

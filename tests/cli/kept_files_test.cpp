@@ -20,16 +20,6 @@
 namespace fdbench::testing {
 namespace {
 
-// Every name under `dir`, recursively, sorted.
-std::vector<std::string> tree_of(const std::string& dir) {
-  std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
-    names.push_back(std::filesystem::relative(entry.path(), dir).string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 std::size_t lines_in(const std::string& text) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }

@@ -22,6 +22,7 @@ using testing::exists;
 using testing::list_names;
 using testing::read_text;
 using testing::TempDir;
+using testing::tree_of;
 using testing::write_text;
 
 // The message of the Error `make` throws, or "" if it throws none.
@@ -33,16 +34,6 @@ std::string error_of(Make make) {
     return e.what();
   }
   return "";
-}
-
-// Every name under `dir`, recursively, as "d0/1.txt", sorted: what a set holds.
-std::vector<std::string> tree_of(const std::string& dir) {
-  std::vector<std::string> names;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
-    names.push_back(std::filesystem::relative(entry.path(), dir).string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 class KeptSet : public ::testing::Test {

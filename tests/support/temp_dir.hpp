@@ -89,6 +89,16 @@ inline std::vector<std::string> list_names(const std::string& dir) {
   return names;
 }
 
+// Every name under `dir`, recursively, as "d0/1.txt", sorted: what a file set holds.
+inline std::vector<std::string> tree_of(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    names.push_back(std::filesystem::relative(entry.path(), dir).string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 // Names in `dir` that look like a FileSet's private directory.
 inline std::vector<std::string> private_dirs(const std::string& dir) {
   std::vector<std::string> found;
