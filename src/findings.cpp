@@ -384,7 +384,8 @@ Finding events_line(const Result& r, const Latency& latency) {
   std::map<std::string, int> causes;
   for (const auto& s : latency.stalls) ++causes[s.cause];
   const std::uint64_t stalls = latency.stall_totals.count;
-  if (stalls == 0) return {"events", text + "; no call stalled.", std::move(numbers)};
+  if (stalls == 0)
+    return {"events", text + fmt::format("; no {} stalled.", per), std::move(numbers)};
   std::string why;
   for (const auto& [cause, label] :
        {std::pair<const char*, const char*>{"fd-table-growth", "growing the shared table"},
