@@ -201,7 +201,7 @@ class FreshChildMeasurement final : public Measurement {
       stop(std::string(reason));
       return;
     }
-    if (traced_) latency_.emplace(work.facts, extras.on_calls);
+    if (traced_) latency_.emplace(work.facts, strategy, extras.on_calls);
   }
 
  private:
@@ -244,9 +244,8 @@ std::unique_ptr<Measurement> fresh_child_measurement(const WorkloadRecipe& work,
 Result measure_in_fresh_child(const WorkloadRecipe& work, const StrategyInfo& strategy,
                               const StrategyConfig& config, const Pregrow& pregrow, int repeat,
                               int warmup, const MeasureExtras& extras) {
-  const auto m = fresh_child_measurement(work, strategy, config, pregrow, repeat, warmup, extras);
-  while (!m->done()) m->run_next();
-  return m->finish();
+  return fresh_child_measurement(work, strategy, config, pregrow, repeat, warmup, extras)
+      ->run_all();
 }
 
 }  // namespace fdbench

@@ -29,8 +29,11 @@ std::string creation_op(std::string_view workload) {
   return workload == "open" ? "open" : "create";
 }
 
-LatencyRecording::LatencyRecording(const WorkloadFacts& work, CallsDone on_calls)
-    : collector_(creation_op(work.name), !work.holds_descriptors), on_calls_(std::move(on_calls)) {}
+LatencyRecording::LatencyRecording(const WorkloadFacts& work, const StrategyInfo& strategy,
+                                   CallsDone on_calls)
+    : collector_(creation_op(work.name), !work.holds_descriptors),
+      on_calls_(std::move(on_calls)),
+      not_recorded_(strategy.latency_not_recorded) {}
 
 void LatencyRecording::add(std::span<const CallRecord> records, std::int64_t ns,
                            std::optional<int> fdsize_before, bool shared) {
@@ -46,10 +49,9 @@ void LatencyRecording::add(std::span<const CallRecord> records, std::int64_t ns,
 void LatencyRecording::store(Result& r) const {
   if (repetitions_ == 0) return;
   if (!recorded_) {  // said in the parameters: with --latency on by default it is no warning
-    const StrategyInfo* s = find_strategy(r.strategy);
     r.parameters["latency"] =
-        "not recorded: " + std::string(s != nullptr && !s->latency_not_recorded.empty()
-                                           ? s->latency_not_recorded
+        "not recorded: " + std::string(!not_recorded_.empty()
+                                           ? not_recorded_
                                            : "the strategy makes its calls where none is timed");
     return;
   }
@@ -140,6 +142,11 @@ void Measurement::stop(std::string error) {
   stopped_ = true;
 }
 
+Result Measurement::run_all() {
+  while (!done()) run_next();
+  return finish();
+}
+
 Result Measurement::finish() {
   release();
   if (!done()) {
@@ -174,7 +181,7 @@ class InProcessMeasurement final : public Measurement {
     r_.fdsize_before = platform::fd_table_size();
     if (extras.latency) {
       trace_.emplace(work.ops());
-      latency_.emplace(facts_of(work), extras.on_calls);
+      latency_.emplace(facts_of(work), strategy, extras.on_calls);
       work_.set_trace(&*trace_);
     }
   }
@@ -194,22 +201,10 @@ class InProcessMeasurement final : public Measurement {
         // Workers made for this repetition alone first do the work once untimed, as a
         // sequential run's warm-up does for the workers it keeps: a new io_uring ring's first
         // submissions, say, are not what the repetition measures.
-        if (workers_ == Workers::per_repetition) prime();
+        if (workers_ == Workers::per_repetition) run_once(false);
       }
-      RepetitionScope scope(work_);
-      std::optional<int> fdsize;
-      if (trace_) {
-        trace_->reset();
-        fdsize = platform::fd_table_size();
-      }
-      const Repetition rep = runner_->run(work_);
-      scope.end();
+      run_once(timed);
       if (workers_ == Workers::per_repetition) runner_.reset();
-      throw_if_interrupted();  // a repetition cut short by Ctrl-C is no sample
-      total_.merge(rep.tally);
-      if (!timed) return;
-      r_.times_ns.push_back(rep.ns);
-      if (latency_) latency_->add(trace_->records(), rep.ns, fdsize, shared_);
     } catch (const std::system_error& e) {  // e.g. EAGAIN creating the 1,000th thread
       runner_.reset();
       stop(fmt::format("could not start {} with {} threads: {}", strategy_.name, config_.threads,
@@ -221,13 +216,21 @@ class InProcessMeasurement final : public Measurement {
     }
   }
 
-  // One untimed repetition on new workers; its failures count as a warm-up's do.
-  void prime() {
+  // One repetition on the workers there are; its failures count, its time only if `timed`.
+  void run_once(bool timed) {
     RepetitionScope scope(work_);
+    std::optional<int> fdsize;
+    if (trace_) {
+      trace_->reset();
+      fdsize = platform::fd_table_size();
+    }
     const Repetition rep = runner_->run(work_);
     scope.end();
-    throw_if_interrupted();
+    throw_if_interrupted();  // a repetition cut short by Ctrl-C is no sample
     total_.merge(rep.tally);
+    if (!timed) return;
+    r_.times_ns.push_back(rep.ns);
+    if (latency_) latency_->add(trace_->records(), rep.ns, fdsize, shared_);
   }
 
   void release() override {
@@ -268,10 +271,8 @@ std::unique_ptr<Measurement> in_process_measurement(std::unique_ptr<Workload> wo
 
 Result measure(Workload& work, const StrategyInfo& strategy, const StrategyConfig& config,
                int repeat, int warmup, const MeasureExtras& extras) {
-  const auto m =
-      in_process_measurement(work, strategy, config, repeat, warmup, extras, Workers::kept);
-  while (!m->done()) m->run_next();
-  return m->finish();
+  return in_process_measurement(work, strategy, config, repeat, warmup, extras, Workers::kept)
+      ->run_all();
 }
 
 }  // namespace fdbench

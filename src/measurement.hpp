@@ -5,6 +5,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fdbench/latency.hpp"
@@ -45,7 +46,7 @@ class RepetitionScope {
 // (io_uring, libuv, worker processes), a parameter that says so instead of a made-up figure.
 class LatencyRecording {
  public:
-  LatencyRecording(const WorkloadFacts& work, CallsDone on_calls);
+  LatencyRecording(const WorkloadFacts& work, const StrategyInfo& strategy, CallsDone on_calls);
   // One timed repetition's records, its time, its starting table size (nullopt: not known
   // here) and whether more than one thread of the process was alive during it.
   void add(std::span<const CallRecord> records, std::int64_t ns, std::optional<int> fdsize_before,
@@ -55,7 +56,8 @@ class LatencyRecording {
  private:
   LatencyCollector collector_;
   CallsDone on_calls_;
-  bool recorded_ = true;  // every repetition so far had its calls timed
+  std::string_view not_recorded_;  // why the strategy's calls cannot be timed, where it says
+  bool recorded_ = true;           // every repetition so far had its calls timed
   int repetitions_ = 0;
 };
 
@@ -80,6 +82,8 @@ class Measurement {
   // The result of the timed repetitions run so far: all of them once done(); fewer (after
   // Ctrl-C) are said in a warning. Call once.
   Result finish();
+  // Every repetition left, then finish().
+  Result run_all();
 
  protected:
   Measurement(Result base, int repeat, int warmup);
