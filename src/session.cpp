@@ -35,9 +35,10 @@ const StrategyInfo& strategy_named(const std::string& name) {
 }
 
 // "uring, 2 threads, pregrow auto": the progress line's name for a result.
-std::string progress_label(std::string_view strategy, int threads, const Pregrow* pregrow) {
-  std::string label = fmt::format("{}, {} thread{}", strategy, threads, threads == 1 ? "" : "s");
-  if (pregrow != nullptr) label += ", pregrow " + pregrow->label();
+std::string progress_label(const TraceKey& key) {
+  std::string label =
+      fmt::format("{}, {} thread{}", key.strategy, key.threads, key.threads == 1 ? "" : "s");
+  if (!key.pregrow.empty()) label += ", pregrow " + key.pregrow;
   return label;
 }
 
@@ -92,15 +93,13 @@ class RcuSetting {
 
 }  // namespace
 
-// One result of a sweep: what the progress line calls it, how its measurement starts, and
-// what the session adds to its result (the input, the path mode).
+// One result of a sweep: what it is (--trace-out's columns and the progress line's name; the
+// result's index is added when it starts), how its measurement starts, and what the session
+// adds to its result (the input, the path mode).
 struct Session::Planned {
-  std::string label;
-  TraceKey key;  // --trace-out's columns for it (the result's index is added when it starts)
-  MeasureExtras extras;
+  TraceKey key;
   std::function<std::unique_ptr<Measurement>(const MeasureExtras&)> start;
   std::function<void(Result&)> complete = [](Result&) {};
-  std::uint64_t latency_bytes = 0;  // what --latency keeps of it while it is measured
 };
 
 Session::Session(Environment env, std::vector<std::unique_ptr<Reporter>> reporters)
@@ -175,7 +174,6 @@ void Session::run_open(const OpenOptions& options) {
   section.fresh_child = options.keep_open;  // only a fresh process shows a held table's growth
   announce(section);
 
-  const MeasureExtras extras{options.latency, {}};
   const std::uint64_t latency_bytes =
       latency_bytes_of(options.latency, recipe.facts.ops, options.repeat, !options.keep_open);
   // Interleaved, only one result's workers exist at a time: each repetition makes its own.
@@ -191,32 +189,27 @@ void Session::run_open(const OpenOptions& options) {
     for (const int threads : options.threads) {
       const StrategyConfig config{threads, options.batch, options.uring};
       if (!options.keep_open) {
-        plan.push_back({progress_label(name, threads, nullptr),
-                        {0, name, threads, "", creation_op(recipe.facts.name)},
-                        extras,
+        plan.push_back({{0, name, threads, "", creation_op(recipe.facts.name)},
                         [&, config](const MeasureExtras& with) {
                           return in_process_measurement(make_open_workload(spec), strategy, config,
                                                         options.repeat, options.warmup, with,
                                                         workers);
                         },
-                        complete,
-                        latency_bytes});
+                        complete});
         continue;
       }
       for (const auto& pregrow : options.pregrow) {
-        plan.push_back({progress_label(name, threads, &pregrow),
-                        {0, name, threads, pregrow.label(), creation_op(recipe.facts.name)},
-                        extras,
+        plan.push_back({{0, name, threads, pregrow.label(), creation_op(recipe.facts.name)},
                         [&, config](const MeasureExtras& with) {
                           return fresh_child_measurement(recipe, strategy, config, pregrow,
                                                          options.repeat, options.warmup, with);
                         },
-                        complete,
-                        latency_bytes});
+                        complete});
       }
     }
   }
-  each_rcu_setting(options.rcu_expedited, [&] { measure_plan(plan, options.order); });
+  each_rcu_setting(options.rcu_expedited,
+                   [&] { measure_plan(plan, options.order, options.latency, latency_bytes); });
 }
 
 void Session::run_socket(const SocketOptions& options) {
@@ -241,36 +234,36 @@ void Session::run_socket(const SocketOptions& options) {
     recipes.push_back(socket_workload_recipe(
         options.kind, static_cast<std::size_t>(threads) * options.per_thread));
   }
-  const MeasureExtras extras{options.latency, {}};
   std::vector<Planned> plan;
   for (const auto& name : options.strategies) {
     const StrategyInfo& strategy = strategy_named(name);
     for (std::size_t t = 0; t < options.threads.size(); ++t) {
       const StrategyConfig config{options.threads[t], options.batch, options.uring};
       for (const auto& pregrow : options.pregrow) {
-        plan.push_back(
-            {progress_label(name, config.threads, &pregrow),
-             {0, name, config.threads, pregrow.label(), creation_op("socket")},
-             extras,
-             [&, t, config](const MeasureExtras& with) {
-               return fresh_child_measurement(recipes[t], strategy, config, pregrow, options.repeat,
-                                              options.warmup, with);
-             },
-             [](Result&) {},
-             latency_bytes_of(options.latency, recipes.back().facts.ops, options.repeat, false)});
+        plan.push_back({{0, name, config.threads, pregrow.label(), creation_op("socket")},
+                        [&, t, config](const MeasureExtras& with) {
+                          return fresh_child_measurement(recipes[t], strategy, config, pregrow,
+                                                         options.repeat, options.warmup, with);
+                        }});
       }
     }
   }
-  each_rcu_setting(options.rcu_expedited, [&] { measure_plan(plan, options.order); });
+  // The most --latency keeps of one result: the most threads' calls.
+  const std::uint64_t latency_bytes = latency_bytes_of(
+      options.latency, static_cast<std::uint64_t>(most_threads) * options.per_thread,
+      options.repeat, false);
+  each_rcu_setting(options.rcu_expedited,
+                   [&] { measure_plan(plan, options.order, options.latency, latency_bytes); });
 }
 
-void Session::measure_plan(const std::vector<Planned>& plan, Order order) {
+void Session::measure_plan(const std::vector<Planned>& plan, Order order, bool latency,
+                           std::uint64_t latency_bytes) {
   // Interleaved, every result's measurement is open at once (or as many as --latency's
   // records fit in kInterleavedLatencyBytes); one at a time otherwise.
   std::size_t window = 1;
   std::string order_text(to_string(order));
   if (order == Order::interleaved && !plan.empty()) {
-    const std::uint64_t each = std::max<std::uint64_t>(1, plan.front().latency_bytes);
+    const std::uint64_t each = std::max<std::uint64_t>(1, latency_bytes);
     window = static_cast<std::size_t>(
         std::clamp<std::uint64_t>(kInterleavedLatencyBytes / each, 1, plan.size()));
     if (window < plan.size()) {
@@ -284,8 +277,8 @@ void Session::measure_plan(const std::vector<Planned>& plan, Order order) {
     const std::size_t last = std::min(plan.size(), first + window);
     std::vector<std::unique_ptr<Measurement>> running;
     for (std::size_t i = first; i < last; ++i) {
-      MeasureExtras extras = plan[i].extras;
-      if (trace_out_ != nullptr && extras.latency) {
+      MeasureExtras extras{latency, {}};
+      if (trace_out_ != nullptr && latency) {
         TraceKey key = plan[i].key;
         key.result = results_.size() + (i - first);  // results are emitted in plan order
         extras.on_calls = [out = trace_out_, key](int repetition,
@@ -308,8 +301,8 @@ void Session::measure_plan(const std::vector<Planned>& plan, Order order) {
           Measurement& m = *running[k];
           if (m.done()) continue;
           if (progress_ != nullptr) {
-            progress_->repetition_started(plan[first + k].label, progress_started_ + k + 1,
-                                          m.repetitions_run() + 1);
+            progress_->repetition_started(progress_label(plan[first + k].key),
+                                          progress_started_ + k + 1, m.repetitions_run() + 1);
           }
           m.run_next();
           if (progress_ != nullptr) progress_->repetition_done();

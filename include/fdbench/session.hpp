@@ -1,6 +1,7 @@
 #pragma once
 // A Session runs commands (a sweep of strategies, thread counts and pregrow settings), tells
 // its reporters what the next results measure, and hands each finished Result to them.
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -36,7 +37,9 @@ class Session {
   void emit(Result result);
   // Measures the planned results in `order` and emits each; after Ctrl-C, emits the ones
   // with timed repetitions (said in a warning) before Interrupted goes on.
-  void measure_plan(const std::vector<Planned>& plan, Order order);
+  // `latency`: --latency, which keeps up to `latency_bytes` of each result while measured.
+  void measure_plan(const std::vector<Planned>& plan, Order order, bool latency,
+                    std::uint64_t latency_bytes);
   // Runs `block` once per --rcu-expedited value with it set (once, as it is, without any).
   void each_rcu_setting(const std::vector<int>& values, const std::function<void()>& block);
   void announce(const Section& section);
