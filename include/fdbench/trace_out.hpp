@@ -5,11 +5,11 @@
 // while one is timed, and the file is renamed into place when the run ends, finished or
 // interrupted: a reader sees no file or a whole one, never half of it.
 #include <cstdint>
-#include <cstdio>
 #include <span>
 #include <string>
 #include <string_view>
 
+#include "fdbench/atomic_file.hpp"
 #include "fdbench/call_trace.hpp"
 
 namespace fdbench {
@@ -29,12 +29,9 @@ class TraceOut {
   static constexpr std::string_view kHeader =
       "result,strategy,threads,pregrow,repetition,worker,index,op,start_ns,duration_ns,fd";
 
-  // Creates the temporary file beside `path`; throws Error naming --trace-out.
+  // Creates the temporary file beside `path` (an AtomicFile); throws Error naming --trace-out.
+  // Destroyed without commit(), nothing is left.
   explicit TraceOut(std::string path);
-  TraceOut(const TraceOut&) = delete;
-  TraceOut& operator=(const TraceOut&) = delete;
-  // Removes the temporary file unless commit() put it in place.
-  ~TraceOut();
 
   // The calls of the `repetition`-th (from 0, as in times_ns) timed repetition of a result:
   // a row for each creation call made and one for each close timed (it began when the
@@ -48,8 +45,8 @@ class TraceOut {
 
  private:
   std::string path_;
-  std::string tmp_;
-  std::FILE* file_ = nullptr;
+  AtomicFile file_;
+  std::string buffer_;  // rows not yet written
   std::uint64_t rows_ = 0;
 };
 
