@@ -98,7 +98,8 @@ class RcuSetting {
 // adds to its result (the input, the path mode).
 struct Session::Planned {
   TraceKey key;
-  std::function<std::unique_ptr<Measurement>(const MeasureExtras&)> start;
+  // Workers: how an in-process measurement keeps its workers (measure_plan decides).
+  std::function<std::unique_ptr<Measurement>(const MeasureExtras&, Workers)> start;
   std::function<void(Result&)> complete = [](Result&) {};
 };
 
@@ -176,9 +177,6 @@ void Session::run_open(const OpenOptions& options) {
 
   const std::uint64_t latency_bytes =
       latency_bytes_of(options.latency, recipe.facts.ops, options.repeat, !options.keep_open);
-  // Interleaved, only one result's workers exist at a time: each repetition makes its own.
-  const Workers workers =
-      options.order == Order::interleaved ? Workers::per_repetition : Workers::kept;
   std::vector<Planned> plan;
   for (const auto& name : strategies) {
     const StrategyInfo& strategy = strategy_named(name);
@@ -190,7 +188,7 @@ void Session::run_open(const OpenOptions& options) {
       const StrategyConfig config{threads, options.batch, options.uring};
       if (!options.keep_open) {
         plan.push_back({{0, name, threads, "", creation_op(recipe.facts.name)},
-                        [&, config](const MeasureExtras& with) {
+                        [&, config](const MeasureExtras& with, Workers workers) {
                           return in_process_measurement(make_open_workload(spec), strategy, config,
                                                         options.repeat, options.warmup, with,
                                                         workers);
@@ -200,7 +198,7 @@ void Session::run_open(const OpenOptions& options) {
       }
       for (const auto& pregrow : options.pregrow) {
         plan.push_back({{0, name, threads, pregrow.label(), creation_op(recipe.facts.name)},
-                        [&, config](const MeasureExtras& with) {
+                        [&, config](const MeasureExtras& with, Workers /*each in a child*/) {
                           return fresh_child_measurement(recipe, strategy, config, pregrow,
                                                          options.repeat, options.warmup, with);
                         },
@@ -241,7 +239,7 @@ void Session::run_socket(const SocketOptions& options) {
       const StrategyConfig config{options.threads[t], options.batch, options.uring};
       for (const auto& pregrow : options.pregrow) {
         plan.push_back({{0, name, config.threads, pregrow.label(), creation_op("socket")},
-                        [&, t, config](const MeasureExtras& with) {
+                        [&, t, config](const MeasureExtras& with, Workers /*each in a child*/) {
                           return fresh_child_measurement(recipes[t], strategy, config, pregrow,
                                                          options.repeat, options.warmup, with);
                         }});
@@ -276,6 +274,9 @@ void Session::measure_plan(const std::vector<Planned>& plan, Order order, bool l
   for (std::size_t first = 0; first < plan.size(); first += window) {
     const std::size_t last = std::min(plan.size(), first + window);
     std::vector<std::unique_ptr<Measurement>> running;
+    // Results that take turns make their workers per repetition, so that only one result's
+    // workers exist at a time; a result measured alone keeps its workers throughout.
+    const Workers workers = last - first > 1 ? Workers::per_repetition : Workers::kept;
     for (std::size_t i = first; i < last; ++i) {
       MeasureExtras extras{latency, {}};
       if (trace_out_ != nullptr && latency) {
@@ -286,7 +287,7 @@ void Session::measure_plan(const std::vector<Planned>& plan, Order order, bool l
           out->add(key, repetition, calls);
         };
       }
-      running.push_back(plan[i].start(extras));
+      running.push_back(plan[i].start(extras, workers));
     }
     const auto emit_from = [&](std::size_t k) {
       Result r = running[k]->finish();
