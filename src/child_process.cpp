@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdint>
@@ -56,18 +57,34 @@ void sleep_ns(std::int64_t ns) noexcept {
   nanosleep(&ts, nullptr);
 }
 
+std::atomic<int> g_waiting_threads{0};
+
 #ifndef NDEBUG
 // A thread that was just joined may take a moment to leave the kernel's count, and so may
 // io_uring's workers once their ring is closed: allow them that before calling it a bug.
 bool settles_single_threaded() noexcept {
   for (int waited_ms = 0;; ++waited_ms) {
     const std::optional<int> threads = platform::thread_count();
-    if (!threads || *threads <= 1) return true;
+    if (!threads || *threads <= 1 + WaitingThread::count()) return true;
     if (waited_ms >= 2000) return false;
     sleep_ns(1'000'000);
   }
 }
 #endif
+
+}  // namespace
+
+WaitingThread::WaitingThread() noexcept {
+  g_waiting_threads.fetch_add(1);
+}
+WaitingThread::~WaitingThread() {
+  g_waiting_threads.fetch_sub(1);
+}
+int WaitingThread::count() noexcept {
+  return g_waiting_threads.load();
+}
+
+namespace {
 
 pid_t fork_single_threaded() noexcept {
 #ifndef NDEBUG

@@ -24,6 +24,19 @@
 
 namespace fdbench {
 
+// A thread that only waits, holding no lock, while another thread of this process measures
+// (a TimedRunner's caller) cannot leave a lock held in a child that thread forks. It counts
+// itself here for as long as it waits, and the debug check that every fork happens
+// single-threaded allows for it.
+class WaitingThread {
+ public:
+  WaitingThread() noexcept;
+  ~WaitingThread();
+  WaitingThread(const WaitingThread&) = delete;
+  WaitingThread& operator=(const WaitingThread&) = delete;
+  [[nodiscard]] static int count() noexcept;
+};
+
 // What a channel carries: sent as its bytes, so only trivially copyable types.
 template <class T>
 concept Message = std::is_trivially_copyable_v<T>;

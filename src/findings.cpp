@@ -506,8 +506,11 @@ void growth_findings(std::span<const Result> results, std::string_view workload,
 void failure_findings(std::span<const Result> results, Findings& out) {
   int failed = 0;
   int unavailable = 0;
+  int stuck = 0;
   for (const auto& r : results) {
-    if (!r.error.empty()) {
+    if (hung(r)) {
+      ++stuck;
+    } else if (!r.error.empty()) {
       ++unavailable;
     } else if (r.failures != 0) {
       ++failed;
@@ -519,6 +522,13 @@ void failure_findings(std::span<const Result> results, Findings& out) {
                                "(see the rows marked FAILED).",
                                failed, failed == 1 ? "" : "s"),
                    {{"results", failed}}});
+  }
+  if (stuck != 0) {
+    out.push_back({"hung",
+                   "A repetition hung and was abandoned, so the run stopped there (its row says "
+                   "what it was opening): a file on a mount that does not answer, such as a dead "
+                   "NFS or FUSE server, makes open() wait for it.",
+                   {{"results", stuck}}});
   }
   if (unavailable != 0) {
     out.push_back({"unavailable",

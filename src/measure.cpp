@@ -123,7 +123,20 @@ void check_no_leak(Result& r, const std::vector<int>& before) {
 }
 
 Measurement::Measurement(Result base, int repeat, int warmup)
-    : r_(std::move(base)), repeat_(repeat), warmup_(warmup) {}
+    : r_(base), base_(std::move(base)), repeat_(repeat), warmup_(warmup) {}
+
+std::string Measurement::next_repetition_text() const {
+  const int next = next_.load();
+  if (next < warmup_) return fmt::format("warm-up repetition {} of {}", next + 1, warmup_);
+  return fmt::format("repetition {} of {}", next - warmup_ + 1, repeat_);
+}
+
+Result Measurement::hung(std::string error) const {
+  Result r = base_;
+  r.error = std::move(error);
+  finalize(r);
+  return r;
+}
 
 void Measurement::run_next() {
   FDBENCH_ASSERT(!done());
@@ -155,7 +168,7 @@ Result Measurement::finish() {
   }
   if (latency_ && r_.error.empty()) latency_->store(r_);
   record_failures(r_, total_);
-  if (held_before_) check_no_leak(r_, *held_before_);
+  if (held_before_ && check_leaks_) check_no_leak(r_, *held_before_);
   finalize(r_);
   return std::move(r_);
 }

@@ -1,6 +1,7 @@
 #pragma once
 // What measure() and measure_in_fresh_child() share when they fill in a Result.
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <span>
@@ -85,6 +86,14 @@ class Measurement {
   // Every repetition left, then finish().
   Result run_all();
 
+  // For a repetition that hung (--timeout), read while it may still be running: which one
+  // it is ("repetition 3 of 10", "warm-up 1 of 1"), and the result that says so: the
+  // combination's fields with `error`, no times. Neither touches what a repetition writes.
+  [[nodiscard]] std::string next_repetition_text() const;
+  [[nodiscard]] Result hung(std::string error) const;
+  // finish() without the leak check: another measurement was abandoned with its descriptors.
+  void skip_leak_check() { check_leaks_ = false; }
+
  protected:
   Measurement(Result base, int repeat, int warmup);
   // One repetition; `timed` is false for a warm-up. Ends the measurement by stop().
@@ -99,11 +108,13 @@ class Measurement {
   std::optional<LatencyRecording> latency_;
 
  private:
+  const Result base_;  // the combination's fields, as made before any repetition
   std::optional<std::vector<int>> held_before_;  // descriptors held when the first began
   int repeat_;
   int warmup_;
-  int next_ = 0;
+  std::atomic<int> next_ = 0;  // read by next_repetition_text() while a repetition runs
   bool stopped_ = false;
+  bool check_leaks_ = true;
 };
 
 // How the strategy's workers live in an in-process measurement.

@@ -54,6 +54,20 @@ bool cut_short(const Result& result) {
                      [](const std::string& w) { return w.starts_with(kCutShortWarning); });
 }
 
+bool hung(const Result& result) {
+  return result.error.starts_with(kTimedOutError) || result.error.starts_with(kHungError);
+}
+
+std::string_view error_kind(std::string_view error) {
+  if (error.starts_with(kTimedOutError)) return "timed out";
+  if (error.starts_with(kHungError)) return "hung";
+  return "unavailable";
+}
+
+std::string error_text(const Result& result) {
+  return hung(result) ? result.error : "unavailable: " + result.error;
+}
+
 void finalize(Result& result) {
   result.stats = summarize(result.times_ns);
   result.ops_per_sec =

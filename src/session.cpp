@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -23,6 +24,7 @@
 #include "fdbench/trace_out.hpp"
 #include "measurement.hpp"
 #include "open_input.hpp"
+#include "timed_runner.hpp"
 
 namespace fdbench {
 
@@ -91,6 +93,78 @@ class RcuSetting {
   std::optional<int> original_;
 };
 
+// "60 s", "0.5 s": --timeout as the results record it.
+std::string format_seconds(double seconds) {
+  return fmt::format("{:g} s", seconds);
+}
+
+// The measurements a hung repetition left behind, which nothing may free: their threads are
+// parked, or still blocked in the kernel, and would find freed memory if they ever returned.
+void keep_forever(std::unique_ptr<Measurement> hung) {
+  static auto* const abandoned = new std::vector<std::unique_ptr<Measurement>>;
+  abandoned->push_back(std::move(hung));
+}
+
+// "it was opening /mnt/nfs/a", or what is known instead.
+std::string hung_on(const std::optional<std::vector<std::string>>& paths,
+                    const std::string& doing) {
+  if (!paths) return fmt::format("it was {} (which one, this system does not show)", doing);
+  if (paths->empty()) {
+    return fmt::format(
+        "it was {}, but no thread was blocked opening one (a slow repetition rather than a "
+        "hung one, or io_uring's opens, which wait inside the kernel)",
+        doing);
+  }
+  std::string text = "it was opening " + paths->front();
+  if (paths->size() > 1) {
+    text += fmt::format(" and {} other file{}", paths->size() - 1, paths->size() == 2 ? "" : "s");
+    for (std::size_t i = 1; i < std::min<std::size_t>(paths->size(), 4); ++i) {
+      text += (i == 1 ? " (" : ", ") + (*paths)[i];
+    }
+    text += paths->size() > 4 ? ", ...)" : ")";
+  }
+  return text;
+}
+
+// A result whose repetition hung, and what happened, for the exit line.
+struct HungResult {
+  std::size_t index = 0;  // in the window of measurements
+  Result result;
+  std::string what;
+};
+
+// A repetition of running[k] did not return in time (or after Ctrl-C): notes what it was
+// opening, parks every other thread of fdbench and kills its processes, so that nothing of
+// the measurement runs on; keeps the measurement from ever being freed; and makes its result,
+// which says why. The other measurements skip their leak check (the hung one's descriptors
+// are still open).
+HungResult abandon_hung(std::vector<std::unique_ptr<Measurement>>& running, std::size_t k,
+                        const std::string& label, const std::string& doing, double timeout_s,
+                        bool timed_out) {
+  const std::string on = hung_on(platform::paths_being_opened(), doing);
+  platform::park_other_threads();
+  platform::kill_descendants();
+  const std::string repetition = running[k]->next_repetition_text();
+  HungResult hung;
+  hung.index = k;
+  if (timed_out) {
+    hung.what = fmt::format("{}: {} did not finish within {}; {}", label, repetition,
+                            format_seconds(timeout_s), on);
+    hung.result = running[k]->hung(std::string(kTimedOutError) + hung.what);
+  } else {
+    hung.what = fmt::format(
+        "{}: {} was still running {} after the signal; {}", label, repetition,
+        format_seconds(std::chrono::duration<double>(TimedRunner::kSignalGrace).count()), on);
+    hung.result = running[k]->hung(std::string(kHungError) + hung.what);
+  }
+  keep_forever(std::move(running[k]));
+  running[k] = nullptr;
+  for (auto& other : running) {
+    if (other) other->skip_leak_check();
+  }
+  return hung;
+}
+
 }  // namespace
 
 // One result of a sweep: what it is (--trace-out's columns and the progress line's name; the
@@ -101,6 +175,14 @@ struct Session::Planned {
   // Workers: how an in-process measurement keeps its workers (measure_plan decides).
   std::function<std::unique_ptr<Measurement>(const MeasureExtras&, Workers)> start;
   std::function<void(Result&)> complete = [](Result&) {};
+};
+
+struct Session::PlanSettings {
+  Order order = Order::interleaved;
+  bool latency = false;             // --latency
+  std::uint64_t latency_bytes = 0;  // what --latency keeps of one result while it is measured
+  double timeout_s = 0;             // --timeout: a repetition's limit in seconds; 0: none
+  std::string doing;                // what the work does, should a repetition hang
 };
 
 Session::Session(Environment env, std::vector<std::unique_ptr<Reporter>> reporters)
@@ -206,8 +288,9 @@ void Session::run_open(const OpenOptions& options) {
       }
     }
   }
-  each_rcu_setting(options.rcu_expedited,
-                   [&] { measure_plan(plan, options.order, options.latency, latency_bytes); });
+  const PlanSettings settings{options.order, options.latency, latency_bytes, options.timeout_s,
+                              "opening files under " + in.dir_path};
+  each_rcu_setting(options.rcu_expedited, [&] { measure_plan(plan, settings); });
 }
 
 void Session::run_socket(const SocketOptions& options) {
@@ -250,18 +333,25 @@ void Session::run_socket(const SocketOptions& options) {
   const std::uint64_t latency_bytes = latency_bytes_of(
       options.latency, static_cast<std::uint64_t>(most_threads) * options.per_thread,
       options.repeat, false);
-  each_rcu_setting(options.rcu_expedited,
-                   [&] { measure_plan(plan, options.order, options.latency, latency_bytes); });
+  const PlanSettings settings{options.order, options.latency, latency_bytes, options.timeout_s,
+                              fmt::format("creating {} descriptors", to_string(options.kind))};
+  each_rcu_setting(options.rcu_expedited, [&] { measure_plan(plan, settings); });
 }
 
-void Session::measure_plan(const std::vector<Planned>& plan, Order order, bool latency,
-                           std::uint64_t latency_bytes) {
+void Session::measure_plan(const std::vector<Planned>& plan, const PlanSettings& settings) {
+  // Declared first, so that it outlives every measurement below: a worker process dies with
+  // the thread that forked it, and with --timeout that is the runner's.
+  std::optional<TimedRunner> runner;
+  if (settings.timeout_s > 0) {
+    runner.emplace(std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::chrono::duration<double>(settings.timeout_s)));
+  }
   // Interleaved, every result's measurement is open at once (or as many as --latency's
   // records fit in kInterleavedLatencyBytes); one at a time otherwise.
   std::size_t window = 1;
-  std::string order_text(to_string(order));
-  if (order == Order::interleaved && !plan.empty()) {
-    const std::uint64_t each = std::max<std::uint64_t>(1, latency_bytes);
+  std::string order_text(to_string(settings.order));
+  if (settings.order == Order::interleaved && !plan.empty()) {
+    const std::uint64_t each = std::max<std::uint64_t>(1, settings.latency_bytes);
     window = static_cast<std::size_t>(
         std::clamp<std::uint64_t>(kInterleavedLatencyBytes / each, 1, plan.size()));
     if (window < plan.size()) {
@@ -271,6 +361,11 @@ void Session::measure_plan(const std::vector<Planned>& plan, Order order, bool l
           window, kInterleavedLatencyBytes >> 20);
     }
   }
+  const auto stamp = [&](std::size_t planned, Result& r) {
+    plan[planned].complete(r);
+    r.parameters["order"] = order_text;
+    if (runner) r.parameters["timeout"] = format_seconds(settings.timeout_s);
+  };
   for (std::size_t first = 0; first < plan.size(); first += window) {
     const std::size_t last = std::min(plan.size(), first + window);
     std::vector<std::unique_ptr<Measurement>> running;
@@ -278,8 +373,8 @@ void Session::measure_plan(const std::vector<Planned>& plan, Order order, bool l
     // workers exist at a time; a result measured alone keeps its workers throughout.
     const Workers workers = last - first > 1 ? Workers::per_repetition : Workers::kept;
     for (std::size_t i = first; i < last; ++i) {
-      MeasureExtras extras{latency, {}};
-      if (trace_out_ != nullptr && latency) {
+      MeasureExtras extras{settings.latency, {}};
+      if (trace_out_ != nullptr && settings.latency) {
         TraceKey key = plan[i].key;
         key.result = results_.size() + (i - first);  // results are emitted in plan order
         extras.on_calls = [out = trace_out_, key](int repetition,
@@ -291,9 +386,21 @@ void Session::measure_plan(const std::vector<Planned>& plan, Order order, bool l
     }
     const auto emit_from = [&](std::size_t k) {
       Result r = running[k]->finish();
-      plan[first + k].complete(r);
-      r.parameters["order"] = order_text;
+      stamp(first + k, r);
       emit(std::move(r));
+    };
+    std::optional<HungResult> hung;  // the result whose repetition hung, abandoned
+    // After Ctrl-C or a hung repetition: the results with timed repetitions, cut short, and
+    // the one that hung, in the plan's order.
+    const auto emit_started = [&] {
+      for (std::size_t k = 0; k < running.size(); ++k) {
+        if (hung && hung->index == k) {
+          stamp(first + k, hung->result);
+          emit(std::move(hung->result));
+        } else if (running[k] && (running[k]->done() || running[k]->timed_repetitions_run() > 0)) {
+          emit_from(k);
+        }
+      }
     };
     try {
       for (bool more = true; more;) {
@@ -305,15 +412,25 @@ void Session::measure_plan(const std::vector<Planned>& plan, Order order, bool l
             progress_->repetition_started(progress_label(plan[first + k].key),
                                           progress_started_ + k + 1, m.repetitions_run() + 1);
           }
-          m.run_next();
+          if (!runner) {
+            m.run_next();
+          } else if (const auto outcome = runner->run([&m] { m.run_next(); });
+                     outcome != TimedRunner::Outcome::done) {
+            const bool timed_out = outcome == TimedRunner::Outcome::timed_out;
+            hung = abandon_hung(running, k, progress_label(plan[first + k].key), settings.doing,
+                                settings.timeout_s, timed_out);
+            if (!timed_out) throw Interrupted(interrupted());
+            throw TimedOut(hung->what);
+          }
           if (progress_ != nullptr) progress_->repetition_done();
           more = true;
         }
       }
     } catch (const Interrupted&) {
-      for (std::size_t k = 0; k < running.size(); ++k) {
-        if (running[k]->done() || running[k]->timed_repetitions_run() > 0) emit_from(k);
-      }
+      emit_started();
+      throw;
+    } catch (const TimedOut&) {
+      emit_started();
       throw;
     }
     for (std::size_t k = 0; k < running.size(); ++k) emit_from(k);

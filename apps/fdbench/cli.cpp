@@ -8,7 +8,9 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -28,6 +30,10 @@ namespace {
 constexpr long long kMaxFiles = 10'000'000;
 constexpr long long kMaxPerThread = 1'000'000;
 constexpr long long kMaxPregrowFd = 1 << 20;  // Linux's default fs.nr_open
+// --timeout for --tree and --list when none is given: the user's files may be on a network or
+// FUSE mount that stops answering, and a minute is far beyond any repetition that is working.
+constexpr double kDefaultTreeTimeout = 60;
+constexpr double kMaxTimeout = 7 * 24 * 3600;
 
 std::string join(const std::vector<std::string>& items) {
   std::string out;
@@ -124,6 +130,7 @@ struct CommonText {
   std::string rcu_expedited = "keep";
   std::string order = "interleaved";
   std::string trace_out;
+  std::string timeout;  // empty: none for private sets, kDefaultTreeTimeout for --tree, --list
 };
 
 struct OpenText {
@@ -276,6 +283,10 @@ void add_common(CLI::App& app, CommonText& text) {
                  "interleaved: the results' repetitions in turn, so drift hits all alike; "
                  "sequential: each result's repetitions back to back")
       ->capture_default_str();
+  app.add_option("--timeout", text.timeout,
+                 "Seconds a repetition may take before it is abandoned as hung (a dead NFS or "
+                 "FUSE mount): the run stops, exit 1, naming the file; none for no limit "
+                 "(default: none, 60 with --tree or --list)");
   app.add_flag("--quiet", text.quiet,
                "No progress line on stderr (shown only when stderr is a terminal)");
   for (const auto& [flag, format] : kExportFlags) {
@@ -335,6 +346,26 @@ bool latency_of(const CommonText& text, bool otherwise) {
   return text.latency || !text.trace_out.empty() || (otherwise && !text.no_latency);
 }
 
+// --timeout SECONDS|none: 0 for none. Given nothing, `existing` (the user's files, which may
+// be on a mount that stops answering) gets kDefaultTreeTimeout, a private set none.
+double parse_timeout(const std::string& text, bool existing) {
+  if (text.empty()) return existing ? kDefaultTreeTimeout : 0;
+  if (text == "none") return 0;
+  // strtod, not from_chars: libc++ on macOS has no floating-point from_chars.
+  char* end = nullptr;
+  const double seconds = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !std::isdigit(static_cast<unsigned char>(text[0])) ||
+      !(seconds >= 0)) {
+    throw UsageError(fmt::format(
+        "--timeout: '{}' is not a number of seconds (such as 60 or 0.5) or none", text));
+  }
+  if (seconds > kMaxTimeout) {
+    throw UsageError(fmt::format(
+        "--timeout: {} is out of range (allowed: up to {} seconds, or none)", text, kMaxTimeout));
+  }
+  return seconds;
+}
+
 void apply_common(const CommonText& text, int& repeat, int& warmup, Command& command) {
   repeat = static_cast<int>(parse_number("--repeat", text.repeat, 1, 100000));
   warmup = static_cast<int>(parse_number("--warmup", text.warmup, 0, 100000));
@@ -368,6 +399,9 @@ void apply_common(const CommonText& text, int& repeat, int& warmup, Command& com
   }
   command.open.order = order;
   command.socket.order = order;
+  command.open.timeout_s =
+      parse_timeout(text.timeout, !command.open.tree.empty() || !command.open.list.empty());
+  command.socket.timeout_s = parse_timeout(text.timeout, false);
 }
 
 // The user's files instead of a generated set: --tree or --list.
@@ -775,35 +809,21 @@ Subcommands add_subcommands(CLI::App& app, Texts& texts) {
 // Say what each value is in --help, instead of CLI11's generic TEXT.
 void name_the_values(CLI::App& app) {
   static const std::map<std::string, std::string> kTypeNames = {
-      {"--files", "N"},
-      {"--threads", "LIST"},
-      {"--strategy", "LIST"},
-      {"--batch", "N"},
-      {"--dir", "DIR"},
-      {"--layout", "LAYOUT"},
-      {"--keep-files", "DIR"},
-      {"--reuse-files", "DIR"},
-      {"--tree", "DIR"},
-      {"--list", "FILE"},
-      {"--flags", "MODE"},
-      {"--paths", "MODE"},
-      {"--pregrow", "LIST"},
-      {"--repeat", "N"},
-      {"--warmup", "N"},
-      {"--format", "FORMAT"},
-      {"--output", "FILE"},
-      {"--per-thread", "N"},
-      {"--kind", "KIND"},
-      {"--uring-tuning", "WHAT"},
-      {"--uring-close", "MODE"},
-      {"--export-json", "FILE"},
-      {"--export-csv", "FILE"},
-      {"--export-markdown", "FILE"},
-      {"--budget", "SECONDS"},
-      {"--rcu-expedited", "LIST"},
-      {"--order", "ORDER"},
-      {"--trace-out", "FILE"},
-      {"--save", "FILE"},
+      {"--files", "N"},          {"--threads", "LIST"},
+      {"--strategy", "LIST"},    {"--batch", "N"},
+      {"--dir", "DIR"},          {"--layout", "LAYOUT"},
+      {"--keep-files", "DIR"},   {"--reuse-files", "DIR"},
+      {"--tree", "DIR"},         {"--list", "FILE"},
+      {"--flags", "MODE"},       {"--paths", "MODE"},
+      {"--pregrow", "LIST"},     {"--repeat", "N"},
+      {"--warmup", "N"},         {"--format", "FORMAT"},
+      {"--output", "FILE"},      {"--per-thread", "N"},
+      {"--kind", "KIND"},        {"--uring-tuning", "WHAT"},
+      {"--uring-close", "MODE"}, {"--export-json", "FILE"},
+      {"--export-csv", "FILE"},  {"--export-markdown", "FILE"},
+      {"--budget", "SECONDS"},   {"--rcu-expedited", "LIST"},
+      {"--order", "ORDER"},      {"--timeout", "SECONDS"},
+      {"--trace-out", "FILE"},   {"--save", "FILE"},
   };
   std::vector<CLI::App*> apps = app.get_subcommands({});
   apps.push_back(&app);
@@ -958,6 +978,7 @@ ValueHint hint_for(const CLI::App& command, const CLI::Option& option) {
   if (name == "--pregrow") return {{"off", "auto"}, true};
   if (name == "--rcu-expedited") return {{"keep", "0", "1", "0,1"}};
   if (name == "--order") return {{"interleaved", "sequential"}};
+  if (name == "--timeout") return {{"none", "60"}};
   if (name == "--flags") return {open_flags_names()};
   if (name == "--paths") return {path_mode_names()};
   if (name == "--kind") return {socket_kind_names()};

@@ -94,6 +94,12 @@ int run_session(const Command& command, Session& session, std::ostream& err) {
     }
     err << "\n";
     return 128 + e.signal();
+  } catch (const TimedOut& e) {
+    session.finish(false);
+    const auto results = session.results();
+    err << fmt::format("fdbench: timed out: {}; {} kept (--timeout SECONDS sets the limit)\n",
+                       e.what(), results_text(results.size()));
+    return 1;
   } catch (const Error& e) {
     session.finish(false);
     err << "Error: " << e.what() << "\n";

@@ -31,6 +31,13 @@ class Interrupted : public std::exception {
   int signal_;
 };
 
+// --timeout: a repetition did not finish in time and was abandoned (exit code 1). The
+// message says which, and what it was opening.
+class TimedOut : public Error {
+ public:
+  using Error::Error;
+};
+
 // strerror text for an errno value, thread-safe.
 std::string errno_text(int err);
 

@@ -40,6 +40,9 @@ struct OpenOptions {
   // --rcu-expedited: each value (0, 1) set for a block of the sweep; empty: kept as it is.
   std::vector<int> rcu_expedited;
   Order order = Order::interleaved;  // --order
+  // --timeout: seconds a repetition may take before it is abandoned as hung; 0: no limit (the
+  // CLI's default for a private set; 60 for --tree and --list).
+  double timeout_s = 0;
   std::string dir;           // empty: $TMPDIR or /tmp
   std::size_t subdirs = 0;   // --layout dirs:K (0: flat)
   // --keep-files DIR: the generated set is made at DIR itself and left there afterwards.
@@ -74,6 +77,7 @@ struct SocketOptions {
   // --rcu-expedited: each value (0, 1) set for a block of the sweep; empty: kept as it is.
   std::vector<int> rcu_expedited;
   Order order = Order::interleaved;  // --order
+  double timeout_s = 0;              // --timeout, as for open
 };
 
 // $TMPDIR if set and non-empty, else /tmp.

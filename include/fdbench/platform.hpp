@@ -84,6 +84,21 @@ void wake_shared_word(std::atomic<std::uint32_t>& word) noexcept;
 // child of ours; for other processes only where the OS shows it (Linux).
 bool process_running(int pid) noexcept;
 
+// ---- Work that hangs (--timeout; src/platform/hung_work.cpp). Linux only: elsewhere the
+// OS shows no other thread's system call, and these find nothing and do nothing.
+
+// The files that threads of this process and of its descendants are blocked opening now
+// (open, openat, openat2), as absolute paths where the directory can be told; nullopt where
+// the OS does not show it.
+std::optional<std::vector<std::string>> paths_being_opened();
+// Makes every other thread of this process stop for good the next time it would run fdbench's
+// code (a signal whose handler never returns), so a thread abandoned in a hung call that
+// returns later finds nothing freed under it. Returns how many were signalled.
+int park_other_threads();
+// SIGKILLs every process descended from this one (worker processes, fresh children and
+// theirs). Returns how many were signalled.
+int kill_descendants();
+
 // ---- Host facts for the environment block, and the clock (src/platform/host.cpp)
 
 // Monotonic clock in nanoseconds.

@@ -101,6 +101,16 @@ inline constexpr std::string_view kNoisyWarning = "noisy: ";
 inline constexpr std::string_view kCutShortWarning = "interrupted: ";
 // Whether `result` was cut short.
 bool cut_short(const Result& result);
+// A result whose repetition hung has no times and an error that starts with kTimedOutError
+// (--timeout passed) or kHungError (still running after Ctrl-C); any other error says why the
+// combination cannot run here.
+inline constexpr std::string_view kTimedOutError = "timed out: ";
+inline constexpr std::string_view kHungError = "hung: ";
+bool hung(const Result& result);
+// How reporters name a result's error: "timed out", "hung" or "unavailable".
+std::string_view error_kind(std::string_view error);
+// The error as reporters show it: a hung result's as it is, any other after "unavailable: ".
+std::string error_text(const Result& result);
 
 // Fills stats, ops_per_sec, median_ci and outliers from times_ns, and warns (once) when the
 // repetitions spread wider than kNoisySpread of the median.

@@ -33,13 +33,14 @@ class Session {
   [[nodiscard]] const Environment& environment() const { return env_; }
 
  private:
-  struct Planned;  // one result of a sweep, to be measured (session.cpp)
+  struct Planned;       // one result of a sweep, to be measured (session.cpp)
+  struct PlanSettings;  // how the results of a sweep are measured (session.cpp)
   void emit(Result result);
-  // Measures the planned results in `order` and emits each; after Ctrl-C, emits the ones
-  // with timed repetitions (said in a warning) before Interrupted goes on.
-  // `latency`: --latency, which keeps up to `latency_bytes` of each result while measured.
-  void measure_plan(const std::vector<Planned>& plan, Order order, bool latency,
-                    std::uint64_t latency_bytes);
+  // Measures the planned results and emits each; after Ctrl-C, emits the ones with timed
+  // repetitions (said in a warning) before Interrupted goes on. A repetition that outlasts
+  // --timeout is abandoned: its result says so, the others are emitted as after Ctrl-C, and
+  // TimedOut goes on.
+  void measure_plan(const std::vector<Planned>& plan, const PlanSettings& settings);
   // Runs `block` once per --rcu-expedited value with it set (once, as it is, without any).
   void each_rcu_setting(const std::vector<int>& values, const std::function<void()>& block);
   void announce(const Section& section);

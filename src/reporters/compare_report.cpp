@@ -132,7 +132,7 @@ std::string ratio_text(const CompareCell& cell) {
 
 std::string median_text(const CompareCell& cell) {
   if (cell.verdict == Verdict::absent) return "—";
-  if (!cell.error.empty()) return "unavailable";
+  if (!cell.error.empty()) return std::string(error_kind(cell.error));
   if (cell.repetitions == 0) return "-";
   return format_ms(cell.median_ns);
 }

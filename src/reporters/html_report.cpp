@@ -183,7 +183,7 @@ std::string pregrow_chart(const std::vector<const Result*>& group, const std::st
 
 std::string result_notes(const Result& r) {
   std::string notes;
-  if (!r.error.empty()) notes = "unavailable: " + r.error;
+  if (!r.error.empty()) notes = error_text(r);
   if (r.failures != 0) notes += fmt::format("{} failed calls", group_digits(r.failures));
   for (const auto& w : r.warnings) notes += (notes.empty() ? "" : "; ") + w;
   return notes;

@@ -60,7 +60,7 @@ class MarkdownReporter final : public Reporter {
     out_ << fmt::format("| {} | {} |", cell(r.strategy), threads_text(r));
     if (growth) out_ << fmt::format(" {} |", cell(r.pregrow));
     if (!r.error.empty()) {
-      out_ << fmt::format(" unavailable: {} | | |{}\n", cell(r.error), growth ? " |" : "");
+      out_ << fmt::format(" {} | | |{}\n", cell(error_text(r)), growth ? " |" : "");
     } else {
       out_ << fmt::format(" {} | {}–{} | {} |", format_ms(r.stats.median),
                           format_ms(static_cast<double>(r.stats.min)),

@@ -61,7 +61,7 @@ class TableReporter final : public Reporter {
     std::string lead = fmt::format("  {:<12} {:>7}", r.strategy, threads_text(r));
     if (growth) lead += fmt::format(" {:>7}", r.pregrow);
     if (!r.error.empty()) {
-      out_ << lead << "   unavailable: " << r.error << "\n";
+      out_ << lead << "   " << error_text(r) << "\n";
     } else {
       const std::string range = fmt::format("{}–{}", format_ms(static_cast<double>(r.stats.min)),
                                             format_ms(static_cast<double>(r.stats.max)));

@@ -447,3 +447,28 @@ TEST(GeneralFlags, VersionExits0AndPrintsTheVersion) {
 
 }  // namespace
 }  // namespace fdbench::cli
+
+namespace fdbench::cli {
+namespace {
+
+TEST(Timeout, NoneForPrivateSetsAMinuteForTheUsersFiles) {
+  const TempDir tree;
+  EXPECT_EQ(expect_command({"open"}).open.timeout_s, 0);
+  EXPECT_EQ(expect_command({"socket"}).socket.timeout_s, 0);
+  EXPECT_EQ(expect_command({"open", "--tree", tree.path()}).open.timeout_s, 60);
+  EXPECT_EQ(expect_command({"open", "--tree", tree.path(), "--timeout", "none"}).open.timeout_s, 0);
+  EXPECT_EQ(expect_command({"open", "--timeout", "0.5"}).open.timeout_s, 0.5);
+  EXPECT_EQ(expect_command({"socket", "--timeout", "2"}).socket.timeout_s, 2);
+  const Command suite = expect_command({"--timeout", "30"});
+  EXPECT_EQ(suite.open.timeout_s, 30);
+  EXPECT_EQ(suite.socket.timeout_s, 30);
+}
+
+TEST(Timeout, WhatIsNotANumberOfSecondsIsAUsageError) {
+  for (const char* bad : {"abc", "-1", "1s", ".5x", "nan", "inf", "1e9"}) {
+    expect_usage_error({"open", "--timeout", bad}, "--timeout");
+  }
+}
+
+}  // namespace
+}  // namespace fdbench::cli

@@ -1,0 +1,65 @@
+#pragma once
+// --timeout: each repetition runs on a thread of its own while the caller waits for it, at
+// most a limit. A repetition that hangs (an open() on a dead NFS or FUSE mount never returns)
+// leaves the caller free to report it, clean up and exit; the thread is abandoned, never
+// joined. Without a limit, repetitions run on the caller's thread as they always did.
+//
+// The measuring thread is the one that makes a strategy's workers, forks its processes and
+// runs worker 0's share, so nothing about a repetition changes but who waits for it: the
+// caller, blocked on a condition variable, holding no lock (see WaitingThread).
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+namespace fdbench {
+
+class TimedRunner {
+ public:
+  // What became of a step.
+  enum class Outcome {
+    done,         // it returned (or threw: run() rethrew it)
+    timed_out,    // the limit passed first: the step is abandoned
+    interrupted,  // SIGINT or SIGTERM came and the step did not return within a grace
+                  // period: it is abandoned, as it would never see the signal
+  };
+
+  // After SIGINT or SIGTERM, how long a step gets to notice the signal itself (every
+  // repetition looks for it at its untimed edges) before it is taken for hung.
+  static constexpr std::chrono::seconds kSignalGrace{3};
+
+  explicit TimedRunner(std::chrono::nanoseconds limit);
+  TimedRunner(const TimedRunner&) = delete;
+  TimedRunner& operator=(const TimedRunner&) = delete;
+  // Joins the thread, or, once a step was abandoned, leaves it behind.
+  ~TimedRunner();
+
+  // Runs `step` on the runner's thread and waits for it: rethrows what it throws. After an
+  // abandoned step (timed_out, interrupted) the runner cannot be used again, and whatever the
+  // step uses must be kept alive (it may still be running, or return later).
+  Outcome run(std::function<void()> step);
+
+  [[nodiscard]] std::chrono::nanoseconds limit() const { return limit_; }
+
+ private:
+  // Shared with the thread, which may outlive the runner once a step is abandoned.
+  struct State {
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::function<void()> step;  // the step to run; empty when there is none
+    bool finished = false;       // the step returned or threw
+    std::exception_ptr error;
+    bool stop = false;
+  };
+  static void loop(const std::shared_ptr<State>& state);
+
+  std::chrono::nanoseconds limit_;
+  std::shared_ptr<State> state_;
+  std::thread thread_;
+  bool abandoned_ = false;
+};
+
+}  // namespace fdbench
