@@ -1,8 +1,9 @@
 #pragma once
-// The one way tests run the built fdbench binary (FDBENCH_BINARY): start it with arguments and
-// explicit options (a process group of its own, this process as subreaper, an RLIMIT_NOFILE,
-// extra environment, text on stdin, a bound on the wait), signal it, collect its exit code,
-// output and peak memory, and tell whether anything it started outlived it.
+// The one way tests run the built fdbench binary (FDBENCH_BINARY), or another program of the
+// tests' own (RunOptions::program): start it with arguments and explicit options (a process
+// group of its own, this process as subreaper, an RLIMIT_NOFILE, extra environment, text on
+// stdin, a bound on the wait), signal it, collect its exit code, output and peak memory, and
+// tell whether anything it started outlived it.
 //
 // Output goes to files, not pipes, so a chatty run can never block on a full pipe while the
 // test waits for it. Every wait is bounded: a hang fails the test instead of stalling the suite.
@@ -61,6 +62,7 @@ struct RunOptions {
   std::vector<std::string> env;           // "NAME=value": set in fdbench's environment (over ours)
   std::optional<std::string> stdin_text;  // what fdbench reads on stdin (default: /dev/null)
   std::chrono::milliseconds timeout = std::chrono::seconds(60);  // for wait()
+  std::string program;  // the program to run, by path; empty: fdbench (FDBENCH_BINARY)
 };
 
 // How a shell starts a job: own group, orphans visible.
@@ -87,7 +89,8 @@ class FdbenchProcess {
     if (options_.subreaper) prctl(PR_SET_CHILD_SUBREAPER, 1);
 #endif
     std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(FDBENCH_BINARY));
+    argv.push_back(
+        const_cast<char*>(options_.program.empty() ? FDBENCH_BINARY : options_.program.c_str()));
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     const std::vector<std::string> env = environment();

@@ -1,0 +1,110 @@
+// fdbench_hang_opens, the program the --timeout tests run fdbench under: an open of a path
+// without the needle goes through, one with it hangs until its caller is killed, the program's
+// exit code comes back, and nothing outlives a kill. Skipped where seccomp user notification
+// is unavailable (the tool exits 77). Every wait is bounded; no speed is asserted.
+#ifdef FDBENCH_HANG_OPENS
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/fdbench_process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace fdbench::testing {
+namespace {
+
+constexpr int kUnavailable = 77;
+
+RunOptions hang_opens_job() {
+  RunOptions options = as_a_job();
+  options.program = FDBENCH_HANG_OPENS;
+  options.timeout = std::chrono::seconds(30);
+  return options;
+}
+
+// Whether `pid`, a child of ours, has exited; it stays unreaped for wait().
+bool has_exited(pid_t pid) {
+  siginfo_t info{};
+  return waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+         info.si_pid == pid;
+}
+
+TEST(HangOpens, AnOpenWithoutTheNeedleGoesThrough) {
+  TempDir dir;
+  write_text(dir / "plain.txt", "plain text\n");
+  FdbenchProcess child({"hang-here", "--", "/bin/cat", dir / "plain.txt"}, hang_opens_job());
+  const RunResult run = child.wait();
+  if (run.exit_code == kUnavailable) GTEST_SKIP() << run.err;
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "plain text\n");
+  EXPECT_EQ(run.err, "");
+  const auto left = child.leftovers();
+  EXPECT_EQ(left.running + left.orphans, 0);
+}
+
+// Killed as a whole group, the tool and its blocked program go; their order decides whether
+// the program dies an orphan (it then comes to us and is reaped), so only what runs counts.
+TEST(HangOpens, AnOpenWithTheNeedleHangsUntilKilled) {
+  TempDir dir;
+  write_text(dir / "hang-here.txt", "never read\n");
+  FdbenchProcess child({"hang-here", "--", "/bin/cat", dir / "hang-here.txt"}, hang_opens_job());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  if (has_exited(child.pid())) {
+    const RunResult run = child.wait();
+    if (run.exit_code == kUnavailable) GTEST_SKIP() << run.err;
+    FAIL() << "it did not hang: exit code " << run.exit_code << "\n" << run.err;
+  }
+  child.signal(SIGKILL, true);
+  const RunResult run = child.wait();
+  EXPECT_EQ(run.exit_code, 128 + SIGKILL) << run.err;
+  EXPECT_EQ(run.out, "") << "the file was read";
+  EXPECT_EQ(child.leftovers().running, 0) << "a process of the group outlived SIGKILL";
+}
+
+// SIGTERM to the tool alone goes on to the blocked program, which it kills.
+TEST(HangOpens, SigtermToTheToolEndsTheBlockedProgram) {
+  TempDir dir;
+  write_text(dir / "hang-here.txt", "never read\n");
+  FdbenchProcess child({"hang-here", "--", "/bin/cat", dir / "hang-here.txt"}, hang_opens_job());
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  if (has_exited(child.pid())) {
+    const RunResult run = child.wait();
+    if (run.exit_code == kUnavailable) GTEST_SKIP() << run.err;
+    FAIL() << "it did not hang: exit code " << run.exit_code << "\n" << run.err;
+  }
+  child.signal(SIGTERM);
+  const RunResult run = child.wait();
+  EXPECT_EQ(run.exit_code, 128 + SIGTERM) << run.err;
+  EXPECT_EQ(run.out, "");
+  const auto left = child.leftovers();
+  EXPECT_EQ(left.running, 0);
+  EXPECT_EQ(left.orphans, 0) << "the tool exited before its program";
+}
+
+TEST(HangOpens, TheProgramsExitCodeComesBack) {
+  FdbenchProcess child({"hang-here", "--", "/bin/sh", "-c", "exit 3"}, hang_opens_job());
+  const RunResult run = child.wait();
+  if (run.exit_code == kUnavailable) GTEST_SKIP() << run.err;
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  const auto left = child.leftovers();
+  EXPECT_EQ(left.running + left.orphans, 0);
+}
+
+TEST(HangOpens, ABadCommandLineIsOneLineAndExitCode2) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {}, {"hang-here", "/bin/true"}, {"hang-here", "--"}, {"", "--", "/bin/true"}}) {
+    const RunResult run = FdbenchProcess(args, hang_opens_job()).wait();
+    EXPECT_EQ(run.exit_code, 2) << run.err;
+    EXPECT_EQ(run.err.rfind("hang_opens: ", 0), 0U) << run.err;
+    EXPECT_EQ(lines_of(run.err).size(), 1U) << run.err;
+  }
+}
+
+}  // namespace
+}  // namespace fdbench::testing
+#endif  // FDBENCH_HANG_OPENS
