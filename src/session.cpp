@@ -100,9 +100,13 @@ std::string format_seconds(double seconds) {
 
 // The measurements a hung repetition left behind, which nothing may free: their threads are
 // parked, or still blocked in the kernel, and would find freed memory if they ever returned.
-void keep_forever(std::unique_ptr<Measurement> hung) {
+std::vector<std::unique_ptr<Measurement>>& abandoned_measurements() {
   static auto* const abandoned = new std::vector<std::unique_ptr<Measurement>>;
-  abandoned->push_back(std::move(hung));
+  return *abandoned;
+}
+
+void keep_forever(std::unique_ptr<Measurement> hung) {
+  abandoned_measurements().push_back(std::move(hung));
 }
 
 // "it was opening /mnt/nfs/a", or what is known instead.
@@ -166,6 +170,10 @@ HungResult abandon_hung(std::vector<std::unique_ptr<Measurement>>& running, std:
 }
 
 }  // namespace
+
+bool abandoned_hung_work() {
+  return !abandoned_measurements().empty();
+}
 
 // One result of a sweep: what it is (--trace-out's columns and the progress line's name; the
 // result's index is added when it starts), how its measurement starts, and what the session

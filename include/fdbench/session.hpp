@@ -18,6 +18,11 @@
 
 namespace fdbench {
 
+// Whether a repetition that hung was abandoned in this process (--timeout, or Ctrl-C it never
+// saw): its threads still exist, parked or blocked in the kernel, so the process must end
+// with _exit, without exit handlers or static destructors that could wait for them.
+bool abandoned_hung_work();
+
 class Session {
  public:
   Session(Environment env, std::vector<std::unique_ptr<Reporter>> reporters);
