@@ -74,6 +74,10 @@ void child_repetition(Channel& channel, const WorkloadRecipe& recipe, const Stra
     {
       auto runner = strategy.make(config);  // worker threads exist only from here on
       if (trace) report.shared = table_shared_now(strategy, config) ? 1 : 0;
+      // A signal that came already ends the repetition before it starts; the check also
+      // runs interrupted() once off the clock, so the workload's first call to it is not
+      // this fresh process's first touch of its code page (a page fault, ~10 µs on a VM).
+      if (const int sig = interrupted()) throw Interrupted(sig);
       RepetitionScope scope(*work);
       rep = runner->run(*work);
       scope.end();

@@ -36,8 +36,11 @@ std::int64_t WorkerGroup::run(const std::function<void(int)>& body) {
   body_ = &body;
   pending_.store(workers_ - 1, std::memory_order_relaxed);
   const std::int64_t start = platform::now_ns();
-  epoch_.fetch_add(1, std::memory_order_release);
-  epoch_.notify_all();
+  if (!threads_.empty()) {  // alone, the caller has no one to release: no futex, and in a
+    // fresh child no first touch of libstdc++'s wait table (a page fault) on the clock
+    epoch_.fetch_add(1, std::memory_order_release);
+    epoch_.notify_all();
+  }
   body(0);
   finish_[0].ns = platform::now_ns();
   for (int left = pending_.load(std::memory_order_acquire); left != 0;
