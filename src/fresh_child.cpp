@@ -77,7 +77,7 @@ void child_repetition(Channel& channel, const WorkloadRecipe& recipe, const Stra
       // A signal that came already ends the repetition before it starts; the check also
       // runs interrupted() once off the clock, so the workload's first call to it is not
       // this fresh process's first touch of its code page (a page fault, ~10 µs on a VM).
-      if (const int sig = interrupted()) throw Interrupted(sig);
+      throw_if_interrupted();
       RepetitionScope scope(*work);
       rep = runner->run(*work);
       scope.end();
