@@ -14,8 +14,10 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <mutex>
 #include <optional>
 #include <utility>
+#include <vector>
 
 #include "fdbench/error.hpp"
 #include "fdbench/interrupt.hpp"
@@ -58,6 +60,21 @@ void sleep_ns(std::int64_t ns) noexcept {
 }
 
 std::atomic<int> g_waiting_threads{0};
+
+// The children ChildProcess made in this process and has not reaped, for kill_all(). A forked
+// child starts with none: its parent's children are not its own.
+std::mutex g_children_mutex;
+std::vector<pid_t> g_children;
+
+void add_child(pid_t pid) {
+  const std::lock_guard lock(g_children_mutex);
+  g_children.push_back(pid);
+}
+
+void remove_child(pid_t pid) noexcept {
+  const std::lock_guard lock(g_children_mutex);
+  std::erase(g_children, pid);
+}
 
 #ifndef NDEBUG
 // A thread that was just joined may take a moment to leave the kernel's count, and so may
@@ -159,6 +176,7 @@ int start_from_smallest_table(int channel) noexcept {
 [[noreturn]] void run_child(const ChildProcess::Body& body, const ChildOptions& options,
                             UniqueFd& parent_end, UniqueFd& child_end, pid_t parent,
                             std::optional<int> parent_table) noexcept {
+  g_children.clear();  // forked single-threaded: no other thread holds the mutex
   if (!options.keeps_interrupt_handlers) reset_interrupt_handlers_in_child();
   if (parent_table && *parent_table > platform::kSmallestFdTable) {
     platform::grow_fd_table(*parent_table - 1);
@@ -226,6 +244,7 @@ ChildProcess::ChildProcess(const Body& body, const ChildOptions& options) {
   if (pid == 0) run_child(body, options, parent_end, child_end, parent, table);
   pid_ = pid;
   channel_ = Channel(std::move(parent_end), pid);
+  add_child(pid);
 }
 
 ChildProcess::ChildProcess(ChildProcess&& other) noexcept
@@ -259,8 +278,31 @@ ChildExit ChildProcess::wait() noexcept {
     pause_ns = std::min<std::int64_t>(pause_ns * 2, 10'000'000);
   }
   reaped_ = true;
+  remove_child(pid_);
   exit_ = exit_of(status);
   return exit_;
+}
+
+int ChildProcess::kill_all() noexcept {
+  // Not lock(): a thread abandoned while it held the mutex (it was slow, not blocked, when it
+  // was parked) would hold it for ever.
+  std::unique_lock lock(g_children_mutex, std::defer_lock);
+  for (int tries = 0; !lock.try_lock(); ++tries) {
+    if (tries == 100) return 0;
+    sleep_ns(1'000'000);
+  }
+  std::vector<pid_t> children = g_children;
+  g_children.clear();
+  lock.unlock();
+  int killed = 0;
+  for (const pid_t pid : children) {
+    if (kill(pid, SIGKILL) == 0) ++killed;
+  }
+  for (int waited_ms = 0; !children.empty() && waited_ms < 2000; ++waited_ms) {
+    std::erase_if(children, [](pid_t pid) { return waitpid(pid, nullptr, WNOHANG) != 0; });
+    if (!children.empty()) sleep_ns(1'000'000);
+  }
+  return killed;
 }
 
 void ChildProcess::throw_died(std::string_view what) {

@@ -147,6 +147,11 @@ class ChildProcess {
   // by signal 9 (Killed)"), or Interrupted if SIGINT or SIGTERM killed it.
   [[noreturn]] void throw_died(std::string_view what);
 
+  // SIGKILLs every child this process made through ChildProcess and has not reaped, and reaps
+  // those that die within a moment: the way out of a repetition that hung (--timeout), whose
+  // owners are abandoned and will never wait(). Returns how many were signalled.
+  static int kill_all() noexcept;
+
  private:
   pid_t pid_ = -1;
   Channel channel_;

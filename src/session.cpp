@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "child_process.hpp"
 #include "descriptor_budget.hpp"
 #include "fdbench/call_trace.hpp"
 #include "fdbench/error.hpp"
@@ -147,7 +148,8 @@ HungResult abandon_hung(std::vector<std::unique_ptr<Measurement>>& running, std:
                         bool timed_out) {
   const std::string on = hung_on(platform::paths_being_opened(), doing);
   platform::park_other_threads();
-  platform::kill_descendants();
+  platform::kill_descendants();  // Linux: every descendant, grandchildren too
+  ChildProcess::kill_all();      // everywhere: this process's own children
   const std::string repetition = running[k]->next_repetition_text();
   HungResult hung;
   hung.index = k;
