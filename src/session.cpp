@@ -116,7 +116,7 @@ std::string hung_on(const std::optional<std::vector<std::string>>& paths,
   if (!paths) return fmt::format("it was {} (which one, this system does not show)", doing);
   if (paths->empty()) {
     return fmt::format(
-        "it was {}, but no thread was blocked opening one (a slow repetition rather than a "
+        "it was {}; no thread was blocked in an open call (a slow repetition rather than a "
         "hung one, or io_uring's opens, which wait inside the kernel)",
         doing);
   }
