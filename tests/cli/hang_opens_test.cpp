@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,6 +35,13 @@ bool has_exited(pid_t pid) {
          info.si_pid == pid;
 }
 
+// The child's end if it exits within 300 ms (it did not hang, or the tool is unavailable).
+std::optional<RunResult> exited_within_300ms(FdbenchProcess& child) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  if (!has_exited(child.pid())) return std::nullopt;
+  return child.wait();
+}
+
 TEST(HangOpens, AnOpenWithoutTheNeedleGoesThrough) {
   TempDir dir;
   write_text(dir / "plain.txt", "plain text\n");
@@ -47,41 +55,40 @@ TEST(HangOpens, AnOpenWithoutTheNeedleGoesThrough) {
   EXPECT_EQ(left.running + left.orphans, 0);
 }
 
+// `cat` of a file whose open hangs, started for each test and found still running after
+// 300 ms (or the test is skipped where the tool is unavailable).
+class HungCat : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    write_text(dir / "hang-here.txt", "never read\n");
+    child.emplace(std::vector<std::string>{"hang-here", "--", "/bin/cat", dir / "hang-here.txt"},
+                  hang_opens_job());
+    if (const auto early = exited_within_300ms(*child)) {
+      if (early->exit_code == kUnavailable) GTEST_SKIP() << early->err;
+      FAIL() << "it did not hang: exit code " << early->exit_code << "\n" << early->err;
+    }
+  }
+  TempDir dir;
+  std::optional<FdbenchProcess> child;
+};
+
 // Killed as a whole group, the tool and its blocked program go; their order decides whether
 // the program dies an orphan (it then comes to us and is reaped), so only what runs counts.
-TEST(HangOpens, AnOpenWithTheNeedleHangsUntilKilled) {
-  TempDir dir;
-  write_text(dir / "hang-here.txt", "never read\n");
-  FdbenchProcess child({"hang-here", "--", "/bin/cat", dir / "hang-here.txt"}, hang_opens_job());
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  if (has_exited(child.pid())) {
-    const RunResult run = child.wait();
-    if (run.exit_code == kUnavailable) GTEST_SKIP() << run.err;
-    FAIL() << "it did not hang: exit code " << run.exit_code << "\n" << run.err;
-  }
-  child.signal(SIGKILL, true);
-  const RunResult run = child.wait();
+TEST_F(HungCat, AnOpenWithTheNeedleHangsUntilKilled) {
+  child->signal(SIGKILL, true);
+  const RunResult run = child->wait();
   EXPECT_EQ(run.exit_code, 128 + SIGKILL) << run.err;
   EXPECT_EQ(run.out, "") << "the file was read";
-  EXPECT_EQ(child.leftovers().running, 0) << "a process of the group outlived SIGKILL";
+  EXPECT_EQ(child->leftovers().running, 0) << "a process of the group outlived SIGKILL";
 }
 
 // SIGTERM to the tool alone goes on to the blocked program, which it kills.
-TEST(HangOpens, SigtermToTheToolEndsTheBlockedProgram) {
-  TempDir dir;
-  write_text(dir / "hang-here.txt", "never read\n");
-  FdbenchProcess child({"hang-here", "--", "/bin/cat", dir / "hang-here.txt"}, hang_opens_job());
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  if (has_exited(child.pid())) {
-    const RunResult run = child.wait();
-    if (run.exit_code == kUnavailable) GTEST_SKIP() << run.err;
-    FAIL() << "it did not hang: exit code " << run.exit_code << "\n" << run.err;
-  }
-  child.signal(SIGTERM);
-  const RunResult run = child.wait();
+TEST_F(HungCat, SigtermToTheToolEndsTheBlockedProgram) {
+  child->signal(SIGTERM);
+  const RunResult run = child->wait();
   EXPECT_EQ(run.exit_code, 128 + SIGTERM) << run.err;
   EXPECT_EQ(run.out, "");
-  const auto left = child.leftovers();
+  const auto left = child->leftovers();
   EXPECT_EQ(left.running, 0);
   EXPECT_EQ(left.orphans, 0) << "the tool exited before its program";
 }
