@@ -525,9 +525,10 @@ void failure_findings(std::span<const Result> results, Findings& out) {
   }
   if (stuck != 0) {
     out.push_back({"hung",
-                   "A repetition hung and was abandoned, so the run stopped there (its row says "
-                   "what it was opening): a file on a mount that does not answer, such as a dead "
-                   "NFS or FUSE server, makes open() wait for it.",
+                   "A repetition did not finish in time and was abandoned, so the run stopped "
+                   "there (its row says which, and what it was opening): an open() on a mount "
+                   "that does not answer, such as a dead NFS or FUSE server, waits for ever, and "
+                   "a --timeout shorter than a repetition stops it too.",
                    {{"results", stuck}}});
   }
   if (unavailable != 0) {

@@ -130,6 +130,23 @@ TEST(Findings, UnavailableCombinationsAreMentioned) {
                  "marked FAILED).");
 }
 
+TEST(Findings, AHungRepetitionIsSaidOnceAndIsNotUnavailable) {
+  const std::vector<Result> results{
+      open_result("uring", 1, 1'000'000),
+      ResultBuilder::open("threads", 2)
+          .ops(10000)
+          .unavailable("timed out: threads, 2 threads: repetition 1 of 2 did not finish within "
+                       "1 s; it was opening /mnt/nfs/a.c",
+                       2)};
+  const auto all = findings(results, Environment{});
+  const auto hung =
+      std::find_if(all.begin(), all.end(), [](const Finding& f) { return f.kind == "hung"; });
+  ASSERT_NE(hung, all.end());
+  EXPECT_NE(hung->text.find("abandoned"), std::string::npos) << hung->text;
+  EXPECT_EQ(hung->numbers.at("results"), 1);
+  for (const auto& f : all) EXPECT_NE(f.kind, "unavailable") << f.text;
+}
+
 TEST(Findings, FailedResultsAreNotCalledFastest) {
   // Absurdly fast because every call failed.
   const Result failed = open_result("pool", 2, 1'000).failed(10000, EMFILE);

@@ -1,6 +1,5 @@
 // Reporters on hand-built results: the JSON contract, CSV shape and quoting, and every
 // registered format driven through the Reporter interface the way a Session drives it.
-#include "fdbench/findings.hpp"
 #include "fdbench/reporter.hpp"
 
 #include <gtest/gtest.h>
@@ -12,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fdbench/findings.hpp"
 #include "fdbench/version.hpp"
 #include "support/contract.hpp"
 #include "support/results.hpp"
@@ -423,6 +423,23 @@ TEST(Reporters, TableHeaderWarnsAboutTheEnvironment) {
   const auto lines = environment_header(env);
   ASSERT_EQ(lines.size(), 2U);
   EXPECT_EQ(lines[1], "! this fdbench is a Debug build, not Release");
+}
+
+TEST(Reporters, AHungRowSaysTimedOutOrHungNotUnavailable) {
+  EXPECT_EQ(error_kind("timed out: threads, 1 thread: ..."), "timed out");
+  EXPECT_EQ(error_kind("hung: threads, 1 thread: ..."), "hung");
+  EXPECT_EQ(error_kind("built without liburing"), "unavailable");
+  Result timed_out = open_result("threads", 2);
+  timed_out.times_ns.clear();
+  timed_out.error = "timed out: threads, 2 threads: repetition 1 of 10 did not finish within 60 s";
+  finalize(timed_out);
+  EXPECT_TRUE(hung(timed_out));
+  EXPECT_FALSE(hung(unavailable_result()));
+  for (const char* format : {"table", "markdown"}) {
+    const std::string text = report(format, {timed_out});
+    EXPECT_NE(text.find(timed_out.error), std::string::npos) << format << "\n" << text;
+    EXPECT_EQ(text.find("unavailable: timed out"), std::string::npos) << format << "\n" << text;
+  }
 }
 
 TEST(Reporters, TableMarksUnavailableAndFailedRows) {
