@@ -149,7 +149,7 @@ HungResult abandon_hung(std::vector<std::unique_ptr<Measurement>>& running, std:
   const std::string on = hung_on(platform::paths_being_opened(), doing);
   platform::park_other_threads();
   platform::kill_descendants();  // Linux: every descendant, grandchildren too
-  ChildProcess::kill_all();      // everywhere: this process's own children
+  ChildProcess::kill_all();      // everywhere: this process's own children, killed and reaped
   const std::string repetition = running[k]->next_repetition_text();
   HungResult hung;
   hung.index = k;

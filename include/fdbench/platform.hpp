@@ -96,7 +96,8 @@ std::optional<std::vector<std::string>> paths_being_opened();
 // returns later finds nothing freed under it. Returns how many were signalled.
 int park_other_threads();
 // SIGKILLs every process descended from this one (worker processes, fresh children and
-// theirs). Returns how many were signalled.
+// theirs). Returns how many were signalled; reaping this process's own children is left to
+// their owner (ChildProcess::kill_all).
 int kill_descendants();
 
 // ---- Host facts for the environment block, and the clock (src/platform/host.cpp)
