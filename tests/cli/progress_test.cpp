@@ -25,7 +25,7 @@ class ProgressOnATerminal : public ::testing::Test {
   // Everything the terminal received while `fdbench args...` ran on it.
   std::string on_a_terminal(const std::string& args) {
     const std::string typescript = dir_ / "typescript";
-    const std::string command = "script -qfec \"'" + std::string(FDBENCH_BINARY) + "' " + args +
+    const std::string command = "script -qfec \"'" + std::string(fdbench_binary()) + "' " + args +
                                 "\" '" + typescript + "' >/dev/null 2>&1";
     EXPECT_EQ(std::system(command.c_str()), 0) << command;
     return read_text(typescript);

@@ -41,7 +41,7 @@ struct HangingTree {
 };
 
 std::vector<std::string> under_tool(const std::vector<std::string>& fdbench_args) {
-  std::vector<std::string> args{"hang-here", "--", FDBENCH_BINARY};
+  std::vector<std::string> args{"hang-here", "--", testing::fdbench_binary()};
   args.insert(args.end(), fdbench_args.begin(), fdbench_args.end());
   return args;
 }

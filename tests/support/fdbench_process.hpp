@@ -1,5 +1,5 @@
 #pragma once
-// The one way tests run the built fdbench binary (FDBENCH_BINARY), or another program of the
+// The one way tests run the built fdbench binary (fdbench_binary()), or another program of the
 // tests' own (RunOptions::program): start it with arguments and explicit options (a process
 // group of its own, this process as subreaper, an RLIMIT_NOFILE, extra environment, text on
 // stdin, a bound on the wait), signal it, collect its exit code, output and peak memory, and
@@ -19,6 +19,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <optional>
 #include <stdexcept>
@@ -34,6 +35,13 @@ extern char** environ;
 namespace fdbench::testing {
 
 using Clock = std::chrono::steady_clock;
+
+// The fdbench binary under test: $FDBENCH_BINARY when set (ctest sets it for the portable
+// build's runs of the same tests), else the one this test program was built beside.
+inline const char* fdbench_binary() {
+  const char* from_env = std::getenv("FDBENCH_BINARY");
+  return from_env != nullptr && *from_env != '\0' ? from_env : FDBENCH_BINARY;
+}
 
 // Polls `done` every few milliseconds until it holds or `bound` passes. Bounds a wait; asserts
 // nothing about speed.
@@ -90,7 +98,7 @@ class FdbenchProcess {
 #endif
     std::vector<char*> argv;
     argv.push_back(
-        const_cast<char*>(options_.program.empty() ? FDBENCH_BINARY : options_.program.c_str()));
+        const_cast<char*>(options_.program.empty() ? fdbench_binary() : options_.program.c_str()));
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     const std::vector<std::string> env = environment();
