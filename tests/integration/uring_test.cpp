@@ -1,6 +1,7 @@
 // The io_uring strategies with real descriptors: every file is opened exactly once, nothing
 // leaks, and direct descriptors leave the process's descriptor table alone. Skipped where
-// io_uring cannot run (no liburing at build time, io_uring_disabled, seccomp).
+// io_uring cannot run (no liburing at build time, io_uring_disabled, seccomp). The tests of
+// the ring set-up itself, which need liburing, are in tests/uring/.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -20,9 +21,6 @@
 #include "support/temp_dir.hpp"
 #include "support/warnings.hpp"
 
-#ifdef FDBENCH_HAVE_LIBURING
-#include "strategies/uring_support.hpp"
-#endif
 
 namespace fdbench {
 namespace {
@@ -243,11 +241,6 @@ TEST_P(UringOpen, ResultsRecordTheRingFeaturesTheyUsed) {
   EXPECT_EQ(tuned.error, "");
   EXPECT_EQ(tuned.failures, 0U) << tuned.first_failure;
   ASSERT_EQ(tuned.parameters.count("ring_setup"), 1U);
-#ifdef FDBENCH_HAVE_LIBURING
-  const auto expected = uring::describe(uring::ring_setup(UringOptions{}));
-  EXPECT_EQ(tuned.parameters.at("ring_setup"), expected.at("ring_setup"));
-  EXPECT_EQ(tuned.parameters.at("ring_fd"), expected.at("ring_fd"));
-#endif
   const bool direct = std::string_view(info_.name) == "uring-direct";
   EXPECT_EQ(tuned.parameters.count("close"), direct ? 1U : 0U);
 
@@ -268,106 +261,6 @@ INSTANTIATE_TEST_SUITE_P(uring, UringOpen, ::testing::Values("uring", "uring-dir
                                                                            : std::string("direct");
                          });
 
-#ifdef FDBENCH_HAVE_LIBURING
-
-TEST(UringSetup, ARefusedFlagSetFallsBackToTheNext) {
-  constexpr unsigned kRefused = 1U << 30;
-  const unsigned candidates[] = {kRefused, 2U, 0U};
-  std::vector<unsigned> tried;
-  const auto try_setup = [&](unsigned flags) {
-    tried.push_back(flags);
-    return flags == kRefused ? -EINVAL : 0;
-  };
-  EXPECT_EQ(uring::first_accepted(candidates, try_setup), 2U);
-  EXPECT_EQ(tried, (std::vector<unsigned>{kRefused, 2U}));
-}
-
-TEST(UringSetup, AnErrorOtherThanEinvalEndsTheSearchWithNoFlags) {
-  const unsigned candidates[] = {4U, 2U, 0U};
-  std::vector<unsigned> tried;
-  const auto try_setup = [&](unsigned flags) {
-    tried.push_back(flags);
-    return -ENOMEM;
-  };
-  EXPECT_EQ(uring::first_accepted(candidates, try_setup), 0U);
-  EXPECT_EQ(tried, std::vector<unsigned>{4U});
-}
-
-// The real kernel: a flag it does not know is refused with EINVAL, and the probe moves on to
-// what the running kernel accepts.
-TEST(UringSetup, TheKernelRefusesAnUnknownFlagAndTheProbeMovesOn) {
-  if (!uring::support().unavailable.empty()) GTEST_SKIP() << uring::support().unavailable;
-  constexpr unsigned kUnknown = 1U << 31;
-  EXPECT_EQ(uring::try_ring_setup(kUnknown), -EINVAL);
-  const auto real = uring::setup_flag_candidates();
-  std::vector<unsigned> candidates{kUnknown};
-  candidates.insert(candidates.end(), real.begin(), real.end());
-  const unsigned best = uring::first_accepted(real, uring::try_ring_setup);
-  EXPECT_EQ(uring::first_accepted(candidates, uring::try_ring_setup), best);
-  EXPECT_EQ(uring::support().best_flags, best);
-  EXPECT_EQ(uring::try_ring_setup(best), 0);
-}
-
-// How many registered file slots of this process's rings hold a file under `dir`, as each
-// ring's /proc fdinfo lists them.
-std::size_t slots_holding(const std::string& dir) {
-  std::size_t held = 0;
-  for (const int fd : platform::open_descriptors()) {
-    const std::string name = std::to_string(fd);
-    char target[64] = {};
-    const ssize_t n = readlink(("/proc/self/fd/" + name).c_str(), target, sizeof target - 1);
-    if (n <= 0 ||
-        std::string_view(target, static_cast<std::size_t>(n)) != "anon_inode:[io_uring]") {
-      continue;
-    }
-    std::ifstream info("/proc/self/fdinfo/" + name);
-    for (std::string line; std::getline(info, line);) {
-      if (line.find(dir) != std::string::npos) ++held;
-    }
-  }
-  return held;
-}
-
-// uring-direct closes every slot it opened, in both close modes, and tries every name once.
-TEST(UringDirectClose, BothModesCloseEverySlotTheyOpened) {
-  const StrategyInfo& info = strategy_named("uring-direct");
-  SKIP_IF_UNAVAILABLE(info);
-  TempDir parent;
-  const FileSet files = FileSet::create(parent.path(), 200);
-  {  // the check itself sees a slot that holds one of these files
-    io_uring ring{};
-    ASSERT_EQ(io_uring_queue_init(2, &ring, 0), 0);
-    const UniqueFd file(openat(files.dir_fd(), files.names()[0], O_RDONLY | O_CLOEXEC));
-    const int fd = file.get();
-    ASSERT_EQ(io_uring_register_files(&ring, &fd, 1), 0);
-    EXPECT_EQ(slots_holding(files.path()), 1U);
-    io_uring_queue_exit(&ring);
-  }
-  std::size_t missing = 0;
-  const PathTable names = with_missing_names(files, 9, missing);
-  const auto work = make_open_workload(files.dir_fd(), files.path(), names);
-  const auto held_before = platform::open_descriptors();
-  for (const auto close : {UringOptions::Close::batched, UringOptions::Close::linked}) {
-    for (const int threads : {1, 2}) {
-      for (const int batch : {1, 7, 64}) {
-        SCOPED_TRACE(to_string(close) + " threads=" + std::to_string(threads) +
-                     " batch=" + std::to_string(batch));
-        StrategyConfig config{threads, batch};
-        config.uring.close = close;
-        const auto strategy = info.make(config);
-        work->before_repetition();
-        const Repetition rep = strategy->run(*work);
-        work->after_repetition();
-        EXPECT_EQ(rep.tally.failures, missing);
-        EXPECT_EQ(rep.tally.by_errno[ENOENT], missing);
-        EXPECT_EQ(slots_holding(files.path()), 0U);
-      }
-    }
-  }
-  EXPECT_EQ(platform::open_descriptors(), held_before);
-}
-
-#endif  // FDBENCH_HAVE_LIBURING
 
 }  // namespace
 }  // namespace fdbench
