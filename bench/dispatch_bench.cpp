@@ -3,9 +3,9 @@
 // open+close pair costs ~2-3 µs on a 2-vCPU VM, so a dispatch cost of 1 µs is a third of it.
 #include <benchmark/benchmark.h>
 
-#include "fdbench/runner.hpp"
-#include "fdbench/strategy.hpp"
-#include "fdbench/workload.hpp"
+#include "run/runner.hpp"
+#include "engine/strategy.hpp"
+#include "engine/workload.hpp"
 
 namespace {
 

@@ -96,18 +96,10 @@ double time_loop(const FileList& files) {
 
 // The setting open_many runs: the best, or the first within noise of it, else threads.
 fdbench::OpenManyOptions recommended_options(const fdbench::Recommendation& rec) {
-  std::vector<fdbench::TunedSetting> candidates{rec.best};
-  candidates.insert(candidates.end(), rec.within_noise.begin(), rec.within_noise.end());
-  fdbench::OpenManyOptions options;
-  options.threads = rec.best.threads;
-  for (const auto& s : candidates) {
-    if (s.strategy != "threads" && s.strategy != "uring") continue;
-    options.strategy = s.strategy;
-    options.threads = s.threads;
-    options.batch = s.batch;
-    break;
-  }
-  return options;
+  if (auto options = fdbench::open_many_options(rec)) return *options;
+  fdbench::OpenManyOptions threads;
+  threads.threads = rec.best.threads;
+  return threads;
 }
 
 double median(std::vector<double> values) {

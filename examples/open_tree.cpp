@@ -41,39 +41,24 @@ std::vector<std::string> regular_files(const std::filesystem::path& root) {
   return files;
 }
 
-// The strategies open_many runs; a recommendation may name others (a pool, processes) that
-// a program would have to build itself.
-bool open_many_runs(const std::string& strategy) {
-  return strategy == "threads" || strategy == "uring";
-}
-
-// The recommended setting, or the first one within noise of it, that open_many runs; else
-// plain threads at the recommended count.
-fdbench::OpenManyOptions options_from(const fdbench::Recommendation& rec) {
-  std::vector<fdbench::TunedSetting> candidates{rec.best};
-  candidates.insert(candidates.end(), rec.within_noise.begin(), rec.within_noise.end());
-  fdbench::OpenManyOptions options;
-  options.threads = rec.best.threads;
-  for (const auto& setting : candidates) {
-    if (!open_many_runs(setting.strategy)) continue;
-    options.strategy = setting.strategy;
-    options.threads = setting.threads;
-    options.batch = setting.batch;
-    break;
-  }
-  return options;
-}
-
 // How to open them: the one place that decides.
 fdbench::OpenManyOptions options_from_args(int argc, char** argv) {
   if (argc > 3 && std::strcmp(argv[2], "--recommendation") == 0) {
     const fdbench::Recommendation rec = fdbench::load_recommendation(argv[3]);  // throws Error
     std::printf("recommended here: %s, %d threads, batch %d (%.0f files/s when measured)\n",
                 rec.best.strategy.c_str(), rec.best.threads, rec.best.batch, rec.best.ops_per_sec);
-    return options_from(rec);
+    // open_many runs threads and uring; a pool or processes measured fastest become threads
+    // at the same count. Only uring-direct cannot apply (its descriptors stay in the ring).
+    if (auto options = fdbench::open_many_options(rec)) return *options;
+    fdbench::OpenManyOptions threads;
+    threads.threads = rec.best.threads;
+    return threads;
   }
   fdbench::OpenManyOptions options;
-  options.strategy = argc > 2 ? argv[2] : "threads";
+  const char* name = argc > 2 ? argv[2] : "threads";
+  const auto strategy = fdbench::open_strategy(name);
+  if (!strategy) throw fdbench::Error(std::string("unknown strategy: ") + name);
+  options.strategy = *strategy;
   options.threads = argc > 3 ? std::atoi(argv[3]) : 2;
   return options;
 }
@@ -131,7 +116,7 @@ int main(int argc, char** argv) {
     if (fd && fstat(fd.get(), &info) == 0) bytes += static_cast<unsigned long long>(info.st_size);
   }
   std::printf("%zu of %zu files opened in %.2f ms (%s, %d threads, %.0f files/s), %llu bytes\n",
-              result.opened(), files.size(), elapsed.count() * 1e3, options.strategy.c_str(),
+              result.opened(), files.size(), elapsed.count() * 1e3, std::string(fdbench::to_string(options.strategy)).c_str(),
               options.threads, static_cast<double>(files.size()) / elapsed.count(), bytes);
   print_failures(result);
   return 0;

@@ -16,11 +16,11 @@
 #include <sstream>
 
 #include "completion.hpp"
-#include "fdbench/compare.hpp"
+#include "analysis/compare.hpp"
 #include "fdbench/error.hpp"
-#include "fdbench/platform.hpp"
-#include "fdbench/reporter.hpp"
-#include "fdbench/strategy.hpp"
+#include "platform/platform.hpp"
+#include "output/reporter.hpp"
+#include "engine/strategy.hpp"
 #include "fdbench/version.hpp"
 
 namespace fdbench::cli {

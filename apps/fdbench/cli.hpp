@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "fdbench/options.hpp"
-#include "fdbench/tune.hpp"
+#include "engine/options.hpp"
+#include "run/tune_sweep.hpp"
 
 namespace fdbench::cli {
 

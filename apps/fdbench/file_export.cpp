@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "fdbench/atomic_file.hpp"
+#include "output/atomic_file.hpp"
 #include "fdbench/error.hpp"
 
 namespace fdbench::cli {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "fdbench/reporter.hpp"
+#include "output/reporter.hpp"
 
 namespace fdbench::cli {
 

@@ -4,8 +4,8 @@
 #include <iostream>
 
 #include "cli.hpp"
-#include "fdbench/interrupt.hpp"
-#include "fdbench/session.hpp"
+#include "platform/interrupt.hpp"
+#include "run/session.hpp"
 
 int main(int argc, char** argv) {
   fdbench::install_interrupt_handlers();

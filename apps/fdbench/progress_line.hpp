@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "fdbench/progress.hpp"
+#include "run/progress.hpp"
 
 namespace fdbench::cli {
 

@@ -6,22 +6,24 @@
 #include <stdexcept>
 #include <string>
 
+#include "fdbench/export.hpp"
+
 namespace fdbench {
 
 // A runtime failure: exit code 1, message printed as "Error: <what>".
-class Error : public std::runtime_error {
+class FDBENCH_EXPORT Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
 
 // A bad command line or option value: exit code 2.
-class UsageError : public Error {
+class FDBENCH_EXPORT UsageError : public Error {
  public:
   using Error::Error;
 };
 
 // SIGINT/SIGTERM arrived; results finished so far are still exported.
-class Interrupted : public std::exception {
+class FDBENCH_EXPORT Interrupted : public std::exception {
  public:
   explicit Interrupted(int signal) : signal_(signal) {}
   [[nodiscard]] int signal() const noexcept { return signal_; }
@@ -33,16 +35,16 @@ class Interrupted : public std::exception {
 
 // --timeout: a repetition did not finish in time and was abandoned (exit code 1). The
 // message says which, and what it was opening.
-class TimedOut : public Error {
+class FDBENCH_EXPORT TimedOut : public Error {
  public:
   using Error::Error;
 };
 
 // strerror text for an errno value, thread-safe.
-std::string errno_text(int err);
+FDBENCH_EXPORT std::string errno_text(int err);
 
 // The symbolic name of an errno value POSIX defines ("EMFILE", "ENOENT"), else "E<number>".
-std::string errno_name(int err);
+FDBENCH_EXPORT std::string errno_name(int err);
 
 }  // namespace fdbench
 

@@ -13,6 +13,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "fdbench/export.hpp"
+
 namespace fdbench {
 
 enum class PregrowOutcome {
@@ -43,7 +45,7 @@ struct PregrowResult {
 // Thread-safety: safe to call from any thread. Fork: a forked child starts with a table
 //   sized for its parent's highest open descriptor, not the parent's table size, so a child
 //   that will start threads calls this again.
-PregrowResult pregrow_fd_table(int max_fd) noexcept;
+FDBENCH_EXPORT PregrowResult pregrow_fd_table(int max_fd) noexcept;
 
 struct NofileResult {
   // As getrlimit reports them (RLIM_INFINITY for unlimited).
@@ -67,6 +69,6 @@ struct NofileResult {
 // Fork: the new limit is inherited by children and kept across exec (select() users break
 //   above 1,024: raise it where it is needed). In the child of a multi-threaded parent, do
 //   not call it unless no other thread could have been inside it at fork (the lock).
-NofileResult raise_nofile_limit(std::size_t wanted) noexcept;
+FDBENCH_EXPORT NofileResult raise_nofile_limit(std::size_t wanted) noexcept;
 
 }  // namespace fdbench

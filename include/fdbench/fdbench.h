@@ -11,6 +11,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* What the shared library exports: this API; everything else in it is hidden. */
+#if defined(__GNUC__) && !defined(_WIN32)
+#define FDBENCH_API __attribute__((visibility("default")))
+#else
+#define FDBENCH_API
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -44,7 +51,7 @@ typedef struct fdbench_pregrow_result {
  * exec in a multi-threaded parent; a forked child's table is sized by the parent's highest
  * open descriptor, so a child that starts threads calls it again.
  * C++: fdbench::pregrow_fd_table. */
-int fdbench_pregrow_fd_table(int max_fd, fdbench_pregrow_result* result);
+FDBENCH_API int fdbench_pregrow_fd_table(int max_fd, fdbench_pregrow_result* result);
 
 typedef struct fdbench_nofile_result {
   uint64_t soft_before; /* as getrlimit reports them (RLIM_INFINITY for unlimited) */
@@ -64,7 +71,7 @@ typedef struct fdbench_nofile_result {
  * in the child of a multi-threaded parent, call it only if no other thread could have been
  * inside it at fork.
  * C++: fdbench::raise_nofile_limit. */
-int fdbench_raise_nofile_limit(size_t wanted, fdbench_nofile_result* result);
+FDBENCH_API int fdbench_raise_nofile_limit(size_t wanted, fdbench_nofile_result* result);
 
 /* ---- Opening many files ----------------------------------------------------------------- */
 
@@ -72,11 +79,11 @@ int fdbench_raise_nofile_limit(size_t wanted, fdbench_nofile_result* result);
  * fdbench_cancel_request from any thread to cancel every call using it. */
 typedef struct fdbench_cancel fdbench_cancel;
 /* NULL when out of memory. */
-fdbench_cancel* fdbench_cancel_new(void);
+FDBENCH_API fdbench_cancel* fdbench_cancel_new(void);
 /* Thread-safe; not async-signal-safe. Cancelling twice is harmless. */
-void fdbench_cancel_request(fdbench_cancel* cancel);
+FDBENCH_API void fdbench_cancel_request(fdbench_cancel* cancel);
 /* After every call using it has returned. NULL is ignored. */
-void fdbench_cancel_free(fdbench_cancel* cancel);
+FDBENCH_API void fdbench_cancel_free(fdbench_cancel* cancel);
 
 typedef struct fdbench_open_options {
   /* "threads" (openat(2) over `threads` workers, equal contiguous shares) or "uring" (the
@@ -90,7 +97,7 @@ typedef struct fdbench_open_options {
 } fdbench_open_options;
 
 /* Defaults: "threads", 1 thread, batch 64, mode 0666, pregrow on, no cancellation. */
-void fdbench_open_options_init(fdbench_open_options* options);
+FDBENCH_API void fdbench_open_options_init(fdbench_open_options* options);
 
 typedef struct fdbench_open_result {
   size_t count;      /* the number of paths */
@@ -115,12 +122,12 @@ typedef struct fdbench_open_result {
  * opened so far (O_CLOEXEC keeps them from exec'd programs). In a forked child of a
  * multi-threaded parent use threads = 1, which starts no thread.
  * C++: fdbench::open_many. */
-int fdbench_open_many(int dir_fd, const char* const* paths, size_t count, int flags,
+FDBENCH_API int fdbench_open_many(int dir_fd, const char* const* paths, size_t count, int flags,
                       const fdbench_open_options* options, fdbench_open_result* result);
 
 /* Frees result's arrays (not the descriptors: close those you do not keep) and zeroes it.
  * NULL and an already freed result are fine. */
-void fdbench_open_result_free(fdbench_open_result* result);
+FDBENCH_API void fdbench_open_result_free(fdbench_open_result* result);
 
 /* ---- What is fastest here ---------------------------------------------------------------- */
 
@@ -154,7 +161,7 @@ typedef struct fdbench_tune_options {
 } fdbench_tune_options;
 
 /* Defaults: 2,000 files in $TMPDIR or /tmp, a budget of 3 seconds, opened and closed. */
-void fdbench_tune_options_init(fdbench_tune_options* options);
+FDBENCH_API void fdbench_tune_options_init(fdbench_tune_options* options);
 
 /* Measures which strategy, thread count and batch open files fastest here (the sweep of
  * `fdbench tune`, bounded by options->budget_seconds) and fills result. options may be NULL
@@ -168,14 +175,14 @@ void fdbench_tune_options_init(fdbench_tune_options* options);
  * start-up, not while other threads create descriptors (they would disturb the measurement).
  * Fork-safety: not in the child of a multi-threaded parent.
  * C++: fdbench::recommend. */
-int fdbench_recommend(const fdbench_tune_options* options, fdbench_recommendation* result);
+FDBENCH_API int fdbench_recommend(const fdbench_tune_options* options, fdbench_recommendation* result);
 
 /* Reads a recommendation saved by `fdbench tune --save FILE` (or a whole
  * `fdbench tune --format json` document). Returns 0, the errno of opening the file (ENOENT,
  * EACCES, ...), or EINVAL when it is not a recommendation (result->message names what is
  * wrong). Cost: reading and parsing one small file. Thread-safe; fork-safe as any file read.
  * C++: fdbench::load_recommendation. */
-int fdbench_load_recommendation(const char* path, fdbench_recommendation* result);
+FDBENCH_API int fdbench_load_recommendation(const char* path, fdbench_recommendation* result);
 
 #ifdef __cplusplus
 }

@@ -9,20 +9,29 @@
 #include <span>
 #include <stop_token>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "fdbench/export.hpp"
 #include "fdbench/unique_fd.hpp"
 
 namespace fdbench {
 
+// How open_many spreads the opens, named as fdbench measures them. fdbench's other strategies
+// do not apply: a pool or processes spread the same work over the same number of workers at a
+// higher cost, and uring-direct's descriptors live in the ring, not the process's table, so
+// there would be nothing to return. fdbench/tune.hpp turns a measured setting into these.
+enum class OpenStrategy {
+  threads,  // `threads` workers, each opening an equal contiguous share with openat(2)
+  uring,    // the same split, each worker submitting its share to its own io_uring, `batch`
+            // openat requests per submission (Linux, built with liburing)
+};
+
+// "threads" or "uring".
+FDBENCH_EXPORT std::string_view to_string(OpenStrategy strategy) noexcept;
+
 struct OpenManyOptions {
-  // How the opens are spread, named as fdbench measures them:
-  //   "threads"  `threads` workers, each opening an equal contiguous share with openat(2).
-  //   "uring"    the same split, each worker submitting its share to its own io_uring,
-  //              `batch` openat requests per submission (Linux, built with liburing).
-  // "uring-direct" is not applicable: its descriptors live in the ring, not the process's
-  // table, so there would be nothing to return. Other names are rejected (EINVAL).
-  std::string strategy = "threads";
+  OpenStrategy strategy = OpenStrategy::threads;
   // Workers, the calling thread included (so 1 starts no thread); 0: one per logical CPU.
   // Never more than there are paths.
   int threads = 1;
@@ -53,7 +62,7 @@ struct OpenManyResult {
 
   [[nodiscard]] bool ok() const noexcept { return error == 0; }
   // How many paths were opened.
-  [[nodiscard]] std::size_t opened() const noexcept;
+  [[nodiscard]] FDBENCH_EXPORT std::size_t opened() const noexcept;
 };
 
 // Opens every path with openat(dir_fd, path, flags, options.mode) and returns the
@@ -70,9 +79,9 @@ struct OpenManyResult {
 // Fork: a fork from another thread while it runs gives the child the descriptors opened so
 //   far (O_CLOEXEC keeps them from an exec'd program). In a forked child of a multi-threaded
 //   parent, use threads = 1, which starts no thread.
-OpenManyResult open_many(int dir_fd, std::span<const char* const> paths, int flags,
-                         const OpenManyOptions& options = {});
-OpenManyResult open_many(int dir_fd, std::span<const std::string> paths, int flags,
-                         const OpenManyOptions& options = {});
+FDBENCH_EXPORT OpenManyResult open_many(int dir_fd, std::span<const char* const> paths,
+                                        int flags, const OpenManyOptions& options = {});
+FDBENCH_EXPORT OpenManyResult open_many(int dir_fd, std::span<const std::string> paths,
+                                        int flags, const OpenManyOptions& options = {});
 
 }  // namespace fdbench

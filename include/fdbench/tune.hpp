@@ -1,19 +1,17 @@
 #pragma once
-// tune: which strategy, thread count and batch open a program's files fastest on this machine,
-// measured rather than guessed, and the descriptor-table and RLIMIT_NOFILE advice that goes
-// with it. `fdbench tune` prints it; a program asks recommend() or reads what
-// `fdbench tune --save FILE` wrote with load_recommendation().
-#include <cstdint>
-#include <functional>
+// What to use on this machine: which strategy, thread count and batch open a program's files
+// fastest, measured rather than guessed, and the descriptor-table size that goes with it. A
+// program reads what `fdbench tune --save FILE` measured with load_recommendation(), or
+// measures it itself with recommend(), and turns it into open_many's options with
+// open_many_options().
+#include <cstddef>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "fdbench/environment.hpp"
-#include "fdbench/options.hpp"
-#include "fdbench/result.hpp"
+#include "fdbench/export.hpp"
+#include "fdbench/open_many.hpp"
 
 namespace fdbench {
 
@@ -44,76 +42,46 @@ struct Recommendation {
 // them when sizing pregrow_to.
 inline constexpr int kProgramDescriptors = 64;
 
-// The recommendation a sweep supports: only results that ran without failure, of strategies
-// the registry marks recommendable (a strategy measured for comparison only, such as the
-// seed's naive pool, never is). nullopt when no such result is left. Ties go to the earlier
-// result of the sweep.
-std::optional<Recommendation> recommend_from(std::span<const Result> sweep);
+// What recommend() measures, as fdbench_tune_options does in C.
+struct RecommendOptions {
+  std::size_t files = 2000;  // generated empty files to open
+  std::string dir;           // where they are created (a private directory inside); empty: $TMPDIR or /tmp
+  double budget_seconds = 3;  // the whole measurement (at least one round is measured)
+  bool keep_open = false;     // hold every descriptor, as a program keeping its files does
+};
 
 // The recommendation as the JSON object `tune` writes ("recommendation" in its output, the
 // whole of a --save file): {strategy, threads, batch, ops_per_sec, within_noise [...],
 // knee_threads, pregrow_to}.
-std::string recommendation_json(const Recommendation& recommendation);
+FDBENCH_EXPORT std::string recommendation_json(const Recommendation& recommendation);
 // Parses that object (also a whole `tune --format json` document holding it); throws Error
 // naming what is wrong ("recommendation.threads: expected a whole number of at least 1").
-Recommendation parse_recommendation(std::string_view text);
+FDBENCH_EXPORT Recommendation parse_recommendation(std::string_view text);
 // Reads a file written by `fdbench tune --save FILE`; Error names the file.
-Recommendation load_recommendation(const std::string& path);
+// Cost: reading and parsing one small file. Thread-safe.
+FDBENCH_EXPORT Recommendation load_recommendation(const std::string& path);
 
-struct TuneOptions {
-  // The files (--files, --dir, --tree, --list, --keep-open); `strategies` names the ones to
-  // measure besides the recommendable strategies available here (empty: none).
-  OpenOptions open;
-  double budget_seconds = 20;  // the whole sweep
-};
+// Measures it here: a short tune for a program that has no saved recommendation (the sweep of
+// `fdbench tune`, bounded by options.budget_seconds, without any output). Throws Error when
+// nothing could be measured or the files cannot be prepared.
+// Cost: the budget, plus creating and removing the files in a private directory.
+// Thread-safety: it starts and joins threads and forks helper processes: call it at start-up,
+//   not while other threads create descriptors (they would disturb the measurement).
+// Fork-safety: not in the child of a multi-threaded parent.
+FDBENCH_EXPORT Recommendation recommend(const RecommendOptions& options = {});
 
-// What the RLIMIT_NOFILE situation is for the workload.
-struct NofileAdvice {
-  std::uint64_t needed = 0;  // descriptors the workload holds at once, plus the program's
-  std::uint64_t soft = 0;
-  std::uint64_t hard = 0;
-};
+// The strategy of a setting as open_many takes it, or nullopt for one open_many cannot apply
+// (a pool, processes or libuv: the nearest open_many can do is `threads` with the same count,
+// which `open_many_options` uses; `uring-direct`, whose descriptors stay in the ring).
+FDBENCH_EXPORT std::optional<OpenStrategy> open_strategy(std::string_view name);
 
-struct TuneReport {
-  std::vector<Result> sweep;  // one per combination, the repetitions of every round together
-  std::optional<Recommendation> recommendation;
-  int rounds = 0;
-  int combinations = 0;
-  double round_seconds = 0;            // the first round's time
-  bool round_over_budget = false;      // one round took longer than the whole budget
-  bool best_interval_reached = false;  // the best has enough samples for a 95% interval
-  // With --keep-open: the recommended setting again with pregrow off, and whether it was
-  // significantly slower than pre-grown (the stall seen here).
-  std::optional<Result> pregrow_off;
-  bool stall_seen = false;
-  NofileAdvice nofile;
-  InputSummary input;   // the files the sweep opened
-  std::string fs_type;  // the filesystem they are on
-};
-
-// The sweep: every recommendable strategy available here (and options.open.strategies), with
-// threads 1, 2, 4, ... up to twice the logical CPUs and batch sizes 16, 64 and 256 for the
-// strategies that batch, in interleaved rounds (each round a few repetitions of every
-// combination, so that drift hits them all alike) for as many rounds as the budget allows
-// (at least one). With keep_open every repetition runs in a fresh child, pre-grown.
-// Throws Error when the files cannot be prepared or the descriptors cannot be had.
-// `progress` (if set) hears "round 2 of 9" lines.
-TuneReport run_tune(const TuneOptions& options,
-                    const std::function<void(std::string_view)>& progress = {});
-
-// What recommend() measures by default: 2,000 generated files in $TMPDIR, opened and closed,
-// within a budget of 3 seconds.
-TuneOptions short_tune_options();
-// A short tune for a program that has no saved recommendation: run_tune without any output.
-// Throws Error when nothing could be measured (or the files cannot be prepared).
-Recommendation recommend(const TuneOptions& options = short_tune_options());
-
-// The "Recommendation" block under the sweep's table: the setting to use, the alternatives
-// within noise, the knee, the descriptor-table and RLIMIT_NOFILE advice.
-std::string tune_text(const TuneReport& report);
-
-// The `tune --format json` document: the sweep (as to_json_document writes it) with a
-// top-level "recommendation" (left out when there is none).
-std::string tune_json_document(const Environment& env, const TuneReport& report);
+// The OpenManyOptions that apply `setting`: its strategy where open_many has it (threads,
+// uring), else `threads` with the same thread count (a pool or processes spread opens over
+// that many workers too). nullopt for `uring-direct` (descriptors a program cannot use).
+FDBENCH_EXPORT std::optional<OpenManyOptions> open_many_options(const TunedSetting& setting);
+// The first setting of `recommendation` (the best, then those within noise) that open_many
+// can apply, as its options; nullopt when none can.
+FDBENCH_EXPORT std::optional<OpenManyOptions> open_many_options(
+    const Recommendation& recommendation);
 
 }  // namespace fdbench

@@ -5,7 +5,7 @@
 #include <cerrno>
 #include <mutex>
 
-#include "fdbench/platform.hpp"
+#include "platform/platform.hpp"
 
 namespace fdbench {
 

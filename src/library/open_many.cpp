@@ -16,7 +16,7 @@
 
 #include "fdbench/error.hpp"
 #include "fdbench/fd_table.hpp"
-#include "fdbench/platform.hpp"
+#include "platform/platform.hpp"
 #include "library/open_engine.hpp"
 
 namespace fdbench {
@@ -39,31 +39,28 @@ Engine choose_engine(const OpenManyOptions& options, OpenManyResult& failed) {
     failed = failure(EINVAL, "open_many: threads must be 0 (one per CPU) or more");
     return {};
   }
-  if (options.strategy == "threads") return library::open_share_syscalls;
-  if (options.strategy == "uring") {
-    if (options.batch < 1) {
-      failed = failure(EINVAL, "open_many: batch must be at least 1");
-      return {};
-    }
-    if (auto reason = library::uring_unavailable_reason(); !reason.empty()) {
-      failed =
-          failure(EOPNOTSUPP, "open_many: " + reason + " (strategy \"threads\" runs anywhere)");
-      return {};
-    }
-    const auto batch = static_cast<unsigned>(options.batch);
-    return [batch](const library::OpenJob& job, std::size_t begin, std::size_t end) {
-      return library::open_share_uring(job, begin, end, batch);
-    };
+  switch (options.strategy) {
+    case OpenStrategy::threads:
+      return library::open_share_syscalls;
+    case OpenStrategy::uring:
+      break;
   }
-  if (options.strategy == "uring-direct") {
-    failed = failure(EOPNOTSUPP,
-                     "open_many: uring-direct does not apply: its descriptors live in the ring, "
-                     "not in the process's table, so there is nothing to return (use uring)");
+  if (options.strategy != OpenStrategy::uring) {
+    failed = failure(EINVAL, "open_many: unknown strategy (open_many runs threads and uring)");
     return {};
   }
-  failed = failure(EINVAL, "open_many: unknown strategy \"" + options.strategy +
-                               "\" (open_many runs threads and uring)");
-  return {};
+  if (options.batch < 1) {
+    failed = failure(EINVAL, "open_many: batch must be at least 1");
+    return {};
+  }
+  if (auto reason = library::uring_unavailable_reason(); !reason.empty()) {
+    failed = failure(EOPNOTSUPP, "open_many: " + reason + " (strategy \"threads\" runs anywhere)");
+    return {};
+  }
+  const auto batch = static_cast<unsigned>(options.batch);
+  return [batch](const library::OpenJob& job, std::size_t begin, std::size_t end) {
+    return library::open_share_uring(job, begin, end, batch);
+  };
 }
 
 // The n new descriptors take the n lowest free numbers, and with k descriptors open now the
@@ -104,6 +101,10 @@ int worker_count(const OpenManyOptions& options, std::size_t paths) {
 }
 
 }  // namespace
+
+std::string_view to_string(OpenStrategy strategy) noexcept {
+  return strategy == OpenStrategy::uring ? "uring" : "threads";
+}
 
 std::size_t OpenManyResult::opened() const noexcept {
   return static_cast<std::size_t>(

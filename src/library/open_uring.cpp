@@ -12,7 +12,7 @@
 
 #include "fdbench/error.hpp"
 #include "library/open_engine.hpp"
-#include "strategies/uring_support.hpp"
+#include "uring/ring.hpp"
 
 namespace fdbench::library {
 
@@ -27,7 +27,7 @@ class OwnRing {
   OwnRing(const OwnRing&) = delete;
   OwnRing& operator=(const OwnRing&) = delete;
   ~OwnRing() {
-    if (error_ == 0) io_uring_queue_exit(&ring_);
+    if (error_ == 0) uring::exit_ring(&ring_);
   }
 
   [[nodiscard]] int error() const noexcept { return error_; }

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "fdbench/platform.hpp"
+#include "platform/platform.hpp"
 #include "platform/mounts.hpp"
 #include "platform/os.hpp"
 

@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "fdbench/platform.hpp"
+#include "platform/platform.hpp"
 #include "platform/os.hpp"
 
 #if defined(FDBENCH_LINUX)

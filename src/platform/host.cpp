@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-#include "fdbench/platform.hpp"
+#include "platform/platform.hpp"
 #include "platform/os.hpp"
 
 #if defined(FDBENCH_LINUX)

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "fdbench/platform.hpp"
+#include "platform/platform.hpp"
 #include "platform/os.hpp"
 
 #if defined(FDBENCH_LINUX)

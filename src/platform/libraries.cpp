@@ -1,6 +1,6 @@
 // Versions of the optional libraries the strategies use, as loaded at run time where the
 // library can say so.
-#include "fdbench/platform.hpp"
+#include "platform/platform.hpp"
 
 #if defined(FDBENCH_HAVE_LIBURING)
 #include <liburing.h>

@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstdint>
 
-#include "fdbench/platform.hpp"
+#include "platform/platform.hpp"
 #include "platform/os.hpp"
 
 #if defined(__APPLE__)

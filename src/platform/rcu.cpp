@@ -5,7 +5,7 @@
 
 #include <cerrno>
 
-#include "fdbench/platform.hpp"
+#include "platform/platform.hpp"
 #include "platform/os.hpp"
 
 namespace fdbench::platform {

@@ -2,7 +2,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "fdbench/platform.hpp"
+#include "platform/platform.hpp"
 
 namespace fdbench::platform {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <utility>
 
-#include "fdbench/platform.hpp"
+#include "platform/platform.hpp"
 #include "platform/os.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)

@@ -13,9 +13,9 @@
 #include <utility>
 #include <vector>
 
-#include "fdbench/platform.hpp"
-#include "fdbench/reporter.hpp"
-#include "fdbench/strategy.hpp"
+#include "platform/platform.hpp"
+#include "output/reporter.hpp"
+#include "engine/strategy.hpp"
 #include "fdbench/version.hpp"
 #include "support/contract.hpp"
 #include "support/fdbench_process.hpp"

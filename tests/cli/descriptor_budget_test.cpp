@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "fdbench/platform.hpp"
-#include "fdbench/strategy.hpp"
+#include "platform/platform.hpp"
+#include "engine/strategy.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
 

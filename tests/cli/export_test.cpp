@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "fdbench/reporter.hpp"
-#include "fdbench/results_json.hpp"
+#include "output/reporter.hpp"
+#include "model/results_json.hpp"
 #include "support/contract.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "fdbench/platform.hpp"
+#include "platform/platform.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "fdbench/platform.hpp"
+#include "platform/platform.hpp"
 #include "support/fdbench_process.hpp"
 
 namespace fdbench::testing {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "fdbench/reporter.hpp"
-#include "fdbench/strategy.hpp"
+#include "output/reporter.hpp"
+#include "engine/strategy.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
 

@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "fdbench/platform.hpp"
+#include "platform/platform.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
 

@@ -1,6 +1,6 @@
 // `fdbench tune` run for real: it recommends a strategy that can run here and a program may
 // adopt, writes the same recommendation with --save, and words it in the table.
-#include "fdbench/tune.hpp"
+#include "run/tune_sweep.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "fdbench/strategy.hpp"
+#include "engine/strategy.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
 

@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "fdbench/compare.hpp"
+#include "analysis/compare.hpp"
 #include "fdbench/error.hpp"
-#include "fdbench/results_json.hpp"
+#include "model/results_json.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {

@@ -3,7 +3,7 @@
 // and the table each option gives the child. Whatever changes process-wide state (signal
 // handlers, the descriptor table, threads) happens in a plain forked process, so the tests
 // stay independent.
-#include "child_process.hpp"
+#include "engine/child_process.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -21,8 +21,8 @@
 #include <thread>
 
 #include "fdbench/error.hpp"
-#include "fdbench/interrupt.hpp"
-#include "fdbench/platform.hpp"
+#include "platform/interrupt.hpp"
+#include "platform/platform.hpp"
 #include "support/read_within.hpp"
 
 namespace fdbench {

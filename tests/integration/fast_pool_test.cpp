@@ -12,11 +12,11 @@
 #include <thread>
 #include <vector>
 
-#include "fdbench/file_set.hpp"
-#include "fdbench/platform.hpp"
-#include "fdbench/runner.hpp"
-#include "fdbench/strategy.hpp"
-#include "fdbench/workload.hpp"
+#include "inputs/file_set.hpp"
+#include "platform/platform.hpp"
+#include "run/runner.hpp"
+#include "engine/strategy.hpp"
+#include "engine/workload.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench {

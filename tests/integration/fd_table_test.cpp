@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "fdbench/platform.hpp"
+#include "platform/platform.hpp"
 
 namespace fdbench {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "fdbench/file_set.hpp"
+#include "inputs/file_set.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench {

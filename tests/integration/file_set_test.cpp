@@ -1,6 +1,6 @@
 // FileSet with real files: it creates what it promises, removes only what it created, and
 // never touches anything beside or inside its directory that someone else put there.
-#include "fdbench/file_set.hpp"
+#include "inputs/file_set.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "fdbench/error.hpp"
-#include "fdbench/platform.hpp"
+#include "platform/platform.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench {

@@ -1,6 +1,6 @@
 // Existing files as input (--tree, --list): special files are skipped and never opened, the
 // tree is never modified, and failures are counted, not fatal.
-#include "fdbench/input_files.hpp"
+#include "inputs/input_files.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/socket.h>
@@ -11,8 +11,8 @@
 #include <map>
 
 #include "fdbench/error.hpp"
-#include "fdbench/runner.hpp"
-#include "fdbench/strategy.hpp"
+#include "run/runner.hpp"
+#include "engine/strategy.hpp"
 #include "fdbench/unique_fd.hpp"
 #include "support/temp_dir.hpp"
 #include "support/warnings.hpp"

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "fdbench/error.hpp"
-#include "fdbench/file_set.hpp"
+#include "inputs/file_set.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench {

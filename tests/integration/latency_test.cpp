@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "fdbench/measure.hpp"
-#include "fdbench/platform.hpp"
-#include "fdbench/reporter.hpp"
-#include "fdbench/results_json.hpp"
-#include "fdbench/strategy.hpp"
+#include "engine/measure.hpp"
+#include "platform/platform.hpp"
+#include "output/reporter.hpp"
+#include "model/results_json.hpp"
+#include "engine/strategy.hpp"
 
 namespace fdbench {
 namespace {

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "fdbench/error.hpp"
-#include "fdbench/platform.hpp"
-#include "fdbench/runner.hpp"
+#include "platform/platform.hpp"
+#include "run/runner.hpp"
 #include "support/temp_dir.hpp"
 #include "support/warnings.hpp"
 

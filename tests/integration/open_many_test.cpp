@@ -2,6 +2,7 @@
 // failures, cancellation (before the call and midway), calls from several threads, and no
 // descriptor left behind in any of these cases.
 #include "fdbench/open_many.hpp"
+#include "fdbench/tune.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -19,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "fdbench/platform.hpp"
+#include "platform/platform.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench {
@@ -71,7 +72,7 @@ struct Setting {
 
 OpenManyOptions options(const char* strategy, int threads, int batch, std::stop_token stop = {}) {
   OpenManyOptions o;
-  o.strategy = strategy;
+  o.strategy = open_strategy(strategy).value();
   o.threads = threads;
   o.batch = batch;
   o.stop = std::move(stop);
@@ -172,17 +173,17 @@ TEST_F(OpenManyTest, NoPathsIsNoWork) {
 }
 
 TEST_F(OpenManyTest, RejectsOptionsItCannotHonour) {
-  const auto error_for = [&](const char* strategy, int threads, int batch) {
-    const OpenManyResult r =
-        open_many(AT_FDCWD, absolute_, O_RDONLY | O_CLOEXEC, options(strategy, threads, batch));
+  const auto error_for = [&](const OpenManyOptions& o) {
+    const OpenManyResult r = open_many(AT_FDCWD, absolute_, O_RDONLY | O_CLOEXEC, o);
     EXPECT_FALSE(r.message.empty());
     EXPECT_TRUE(r.fds.empty());
     return r.error;
   };
-  EXPECT_EQ(error_for("pool", 1, 64), EINVAL);
-  EXPECT_EQ(error_for("threads", -1, 64), EINVAL);
-  EXPECT_EQ(error_for("uring-direct", 1, 64), EOPNOTSUPP);  // holds no fds to return
-  const int batch_zero = error_for("uring", 1, 0);
+  OpenManyOptions unknown = options("threads", 1, 64);
+  unknown.strategy = static_cast<OpenStrategy>(7);  // what a C cast can make
+  EXPECT_EQ(error_for(unknown), EINVAL);
+  EXPECT_EQ(error_for(options("threads", -1, 64)), EINVAL);
+  const int batch_zero = error_for(options("uring", 1, 0));
   EXPECT_TRUE(batch_zero == EINVAL || batch_zero == EOPNOTSUPP) << batch_zero;
 }
 

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "fdbench/environment.hpp"
-#include "fdbench/platform.hpp"
-#include "fdbench/runner.hpp"
-#include "fdbench/strategy.hpp"
+#include "model/environment.hpp"
+#include "platform/platform.hpp"
+#include "run/runner.hpp"
+#include "engine/strategy.hpp"
 #include "support/temp_dir.hpp"
 #include "support/warnings.hpp"
 

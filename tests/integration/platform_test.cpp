@@ -2,7 +2,7 @@
 // means (uname, sysconf, getrlimit, clock_gettime, /proc). Anything that changes process-wide
 // state (the descriptor table, limits, open descriptors) happens in a forked child, so tests
 // stay independent.
-#include "fdbench/platform.hpp"
+#include "platform/platform.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "fdbench/environment.hpp"
+#include "model/environment.hpp"
 #include "support/fd_table.hpp"
 #include "support/temp_dir.hpp"
 

@@ -20,12 +20,12 @@
 #include <vector>
 
 #include "fdbench/error.hpp"
-#include "fdbench/file_set.hpp"
-#include "fdbench/options.hpp"
-#include "fdbench/platform.hpp"
-#include "fdbench/runner.hpp"
-#include "fdbench/strategy.hpp"
-#include "fdbench/workload.hpp"
+#include "inputs/file_set.hpp"
+#include "engine/options.hpp"
+#include "platform/platform.hpp"
+#include "run/runner.hpp"
+#include "engine/strategy.hpp"
+#include "engine/workload.hpp"
 #include "support/child_pids.hpp"
 #include "support/fd_table.hpp"
 #include "support/read_within.hpp"

@@ -1,6 +1,6 @@
 // The runner with real descriptors: measure() with the open workload over every strategy,
 // and measure_in_fresh_child() with sockets, where the descriptor table's growth is visible.
-#include "fdbench/runner.hpp"
+#include "run/runner.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "fdbench/error.hpp"
-#include "fdbench/file_set.hpp"
-#include "fdbench/platform.hpp"
+#include "inputs/file_set.hpp"
+#include "platform/platform.hpp"
 #include "support/temp_dir.hpp"
 #include "support/warnings.hpp"
 

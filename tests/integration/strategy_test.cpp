@@ -10,7 +10,7 @@
 //  - whatever a strategy does with the descriptors (direct descriptors never reach keep()),
 //    the kernel sees each file opened once (inotify, on Linux), and a set where exactly one
 //    file is missing must produce exactly one failure.
-#include "fdbench/strategy.hpp"
+#include "engine/strategy.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -29,11 +29,11 @@
 #include <vector>
 
 #include "fdbench/error.hpp"
-#include "fdbench/file_set.hpp"
-#include "fdbench/platform.hpp"
+#include "inputs/file_set.hpp"
+#include "platform/platform.hpp"
 #include "fdbench/unique_fd.hpp"
-#include "fdbench/runner.hpp"
-#include "fdbench/workload.hpp"
+#include "run/runner.hpp"
+#include "engine/workload.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench {

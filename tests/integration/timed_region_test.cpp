@@ -23,13 +23,13 @@
 #include <string>
 #include <thread>
 
-#include "fdbench/measure.hpp"
-#include "fdbench/path_table.hpp"
-#include "fdbench/strategy.hpp"
+#include "engine/measure.hpp"
+#include "model/path_table.hpp"
+#include "engine/strategy.hpp"
 #include "fdbench/unique_fd.hpp"
-#include "fdbench/workload.hpp"
+#include "engine/workload.hpp"
 #include "support/temp_dir.hpp"
-#include "workloads/item_workload.hpp"
+#include "engine/workloads/item_workload.hpp"
 
 namespace fdbench {
 namespace {

@@ -1,6 +1,6 @@
 // TimedRunner (--timeout): steps run on a thread of its own, their exceptions come back, and a
 // step that does not return is abandoned at the limit, or after Ctrl-C, without being joined.
-#include "timed_runner.hpp"
+#include "engine/timed_runner.hpp"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "fdbench/error.hpp"
-#include "fdbench/interrupt.hpp"
+#include "platform/interrupt.hpp"
 
 namespace fdbench {
 namespace {

@@ -12,12 +12,12 @@
 #include <vector>
 
 #include "fdbench/error.hpp"
-#include "fdbench/file_set.hpp"
-#include "fdbench/platform.hpp"
-#include "fdbench/runner.hpp"
-#include "fdbench/strategy.hpp"
+#include "inputs/file_set.hpp"
+#include "platform/platform.hpp"
+#include "run/runner.hpp"
+#include "engine/strategy.hpp"
 #include "fdbench/unique_fd.hpp"
-#include "fdbench/workload.hpp"
+#include "engine/workload.hpp"
 #include "support/temp_dir.hpp"
 #include "support/warnings.hpp"
 

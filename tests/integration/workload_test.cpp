@@ -1,6 +1,6 @@
 // The built-in workloads with real descriptors: what spec() describes is what run_range()
 // does, so a strategy that issues the calls itself from spec() does the same work.
-#include "fdbench/workload.hpp"
+#include "engine/workload.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "fdbench/error.hpp"
-#include "fdbench/file_set.hpp"
-#include "fdbench/platform.hpp"
+#include "inputs/file_set.hpp"
+#include "platform/platform.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench {

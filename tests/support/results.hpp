@@ -12,10 +12,10 @@
 #include <utility>
 #include <vector>
 
-#include "fdbench/environment.hpp"
+#include "model/environment.hpp"
 #include "fdbench/error.hpp"
-#include "fdbench/result.hpp"
-#include "fdbench/strategy.hpp"
+#include "model/result.hpp"
+#include "engine/strategy.hpp"
 
 namespace fdbench::testing {
 

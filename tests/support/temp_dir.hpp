@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fdbench/file_set.hpp"
+#include "inputs/file_set.hpp"
 
 namespace fdbench::testing {
 

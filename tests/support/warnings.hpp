@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "fdbench/result.hpp"
+#include "model/result.hpp"
 
 namespace fdbench::testing {
 

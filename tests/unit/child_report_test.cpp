@@ -1,5 +1,5 @@
 // implausible(): a fresh child's report is checked before any of it becomes a sample.
-#include "child_report.hpp"
+#include "engine/child_report.hpp"
 
 #include <gtest/gtest.h>
 

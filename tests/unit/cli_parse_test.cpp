@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cli.hpp"
-#include "fdbench/strategy.hpp"
+#include "engine/strategy.hpp"
 #include "fdbench/version.hpp"
 #include "support/temp_dir.hpp"
 

@@ -1,7 +1,7 @@
 // compare on hand-built documents: Mann-Whitney U against known values, identical inputs,
 // clear differences, disjoint results, too few repetitions, environment differences, the
 // shipped reference figures and where a file stands against them, and the three formats.
-#include "fdbench/compare.hpp"
+#include "analysis/compare.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "fdbench/error.hpp"
-#include "fdbench/reporter.hpp"
+#include "output/reporter.hpp"
 #include "support/results.hpp"
 
 namespace fdbench {

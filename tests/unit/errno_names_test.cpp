@@ -7,7 +7,7 @@
 #include <string>
 
 #include "fdbench/error.hpp"
-#include "fdbench/result.hpp"
+#include "model/result.hpp"
 
 namespace fdbench {
 namespace {

@@ -1,5 +1,5 @@
 // said(): plain-words conclusions from hand-built results.
-#include "fdbench/findings.hpp"
+#include "analysis/findings.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "fdbench/strategy.hpp"
+#include "engine/strategy.hpp"
 #include "support/results.hpp"
 
 namespace fdbench {

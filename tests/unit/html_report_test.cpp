@@ -1,7 +1,7 @@
 // html_report() on hand-built documents: which charts a page has and what they hold, text made
 // safe, an interrupted run said so, and several runs side by side. (The page as a browser
 // draws it is tested in tests/cli/html_report_test.cpp.)
-#include "fdbench/html_report.hpp"
+#include "output/html_report.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "fdbench/reporter.hpp"
-#include "reporters/svg_chart.hpp"
+#include "output/reporter.hpp"
+#include "output/reporters/svg_chart.hpp"
 #include "support/results.hpp"
 
 namespace fdbench {

@@ -1,6 +1,6 @@
 // --latency's analysis on hand-built call records: which calls grew the table, which stalled
 // and why, and the percentiles and totals of a result.
-#include "fdbench/latency.hpp"
+#include "model/latency.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "fdbench/findings.hpp"
-#include "fdbench/reporter.hpp"
+#include "analysis/findings.hpp"
+#include "output/reporter.hpp"
 #include "fdbench/version.hpp"
 #include "support/results.hpp"
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fdbench/error.hpp"
-#include "fdbench/tune.hpp"
+#include "run/tune_sweep.hpp"
 #include "support/results.hpp"
 #include "support/temp_dir.hpp"
 

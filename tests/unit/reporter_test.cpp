@@ -1,6 +1,6 @@
 // Reporters on hand-built results: the JSON contract, CSV shape and quoting, and every
 // registered format driven through the Reporter interface the way a Session drives it.
-#include "fdbench/reporter.hpp"
+#include "output/reporter.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "fdbench/findings.hpp"
+#include "analysis/findings.hpp"
 #include "fdbench/version.hpp"
 #include "support/contract.hpp"
 #include "support/results.hpp"

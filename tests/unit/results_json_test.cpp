@@ -1,6 +1,6 @@
 // The JSON results reader on hand-built documents: what the json reporter writes comes back
 // field for field, and every malformed document is an Error that says where it is wrong.
-#include "fdbench/results_json.hpp"
+#include "model/results_json.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "fdbench/error.hpp"
-#include "fdbench/reporter.hpp"
+#include "output/reporter.hpp"
 #include "support/results.hpp"
 #include "support/temp_dir.hpp"
 

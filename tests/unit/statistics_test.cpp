@@ -1,12 +1,12 @@
-#include "fdbench/statistics.hpp"
+#include "model/statistics.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cerrno>
 #include <vector>
 
-#include "fdbench/result.hpp"
-#include "fdbench/workload.hpp"
+#include "model/result.hpp"
+#include "engine/workload.hpp"
 
 namespace fdbench {
 namespace {

@@ -5,8 +5,8 @@
 #include <sstream>
 #include <string>
 
-#include "fdbench/reporter.hpp"
-#include "reporters/section_text.hpp"
+#include "output/reporter.hpp"
+#include "output/reporters/section_text.hpp"
 
 namespace fdbench {
 namespace {

@@ -12,13 +12,13 @@
 #include <vector>
 
 #include "fdbench/error.hpp"
-#include "fdbench/file_set.hpp"
-#include "fdbench/platform.hpp"
-#include "fdbench/runner.hpp"
-#include "fdbench/strategy.hpp"
+#include "inputs/file_set.hpp"
+#include "platform/platform.hpp"
+#include "run/runner.hpp"
+#include "engine/strategy.hpp"
 #include "fdbench/unique_fd.hpp"
-#include "fdbench/workload.hpp"
-#include "strategies/uring_support.hpp"
+#include "engine/workload.hpp"
+#include "uring/ring.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench {

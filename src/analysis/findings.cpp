@@ -1,0 +1,561 @@
+#include "analysis/findings.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <map>
+#include <utility>
+
+#include "analysis/compare.hpp"
+#include "engine/strategy.hpp"
+#include "model/format.hpp"
+
+namespace fdbench {
+
+namespace {
+
+using Results = std::vector<const Result*>;
+using Findings = std::vector<Finding>;
+
+// Results of `workload` that are valid timings.
+Results select(std::span<const Result> results, std::string_view workload) {
+  Results out;
+  for (const auto& r : results) {
+    if (r.workload == workload && r.ok() && r.stats.count > 0) out.push_back(&r);
+  }
+  return out;
+}
+
+// Those of `rs` that `keep` accepts.
+template <class Keep>
+Results only(const Results& rs, Keep keep) {
+  Results out;
+  for (const auto* r : rs) {
+    if (keep(*r)) out.push_back(r);
+  }
+  return out;
+}
+
+const Result* fastest(const Results& rs) {
+  const Result* best = nullptr;
+  for (const auto* r : rs) {
+    if (best == nullptr || r->ops_per_sec > best->ops_per_sec) best = r;
+  }
+  return best;
+}
+
+const Result* with_threads(const Results& rs, int threads) {
+  for (const auto* r : rs) {
+    if (r->threads == threads) return r;
+  }
+  return nullptr;
+}
+
+std::string threads_text(int n) {
+  return fmt::format("{} thread{}", n, n == 1 ? "" : "s");
+}
+
+// "2 threads", or "2 processes" where the workers are processes.
+std::string workers_text(const Result& r) {
+  switch (r.workers) {
+    case WorkerKind::processes:
+      return fmt::format("{} process{}", r.threads, r.threads == 1 ? "" : "es");
+    case WorkerKind::threads:
+      break;
+  }
+  return threads_text(r.threads);
+}
+
+// The fastest of `all`, in words. Called fastest only when its median's 95% interval does
+// not overlap any other result's; otherwise every result within noise of it is named, tied.
+void fastest_finding(const Results& all, Findings& out) {
+  const Result* best = fastest(all);
+  if (best == nullptr) return;
+  Results tied;
+  for (const auto* r : all) {
+    if (r != best && within_noise(r->median_ci, best->median_ci)) tied.push_back(r);
+  }
+  if (tied.empty()) {
+    out.push_back({"fastest",
+                   fmt::format("Opening files: the fastest way here was `{}` with {}: {} files/s "
+                               "({} ms for {} file{}).",
+                               best->strategy, workers_text(*best), format_rate(best->ops_per_sec),
+                               format_ms(best->stats.median), group_digits(best->ops),
+                               best->ops == 1 ? "" : "s"),
+                   {{"threads", best->threads},
+                    {"ops_per_sec", best->ops_per_sec},
+                    {"median_ns", best->stats.median},
+                    {"files", static_cast<double>(best->ops)}}});
+    return;
+  }
+  std::sort(tied.begin(), tied.end(),
+            [](const Result* a, const Result* b) { return a->ops_per_sec > b->ops_per_sec; });
+  constexpr std::size_t kNamed = 4;
+  std::string others;
+  for (std::size_t i = 0; i < tied.size() && i < kNamed; ++i) {
+    others += fmt::format(", `{}` with {} ({} files/s)", tied[i]->strategy, workers_text(*tied[i]),
+                          format_rate(tied[i]->ops_per_sec));
+  }
+  if (tied.size() > kNamed) others += fmt::format(" and {} more", tied.size() - kNamed);
+  out.push_back(
+      {"tied",
+       fmt::format("Opening files: fastest here, tied within noise (the 95% intervals "
+                   "of their medians overlap): `{}` with {} ({} files/s){}.",
+                   best->strategy, workers_text(*best), format_rate(best->ops_per_sec), others),
+       {{"threads", best->threads},
+        {"ops_per_sec", best->ops_per_sec},
+        {"median_ns", best->stats.median},
+        {"tied_with", static_cast<double>(tied.size())}}});
+}
+
+// The knee of the reference strategy: the fewest threads within noise of its best (their
+// medians' 95% intervals overlap). Past it, threads only add contention (the seed found two
+// threads often fastest).
+void knee_finding(const Results& plain, Findings& out) {
+  const Result* plain_best = fastest(plain);
+  const Result* knee = nullptr;
+  const Result* most = nullptr;
+  for (const auto* r : plain) {
+    const bool as_good = r == plain_best || within_noise(r->median_ci, plain_best->median_ci);
+    if (as_good && (knee == nullptr || r->threads < knee->threads)) knee = r;
+    if (most == nullptr || r->threads > most->threads) most = r;
+  }
+  if (knee == nullptr || most == nullptr || most->threads <= knee->threads) return;
+  const auto compared_with = [](const Result& r, const Result& base) {
+    const double ratio = r.stats.median / base.stats.median;
+    if (within_noise(r.median_ci, base.median_ci)) return std::string("within noise of it");
+    return ratio < 1.1 ? fmt::format("{:.2f}× slower", ratio) : format_ratio(ratio) + " slower";
+  };
+  std::map<std::string, double> numbers = {
+      {"best_threads", plain_best->threads}, {"best_median_ns", plain_best->stats.median},
+      {"knee_threads", knee->threads},       {"knee_median_ns", knee->stats.median},
+      {"most_threads", most->threads},       {"most_median_ns", most->stats.median}};
+  if (knee == plain_best) {
+    out.push_back(
+        {"knee",
+         fmt::format(
+             "`{}` reached its best with {} ({} ms); more threads did not help: with {} it was {}.",
+             knee->strategy, workers_text(*knee), format_ms(knee->stats.median), most->threads,
+             compared_with(*most, *knee)),
+         std::move(numbers)});
+    return;
+  }
+  std::string line = fmt::format(
+      "`{}` was within noise of its best ({} ms, with {}) from {} on ({} ms): more threads "
+      "bought nothing measurable",
+      knee->strategy, format_ms(plain_best->stats.median), workers_text(*plain_best),
+      workers_text(*knee), format_ms(knee->stats.median));
+  if (most != plain_best && !within_noise(most->median_ci, plain_best->median_ci)) {
+    line += fmt::format("; with {} it was {}", most->threads, compared_with(*most, *plain_best));
+  }
+  out.push_back({"knee", line + ".", std::move(numbers)});
+}
+
+// Every other strategy at its own best thread count against the reference at its best, and
+// at one thread against the reference at one thread.
+void league_findings(const Results& all, const Results& plain, Findings& out) {
+  const Result* plain_best = fastest(plain);
+  if (plain_best == nullptr) return;
+  std::vector<std::string> names;
+  for (const auto* r : all) {
+    if (!r->reference && std::find(names.begin(), names.end(), r->strategy) == names.end()) {
+      names.push_back(r->strategy);
+    }
+  }
+  std::string league;
+  std::string single;  // the seed's observation: dispatch cost shows most with one thread
+  std::map<std::string, double> league_numbers = {
+      {"reference_median_ns", plain_best->stats.median}};
+  std::map<std::string, double> single_numbers;
+  const Result* plain_one = with_threads(plain, 1);
+  for (const auto& name : names) {
+    const Results mine = only(all, [&](const Result& r) { return r.strategy == name; });
+    const Result* best_of = fastest(mine);
+    const double ratio = best_of->stats.median / plain_best->stats.median;
+    league += fmt::format("{}`{}` {} ({})", league.empty() ? "" : ", ", name, format_ratio(ratio),
+                          workers_text(*best_of));
+    league_numbers[name + ".ratio"] = ratio;
+    league_numbers[name + ".threads"] = best_of->threads;
+    const Result* one = with_threads(mine, 1);
+    if (one != nullptr && plain_one != nullptr) {
+      const double one_ratio = one->stats.median / plain_one->stats.median;
+      single += fmt::format("{}`{}` {}", single.empty() ? "" : ", ", name, format_ratio(one_ratio));
+      single_numbers[name + ".ratio"] = one_ratio;
+    }
+  }
+  if (!league.empty()) {
+    out.push_back({"league",
+                   fmt::format("Time of each strategy at its best, as a multiple of `{}` at "
+                               "its best ({} ms; below 1× is faster): {}.",
+                               plain_best->strategy, format_ms(plain_best->stats.median), league),
+                   std::move(league_numbers)});
+  }
+  if (!single.empty()) {
+    single_numbers["reference_median_ns"] = plain_one->stats.median;
+    out.push_back({"one_thread",
+                   fmt::format("With one thread, as a multiple of plain open+close in a loop "
+                               "(the cost of handing out work): {}.",
+                               single),
+                   std::move(single_numbers)});
+  }
+}
+
+// Which way of spreading the work was fastest. Only results over one list of files (`input`)
+// compare: every strategy and thread count did the same work. (Descriptors made per thread,
+// as `socket` makes them, grow with the thread count.)
+void comparison_findings(std::span<const Result> results, std::string_view workload,
+                         Findings& out) {
+  const Results listed =
+      only(select(results, workload), [](const Result& r) { return r.input.has_value(); });
+  // Compare strategies on one footing: pre-grown tables where there are any (the stall has
+  // its own finding), plain runs otherwise.
+  const bool grown = !only(listed, [](const Result& r) { return r.pregrow != "off"; }).empty();
+  const Results all =
+      only(listed, [grown](const Result& r) { return (r.pregrow != "off") == grown; });
+  if (all.empty()) return;
+  const Results plain = only(all, [](const Result& r) { return r.reference; });
+  fastest_finding(all, out);
+  knee_finding(plain, out);
+  league_findings(all, plain, out);
+}
+
+// Per-item time in µs, as text ("3.4 µs").
+std::string micros(double ns) {
+  return fmt::format("{:.{}f} µs", ns / 1000, ns < 10'000 ? 1 : 0);
+}
+
+// What a system call costs here explains io_uring's lead: the plain loop pays one per open
+// and one per close; a strategy that submits a batch per system call pays one per batch.
+void syscall_finding(std::span<const Result> results, const Environment& env, Findings& out) {
+  if (!env.syscall_ns || *env.syscall_ns <= 0) return;
+  const Results all = select(results, "open");
+  const Result* plain = nullptr;
+  const Result* batched = nullptr;
+  for (const auto* r : all) {
+    if (r->threads != 1 || r->pregrow != "off") continue;
+    if (r->reference && (plain == nullptr || r->stats.median < plain->stats.median)) plain = r;
+    const auto means = r->parameters.find("batch_means");
+    const bool per_submission =
+        means != r->parameters.end() && means->second.find("per submission") != std::string::npos;
+    if (per_submission && (batched == nullptr || r->stats.median < batched->stats.median)) {
+      batched = r;
+    }
+  }
+  if (plain == nullptr || plain->ops == 0) return;
+  const double syscall = *env.syscall_ns;
+  const int calls = plain->holds_descriptors ? 1 : 2;
+  const double per_file = plain->stats.median / static_cast<double>(plain->ops);
+  std::map<std::string, double> numbers = {
+      {"syscall_ns", syscall}, {"syscalls_per_file", calls}, {"reference_ns_per_file", per_file}};
+  const auto pti = env.cpu_mitigations.find("meltdown");
+  std::string text = fmt::format(
+      "A trivial system call took {} here (getppid, measured{}). {} a file is {} of them: {} of "
+      "the {} per file `{}` took with 1 thread",
+      micros(syscall),
+      pti == env.cpu_mitigations.end() ? std::string() : "; meltdown: " + pti->second,
+      calls == 2 ? "Opening and closing" : "Opening", calls == 2 ? "two" : "one",
+      micros(syscall * calls), micros(per_file), plain->strategy);
+  if (batched != nullptr && batched->ops != 0) {
+    const double batched_per_file = batched->stats.median / static_cast<double>(batched->ops);
+    numbers["batched_ns_per_file"] = batched_per_file;
+    numbers["batch"] = batched->batch;
+    numbers["ratio"] = batched->stats.median / plain->stats.median;
+    text += fmt::format(
+        ". `{}` submits up to {} operations per system call and took {} per file with 1 thread "
+        "({} the time)",
+        batched->strategy, batched->batch, micros(batched_per_file),
+        format_ratio(batched->stats.median / plain->stats.median));
+  }
+  out.push_back({"syscall_cost", text + ".", std::move(numbers)});
+}
+
+int growths(const Result& r) {
+  if (!r.fdsize_before || !r.fdsize_after || *r.fdsize_before <= 0) return 0;
+  const auto ratio = static_cast<unsigned>(*r.fdsize_after / *r.fdsize_before);
+  return ratio <= 1 ? 0 : std::bit_width(ratio) - 1;
+}
+
+// The rcu_expedited value --rcu-expedited set for a result ("" when it was kept as it was).
+std::string rcu_setting(const Result& r) {
+  const auto it = r.parameters.find("rcu_expedited");
+  return it == r.parameters.end() ? std::string() : it->second;
+}
+
+// The same measurement as compare pairs it (strategy, threads, kind, size and the parameters
+// that configure it, --rcu-expedited's included) but for the pregrow setting.
+bool same_but_pregrow(const Result& a, const Result& b) {
+  ResultKey ka = key_of(a);
+  ResultKey kb = key_of(b);
+  ka.pregrow = kb.pregrow;
+  return ka == kb;
+}
+
+struct GrowthPair {
+  const Result* off;
+  const Result* grown;
+  [[nodiscard]] double ratio() const { return off->stats.median / grown->stats.median; }
+};
+
+Finding pair_line(const GrowthPair& p) {
+  const Result& off = *p.off;
+  const std::uint64_t per_thread = off.ops / static_cast<std::uint64_t>(off.threads);
+  // A list of files is described by its size; descriptors made per thread, per thread.
+  const std::string what = off.input ? fmt::format("`{}` with {}, {} files kept open", off.strategy,
+                                                   workers_text(off), group_digits(off.ops))
+                                     : fmt::format("`{}` with {} × {} {} descriptors", off.strategy,
+                                                   workers_text(off), per_thread, off.kind);
+  // Noise-aware: a difference the two medians' 95% intervals do not settle is called so.
+  const std::string verdict =
+      within_noise(off.median_ci, p.grown->median_ci) ? std::string("within noise of each other")
+      : p.ratio() >= 1 ? format_ratio(p.ratio()) + " slower without pre-growing"
+                       : format_ratio(1 / p.ratio()) + " faster without pre-growing";
+  const std::string rcu = rcu_setting(off);
+  std::map<std::string, double> numbers = {{"threads", off.threads},
+                                           {"median_ns", off.stats.median},
+                                           {"pregrown_median_ns", p.grown->stats.median},
+                                           {"ratio", p.ratio()}};
+  if (off.fdsize_before) numbers["fdsize_before"] = *off.fdsize_before;
+  if (off.fdsize_after) numbers["fdsize_after"] = *off.fdsize_after;
+  if (!rcu.empty()) numbers["rcu_expedited"] = rcu == "1" ? 1 : 0;
+  return {
+      "pregrow",
+      fmt::format("{}{}: {} ms from the kernel's starting table (FDSize {} → {}), {} ms with "
+                  "the table grown first (pregrow {}): {}.",
+                  what, rcu.empty() ? std::string() : fmt::format(" with rcu_expedited={}", rcu),
+                  format_ms(off.stats.median), off.fdsize_before.value_or(-1),
+                  off.fdsize_after.value_or(-1), format_ms(p.grown->stats.median), p.grown->pregrow,
+                  verdict),
+      std::move(numbers)};
+}
+
+// "64, 128, 256 and 512".
+std::string listed(const std::vector<int>& values) {
+  std::string text;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    text += (i == 0 ? "" : i + 1 == values.size() ? " and " : ", ") + std::to_string(values[i]);
+  }
+  return text;
+}
+
+// What --latency measured of a result's table growth and stalls, per repetition on average.
+Finding events_line(const Result& r, const Latency& latency) {
+  const double reps = std::max(1, r.repeat);
+  std::map<std::string, double> numbers = {
+      {"threads", r.threads},
+      {"mean_ns", r.stats.mean},
+      {"growth_events_per_repetition", static_cast<double>(latency.growth_totals.count) / reps},
+      {"growth_ns_per_repetition", static_cast<double>(latency.growth_totals.total_ns) / reps},
+      {"stalls", static_cast<double>(latency.stall_totals.count)}};
+  std::vector<int> fds;
+  bool shared = true;
+  for (const auto& g : latency.growth_events) {
+    if (std::find(fds.begin(), fds.end(), g.fd) == fds.end()) fds.push_back(g.fd);
+    shared = shared && g.shared;
+  }
+  std::sort(fds.begin(), fds.end());
+  // io_uring's records are whole submissions (a batch), which overlap across workers.
+  const bool batches = per_submission(latency);
+  const std::string per = batches ? "submission" : "call";
+  std::string text;
+  if (!latency.growth_known) {
+    text = fmt::format(
+        "Measured per {}: this system does not show the descriptor table's size, so the "
+        "{}s that grew it cannot be told apart",
+        per, per);
+  } else if (fds.empty()) {
+    text = fmt::format("Measured per {0}: no {0} grew the descriptor table", per);
+  } else {
+    const double per_rep = static_cast<double>(latency.growth_totals.count) / reps;
+    text = fmt::format(
+        "Measured per {}: {} growth event{} per repetition, at fd{} {}, took {} of the {} ms a "
+        "repetition took on average ({}{})",
+        per,
+        per_rep == std::floor(per_rep) ? fmt::format("{}", per_rep)
+                                       : fmt::format("{:.1f}", per_rep),
+        per_rep == 1 ? "" : "s", fds.size() == 1 ? "" : "s", listed(fds),
+        format_ms(static_cast<double>(latency.growth_totals.total_ns) / reps) + " ms",
+        format_ms(r.stats.mean),
+        shared ? fmt::format("{} sharing the table", workers_text(r))
+               : std::string("the table was not shared"),
+        batches ? "; whole submissions, which overlap across workers" : "");
+  }
+  std::map<std::string, int> causes;
+  for (const auto& s : latency.stalls) ++causes[s.cause];
+  const std::uint64_t stalls = latency.stall_totals.count;
+  if (stalls == 0)
+    return {"events", text + fmt::format("; no {} stalled.", per), std::move(numbers)};
+  std::string why;
+  for (const auto& [cause, label] :
+       {std::pair<const char*, const char*>{"fd-table-growth", "growing the shared table"},
+        {"waiting-on-growth", "waiting on another worker's growth"},
+        {"unexplained", "unexplained"}}) {
+    if (causes[cause] > 0)
+      why += fmt::format("{}{} {}", why.empty() ? "" : ", ", causes[cause], label);
+  }
+  return {"events",
+          text + fmt::format("; {} call{} stalled (slower than 20 × the median and 200 µs) over {} "
+                             "repetition{}{}: {}.",
+                             stalls, stalls == 1 ? "" : "s", r.repeat, r.repeat == 1 ? "" : "s",
+                             latency.stalls.size() < stalls
+                                 ? fmt::format(" (the first {} listed)", latency.stalls.size())
+                                 : std::string(),
+                             why),
+          std::move(numbers)};
+}
+
+// "separate processes (`process`) and io_uring direct descriptors (`uring-direct`)": every
+// registered strategy whose workers never share a descriptor table, whatever was measured.
+std::string unshared_strategies() {
+  std::vector<std::string> parts;
+  for (const auto& info : strategy_registry()) {
+    if (info.fd_table != FdTable::shared) {
+      parts.push_back(fmt::format("{} (`{}`)", info.unshared_by, info.name));
+    }
+  }
+  std::string text;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    text += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
+  }
+  return text;
+}
+
+// Why the table stalled `stalled`, and what avoids it.
+Finding why_line(const Result& stalled) {
+  const int grew = growths(stalled);
+  const std::string avoid = unshared_strategies();
+  return {
+      "why_stall",
+      fmt::format(
+          "Why: the descriptor table grew{} while shared by more than one thread, and each growth "
+          "of a shared table waits for an RCU grace period (expand_fdtable → synchronize_rcu in "
+          "fs/file.c), stalling every thread that needs a descriptor meanwhile. Growing it once "
+          "before the second thread exists (dup2(0, N); close(N)) removes every stall{}.",
+          grew > 0 ? fmt::format(" {} time{}", grew, grew == 1 ? "" : "s")
+                   : std::string(" (in the process that held the descriptors)"),
+          avoid.empty() ? std::string() : fmt::format("; {} never share the table", avoid)),
+      {{"growths", grew}}};
+}
+
+// Pairs every pregrow=off result with a pre-grown one of the same shape and explains the
+// difference: the RCU grace period a shared table waits for on each growth.
+void growth_findings(std::span<const Result> results, std::string_view workload, Findings& out) {
+  const Results all = select(results, workload);
+  std::vector<GrowthPair> pairs;
+  for (const auto* off : all) {
+    if (off->pregrow != "off") continue;
+    for (const auto* r : all) {
+      if (r->pregrow != "off" && same_but_pregrow(*r, *off)) {
+        pairs.push_back({off, r});
+        break;
+      }
+    }
+  }
+  if (pairs.empty()) return;
+  const auto stalled = [](const GrowthPair& p) {
+    // Growth may happen where FDSize is not read (libuv's helper process), so the ratio
+    // decides; the measured growth only explains it.
+    return p.ratio() >= 2;
+  };
+  const GrowthPair* worst = nullptr;
+  int stalls = 0;
+  for (const auto& p : pairs) {
+    if (!stalled(p)) continue;
+    ++stalls;
+    if (worst == nullptr || p.ratio() > worst->ratio()) worst = &p;
+  }
+  if (pairs.size() <= 3) {
+    for (const auto& p : pairs) {
+      out.push_back(pair_line(p));
+      if (p.off->latency) out.push_back(events_line(*p.off, *p.off->latency));
+    }
+  } else if (worst != nullptr) {
+    Finding worst_line = pair_line(*worst);
+    worst_line.kind = "pregrow_worst";
+    worst_line.numbers["stalled_results"] = stalls;
+    worst_line.numbers["results"] = static_cast<double>(pairs.size());
+    worst_line.text = fmt::format(
+        "{} of {} {} results were at least 2× slower without pre-growing the table. The worst: {}",
+        stalls, pairs.size(), workload, worst_line.text);
+    out.push_back(std::move(worst_line));
+    if (worst->off->latency) out.push_back(events_line(*worst->off, *worst->off->latency));
+  } else {
+    out.push_back({"pregrow_no_effect",
+                   fmt::format("Pre-growing the table changed none of the {} {} results by 2× "
+                               "or more.",
+                               pairs.size(), workload),
+                   {{"results", static_cast<double>(pairs.size())}}});
+  }
+  if (worst != nullptr) {
+    out.push_back(why_line(*worst->off));
+  } else {
+    for (const auto& p : pairs) {
+      if (growths(*p.off) > 0) {
+        out.push_back({"pregrow_little_difference",
+                       "Pre-growing made little difference for multi-threaded runs on this "
+                       "kernel (an expedited RCU, rcu_expedited=1, or a kernel without the "
+                       "stall would explain it).",
+                       {}});
+        break;
+      }
+    }
+  }
+}
+
+void failure_findings(std::span<const Result> results, Findings& out) {
+  int failed = 0;
+  int unavailable = 0;
+  int stuck = 0;
+  for (const auto& r : results) {
+    if (hung(r)) {
+      ++stuck;
+    } else if (!r.error.empty()) {
+      ++unavailable;
+    } else if (r.failures != 0) {
+      ++failed;
+    }
+  }
+  if (failed != 0) {
+    out.push_back({"failures",
+                   fmt::format("{} result{} had failed calls and must not be read as timings "
+                               "(see the rows marked FAILED).",
+                               failed, failed == 1 ? "" : "s"),
+                   {{"results", failed}}});
+  }
+  if (stuck != 0) {
+    out.push_back({"hung",
+                   "A repetition did not finish in time and was abandoned, so the run stopped "
+                   "there (its row says which, and what it was opening): an open() on a mount "
+                   "that does not answer, such as a dead NFS or FUSE server, waits for ever, and "
+                   "a --timeout shorter than a repetition stops it too.",
+                   {{"results", stuck}}});
+  }
+  if (unavailable != 0) {
+    out.push_back({"unavailable",
+                   fmt::format("{} combination{} could not run here (marked unavailable).",
+                               unavailable, unavailable == 1 ? "" : "s"),
+                   {{"results", unavailable}}});
+  }
+}
+
+}  // namespace
+
+std::vector<Finding> findings(std::span<const Result> results, const Environment& env) {
+  std::vector<std::string> workloads;  // in the order they were measured
+  for (const auto& r : results) {
+    if (std::find(workloads.begin(), workloads.end(), r.workload) == workloads.end()) {
+      workloads.push_back(r.workload);
+    }
+  }
+  Findings out;
+  for (const auto& workload : workloads) {
+    comparison_findings(results, workload, out);
+    if (workload == "open") syscall_finding(results, env, out);
+    growth_findings(results, workload, out);
+  }
+  failure_findings(results, out);
+  return out;
+}
+
+}  // namespace fdbench

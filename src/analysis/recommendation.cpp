@@ -1,0 +1,149 @@
+// The recommendation a sweep supports, and its JSON: pure functions over Results, so the
+// within-noise logic is tested on hand-built sweeps.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "fdbench/error.hpp"
+#include "engine/strategy.hpp"
+#include "analysis/recommendation.hpp"
+
+namespace fdbench {
+
+namespace {
+
+using nlohmann::json;
+
+// A result a program could act on: it ran, without failures, with a strategy it can adopt.
+bool eligible(const Result& r) {
+  const StrategyInfo* info = find_strategy(r.strategy);
+  return info != nullptr && info->recommendable && r.ok() && !r.times_ns.empty() &&
+         r.ops_per_sec > 0;
+}
+
+TunedSetting setting_of(const Result& r) {
+  return {r.strategy, r.threads, r.batch, r.ops_per_sec};
+}
+
+json setting_json(const TunedSetting& s) {
+  return {{"strategy", s.strategy},
+          {"threads", s.threads},
+          {"batch", s.batch},
+          {"ops_per_sec", s.ops_per_sec}};
+}
+
+const json& field(const json& object, const std::string& where, const char* name) {
+  if (!object.contains(name)) throw Error(fmt::format("{}.{}: missing", where, name));
+  return object.at(name);
+}
+
+int whole_number(const json& object, const std::string& where, const char* name, int min) {
+  const json& value = field(object, where, name);
+  if (!value.is_number_integer() || value.get<long long>() < min ||
+      value.get<long long>() > 1LL << 30) {
+    throw Error(fmt::format("{}.{}: expected a whole number of at least {}", where, name, min));
+  }
+  return value.get<int>();
+}
+
+TunedSetting parse_setting(const json& object, const std::string& where) {
+  if (!object.is_object()) throw Error(fmt::format("{}: expected an object", where));
+  TunedSetting s;
+  const json& strategy = field(object, where, "strategy");
+  if (!strategy.is_string() || strategy.get<std::string>().empty()) {
+    throw Error(fmt::format("{}.strategy: expected a strategy name", where));
+  }
+  s.strategy = strategy.get<std::string>();
+  s.threads = whole_number(object, where, "threads", 1);
+  s.batch = whole_number(object, where, "batch", 1);
+  const json& rate = field(object, where, "ops_per_sec");
+  if (!rate.is_number() || rate.get<double>() < 0) {
+    throw Error(fmt::format("{}.ops_per_sec: expected a non-negative number", where));
+  }
+  s.ops_per_sec = rate.get<double>();
+  return s;
+}
+
+}  // namespace
+
+std::optional<Recommendation> recommend_from(std::span<const Result> sweep) {
+  const Result* best = nullptr;
+  for (const auto& r : sweep) {
+    if (eligible(r) && (best == nullptr || r.ops_per_sec > best->ops_per_sec)) best = &r;
+  }
+  if (best == nullptr) return std::nullopt;
+  Recommendation rec;
+  rec.best = setting_of(*best);
+  rec.knee_threads = best->threads;
+  std::vector<const Result*> alternatives;
+  for (const auto& r : sweep) {
+    if (&r == best || !eligible(r) || !within_noise(r.median_ci, best->median_ci)) continue;
+    alternatives.push_back(&r);
+    if (r.strategy == best->strategy && r.batch == best->batch) {
+      rec.knee_threads = std::min(rec.knee_threads, r.threads);
+    }
+  }
+  std::stable_sort(alternatives.begin(), alternatives.end(), [](const Result* a, const Result* b) {
+    return a->ops_per_sec > b->ops_per_sec;
+  });
+  for (const Result* r : alternatives) rec.within_noise.push_back(setting_of(*r));
+  // Held descriptors fill the table on top of what the program holds already.
+  if (best->holds_descriptors) {
+    rec.pregrow_to = static_cast<int>(best->ops) + kProgramDescriptors;
+  }
+  return rec;
+}
+
+std::string recommendation_json(const Recommendation& rec) {
+  json out = setting_json(rec.best);
+  out["within_noise"] = json::array();
+  for (const auto& s : rec.within_noise) out["within_noise"].push_back(setting_json(s));
+  out["knee_threads"] = rec.knee_threads;
+  out["pregrow_to"] = rec.pregrow_to ? json(*rec.pregrow_to) : json(nullptr);
+  return out.dump(2);
+}
+
+Recommendation parse_recommendation(std::string_view text) {
+  json document;
+  try {
+    document = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw Error(fmt::format("not JSON: {}", e.what()));
+  }
+  // A whole `tune --format json` document carries it under "recommendation".
+  std::string where = "recommendation";
+  if (document.is_object() && document.contains("recommendation")) {
+    document = document.at("recommendation");
+    if (document.is_null()) throw Error("recommendation: null (tune found nothing to recommend)");
+  }
+  Recommendation rec;
+  rec.best = parse_setting(document, where);
+  const json& alternatives = field(document, where, "within_noise");
+  if (!alternatives.is_array()) throw Error(where + ".within_noise: expected an array");
+  for (std::size_t i = 0; i < alternatives.size(); ++i) {
+    rec.within_noise.push_back(
+        parse_setting(alternatives[i], fmt::format("{}.within_noise[{}]", where, i)));
+  }
+  rec.knee_threads = whole_number(document, where, "knee_threads", 1);
+  if (!field(document, where, "pregrow_to").is_null()) {
+    rec.pregrow_to = whole_number(document, where, "pregrow_to", 0);
+  }
+  return rec;
+}
+
+Recommendation load_recommendation(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(fmt::format("{}: {}", path, errno_text(errno)));
+  std::ostringstream text;
+  text << in.rdbuf();
+  try {
+    return parse_recommendation(text.str());
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {} (write it with fdbench tune --save {})", path, e.what(), path));
+  }
+}
+
+}  // namespace fdbench

@@ -1,0 +1,255 @@
+// measure_in_fresh_child(): every repetition in a fresh child process that starts from the
+// kernel's smallest descriptor table, so no repetition inherits a table grown before it.
+// The parent only forks, collects each child's report and builds the result.
+#include <fmt/format.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "engine/child_process.hpp"
+#include "engine/child_report.hpp"
+#include "fdbench/error.hpp"
+#include "platform/interrupt.hpp"
+#include "engine/measure.hpp"
+#include "platform/platform.hpp"
+#include "engine/measurement.hpp"
+
+namespace fdbench {
+
+namespace {
+
+// Unlike a `process` worker, this child has children of its own (`process` workers, libuv's
+// helper): dying on Ctrl-C at once would orphan them. So it keeps fdbench's handlers, which
+// only record the signal: the workload stops early (it polls), every child is reaped on the
+// way out, and the report says that the signal came. It starts from the smallest table.
+constexpr ChildOptions kRepetitionChild{.keeps_interrupt_handlers = true, .smallest_table = true};
+
+// The workload the recipe makes, if it has the facts the parent was given.
+std::unique_ptr<Workload> make_as_described(const WorkloadRecipe& recipe) {
+  auto work = recipe.make();
+  if (const WorkloadFacts made = facts_of(*work); made != recipe.facts) {
+    throw Error(fmt::format(
+        "the child made a {} workload of {} {} items, not the {} of {} {} "
+        "items the parent reports",
+        made.name, made.ops, made.kind, recipe.facts.name, recipe.facts.ops, recipe.facts.kind));
+  }
+  return work;
+}
+
+// The highest descriptor `pregrow` asks for in a child holding fds 0-2 and `channel`, or 0.
+int pregrow_target(const Pregrow& pregrow, const Workload& work, int channel) {
+  switch (pregrow.mode) {
+    case Pregrow::Mode::automatic:  // +1 for reading FDSize afterwards
+      return channel + static_cast<int>(work.ops()) * work.descriptors_per_item() + 2;
+    case Pregrow::Mode::fd:
+      return pregrow.fd;
+    case Pregrow::Mode::off:
+      break;
+  }
+  return 0;
+}
+
+void child_repetition(Channel& channel, const WorkloadRecipe& recipe, const StrategyInfo& strategy,
+                      const StrategyConfig& config, const Pregrow& pregrow, bool latency) noexcept {
+  ChildReport report;
+  std::optional<CallTrace> trace;
+  try {
+    auto work = make_as_described(recipe);
+    if (latency) {
+      trace.emplace(work->ops());
+      work->set_trace(&*trace);
+    }
+    if (const int highest = pregrow_target(pregrow, *work, channel.fd()); highest > 0) {
+      if (const int err = platform::grow_fd_table(highest)) {
+        throw Error(fmt::format("pregrow to fd {} failed: {}", highest, errno_text(err)));
+      }
+    }
+    report.fdsize_before = platform::fd_table_size().value_or(-1);
+    Repetition rep;
+    {
+      auto runner = strategy.make(config);  // worker threads exist only from here on
+      if (trace) report.shared = table_shared_now(strategy, config) ? 1 : 0;
+      // A signal that came already ends the repetition before it starts; the check also
+      // runs interrupted() once off the clock, so the workload's first call to it is not
+      // this fresh process's first touch of its code page (a page fault, ~10 µs on a VM).
+      throw_if_interrupted();
+      RepetitionScope scope(*work);
+      rep = runner->run(*work);
+      scope.end();
+    }
+    report.ns = rep.ns;
+    report.tally = rep.tally;
+    report.fdsize_after = platform::fd_table_size().value_or(-1);
+    work->set_trace(nullptr);
+    if (trace) report.traced = trace->records().size();
+  } catch (const Interrupted& e) {  // a `process` worker or libuv's helper died of it
+    report.signal = e.signal();
+  } catch (const std::exception& e) {
+    std::snprintf(report.error, sizeof report.error, "%s", e.what());
+  }
+  if (report.signal == 0) report.signal = interrupted();
+  if (report.signal != 0 || report.error[0] != '\0') report.traced = 0;
+  if (channel.send(report) && report.traced != 0) {
+    channel.send_all(std::span<const CallRecord>(trace->records()));
+  }
+}
+
+struct ChildRun {
+  ChildReport report;
+  std::vector<CallRecord> records;  // --latency
+};
+
+// Runs one repetition in a fresh child and returns its report (and its call records).
+ChildRun run_in_child(const WorkloadRecipe& recipe, const StrategyInfo& strategy,
+                      const StrategyConfig& config, const Pregrow& pregrow, bool latency) {
+  const std::int64_t forked_ns = platform::now_ns();
+  ChildProcess child(
+      [&](Channel& channel) {
+        child_repetition(channel, recipe, strategy, config, pregrow, latency);
+      },
+      kRepetitionChild);
+  ChildRun run;
+  ChildReport& report = run.report;
+  bool reported = child.receive(report);  // passes a Ctrl-C for fdbench alone on
+  std::string wrong;
+  if (reported) wrong = implausible(report, recipe.facts.ops, platform::now_ns() - forked_ns);
+  if (reported && wrong.empty() && report.traced != 0) {
+    // Sized by the recipe, not by the message: a report never makes the parent allocate more.
+    reported = report.traced == recipe.facts.ops;
+    if (reported) {
+      run.records.resize(report.traced);
+      reported = child.channel().receive_all(std::span<CallRecord>(run.records));
+    }
+  }
+  const ChildExit end = child.wait();
+  if (end.signal == SIGINT || end.signal == SIGTERM) throw Interrupted(end.signal);
+  if (end.signal != 0) {
+    throw Error(fmt::format("a worker process was killed by signal {} ({})", end.signal,
+                            strsignal(end.signal)));
+  }
+  throw_if_interrupted();  // the report, if any, is of a repetition cut short
+  if (!reported) {
+    throw Error(fmt::format("a worker process exited (status {}) without reporting", end.code));
+  }
+  if (!wrong.empty()) {
+    throw Error("a repetition's child process sent an implausible report (" + wrong +
+                "); nothing of it was kept");
+  }
+  if (report.signal != 0) throw Interrupted(report.signal);  // the child alone got one
+  return run;
+}
+
+}  // namespace
+
+std::string implausible(ChildReport& report, std::uint64_t ops, std::int64_t lived_ns) {
+  report.error[sizeof report.error - 1] = '\0';
+  if (report.signal != 0 && report.signal != SIGINT && report.signal != SIGTERM) {
+    return fmt::format("signal {}", report.signal);
+  }
+  if (report.shared != 0 && report.shared != 1) return fmt::format("shared {}", report.shared);
+  if (report.traced > ops) return fmt::format("{} call records for {} items", report.traced, ops);
+  if (report.error[0] != '\0' || report.signal != 0) return {};  // no sample to check
+  if (report.ns <= 0 || report.ns > lived_ns) {
+    return fmt::format("a repetition of {} ns in a child that lived {} ns", report.ns, lived_ns);
+  }
+  const Tally& t = report.tally;
+  if (t.failures > ops) return fmt::format("{} failed calls of {}", t.failures, ops);
+  std::uint64_t counted = 0;
+  for (const auto n : t.by_errno) counted += n;
+  if (counted != t.failures || (t.failures != 0 && t.first_errno <= 0)) {
+    return fmt::format("{} failed calls, {} counted by errno", t.failures, counted);
+  }
+  if (report.fdsize_before < -1 || report.fdsize_after < -1 ||
+      (report.fdsize_before > 0 && report.fdsize_after >= 0 &&
+       report.fdsize_after < report.fdsize_before)) {
+    return fmt::format("descriptor table {} → {}", report.fdsize_before, report.fdsize_after);
+  }
+  return {};
+}
+
+WorkloadRecipe open_workload_recipe(OpenSpec spec) {
+  FDBENCH_ASSERT(spec.paths != nullptr);
+  spec.dir_fd = -1;  // the child holds only fds 0-2: it opens the directory itself
+  const std::uint64_t files = spec.paths->size();
+  return {{"open", "file", files, 1, "files", spec.keep_open},
+          [spec] { return make_open_workload(spec); }};
+}
+
+WorkloadRecipe socket_workload_recipe(SocketKind kind, std::size_t count) {
+  return {{"socket", std::string(to_string(kind)), count, kind == SocketKind::pipe ? 2 : 1, "fds",
+           true},
+          [kind, count] { return make_socket_workload(kind, count); }};
+}
+
+namespace {
+
+// Each repetition in a fresh child; the parent keeps what the children report.
+class FreshChildMeasurement final : public Measurement {
+ public:
+  FreshChildMeasurement(const WorkloadRecipe& work, const StrategyInfo& strategy,
+                        const StrategyConfig& config, const Pregrow& pregrow, int repeat,
+                        int warmup, const MeasureExtras& extras)
+      : Measurement(base_result(work.facts, strategy, config, repeat, warmup), repeat, warmup),
+        work_(work),
+        strategy_(strategy),
+        config_(config),
+        pregrow_(pregrow),
+        traced_(extras.latency) {
+    r_.pregrow = pregrow.label();
+    if (const auto reason = strategy.unavailable_reason(); !reason.empty()) {
+      stop(std::string(reason));
+      return;
+    }
+    if (traced_) latency_.emplace(work.facts, strategy, extras.on_calls);
+  }
+
+ private:
+  void repetition(bool timed) override {
+    const ChildRun run = run_in_child(work_, strategy_, config_, pregrow_, traced_);
+    const ChildReport& report = run.report;
+    if (report.error[0] != '\0') return stop(report.error);
+    total_.merge(report.tally);
+    if (!timed) return;
+    r_.times_ns.push_back(report.ns);
+    if (latency_) {
+      const std::optional<int> before =
+          report.fdsize_before >= 0 ? std::optional<int>(report.fdsize_before) : std::nullopt;
+      latency_->add(run.records, report.ns, before, report.shared != 0);
+    }
+    if (!r_.fdsize_before) {  // every child starts alike; keep the first timed one's sizes
+      if (report.fdsize_before >= 0) r_.fdsize_before = report.fdsize_before;
+      if (report.fdsize_after >= 0) r_.fdsize_after = report.fdsize_after;
+    }
+  }
+
+  const WorkloadRecipe& work_;
+  const StrategyInfo& strategy_;
+  StrategyConfig config_;
+  Pregrow pregrow_;
+  bool traced_;
+};
+
+}  // namespace
+
+std::unique_ptr<Measurement> fresh_child_measurement(const WorkloadRecipe& work,
+                                                     const StrategyInfo& strategy,
+                                                     const StrategyConfig& config,
+                                                     const Pregrow& pregrow, int repeat, int warmup,
+                                                     const MeasureExtras& extras) {
+  return std::make_unique<FreshChildMeasurement>(work, strategy, config, pregrow, repeat, warmup,
+                                                 extras);
+}
+
+Result measure_in_fresh_child(const WorkloadRecipe& work, const StrategyInfo& strategy,
+                              const StrategyConfig& config, const Pregrow& pregrow, int repeat,
+                              int warmup, const MeasureExtras& extras) {
+  return fresh_child_measurement(work, strategy, config, pregrow, repeat, warmup, extras)
+      ->run_all();
+}
+
+}  // namespace fdbench

@@ -1,0 +1,291 @@
+// measure(): a set of repetitions in this process, and what every result is filled in with.
+#include "engine/measure.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <system_error>
+
+#include "fdbench/error.hpp"
+#include "platform/interrupt.hpp"
+#include "platform/platform.hpp"
+#include "engine/measurement.hpp"
+
+namespace fdbench {
+
+namespace {
+
+std::string describe_fds(const std::vector<int>& fds) {
+  std::string text;
+  for (const int fd : fds) text += (text.empty() ? "" : ",") + std::to_string(fd);
+  return text;
+}
+
+}  // namespace
+
+std::string creation_op(std::string_view workload) {
+  return workload == "open" ? "open" : "create";
+}
+
+LatencyRecording::LatencyRecording(const WorkloadFacts& work, const StrategyInfo& strategy,
+                                   CallsDone on_calls)
+    : collector_(creation_op(work.name), !work.holds_descriptors),
+      on_calls_(std::move(on_calls)),
+      not_recorded_(strategy.latency_not_recorded) {}
+
+void LatencyRecording::add(std::span<const CallRecord> records, std::int64_t ns,
+                           std::optional<int> fdsize_before, bool shared) {
+  ++repetitions_;
+  const bool any = std::any_of(records.begin(), records.end(),
+                               [](const CallRecord& c) { return c.create_ns >= 0; });
+  if (!any && !records.empty()) recorded_ = false;
+  if (!recorded_) return;
+  collector_.add(records, ns, fdsize_before.value_or(0), shared);
+  if (on_calls_) on_calls_(repetitions_ - 1, records);
+}
+
+void LatencyRecording::store(Result& r) const {
+  if (repetitions_ == 0) return;
+  if (!recorded_) {  // said in the parameters: with --latency on by default it is no warning
+    r.parameters["latency"] =
+        "not recorded: " + std::string(!not_recorded_.empty()
+                                           ? not_recorded_
+                                           : "the strategy makes its calls where none is timed");
+    return;
+  }
+  r.latency = collector_.finish();
+  if (per_submission(*r.latency)) r.parameters["latency"] = per_submission_note(r.batch);
+}
+
+bool table_shared_now(const StrategyInfo& strategy, const StrategyConfig& config) {
+  if (strategy.fd_table != FdTable::shared) return false;
+  if (const auto threads = platform::thread_count()) return *threads > 1;
+  return strategy.runnable_threads(config) > 1;
+}
+
+WorkloadFacts facts_of(const Workload& work) {
+  return {std::string(work.name()),
+          work.kind(),
+          work.ops(),
+          work.descriptors_per_item(),
+          std::string(work.unit()),
+          work.holds_descriptors()};
+}
+
+Result base_result(const WorkloadFacts& work, const StrategyInfo& strategy,
+                   const StrategyConfig& config, int repeat, int warmup) {
+  Result r;
+  r.workload = work.name;
+  r.strategy = std::string(strategy.name);
+  r.threads = config.threads;
+  r.runnable_threads = strategy.runnable_threads(config);
+  r.batch = strategy.uses_batch ? config.batch : 1;
+  r.kind = work.kind;
+  r.ops = work.ops * static_cast<std::uint64_t>(work.descriptors_per_item);
+  r.repeat = repeat;
+  r.warmup = warmup;
+  r.workers = strategy.workers;
+  r.fd_table = strategy.fd_table;
+  r.reference = strategy.reference;
+  r.holds_descriptors = work.holds_descriptors;
+  r.unit = work.unit;
+  if (!strategy.dispatch.empty()) r.parameters["dispatch"] = std::string(strategy.dispatch);
+  if (strategy.uses_batch) {
+    r.parameters["batch"] = std::to_string(config.batch);
+    r.parameters["batch_means"] = std::string(strategy.batch_means);
+  }
+  if (strategy.parameters) r.parameters.merge(strategy.parameters(config, work.holds_descriptors));
+  return r;
+}
+
+void record_failures(Result& r, const Tally& tally) {
+  r.failures = tally.failures;
+  if (tally.failures == 0) return;
+  r.first_failure = errno_text(tally.first_errno);
+  for (int err = 0; err < Tally::kErrnoSlots; ++err) {
+    if (const auto n = tally.by_errno[static_cast<std::size_t>(err)]; n != 0) {
+      add_failures(r.failures_by_errno, err == Tally::kErrnoSlots - 1 ? -1 : err, n);
+    }
+  }
+}
+
+void check_no_leak(Result& r, const std::vector<int>& before) {
+  const auto after = platform::open_descriptors();
+  if (after == before) return;
+  r.warnings.push_back(fmt::format("descriptor leak: held {{{}}} before the run, {{{}}} after",
+                                   describe_fds(before), describe_fds(after)));
+#ifndef NDEBUG
+  std::fprintf(stderr, "fdbench: %s\n", r.warnings.back().c_str());
+  FDBENCH_ASSERT(!"descriptor leak");
+#endif
+}
+
+Measurement::Measurement(Result base, int repeat, int warmup)
+    : r_(base), base_(std::move(base)), repeat_(repeat), warmup_(warmup) {}
+
+std::string Measurement::next_repetition_text() const {
+  const int next = next_.load();
+  if (next < warmup_) return fmt::format("warm-up repetition {} of {}", next + 1, warmup_);
+  return fmt::format("repetition {} of {}", next - warmup_ + 1, repeat_);
+}
+
+Result Measurement::hung(std::string error) const {
+  Result r = base_;
+  r.error = std::move(error);
+  finalize(r);
+  return r;
+}
+
+void Measurement::run_next() {
+  FDBENCH_ASSERT(!done());
+  throw_if_interrupted();
+  // Taken at the first repetition, when every measurement a Session interleaves with this
+  // one exists: what they hold (an open workload's directory) is no leak of this one.
+  if (!held_before_) held_before_ = platform::open_descriptors();
+  repetition(next_ >= warmup_);
+  if (stopped_) return;
+  ++next_;
+}
+
+void Measurement::stop(std::string error) {
+  r_.error = std::move(error);
+  r_.times_ns.clear();
+  stopped_ = true;
+}
+
+Result Measurement::run_all() {
+  while (!done()) run_next();
+  return finish();
+}
+
+Result Measurement::finish() {
+  release();
+  if (!done()) {
+    r_.warnings.push_back(fmt::format("{}{} of {} timed repetitions ran", kCutShortWarning,
+                                      r_.times_ns.size(), repeat_));
+  }
+  if (latency_ && r_.error.empty()) latency_->store(r_);
+  record_failures(r_, total_);
+  if (held_before_ && check_leaks_) check_no_leak(r_, *held_before_);
+  finalize(r_);
+  return std::move(r_);
+}
+
+namespace {
+
+// The workload's repetitions in this process, its workers kept or made per repetition.
+class InProcessMeasurement final : public Measurement {
+ public:
+  InProcessMeasurement(Workload& work, std::unique_ptr<Workload> owned,
+                       const StrategyInfo& strategy, const StrategyConfig& config, int repeat,
+                       int warmup, const MeasureExtras& extras, Workers workers)
+      : Measurement(base_result(facts_of(work), strategy, config, repeat, warmup), repeat, warmup),
+        owned_(std::move(owned)),
+        work_(work),
+        strategy_(strategy),
+        config_(config),
+        workers_(workers) {
+    if (const auto reason = strategy.unavailable_reason(); !reason.empty()) {
+      stop(std::string(reason));
+      return;
+    }
+    r_.fdsize_before = platform::fd_table_size();
+    if (extras.latency) {
+      trace_.emplace(work.ops());
+      latency_.emplace(facts_of(work), strategy, extras.on_calls);
+      work_.set_trace(&*trace_);
+    }
+  }
+  InProcessMeasurement(const InProcessMeasurement&) = delete;
+  InProcessMeasurement& operator=(const InProcessMeasurement&) = delete;
+  ~InProcessMeasurement() override {
+    runner_.reset();
+    work_.set_trace(nullptr);
+  }
+
+ private:
+  void repetition(bool timed) override {
+    try {
+      if (!runner_) {
+        runner_ = strategy_.make(config_);
+        shared_ = trace_ && table_shared_now(strategy_, config_);
+        // Workers made for this repetition alone first do the work once untimed, as a
+        // sequential run's warm-up does for the workers it keeps: a new io_uring ring's first
+        // submissions, say, are not what the repetition measures.
+        if (workers_ == Workers::per_repetition) run_once(false);
+      }
+      run_once(timed);
+      if (workers_ == Workers::per_repetition) runner_.reset();
+    } catch (const std::system_error& e) {  // e.g. EAGAIN creating the 1,000th thread
+      runner_.reset();
+      stop(fmt::format("could not start {} with {} threads: {}", strategy_.name, config_.threads,
+                       e.what()));
+    } catch (const Error& e) {  // the strategy cannot do this workload here
+      runner_.reset();
+      throw_if_interrupted();  // ... unless a Ctrl-C killed its workers
+      stop(e.what());
+    }
+  }
+
+  // One repetition on the workers there are; its failures count, its time only if `timed`.
+  void run_once(bool timed) {
+    RepetitionScope scope(work_);
+    std::optional<int> fdsize;
+    if (trace_) {
+      trace_->reset();
+      fdsize = platform::fd_table_size();
+    }
+    const Repetition rep = runner_->run(work_);
+    scope.end();
+    throw_if_interrupted();  // a repetition cut short by Ctrl-C is no sample
+    total_.merge(rep.tally);
+    if (!timed) return;
+    r_.times_ns.push_back(rep.ns);
+    if (latency_) latency_->add(trace_->records(), rep.ns, fdsize, shared_);
+  }
+
+  void release() override {
+    runner_.reset();
+    work_.set_trace(nullptr);
+    r_.fdsize_after = platform::fd_table_size();
+  }
+
+  std::unique_ptr<Workload> owned_;  // declared first: destroyed after what uses it
+  Workload& work_;
+  const StrategyInfo& strategy_;
+  StrategyConfig config_;
+  Workers workers_;
+  std::optional<CallTrace> trace_;
+  std::unique_ptr<Strategy> runner_;
+  bool shared_ = false;  // --latency: the table was shared while the workers ran
+};
+
+}  // namespace
+
+std::unique_ptr<Measurement> in_process_measurement(Workload& work, const StrategyInfo& strategy,
+                                                    const StrategyConfig& config, int repeat,
+                                                    int warmup, const MeasureExtras& extras,
+                                                    Workers workers) {
+  return std::make_unique<InProcessMeasurement>(work, nullptr, strategy, config, repeat, warmup,
+                                                extras, workers);
+}
+
+std::unique_ptr<Measurement> in_process_measurement(std::unique_ptr<Workload> work,
+                                                    const StrategyInfo& strategy,
+                                                    const StrategyConfig& config, int repeat,
+                                                    int warmup, const MeasureExtras& extras,
+                                                    Workers workers) {
+  Workload& made = *work;
+  return std::make_unique<InProcessMeasurement>(made, std::move(work), strategy, config, repeat,
+                                                warmup, extras, workers);
+}
+
+Result measure(Workload& work, const StrategyInfo& strategy, const StrategyConfig& config,
+               int repeat, int warmup, const MeasureExtras& extras) {
+  return in_process_measurement(work, strategy, config, repeat, warmup, extras, Workers::kept)
+      ->run_all();
+}
+
+}  // namespace fdbench

@@ -1,0 +1,86 @@
+#pragma once
+// Validated options for each command (the CLI builds them; the library takes them as they are).
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "uring/uring_options.hpp"
+#include "engine/workload.hpp"
+
+namespace fdbench {
+
+constexpr int kMaxThreads = 1024;
+
+struct Pregrow {
+  enum class Mode { off, automatic, fd } mode = Mode::off;
+  int fd = 0;  // with Mode::fd: grow the table to hold this descriptor number
+
+  [[nodiscard]] std::string label() const;  // "off", "auto" or the number
+};
+// Parses "off", "auto" or a non-negative number; false if none of these.
+bool parse_pregrow(const std::string& text, Pregrow& out);
+
+// --order: how the repetitions of a sweep's results follow each other.
+enum class Order {
+  interleaved,  // round-robin: result A's repetition 1, B's 1, ..., A's 2, ... (the default)
+  sequential,   // every repetition of A, then every repetition of B, ...
+};
+std::string_view to_string(Order order);
+bool parse_order(std::string_view text, Order& order);
+
+struct OpenOptions {
+  std::size_t files = 10000;
+  std::vector<int> threads{1, 2, 4, 8, 16};
+  std::vector<std::string> strategies;  // empty: every registered strategy
+  int batch = 64;
+  int repeat = 10;
+  int warmup = 1;
+  bool latency = false;  // --latency: time every call (Result::latency)
+  // --rcu-expedited: each value (0, 1) set for a block of the sweep; empty: kept as it is.
+  std::vector<int> rcu_expedited;
+  Order order = Order::interleaved;  // --order
+  // --timeout: seconds a repetition may take before it is abandoned as hung; 0: no limit (the
+  // CLI's default for a private set; 60 for --tree and --list).
+  double timeout_s = 0;
+  std::string dir;           // empty: $TMPDIR or /tmp
+  std::size_t subdirs = 0;   // --layout dirs:K (0: flat)
+  // --keep-files DIR: the generated set is made at DIR itself and left there afterwards.
+  std::string keep_files;
+  // --reuse-files DIR: the set a --keep-files run left at DIR is checked and opened, nothing is
+  // made. It must hold `files` files laid out as `subdirs` says, unless these were not given:
+  // then the set's marker says.
+  std::string reuse_files;
+  bool files_given = true;   // false: --reuse-files takes the set's count
+  bool layout_given = true;  // false: --reuse-files takes the set's layout
+  std::string tree;          // --tree DIR: open the regular files under DIR instead
+  std::string list;          // --list FILE: open the paths listed in FILE instead
+  bool list0 = false;        // --list0: the list is NUL-separated
+  OpenFlags flags = OpenFlags::rdonly;
+  PathMode paths = PathMode::relative;      // --paths
+  bool keep_open = false;                   // hold every descriptor to the end of the repetition
+  std::vector<Pregrow> pregrow{Pregrow{}};  // with keep_open: each runs in a fresh child
+  UringOptions uring;                       // --uring-tuning, --uring-close
+};
+
+struct SocketOptions {
+  std::vector<std::string> strategies{"threads"};
+  std::vector<int> threads{2};
+  std::size_t per_thread = 256;
+  SocketKind kind = SocketKind::tcp;
+  std::vector<Pregrow> pregrow{Pregrow{}, Pregrow{Pregrow::Mode::automatic, 0}};
+  int batch = 64;      // io_uring submissions
+  UringOptions uring;  // --uring-tuning
+  int repeat = 10;
+  int warmup = 1;
+  bool latency = false;  // --latency: time every call (Result::latency)
+  // --rcu-expedited: each value (0, 1) set for a block of the sweep; empty: kept as it is.
+  std::vector<int> rcu_expedited;
+  Order order = Order::interleaved;  // --order
+  double timeout_s = 0;              // --timeout, as for open
+};
+
+// $TMPDIR if set and non-empty, else /tmp.
+std::string default_dir();
+
+}  // namespace fdbench

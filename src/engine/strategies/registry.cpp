@@ -1,0 +1,133 @@
+#include "engine/strategies/registry.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace fdbench {
+
+namespace {
+
+// T workers and one more thread that runs beside them while timed: a pool's caller, which
+// waits on the futures, or libuv's loop thread, which reaps completions and issues requests.
+int threads_plus_one(const StrategyConfig& config) {
+  return config.threads + 1;
+}
+
+// io_uring's largest ring (IORING_MAX_ENTRIES): rings are set up with IORING_SETUP_CLAMP, so a
+// bigger --batch has at most this many SQEs in flight.
+constexpr std::uint64_t kMaxRingEntries = 32768;
+
+std::uint64_t batch_of(const StrategyConfig& config) {
+  return static_cast<std::uint64_t>(std::max(1, config.batch));
+}
+
+}  // namespace
+
+const std::vector<StrategyInfo>& strategy_registry() {
+  static const std::vector<StrategyInfo> registry = {
+      {.name = "threads",
+       .summary = "T workers, each a contiguous 1/T share of the list",
+       .make = make_threads_strategy,
+       .dispatch = "T threads (the caller included), a contiguous share each, released together",
+       .reference = true},
+      {.name = "pool",
+       .summary = "the seed's mutex+condvar pool, one task and one future per item",
+       .make = make_pool_strategy,
+       .dispatch = "one mutex+condvar queue; std::function + packaged_task + future per item",
+       .runnable_threads = threads_plus_one,
+       .recommendable = false},
+      {.name = "pool-batch",
+       .summary = "the same pool, one task per --batch items",
+       .uses_batch = true,
+       .make = make_pool_batch_strategy,
+       .dispatch = "one mutex+condvar queue; std::function + packaged_task + future per task",
+       .batch_means = "items per task",
+       .runnable_threads = threads_plus_one},
+      {.name = "fast-pool",
+       .summary = "one task per item, claimed from per-worker ranges with stealing, no lock",
+       .make = make_fast_pool_strategy,
+       .dispatch = "per-worker ranges, one atomic claim per item, single-item stealing"},
+      // fast-pool's runnable_threads: T, the caller is worker 0.
+      {.name = "process",
+       .summary = "T forked worker processes, one descriptor table each, a 1/T share each",
+       .make = make_process_strategy,
+       .dispatch = "T forked processes (own descriptor tables), a contiguous share each",
+       .workers = WorkerKind::processes,
+       .fd_table = FdTable::per_worker,
+       .unshared_by = "separate processes",
+       // Each worker: both ends of its channel (the parent's and its own). The release is a
+       // word of shared memory, or a byte on that same channel: no descriptor of its own.
+       .descriptors =
+           [](const StrategyConfig&) {
+             return DescriptorUse{2, 0};
+           },
+       .latency_not_recorded = "the calls are made in the worker processes, whose records are "
+                               "not sent back"},
+      {.name = "uring",
+       .summary = "io_uring, a ring per thread: --batch openat SQEs, then their closes",
+       .uses_batch = true,
+       .make = make_uring_strategy,
+       .unavailable_reason = uring_unavailable_reason,
+       .dispatch = "T threads, one io_uring ring each, set up on it (normal descriptors)",
+       .batch_means = "SQEs per submission; ring entries = batch",
+       .parameters = uring_parameters,
+       // runnable_threads: T. The io-wq workers an open may be punted to are the kernel's
+       // threads, not fdbench's: they are not counted (for uring-direct too).
+       // Each worker: its ring, and a batch of opened descriptors before their closes.
+       .descriptors =
+           [](const StrategyConfig& config) {
+             return DescriptorUse{std::min(batch_of(config), kMaxRingEntries) + 1, 0};
+           }},
+      {.name = "uring-direct",
+       .summary = "io_uring direct descriptors in ring slots: open+linked close, no fd table",
+       .uses_batch = true,
+       .make = make_uring_direct_strategy,
+       .unavailable_reason = uring_direct_unavailable_reason,
+       .dispatch = "T threads, one io_uring ring each, set up on it, direct descriptors in "
+                   "registered slots",
+       .batch_means = "open+close pairs per submission, ring entries = 2 x batch (--uring-close "
+                      "batched: opens per submission, ring entries = batch)",
+       .parameters = uring_direct_parameters,
+       .fd_table = FdTable::none,
+       .unshared_by = "io_uring direct descriptors",
+       // Each worker: its ring. Direct descriptors live in the ring, not in the table.
+       .descriptors =
+           [](const StrategyConfig&) {
+             return DescriptorUse{1, 0};
+           }},
+      {.name = "libuv",
+       .summary = "libuv's pool of T threads, uv_fs_open+uv_fs_close, --batch in flight",
+       .uses_batch = true,
+       .make = make_libuv_strategy,
+       .unavailable_reason = libuv_unavailable_reason,
+       .dispatch = "libuv threadpool of T (UV_THREADPOOL_SIZE) in a helper process, one loop",
+       .batch_means = "requests in flight",
+       .full_paths_only = true,
+       // The helper: --batch opened files in flight, its loop (epoll, an eventfd, the two
+       // signal pipes libuv makes) and its channel to us, both ends. The pool threads hold none.
+       .descriptors =
+           [](const StrategyConfig& config) {
+             return DescriptorUse{0, batch_of(config) + 8};
+           },
+       .runnable_threads = threads_plus_one,
+       .latency_not_recorded =
+           "libuv's pool threads make the calls in a helper process; only their completions "
+           "reach the loop, which would time the queue and the wake-ups, not the calls"},
+  };
+  return registry;
+}
+
+const StrategyInfo* find_strategy(std::string_view name) {
+  for (const auto& info : strategy_registry()) {
+    if (info.name == name) return &info;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> strategy_names() {
+  std::vector<std::string> names;
+  for (const auto& info : strategy_registry()) names.emplace_back(info.name);
+  return names;
+}
+
+}  // namespace fdbench

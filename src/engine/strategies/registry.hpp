@@ -1,0 +1,31 @@
+#pragma once
+// Factories of the strategies; each is defined in its own file and registered in
+// registry.cpp (one line each).
+#include <map>
+#include <memory>
+#include <string>
+
+#include "engine/strategy.hpp"
+
+namespace fdbench {
+
+std::unique_ptr<Strategy> make_threads_strategy(const StrategyConfig& config);
+std::unique_ptr<Strategy> make_pool_strategy(const StrategyConfig& config);
+std::unique_ptr<Strategy> make_pool_batch_strategy(const StrategyConfig& config);
+std::unique_ptr<Strategy> make_fast_pool_strategy(const StrategyConfig& config);
+std::unique_ptr<Strategy> make_process_strategy(const StrategyConfig& config);
+// libuv (libuv_strategy.cpp; unavailable when built without libuv).
+std::unique_ptr<Strategy> make_libuv_strategy(const StrategyConfig& config);
+std::string libuv_unavailable_reason();
+// io_uring (uring_strategy.cpp, uring_direct_strategy.cpp; uring_unavailable.cpp when built
+// without liburing).
+std::unique_ptr<Strategy> make_uring_strategy(const StrategyConfig& config);
+std::unique_ptr<Strategy> make_uring_direct_strategy(const StrategyConfig& config);
+std::string uring_unavailable_reason();
+std::string uring_direct_unavailable_reason();
+// The ring features each would use with `config` here, and uring-direct's way of closing.
+std::map<std::string, std::string> uring_parameters(const StrategyConfig& config, bool holds);
+std::map<std::string, std::string> uring_direct_parameters(const StrategyConfig& config,
+                                                           bool holds);
+
+}  // namespace fdbench

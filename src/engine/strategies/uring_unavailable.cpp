@@ -1,0 +1,34 @@
+// Stands in for the io_uring strategies when fdbench is built without liburing (or not for
+// Linux): they are still listed, and say why they cannot run.
+#include "fdbench/error.hpp"
+#include "engine/strategy.hpp"
+#include "engine/strategies/registry.hpp"
+
+namespace fdbench {
+
+namespace {
+constexpr const char* kReason = "built without liburing";
+}  // namespace
+
+std::unique_ptr<Strategy> make_uring_strategy(const StrategyConfig& /*config*/) {
+  throw Error(kReason);
+}
+std::unique_ptr<Strategy> make_uring_direct_strategy(const StrategyConfig& /*config*/) {
+  throw Error(kReason);
+}
+std::string uring_unavailable_reason() {
+  return kReason;
+}
+std::string uring_direct_unavailable_reason() {
+  return kReason;
+}
+std::map<std::string, std::string> uring_parameters(const StrategyConfig& /*config*/,
+                                                    bool /*holds*/) {
+  return {};
+}
+std::map<std::string, std::string> uring_direct_parameters(const StrategyConfig& /*config*/,
+                                                           bool /*holds*/) {
+  return {};
+}
+
+}  // namespace fdbench

@@ -1,0 +1,95 @@
+#pragma once
+// What the io_uring strategies add to the shared ring support (uring/ring.hpp): per-worker
+// state made and torn down on its own worker's thread, so that each ring belongs to the thread
+// that submits to it, and the --latency timing of a batch's submission.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "engine/strategies/worker_group.hpp"
+#include "model/call_trace.hpp"
+#include "platform/platform.hpp"
+#include "uring/ring.hpp"
+
+namespace fdbench::uring {
+
+// Runs fn(w) on every worker w of `group` at once, untimed, and rethrows the first exception
+// any of them threw on the calling thread.
+void on_each_worker(WorkerGroup& group, const std::function<void(int)>& fn);
+
+// One T per worker of `group`, each made, changed and destroyed on its own worker's thread,
+// so that the rings inside belong to the threads that submit to them.
+template <class T>
+class PerWorker {
+ public:
+  // make(w) runs on worker w.
+  PerWorker(WorkerGroup& group, const std::function<std::unique_ptr<T>(int)>& make)
+      : group_(group), items_(static_cast<std::size_t>(group.size())) {
+    try {
+      on_each_worker(group_, [&](int w) { items_[static_cast<std::size_t>(w)] = make(w); });
+    } catch (...) {
+      clear();
+      throw;
+    }
+  }
+  PerWorker(const PerWorker&) = delete;
+  PerWorker& operator=(const PerWorker&) = delete;
+  ~PerWorker() { clear(); }
+
+  T& operator[](int w) noexcept { return *items_[static_cast<std::size_t>(w)]; }
+  [[nodiscard]] int size() const noexcept { return static_cast<int>(items_.size()); }
+
+ private:
+  void clear() noexcept {
+    group_.run([this](int w) { items_[static_cast<std::size_t>(w)].reset(); });
+  }
+
+  WorkerGroup& group_;
+  std::vector<std::unique_ptr<T>> items_;
+};
+
+// --latency for a worker that submits batches: one CallKind::submission record per batch of
+// creations, on the slot of the batch's first item, timed from just before it is submitted to
+// the reaping of its last completion (and the same for the batch's separate submission of
+// closes, if it has one). Untraced (no trace) every member does nothing but test a pointer:
+// one branch per submission. Traced, the records already exist: no allocation while timed.
+class SubmissionClock {
+ public:
+  // On the submitting worker's thread, which it numbers in the trace.
+  explicit SubmissionClock(CallTrace* trace) noexcept
+      : trace_(trace), worker_(trace != nullptr ? trace->worker() : std::int16_t{-1}) {}
+
+  // Just before the batch whose first item is `first` is submitted.
+  void submitting(std::size_t first) noexcept {
+    if (trace_ == nullptr) return;
+    record_ = &trace_->at(first);
+    start_ = platform::now_ns();
+  }
+  // Its last completion reaped; `highest_fd`: the highest descriptor of the process table it
+  // returned (-1: none).
+  void reaped(int highest_fd) noexcept {
+    if (record_ == nullptr) return;
+    const std::int64_t now = platform::now_ns();
+    record_->start_ns = start_;
+    record_->create_ns = now - start_;
+    record_->fd = highest_fd;
+    record_->worker = worker_;
+    record_->kind = CallKind::submission;
+  }
+  // The same batch's closes: just before their submission, and their last completion reaped.
+  void submitting_closes() noexcept {
+    if (record_ != nullptr) start_ = platform::now_ns();
+  }
+  void closes_reaped() noexcept {
+    if (record_ != nullptr) record_->close_ns = platform::now_ns() - start_;
+  }
+
+ private:
+  CallTrace* trace_;
+  std::int16_t worker_;
+  CallRecord* record_ = nullptr;
+  std::int64_t start_ = 0;
+};
+
+}  // namespace fdbench::uring

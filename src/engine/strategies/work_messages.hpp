@@ -1,0 +1,36 @@
+#pragma once
+// The messages between a strategy and the children it forks (the `process` workers, the
+// `libuv` helper), sent over their ChildProcess channel.
+#include <cstdint>
+#include <cstdio>
+
+#include "engine/workload.hpp"
+
+namespace fdbench {
+
+// Parent -> child: do one repetition of `work` (the parent's address, valid in the child's
+// fork-time copy). `ops` is what the parent sees, to catch a workload made after the fork.
+struct WorkRequest {
+  Workload* work = nullptr;
+  std::uint64_t ops = 0;
+
+  // Empty if the child's copy is the parent's workload; otherwise why not.
+  [[nodiscard]] const char* mismatch() const {
+    return work->ops() == ops ? ""
+                              : "the workload changed after the strategy forked its children: "
+                                "make the workload before the strategy";
+  }
+};
+
+// Child -> parent: a repetition's time (a duration or a finish time, as the strategy says),
+// its failures, or an error.
+struct WorkReply {
+  std::int64_t ns = 0;
+  Tally tally;
+  char error[200] = {};
+
+  void set_error(const char* text) { std::snprintf(error, sizeof error, "%s", text); }
+  [[nodiscard]] bool failed() const { return error[0] != '\0'; }
+};
+
+}  // namespace fdbench

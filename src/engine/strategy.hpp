@@ -1,0 +1,99 @@
+#pragma once
+// HOW the work is spread. A Strategy object owns its workers: they are created by the
+// factory (untimed) and joined by the destructor; run() times one repetition from the
+// moment the workers are released to the moment the last item is done.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/result.hpp"
+#include "uring/uring_options.hpp"
+#include "engine/workload.hpp"
+
+namespace fdbench {
+
+struct StrategyConfig {
+  int threads = 1;
+  int batch = 64;  // items per task, where the strategy batches
+  UringOptions uring{};  // read by the io_uring strategies only
+};
+
+// Descriptors a strategy holds at once beyond the workload's own: its rings, channels, helper
+// processes' descriptors and the items its workers have in flight. Counted as if every process
+// of the strategy shared one table, so the sum is an upper bound for each of them.
+struct DescriptorUse {
+  std::uint64_t per_thread = 0;  // each worker's (thread or process)
+  std::uint64_t fixed = 0;       // the strategy's own besides (a helper's loop and channel)
+
+  [[nodiscard]] std::uint64_t total(int threads) const {
+    return per_thread * static_cast<std::uint64_t>(threads) + fixed;
+  }
+};
+
+struct Repetition {
+  std::int64_t ns = 0;
+  Tally tally;
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  // One timed repetition over every item of `work`.
+  virtual Repetition run(Workload& work) = 0;
+};
+
+struct StrategyInfo {
+  std::string_view name;
+  std::string_view summary;  // one line for --help and `strategies`
+  bool uses_batch = false;   // whether --batch changes what it does
+  std::function<std::unique_ptr<Strategy>(const StrategyConfig&)> make;
+  // Empty when the strategy can run here; otherwise why not ("io_uring_disabled is 2",
+  // "built without liburing"). Cheap enough to call once per result.
+  std::function<std::string()> unavailable_reason = [] { return std::string(); };
+  // Recorded with every result (JSON "parameters"): how work reaches the workers, and what
+  // --batch means for this strategy (empty when it means nothing).
+  std::string_view dispatch{};
+  std::string_view batch_means{};
+  // Parameters that depend on the configuration and on this machine, recorded beside those
+  // (io_uring: the ring features the kernel accepted, which the strategy then uses exactly).
+  // `holds` says whether the workload holds its descriptors. Must not throw.
+  std::function<std::map<std::string, std::string>(const StrategyConfig&, bool holds)> parameters{};
+  // Opens files by full path only (no *at() calls): --paths relative cannot apply to it.
+  bool full_paths_only = false;
+  // What findings and reporters need to know of it, recorded with every result so that they
+  // never go by its name: what its workers are, whose descriptor table they fill (and, when
+  // it is not a shared one, how: a few words for the findings' advice), and whether it is
+  // the reference, the seed's plain loop the others are compared with (exactly one is).
+  WorkerKind workers = WorkerKind::threads;
+  FdTable fd_table = FdTable::shared;
+  std::string_view unshared_by{};  // "separate processes"; empty for a shared table
+  bool reference = false;
+  // The most descriptors it holds at once with `config` (the descriptor budget adds the
+  // workload's held ones, any pregrow and fdbench's own, and raises RLIMIT_NOFILE to fit).
+  std::function<DescriptorUse(const StrategyConfig&)> descriptors = [](const StrategyConfig&) {
+    return DescriptorUse{};
+  };
+  // Threads or processes that can be on a CPU during its timed region with `config`: more
+  // than --threads where a caller waits beside the workers or a loop thread drives them.
+  std::function<int(const StrategyConfig&)> runnable_threads = [](const StrategyConfig& config) {
+    return config.threads;
+  };
+  // Whether tune may recommend it: a way a program can adopt. False for a strategy measured
+  // only to show what it costs (the seed's naive pool).
+  bool recommendable = true;
+  // --latency: why its calls cannot be timed, for a strategy whose calls neither the
+  // workload's loop nor the strategy itself times (a result's "latency" parameter says it).
+  std::string_view latency_not_recorded{};
+};
+
+// Every strategy, in the order they are listed and run by default.
+const std::vector<StrategyInfo>& strategy_registry();
+// nullptr if `name` is unknown.
+const StrategyInfo* find_strategy(std::string_view name);
+std::vector<std::string> strategy_names();
+
+}  // namespace fdbench

@@ -1,0 +1,84 @@
+#include "engine/timed_runner.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "engine/child_process.hpp"
+#include "fdbench/error.hpp"
+#include "platform/interrupt.hpp"
+
+namespace fdbench {
+
+namespace {
+
+// How often the waiting caller looks for SIGINT or SIGTERM.
+constexpr auto kSignalPoll = std::chrono::milliseconds(100);
+
+}  // namespace
+
+TimedRunner::TimedRunner(std::chrono::nanoseconds limit)
+    : limit_(limit), state_(std::make_shared<State>()), thread_(loop, state_) {}
+
+TimedRunner::~TimedRunner() {
+  {
+    const std::lock_guard lock(state_->mutex);
+    state_->stop = true;
+  }
+  state_->changed.notify_all();
+  if (abandoned_) {
+    thread_.detach();  // it holds its own share of the state
+  } else {
+    thread_.join();
+  }
+}
+
+void TimedRunner::loop(const std::shared_ptr<State>& state) {
+  std::unique_lock lock(state->mutex);
+  for (;;) {
+    state->changed.wait(lock, [&] { return state->stop || state->step; });
+    if (!state->step) return;  // stopped
+    auto step = std::move(state->step);
+    state->step = nullptr;
+    lock.unlock();
+    std::exception_ptr error;
+    try {
+      step();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    lock.lock();
+    state->error = error;
+    state->finished = true;
+    state->changed.notify_all();
+  }
+}
+
+TimedRunner::Outcome TimedRunner::run(std::function<void()> step) {
+  FDBENCH_ASSERT(!abandoned_);
+  std::unique_lock lock(state_->mutex);
+  state_->finished = false;
+  state_->error = nullptr;
+  state_->step = std::move(step);
+  state_->changed.notify_all();
+  const WaitingThread waiting;
+  const auto deadline = std::chrono::steady_clock::now() + limit_;
+  std::optional<std::chrono::steady_clock::time_point> signalled;
+  while (!state_->finished) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) {
+      abandoned_ = true;
+      return Outcome::timed_out;
+    }
+    if (interrupted() != 0 && !signalled) signalled = now;
+    if (signalled && now - *signalled >= kSignalGrace) {
+      abandoned_ = true;
+      return Outcome::interrupted;
+    }
+    state_->changed.wait_until(lock, std::min(deadline, now + kSignalPoll));
+  }
+  if (state_->error) std::rethrow_exception(std::exchange(state_->error, nullptr));
+  return Outcome::done;
+}
+
+}  // namespace fdbench

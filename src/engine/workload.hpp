@@ -1,0 +1,147 @@
+#pragma once
+// WHAT is created. A workload is a list of `ops()` items; strategies decide which thread
+// does which item, the workload decides what an item is (open+close a file, create and
+// hold a socket).
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/call_trace.hpp"
+#include "model/path_table.hpp"
+
+namespace fdbench {
+
+// Per-worker failure counts, by errno; merged after the timed region. Trivially copyable,
+// so a worker process can send it through a pipe as it is.
+struct Tally {
+  static constexpr int kErrnoSlots = 160;  // errno values above this share the last slot
+
+  std::uint64_t failures = 0;
+  int first_errno = 0;
+  std::array<std::uint32_t, kErrnoSlots> by_errno{};
+
+  void fail(int err) noexcept {
+    if (failures++ == 0) first_errno = err;
+    ++by_errno[static_cast<std::size_t>(err > 0 && err < kErrnoSlots ? err : kErrnoSlots - 1)];
+  }
+  void merge(const Tally& other) noexcept {
+    if (other.failures == 0) return;
+    if (failures == 0) first_errno = other.first_errno;
+    failures += other.failures;
+    for (std::size_t i = 0; i < by_errno.size(); ++i) by_errno[i] += other.by_errno[i];
+  }
+};
+
+// What one item is, described once: every built-in workload's run_range() is one loop over
+// this description, and strategies that issue the calls themselves (io_uring, libuv) read the
+// same one from spec(), so the two paths cannot drift apart.
+struct ItemSpec {
+  enum class Op {
+    open_file,       // openat(dir_fd, path(i), open_flags)
+    create_socket,   // socket(domain, type, protocol)
+    create_eventfd,  // an eventfd (close-on-exec)
+    create_pipe,     // a pipe (close-on-exec): two descriptors per item
+    other,           // only the workload's own run_range() knows how
+  } op = Op::other;
+  // open_file: item i is path(i), relative to dir_fd (or absolute).
+  int dir_fd = -1;
+  std::string dir_path;  // the same directory as a path, for APIs without *at() calls
+  const PathTable* paths = nullptr;
+  bool absolute = false;  // --paths absolute: every path is absolute, dir_fd is AT_FDCWD
+  int open_flags = 0;  // as given to openat(), O_CLOEXEC included
+  // create_socket: SOCK_CLOEXEC included in `type` where the system has it.
+  int domain = 0;
+  int type = 0;
+  int protocol = 0;
+  // What becomes of a descriptor: handed to keep() and held until after_repetition(), or
+  // closed at once.
+  bool keep_open = false;
+
+  [[nodiscard]] int descriptors() const noexcept { return op == Op::create_pipe ? 2 : 1; }
+  [[nodiscard]] const char* path(std::size_t i) const noexcept { return (*paths)[i]; }
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  [[nodiscard]] virtual std::string_view name() const = 0;  // "open", "socket"
+  [[nodiscard]] virtual std::string kind() const = 0;       // "file", "tcp", ...
+  [[nodiscard]] virtual std::size_t ops() const = 0;        // items per repetition
+  // Descriptors one item creates (a pipe makes two).
+  [[nodiscard]] virtual int descriptors_per_item() const { return 1; }
+  // What ops() counts, in rates: "files" (files/s) or "fds" (fds/s).
+  [[nodiscard]] virtual std::string_view unit() const { return "fds"; }
+  // Whether descriptors are held to the end of a repetition, so the table grows while timed.
+  [[nodiscard]] virtual bool holds_descriptors() const { return false; }
+  // Untimed, before each repetition.
+  virtual void before_repetition() {}
+  // Untimed, in a worker process about to run run_range(begin, end): writes the memory that
+  // range will write, so its copy-on-write faults (the workload is the fork-time copy) come
+  // before the clock starts.
+  virtual void prepare_range(std::size_t /*begin*/, std::size_t /*end*/) noexcept {}
+  // Timed: performs items [begin, end). Called concurrently on disjoint ranges.
+  virtual void run_range(std::size_t begin, std::size_t end, Tally& tally) noexcept = 0;
+  // Untimed, after each repetition: releases whatever the repetition holds.
+  virtual void after_repetition() {}
+
+  // --latency: time every call into `trace` (one record per item; nullptr: stop). Untimed.
+  // A workload that cannot ignores it and says so with traces_calls().
+  virtual void set_trace(CallTrace* /*trace*/) noexcept {}
+  [[nodiscard]] virtual bool traces_calls() const { return false; }
+  // The trace set_trace() gave it (nullptr: none). A strategy that issues the calls itself
+  // (io_uring) writes its own records there: one per submission (CallKind::submission).
+  [[nodiscard]] virtual CallTrace* trace() const noexcept { return nullptr; }
+
+  [[nodiscard]] virtual ItemSpec spec() const = 0;
+  // A strategy that created item i's descriptor itself hands it over here when
+  // spec().keep_open says so; it is closed in after_repetition().
+  virtual void keep(std::size_t i, int fd) noexcept = 0;
+};
+
+enum class OpenFlags { rdonly, path, rdwr };
+std::string_view to_string(OpenFlags flags);
+bool parse_open_flags(std::string_view text, OpenFlags& flags);
+std::vector<std::string> open_flags_names();
+
+// How files are named to the kernel: relative to an open directory (openat(dir_fd, name)),
+// or by absolute path from the root (open("/dir/file_N"), what the seed's program does: the
+// kernel walks every component of the path each time).
+enum class PathMode { relative, absolute };
+std::string_view to_string(PathMode mode);
+bool parse_path_mode(std::string_view text, PathMode& mode);
+std::vector<std::string> path_mode_names();
+
+struct OpenSpec {
+  std::string dir_path;   // paths are relative to this directory (or absolute)
+  int dir_fd = -1;        // the same directory, borrowed; -1: the workload opens dir_path
+  const PathTable* paths = nullptr;
+  // absolute: every path is absolute and opened from AT_FDCWD; dir_fd is not used.
+  PathMode path_mode = PathMode::relative;
+  OpenFlags flags = OpenFlags::rdonly;
+  bool keep_open = false;  // hold every descriptor until after_repetition()
+  bool foreign = false;    // the user's files: never opened for writing (asserted)
+};
+
+// open each path (then close it, or hold it with keep_open).
+std::unique_ptr<Workload> make_open_workload(const OpenSpec& spec);
+// The common case: open+close each path of `paths`, relative to `dir_fd` (= `dir_path`),
+// read-only.
+std::unique_ptr<Workload> make_open_workload(int dir_fd, std::string dir_path,
+                                             const PathTable& paths);
+
+enum class SocketKind { tcp, tcp6, udp, unix_stream, eventfd, pipe };
+std::string_view to_string(SocketKind kind);
+// Parses "tcp", "tcp6", "udp", "unix", "eventfd", "pipe"; false if unknown.
+bool parse_socket_kind(std::string_view text, SocketKind& kind);
+// All names accepted by parse_socket_kind, for help and errors.
+std::vector<std::string> socket_kind_names();
+
+// Makes `count` creation calls of `kind` (a pipe call makes two descriptors) and holds the
+// descriptors until after_repetition().
+std::unique_ptr<Workload> make_socket_workload(SocketKind kind, std::size_t count);
+
+}  // namespace fdbench

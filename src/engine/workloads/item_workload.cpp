@@ -1,0 +1,127 @@
+#include "engine/workloads/item_workload.hpp"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <utility>
+
+#include "fdbench/error.hpp"
+#include "platform/interrupt.hpp"
+#include "platform/platform.hpp"
+
+namespace fdbench {
+
+ItemWorkload::ItemWorkload(std::string_view name, std::string kind, ItemSpec item,
+                           std::size_t count, UniqueFd own_dir)
+    : name_(name),
+      kind_(std::move(kind)),
+      item_(std::move(item)),
+      count_(count),
+      own_dir_(std::move(own_dir)),
+      held_(item_.keep_open ? count * static_cast<std::size_t>(item_.descriptors()) : 0, -1) {
+  FDBENCH_ASSERT(item_.op != ItemSpec::Op::other);
+}
+
+std::string_view ItemWorkload::unit() const {
+  return item_.op == ItemSpec::Op::open_file ? "files" : "fds";
+}
+
+// Creates item i's descriptors into `fds` (0, or -1 with errno) and then holds them or closes
+// them, as the description says.
+template <int kDescriptors, class Create>
+void ItemWorkload::each(std::size_t begin, std::size_t end, Tally& tally, Create create) noexcept {
+  if (trace_ != nullptr) return each_traced<kDescriptors>(begin, end, tally, create);
+  for (std::size_t i = begin; i < end; ++i) {
+    if ((i & 4095) == 0 && interrupted() != 0) return;  // huge sets: stop within a second
+    int own[kDescriptors];
+    int* fds = item_.keep_open ? &held_[i * kDescriptors] : own;
+    if (create(i, fds) != 0) {
+      tally.fail(errno);
+    } else if (!item_.keep_open) {
+      for (const int fd : own) close(fd);
+    }
+  }
+}
+
+// The same loop with every call timed: the clock read around the creation and around the
+// close, written into the item's own record (no other worker writes it).
+template <int kDescriptors, class Create>
+void ItemWorkload::each_traced(std::size_t begin, std::size_t end, Tally& tally,
+                               Create create) noexcept {
+  const std::int16_t worker = trace_->worker();
+  for (std::size_t i = begin; i < end; ++i) {
+    if ((i & 4095) == 0 && interrupted() != 0) return;
+    int own[kDescriptors];
+    int* fds = item_.keep_open ? &held_[i * kDescriptors] : own;
+    CallRecord& record = trace_->at(i);
+    const std::int64_t start = platform::now_ns();
+    const int err = create(i, fds) != 0 ? errno : 0;
+    const std::int64_t created = platform::now_ns();
+    record.start_ns = start;
+    record.create_ns = created - start;
+    record.worker = worker;
+    if (err != 0) {
+      tally.fail(err);
+      continue;
+    }
+    record.fd = *std::max_element(fds, fds + kDescriptors);
+    if (!item_.keep_open) {
+      for (const int fd : own) close(fd);
+      record.close_ns = platform::now_ns() - created;
+    }
+  }
+}
+
+void ItemWorkload::prepare_range(std::size_t begin, std::size_t end) noexcept {
+  if (!item_.keep_open) return;  // nothing but the caller's tally is written
+  const auto k = static_cast<std::size_t>(item_.descriptors());
+  std::fill(held_.begin() + static_cast<std::ptrdiff_t>(begin * k),
+            held_.begin() + static_cast<std::ptrdiff_t>(end * k), -1);
+}
+
+void ItemWorkload::run_range(std::size_t begin, std::size_t end, Tally& tally) noexcept {
+  const ItemSpec& item = item_;
+  // One branch per range, not per item: fast-pool calls this once per item.
+  switch (item.op) {
+    case ItemSpec::Op::open_file:
+      return each<1>(begin, end, tally, [&item](std::size_t i, int* fd) {
+        *fd = openat(item.dir_fd, item.path(i), item.open_flags);
+        return *fd < 0 ? -1 : 0;
+      });
+    case ItemSpec::Op::create_socket:
+      return each<1>(begin, end, tally, [&item](std::size_t, int* fd) {
+        *fd = socket(item.domain, item.type, item.protocol);
+        return *fd < 0 ? -1 : 0;
+      });
+    case ItemSpec::Op::create_eventfd:
+      return each<1>(begin, end, tally, [](std::size_t, int* fd) {
+        *fd = platform::create_eventfd();
+        return *fd < 0 ? -1 : 0;
+      });
+    case ItemSpec::Op::create_pipe:
+      return each<2>(begin, end, tally,
+                     [](std::size_t, int* fds) { return platform::create_pipe(fds); });
+    case ItemSpec::Op::other:
+      break;
+  }
+}
+
+void ItemWorkload::after_repetition() {
+  for (int& fd : held_) {
+    if (fd >= 0) close(fd);
+    fd = -1;
+  }
+}
+
+void ItemWorkload::keep(std::size_t i, int fd) noexcept {
+  if (item_.keep_open) {
+    held_[i] = fd;  // strategies hand over one descriptor per item (no pipes)
+  } else {
+    close(fd);
+  }
+}
+
+}  // namespace fdbench

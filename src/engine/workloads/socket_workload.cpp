@@ -1,0 +1,84 @@
+// socket: create descriptors and hold them to the end of the repetition, so the descriptor
+// table must grow during the timed region (the second seed experiment). Kinds other than
+// sockets (eventfd, pipe) show that the stall is about the table, not about networking.
+// This file only describes the item (ItemSpec); item_workload.cpp performs it.
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "engine/workload.hpp"
+#include "engine/workloads/item_workload.hpp"
+
+namespace fdbench {
+
+namespace {
+
+using Op = ItemSpec::Op;
+
+struct KindInfo {
+  SocketKind kind;
+  std::string_view name;
+  Op op;
+  int domain;  // create_socket only
+  int type;
+};
+constexpr KindInfo kKinds[] = {
+    {SocketKind::tcp, "tcp", Op::create_socket, AF_INET, SOCK_STREAM},
+    {SocketKind::tcp6, "tcp6", Op::create_socket, AF_INET6, SOCK_STREAM},
+    {SocketKind::udp, "udp", Op::create_socket, AF_INET, SOCK_DGRAM},
+    {SocketKind::unix_stream, "unix", Op::create_socket, AF_UNIX, SOCK_STREAM},
+    {SocketKind::eventfd, "eventfd", Op::create_eventfd, 0, 0},
+    {SocketKind::pipe, "pipe", Op::create_pipe, 0, 0},
+};
+
+const KindInfo& info(SocketKind kind) {
+  for (const auto& k : kKinds) {
+    if (k.kind == kind) return k;
+  }
+  return kKinds[0];
+}
+
+// Where the system has SOCK_CLOEXEC it goes into the type (macOS lacks it: nothing here
+// ever execs there).
+int cloexec_type(int type) {
+#if defined(SOCK_CLOEXEC)
+  return type | SOCK_CLOEXEC;
+#else
+  return type;
+#endif
+}
+
+ItemSpec describe(const KindInfo& kind) {
+  ItemSpec item;
+  item.op = kind.op;
+  item.domain = kind.domain;
+  item.type = kind.op == Op::create_socket ? cloexec_type(kind.type) : 0;
+  item.keep_open = true;  // what makes the table grow while timed
+  return item;
+}
+
+}  // namespace
+
+std::string_view to_string(SocketKind kind) { return info(kind).name; }
+
+bool parse_socket_kind(std::string_view text, SocketKind& kind) {
+  for (const auto& k : kKinds) {
+    if (k.name == text) {
+      kind = k.kind;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::vector<std::string> socket_kind_names() {
+  std::vector<std::string> names;
+  for (const auto& k : kKinds) names.emplace_back(k.name);
+  return names;
+}
+
+std::unique_ptr<Workload> make_socket_workload(SocketKind kind, std::size_t count) {
+  const KindInfo& k = info(kind);
+  return std::make_unique<ItemWorkload>("socket", std::string(k.name), describe(k), count);
+}
+
+}  // namespace fdbench

@@ -1,0 +1,110 @@
+#include "inputs/open_input.hpp"
+
+#include <fmt/format.h>
+#include <limits.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "fdbench/error.hpp"
+#include "platform/platform.hpp"
+
+namespace fdbench {
+
+std::string OpenInput::fs_type() const {
+  // A private set lives in a directory under --dir, a kept one in its own: name the filesystem
+  // of that.
+  return platform::fs_type(generated ? summary.origin : dir_path);
+}
+
+namespace {
+
+// `dir` from the root: joined to the current directory when relative, as open() would.
+std::string absolute_dir(const std::string& dir) {
+  if (!dir.empty() && dir.front() == '/') return dir;
+  char cwd[PATH_MAX];
+  if (getcwd(cwd, sizeof cwd) == nullptr) {
+    throw Error(fmt::format("cannot tell the absolute path of {}: {}", dir, errno_text(errno)));
+  }
+  return dir.empty() || dir == "." ? cwd : fmt::format("{}/{}", cwd, dir);
+}
+
+// The generated set: made for this run under --dir, made at --keep-files DIR and kept, or the
+// one kept at --reuse-files DIR, checked.
+FileSet generated_set(const OpenOptions& o, const FileSet::CreationProgress& progress,
+                      InputSummary& summary) {
+  if (!o.reuse_files.empty()) {
+    summary.origin = o.reuse_files;
+    summary.file_set = "reused";
+    return FileSet::open_kept(o.reuse_files, o.files_given ? std::optional(o.files) : std::nullopt,
+                              o.layout_given ? std::optional(o.subdirs) : std::nullopt);
+  }
+  if (!o.keep_files.empty()) {
+    summary.origin = o.keep_files;
+    summary.file_set = "kept";
+    return FileSet::create_kept(o.keep_files, o.files, o.subdirs, progress);
+  }
+  summary.origin = o.dir.empty() ? default_dir() : o.dir;
+  summary.file_set = "private";
+  return FileSet::create(summary.origin, o.files, o.subdirs, progress);
+}
+
+}  // namespace
+
+OpenInput prepare_input(const OpenOptions& o, const FileSet::CreationProgress& progress) {
+  OpenInput in;
+  const std::int64_t start = platform::now_ns();
+  in.summary.flags = std::string(to_string(o.flags));
+  in.summary.keep_open = o.keep_open;
+  if (!o.tree.empty() || !o.list.empty()) {
+    in.existing = o.tree.empty() ? read_list(o.list, o.list0) : scan_tree(o.tree);
+    in.summary.source = in.existing.source;
+    in.summary.origin = in.existing.origin;
+    in.summary.layout = "";
+    in.summary.skipped = in.existing.skipped;
+    in.summary.missing = in.existing.missing;
+    in.dir_path = in.existing.dir_path;
+    if (in.existing.paths.empty()) {
+      throw Error(fmt::format("no regular files to open in {} {}",
+                              o.tree.empty() ? "--list" : "--tree", in.summary.origin));
+    }
+  } else {
+    in.generated.emplace(generated_set(o, progress, in.summary));
+    in.summary.layout = layout_name(in.generated->subdirs());
+    in.dir_path = in.generated->path();
+    in.dir_fd = in.generated->dir_fd();
+  }
+  in.dir_path = absolute_dir(in.dir_path);
+  if (o.paths == PathMode::absolute) {
+    in.absolute = joined_paths(in.dir_path, in.paths());
+    in.path_mode = PathMode::absolute;
+  }
+  in.summary.files = in.paths().size();
+  in.summary.setup_ns = platform::now_ns() - start;
+  return in;
+}
+
+OpenSpec open_spec(const OpenOptions& options, const OpenInput& in) {
+  OpenSpec spec;
+  spec.dir_path = in.dir_path;
+  spec.dir_fd = in.dir_fd;
+  spec.paths = &in.paths();
+  spec.flags = options.flags;
+  spec.path_mode = in.path_mode;
+  spec.keep_open = options.keep_open;
+  spec.foreign = !in.generated;
+  return spec;
+}
+
+void record_paths(Result& r, PathMode asked, const StrategyInfo& strategy) {
+  const bool forced = strategy.full_paths_only && asked == PathMode::relative;
+  r.parameters["paths"] = std::string(to_string(forced ? PathMode::absolute : asked));
+  if (forced) {
+    r.parameters["paths_note"] = fmt::format(
+        "{} has no openat(): it could only open each file by its absolute path, so --paths "
+        "relative did not apply to it",
+        strategy.name);
+  }
+}
+
+}  // namespace fdbench

@@ -1,0 +1,48 @@
+#pragma once
+// The files an `open` command works on: a private generated set, or the user's files from
+// --tree or --list, with a summary of where they came from and what was left out.
+#include <optional>
+#include <string>
+
+#include "inputs/file_set.hpp"
+#include "inputs/input_files.hpp"
+#include "engine/options.hpp"
+#include "model/path_table.hpp"
+#include "model/result.hpp"
+#include "engine/strategy.hpp"
+#include "engine/workload.hpp"
+
+namespace fdbench {
+
+struct OpenInput {
+  std::optional<FileSet> generated;
+  InputFiles existing;
+  InputSummary summary;
+  std::string dir_path;  // absolute: a relative --tree or --dir is resolved against the cwd
+  int dir_fd = -1;       // borrowed from `generated`, or -1 (opened where needed)
+  PathMode path_mode = PathMode::relative;
+  PathTable absolute;  // --paths absolute: every path in full, built once, before any timing
+
+  // What the workload opens: names relative to dir_path (a listed absolute path stays as it
+  // is), or with --paths absolute their full paths.
+  [[nodiscard]] const PathTable& paths() const {
+    if (path_mode == PathMode::absolute) return absolute;
+    return generated ? generated->names() : existing.paths;
+  }
+  // The filesystem the files are on ("ext4", "tmpfs", ...).
+  [[nodiscard]] std::string fs_type() const;
+};
+
+// Creates the generated set, or reads the tree or list; throws Error if nothing is left to open.
+// `progress` hears how the creation of a generated set goes.
+OpenInput prepare_input(const OpenOptions& o, const FileSet::CreationProgress& progress = {});
+
+// How a workload opens `in`'s files with `options`' flags (and holds them with --keep-open).
+OpenSpec open_spec(const OpenOptions& options, const OpenInput& in);
+
+// Records in an open result's parameters how its files were named ("paths": "relative" or
+// "absolute"), and, for a strategy that can only open by full path, that --paths relative
+// did not apply to it ("paths_note").
+void record_paths(Result& r, PathMode asked, const StrategyInfo& strategy);
+
+}  // namespace fdbench

@@ -1,0 +1,61 @@
+// The public face of tune (fdbench/tune.hpp): recommend() runs the sweep without output, and
+// a measured setting becomes open_many's options in one place, so that no program matches
+// strategy names itself.
+#include <fmt/format.h>
+
+#include "fdbench/error.hpp"
+#include "fdbench/tune.hpp"
+#include "run/tune_sweep.hpp"
+
+namespace fdbench {
+
+Recommendation recommend(const RecommendOptions& options) {
+  TuneOptions tune = short_tune_options();
+  tune.open.files = options.files;
+  if (!options.dir.empty()) tune.open.dir = options.dir;
+  tune.open.keep_open = options.keep_open;
+  tune.budget_seconds = options.budget_seconds;
+  const TuneReport report = run_tune(tune);
+  if (!report.recommendation) {
+    std::string why = "no strategy ran without failures";
+    for (const auto& r : report.sweep) {
+      if (!r.error.empty() || !r.first_failure.empty()) {
+        why += fmt::format(" ({} {} threads: {})", r.strategy, r.threads,
+                           r.error.empty() ? r.first_failure : r.error);
+        break;
+      }
+    }
+    throw Error("nothing to recommend: " + why);
+  }
+  return *report.recommendation;
+}
+
+std::optional<OpenStrategy> open_strategy(std::string_view name) {
+  if (name == "threads") return OpenStrategy::threads;
+  if (name == "uring") return OpenStrategy::uring;
+  return std::nullopt;
+}
+
+std::optional<OpenManyOptions> open_many_options(const TunedSetting& setting) {
+  if (setting.strategy == "uring-direct") return std::nullopt;
+  OpenManyOptions options;
+  options.strategy = open_strategy(setting.strategy).value_or(OpenStrategy::threads);
+  options.threads = setting.threads;
+  if (options.strategy == OpenStrategy::uring) options.batch = setting.batch;
+  return options;
+}
+
+std::optional<OpenManyOptions> open_many_options(const Recommendation& recommendation) {
+  // Exact matches first: a setting open_many runs as measured beats one it approximates.
+  std::vector<const TunedSetting*> candidates{&recommendation.best};
+  for (const auto& s : recommendation.within_noise) candidates.push_back(&s);
+  for (const TunedSetting* s : candidates) {
+    if (open_strategy(s->strategy)) return open_many_options(*s);
+  }
+  for (const TunedSetting* s : candidates) {
+    if (auto options = open_many_options(*s)) return options;
+  }
+  return std::nullopt;
+}
+
+}  // namespace fdbench

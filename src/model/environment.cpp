@@ -1,0 +1,60 @@
+#include "model/environment.hpp"
+
+#include <fmt/format.h>
+
+#include <string_view>
+
+namespace fdbench {
+
+namespace {
+
+std::string compiler_name() {
+#if defined(__clang__)
+  return fmt::format("clang {}.{}.{}", __clang_major__, __clang_minor__, __clang_patchlevel__);
+#elif defined(__GNUC__)
+  return fmt::format("gcc {}.{}.{}", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
+#else
+  return "unknown";
+#endif
+}
+
+// What the CPU and the kernel cost here, beside what they are.
+void capture_costs(Environment& env, const std::string& dir) {
+  env.virtualization = platform::virtualization();
+  env.cpu_mitigations = platform::cpu_mitigations();
+  env.syscall_ns = platform::syscall_ns();
+  env.cpus_allowed = platform::cpus_allowed();
+  env.cpu_quota = platform::cgroup_cpu_quota();
+  env.memory_bytes = platform::memory_bytes();
+  env.fs_mount_options = platform::fs_mount_options(dir);
+}
+
+}  // namespace
+
+Environment capture_environment(const std::string& dir) {
+  Environment env;
+  env.os = platform::os_name();
+  env.kernel = platform::kernel_release();
+  env.cpu_model = platform::cpu_model();
+  env.logical_cpus = platform::logical_cpus();
+  env.fs_type = platform::fs_type(dir);
+  env.rlimit_nofile = platform::nofile_limit();
+  env.fdsize_at_start = platform::fd_table_size();
+  env.io_uring_disabled = platform::io_uring_disabled();
+  env.rcu_expedited = platform::rcu_expedited();
+  capture_costs(env, dir);
+  const std::string_view build_type = FDBENCH_BUILD_TYPE;
+  env.build_type = build_type.empty() ? "unknown" : std::string(build_type);
+  env.compiler = compiler_name();
+  env.liburing_version = platform::liburing_version();
+  env.libuv_version = platform::libuv_version();
+  if (env.build_type != "Release") {
+    env.warnings.push_back(fmt::format(
+        "this fdbench is a {} build, not Release: its times are slower than they should be "
+        "(configure with -DCMAKE_BUILD_TYPE=Release)",
+        env.build_type));
+  }
+  return env;
+}
+
+}  // namespace fdbench

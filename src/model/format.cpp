@@ -1,0 +1,39 @@
+#include "model/format.hpp"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace fdbench {
+
+std::string group_digits(std::uint64_t n) {
+  std::string digits = std::to_string(n);
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(i, ",");
+  return digits;
+}
+
+std::string format_ms(double ns) { return fmt::format("{:.2f}", ns / 1e6); }
+
+std::string format_duration(double ns) {
+  if (ns < 1e3) return fmt::format("{:.0f} ns", ns);
+  if (ns < 1e4) return fmt::format("{:.1f} µs", ns / 1e3);
+  if (ns < 1e6) return fmt::format("{:.0f} µs", ns / 1e3);
+  if (ns < 1e7) return fmt::format("{:.2f} ms", ns / 1e6);
+  return fmt::format("{:.1f} ms", ns / 1e6);
+}
+
+std::string format_rate(double per_sec) {
+  return group_digits(static_cast<std::uint64_t>(std::llround(per_sec)));
+}
+
+std::string format_ratio(double ratio) {
+  return ratio >= 10 ? fmt::format("{:.0f}×", ratio) : fmt::format("{:.1f}×", ratio);
+}
+
+std::string threads_text(const Result& r) {
+  const int extra = r.runnable_threads - r.threads;
+  if (extra == 0) return std::to_string(r.threads);
+  return fmt::format("{} ({:+})", r.threads, extra);
+}
+
+}  // namespace fdbench

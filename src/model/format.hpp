@@ -1,0 +1,24 @@
+#pragma once
+// Number formatting shared by the human-readable outputs.
+#include <cstdint>
+#include <string>
+
+#include "model/result.hpp"
+
+namespace fdbench {
+
+// 1234567 -> "1,234,567"
+std::string group_digits(std::uint64_t n);
+// nanoseconds -> milliseconds with 2 decimals ("25.31")
+std::string format_ms(double ns);
+// nanoseconds -> a short duration: "850 ns", "3.3 µs", "299 µs", "12.4 ms"
+std::string format_duration(double ns);
+// a rate rounded to a whole number with digit groups ("412,300")
+std::string format_rate(double per_sec);
+// a ratio as "2.3×"
+std::string format_ratio(double ratio);
+// A result's thread count as the tables show it: "2", or "2 (+1)" when more threads or
+// processes than that can be on a CPU during the timed region (runnable_threads).
+std::string threads_text(const Result& r);
+
+}  // namespace fdbench

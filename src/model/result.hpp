@@ -1,0 +1,123 @@
+#pragma once
+// One measured (workload, strategy, threads, ...) combination: raw samples and statistics.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/latency.hpp"
+#include "model/statistics.hpp"
+
+namespace fdbench {
+
+// What runs a strategy's items.
+enum class WorkerKind { threads, processes };
+// Whose descriptor table the descriptors a strategy's workers create go into.
+enum class FdTable {
+  shared,      // the process's one table, shared by every worker: a growth waits for RCU
+  per_worker,  // a table of each worker's own (worker processes): never shared
+  none,        // no process table at all (io_uring direct descriptors): it never grows
+};
+// The JSON spellings: "threads", "processes"; "shared", "per-worker", "none".
+std::string_view to_string(WorkerKind workers);
+std::string_view to_string(FdTable table);
+// False if `text` is none of them.
+bool parse_worker_kind(std::string_view text, WorkerKind& workers);
+bool parse_fd_table(std::string_view text, FdTable& table);
+
+// Where the files of an `open` result came from, with what was left out.
+struct InputSummary {
+  std::string source = "generated";  // "generated", "tree" or "list"
+  std::string origin;                // --dir, --tree, --list, or a kept set's DIR
+  std::string layout = "flat";       // generated sets: "flat" or "dirs:K"
+  std::string flags = "rdonly";      // --flags
+  bool keep_open = false;
+  std::uint64_t files = 0;                       // files opened per repetition
+  std::map<std::string, std::uint64_t> skipped;  // never opened, by kind
+  std::map<std::string, std::uint64_t> missing;  // --list entries not found, by errno text
+  // generated sets: "private" (made for this run, removed after it), "kept" (made at origin
+  // with --keep-files and left there) or "reused" (a kept set, checked and used as it is)
+  std::string file_set;
+  // Untimed set-up before the first repetition: making the set (reused: checking it), or
+  // reading the tree or list. Written as the result's "setup_ns".
+  std::optional<std::int64_t> setup_ns;
+};
+
+// Failed calls that returned one errno value, and that value's message on the machine that ran.
+struct ErrnoCount {
+  std::uint64_t count = 0;
+  std::string message;  // strerror text, e.g. "Too many open files"
+
+  bool operator==(const ErrnoCount&) const = default;
+};
+
+struct Result {
+  std::string workload;  // "open" or "socket"
+  std::string strategy;  // "threads", "pool", ...
+  int threads = 1;
+  int runnable_threads = 1;     // threads or processes that can be on a CPU while timed
+  int batch = 1;                // items per task (pool-batch) or per submission
+  std::string kind;             // "file", "tcp", "udp", "unix", ...
+  std::string pregrow = "off";  // "off", "auto" or the fd number grown to
+  std::uint64_t ops = 0;        // descriptors created per repetition
+  int repeat = 0;
+  int warmup = 0;
+  std::vector<std::int64_t> times_ns;  // one per timed repetition
+  Summary stats;
+  MedianInterval median_ci;           // 95% interval of the median of times_ns
+  std::vector<std::size_t> outliers;  // indices into times_ns beyond 1.5 × IQR
+  double ops_per_sec = 0;             // ops / median
+  std::optional<int> fdsize_before;
+  std::optional<int> fdsize_after;
+  std::uint64_t failures = 0;                           // failed calls over all repetitions
+  std::string first_failure;                            // errno text of the first failed call
+  std::map<std::string, ErrnoCount> failures_by_errno;  // errno name ("EMFILE") -> count
+  std::map<std::string, std::string> parameters;        // strategy parameters
+  std::optional<InputSummary> input;                    // open results
+  std::optional<Latency> latency;  // --latency: every call timed (nullopt: not asked, or not
+                                   // recordable for this strategy: a warning says which)
+  std::string error;               // set when the combination could not run here
+  std::vector<std::string> warnings;
+
+  // What the strategy and the workload are, recorded so that findings and reporters never
+  // have to know either by name (results read back from JSON included).
+  WorkerKind workers = WorkerKind::threads;
+  FdTable fd_table = FdTable::shared;
+  bool reference = false;          // the seed's plain loop, the yardstick for the others
+  bool holds_descriptors = false;  // held to the end of a repetition: the table grows
+  std::string unit = "fds";        // what ops counts, in rates ("files" for files/s)
+
+  [[nodiscard]] bool ok() const { return error.empty() && failures == 0; }
+};
+
+// Repetitions spread wider than this share of the median make a result's warning, which
+// starts with kNoisyWarning.
+inline constexpr double kNoisySpread = 0.20;
+inline constexpr std::string_view kNoisyWarning = "noisy: ";
+// A result that Ctrl-C cut short keeps the timed repetitions it ran, and a warning that
+// starts with kCutShortWarning says how many of how many.
+inline constexpr std::string_view kCutShortWarning = "interrupted: ";
+// Whether `result` was cut short.
+bool cut_short(const Result& result);
+// A result whose repetition hung has no times and an error that starts with kTimedOutError
+// (--timeout passed) or kHungError (still running after Ctrl-C); any other error says why the
+// combination cannot run here.
+inline constexpr std::string_view kTimedOutError = "timed out: ";
+inline constexpr std::string_view kHungError = "hung: ";
+bool hung(const Result& result);
+// How reporters name a result's error: "timed out", "hung" or "unavailable".
+std::string_view error_kind(std::string_view error);
+// The error as reporters show it: a hung result's as it is, any other after "unavailable: ".
+std::string error_text(const Result& result);
+
+// Fills stats, ops_per_sec, median_ci and outliers from times_ns, and warns (once) when the
+// repetitions spread wider than kNoisySpread of the median.
+void finalize(Result& result);
+
+// Adds `count` failures with errno `err` under its name; err <= 0 stands for an errno value
+// that was not recorded individually ("other").
+void add_failures(std::map<std::string, ErrnoCount>& by_errno, int err, std::uint64_t count);
+
+}  // namespace fdbench

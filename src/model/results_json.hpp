@@ -1,0 +1,36 @@
+#pragma once
+// Reading a JSON results document (schema_version 1) back: for `compare` and `report`,
+// which only read Results. Writing is the json reporter's job (reporter.hpp).
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/environment.hpp"
+#include "model/finding.hpp"
+#include "model/result.hpp"
+
+namespace fdbench {
+
+struct ResultsDocument {
+  int schema_version = 1;
+  std::string tool_version;
+  bool complete = true;
+  Environment environment;
+  // Every environment field as text, nested ones as "parent.child" and including fields this
+  // version does not know: what `compare` shows when environments differ. Nulls are left out.
+  std::map<std::string, std::string> environment_fields;
+  std::vector<Result> results;
+  std::vector<Finding> findings;   // as the run computed them
+  bool findings_recorded = false;  // the document has them (older ones do not)
+};
+
+// Parses a document written by `fdbench --format json`. Throws Error naming what is wrong
+// ("results[3].times_ns: expected an array of integers") for anything malformed; unknown
+// fields are ignored (fields may be added, never renamed).
+ResultsDocument parse_results_json(std::string_view text);
+
+// Reads and parses a file; Error names the file.
+ResultsDocument read_results_file(const std::string& path);
+
+}  // namespace fdbench

@@ -1,0 +1,20 @@
+#pragma once
+// One self-contained HTML page for one or more results documents: each run's environment,
+// findings, charts (inline SVG: rate against threads per strategy; pregrow off against auto)
+// and results, and for several runs, the machines side by side with the compare table.
+// No script, no external file, font or network access: it opens anywhere, offline.
+#include <span>
+#include <string>
+
+#include "model/results_json.hpp"
+
+namespace fdbench {
+
+struct ReportInput {
+  std::string label;  // a file name, or "this run"
+  ResultsDocument document;
+};
+
+std::string html_report(std::span<const ReportInput> inputs);
+
+}  // namespace fdbench

@@ -1,0 +1,58 @@
+#pragma once
+// One Reporter per output format behind one interface, chosen by name. Results reach the
+// reporter as each one finishes, so a later failure or Ctrl-C loses nothing.
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/environment.hpp"
+#include "analysis/findings.hpp"
+#include "model/result.hpp"
+
+namespace fdbench {
+
+// What the next results measure, as data; each reporter words it the way its format needs.
+struct Section {
+  std::string workload;               // "open", "socket"
+  std::string kind;                   // what one item creates: "file", "tcp", "pipe", ...
+  int descriptors_per_item = 1;       // a pipe makes two
+  std::uint64_t per_thread = 0;       // items per thread, when the work is sized per thread
+  std::optional<InputSummary> input;  // the files, when the work is a list of files
+  std::string fs_type;                // the filesystem holding those files ("ext4", ...)
+  std::size_t subdirs = 0;            // generated files spread over this many subdirectories
+  int repeat = 0;
+  int warmup = 0;
+  bool held = false;         // descriptors are held to the end of each repetition
+  bool fresh_child = false;  // each repetition runs in a fresh process
+};
+
+class Reporter {
+ public:
+  virtual ~Reporter() = default;
+  virtual void begin(const Environment& env) = 0;
+  virtual void section(const Section& /*section*/) {}
+  virtual void add(const Result& result) = 0;
+  // `findings` are the run's, computed once from `all` (findings.hpp). `complete` is false
+  // after an interruption or error: what was measured is still written.
+  virtual void end(std::span<const Result> all, std::span<const Finding> findings,
+                   bool complete) = 0;
+};
+
+// "table", "json", "csv", "markdown", "html"; nullptr if unknown. The reporter writes to `out`.
+std::unique_ptr<Reporter> make_reporter(std::string_view format, std::ostream& out);
+std::vector<std::string> reporter_names();
+
+// The JSON document of the output contract (schema_version 1).
+std::string to_json_document(const Environment& env, std::span<const Result> results,
+                             std::span<const Finding> findings = {});
+// CSV: one header row and one row per result.
+std::string csv_header();
+std::string csv_row(const Result& result);
+
+}  // namespace fdbench

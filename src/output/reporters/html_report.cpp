@@ -1,0 +1,427 @@
+// The HTML report: one page, inline SVG charts, no script. Built from ResultsDocuments, so a
+// run's own export and `fdbench report` of saved files make the same page.
+#include "output/html_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "analysis/compare.hpp"
+#include "analysis/findings.hpp"
+#include "fdbench/version.hpp"
+#include "model/format.hpp"
+#include "output/reporters/environment_text.hpp"
+#include "output/reporters/svg_chart.hpp"
+
+namespace fdbench {
+
+namespace {
+
+using svg::escape;
+
+constexpr const char* kStyle = R"(
+body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1b1b1b;
+       max-width: 1100px; margin: 2em auto; padding: 0 1em; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; } h2 { margin-top: 2em; border-bottom: 1px solid #ddd; }
+.meta { color: #555; } .warn { color: #a33; }
+table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.92em; }
+th, td { padding: 0.25em 0.7em; text-align: right; border-bottom: 1px solid #eee; }
+th:first-child, td:first-child, td.text, th.text { text-align: left; }
+td { white-space: nowrap; } td.text { white-space: normal; }
+code { font-size: 0.92em; background: #f3f3f3; padding: 0 0.2em; border-radius: 3px; }
+tr.differs td { background: #fff4e0; }
+figure { margin: 1em 0; } figcaption { font-weight: 600; margin-bottom: 0.3em; }
+svg.chart { max-width: 100%; height: auto; background: #fff; }
+svg .grid { stroke: #e6e6e6; } svg .axis { stroke: #444; }
+svg .tick { font-size: 12px; fill: #333; } svg .label { font-size: 13px; fill: #222; }
+svg .series-line { fill: none; stroke-width: 2; } svg .whisker { stroke-width: 1.2; fill: none; }
+svg .reference { stroke: #888; stroke-dasharray: 6 4; }
+details { margin: 0.5em 0; }
+)";
+
+// Escaped text, with the `names` findings quote set as code.
+std::string prose(const std::string& text) {
+  std::string out;
+  bool in_code = false;
+  for (const char c : text) {
+    if (c == '`') {
+      out += in_code ? "</code>" : "<code>";
+      in_code = !in_code;
+    } else {
+      out += escape(std::string(1, c));
+    }
+  }
+  return in_code ? out + "</code>" : out;
+}
+
+double rate(const Result& r, std::int64_t ns) {
+  return ns > 0 ? static_cast<double>(r.ops) * 1e9 / static_cast<double>(ns) : 0;
+}
+
+std::string threads_text(int threads) {
+  return fmt::format("{} thread{}", threads, threads == 1 ? "" : "s");
+}
+
+// Results measuring the same thing (same workload, kind, size, held or not) share a chart.
+using GroupKey = std::tuple<std::string, std::string, std::uint64_t, bool>;
+
+GroupKey group_of(const Result& r) {
+  return {r.workload, r.kind, r.ops, r.holds_descriptors};
+}
+
+std::string group_title(const Result& r) {
+  return fmt::format("{} · {} {} per repetition ({}){}", r.workload, group_digits(r.ops), r.unit,
+                     r.kind, r.holds_descriptors ? " · held to the end of each repetition" : "");
+}
+
+std::vector<std::vector<const Result*>> groups_of(const std::vector<Result>& results) {
+  std::vector<GroupKey> order;
+  std::map<GroupKey, std::vector<const Result*>> groups;
+  for (const auto& r : results) {
+    const auto key = group_of(r);
+    if (!groups.count(key)) order.push_back(key);
+    groups[key].push_back(&r);
+  }
+  std::vector<std::vector<const Result*>> out;
+  for (const auto& key : order) out.push_back(groups[key]);
+  return out;
+}
+
+// A strategy's name, with its batch where the group ran it with more than one.
+std::string series_name(const Result& r, const std::vector<const Result*>& group) {
+  const bool batches = std::any_of(group.begin(), group.end(), [&](const Result* o) {
+    return o->strategy == r.strategy && o->batch != r.batch;
+  });
+  return batches ? fmt::format("{} (batch {})", r.strategy, r.batch) : r.strategy;
+}
+
+std::optional<svg::Value> rate_value(const Result& r) {
+  if (!r.error.empty() || r.times_ns.empty()) return std::nullopt;
+  return svg::Value{
+      r.ops_per_sec, rate(r, r.stats.max), rate(r, r.stats.min),
+      fmt::format("{}, {}: {} {}/s (median), {}–{}", r.strategy, threads_text(r.threads),
+                  format_rate(r.ops_per_sec), r.unit, format_rate(rate(r, r.stats.max)),
+                  format_rate(rate(r, r.stats.min)))};
+}
+
+// Open and close: the rate against threads, one line per strategy, the seed's loop at one
+// thread as the reference line.
+std::string rate_chart(const std::vector<const Result*>& group, const std::string& id) {
+  svg::Chart chart{id,
+                   group_title(*group.front()) + " — higher is faster",
+                   group.front()->unit + "/s (median, min–max)",
+                   "threads",
+                   {},
+                   {},
+                   {},
+                   {}};
+  std::set<int> threads;
+  for (const Result* r : group) threads.insert(r->threads);
+  for (const int t : threads) chart.categories.push_back(std::to_string(t));
+  std::map<std::string, std::size_t> series_at;
+  for (const Result* r : group) {
+    const std::string name = series_name(*r, group);
+    if (!series_at.count(name)) {
+      series_at[name] = chart.series.size();
+      chart.series.push_back({name, std::vector<std::optional<svg::Value>>(threads.size())});
+    }
+    const auto at =
+        static_cast<std::size_t>(std::distance(threads.begin(), threads.find(r->threads)));
+    chart.series[series_at[name]].values[at] = rate_value(*r);
+    if (r->reference && r->threads == 1 && r->ok() && !r->times_ns.empty()) {
+      chart.reference = r->ops_per_sec;
+      chart.reference_label = r->strategy + ", 1 thread (the seed's loop)";
+    }
+  }
+  return svg::line_chart(chart);
+}
+
+// Held descriptors: time per repetition for each pregrow setting, side by side.
+std::string pregrow_chart(const std::vector<const Result*>& group, const std::string& id) {
+  svg::Chart chart{id,
+                   group_title(*group.front()) + " — lower is faster",
+                   "ms per repetition (median, min–max)",
+                   "strategy, threads",
+                   {},
+                   {},
+                   {},
+                   {}};
+  std::vector<std::string> pregrows;
+  for (const Result* r : group) {
+    const auto label = fmt::format("{}, {}", r->strategy, r->threads);
+    if (std::find(chart.categories.begin(), chart.categories.end(), label) ==
+        chart.categories.end()) {
+      chart.categories.push_back(label);
+    }
+    if (std::find(pregrows.begin(), pregrows.end(), r->pregrow) == pregrows.end()) {
+      pregrows.push_back(r->pregrow);
+    }
+  }
+  for (const auto& p : pregrows) {
+    chart.series.push_back(
+        {"pregrow " + p, std::vector<std::optional<svg::Value>>(chart.categories.size())});
+  }
+  for (const Result* r : group) {
+    if (!r->error.empty() || r->times_ns.empty()) continue;
+    const auto label = fmt::format("{}, {}", r->strategy, r->threads);
+    const auto c = std::find(chart.categories.begin(), chart.categories.end(), label) -
+                   chart.categories.begin();
+    const auto s = std::find(pregrows.begin(), pregrows.end(), r->pregrow) - pregrows.begin();
+    chart.series[static_cast<std::size_t>(s)].values[static_cast<std::size_t>(c)] =
+        svg::Value{r->stats.median / 1e6, static_cast<double>(r->stats.min) / 1e6,
+                   static_cast<double>(r->stats.max) / 1e6,
+                   fmt::format("{}, {}, pregrow {}: {} ms (median), {}–{} ms", r->strategy,
+                               threads_text(r->threads), r->pregrow, format_ms(r->stats.median),
+                               format_ms(static_cast<double>(r->stats.min)),
+                               format_ms(static_cast<double>(r->stats.max)))};
+  }
+  return svg::bar_chart(chart);
+}
+
+std::string result_notes(const Result& r) {
+  std::string notes;
+  if (!r.error.empty()) notes = error_text(r);
+  if (r.failures != 0) notes += fmt::format("{} failed calls", group_digits(r.failures));
+  for (const auto& w : r.warnings) notes += (notes.empty() ? "" : "; ") + w;
+  return notes;
+}
+
+std::string results_table(const std::vector<const Result*>& group) {
+  const bool held = group.front()->holds_descriptors;
+  std::string out = fmt::format(
+      "<table class=\"results\"><tr><th>strategy</th><th>threads</th><th>batch</th>{}"
+      "<th>median ms</th><th>min–max ms</th><th>{}/s</th><th class=\"text\">notes</th></tr>\n",
+      held ? "<th>pregrow</th><th>FDSize</th>" : "", escape(group.front()->unit));
+  for (const Result* r : group) {
+    std::string fdsize = "-";
+    if (r->fdsize_before && r->fdsize_after)
+      fdsize = fmt::format("{} → {}", *r->fdsize_before, *r->fdsize_after);
+    const bool measured = r->error.empty() && !r->times_ns.empty();
+    out += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td><td>{}</td>"
+        "<td class=\"text\">{}</td></tr>\n",
+        escape(r->strategy), r->threads, r->batch,
+        held ? fmt::format("<td>{}</td><td>{}</td>", escape(r->pregrow), fdsize) : "",
+        measured ? format_ms(r->stats.median) : "-",
+        measured ? format_ms(static_cast<double>(r->stats.min)) + "–" +
+                       format_ms(static_cast<double>(r->stats.max))
+                 : "-",
+        measured ? format_rate(r->ops_per_sec) : "-", prose(result_notes(*r)));
+  }
+  return out + "</table>\n";
+}
+
+std::string environment_table(const ResultsDocument& doc) {
+  std::string out = "<details><summary>Every environment field</summary><table>\n";
+  for (const auto& [field, value] : doc.environment_fields) {
+    out += fmt::format("<tr><td>{}</td><td class=\"text\">{}</td></tr>\n", escape(field),
+                       escape(value));
+  }
+  return out + "</table></details>\n";
+}
+
+// --latency: the growth events and stalls of one result's median repetition, per worker.
+// Empty when it recorded none (or no latency at all).
+std::string event_chart(const Result& r, const std::string& id) {
+  if (!r.latency || r.times_ns.empty()) return "";
+  const Latency& l = *r.latency;
+  // The repetition whose time is the median: what the row's median stands for.
+  std::vector<std::size_t> order(r.times_ns.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return r.times_ns[a] < r.times_ns[b]; });
+  const int rep = static_cast<int>(order[order.size() / 2]);
+  svg::EventChart chart;
+  chart.id = id;
+  std::size_t workers = 0;
+  const auto mark = [&](double fd, int worker, double ns, std::string kind, std::string tip) {
+    if (fd < 0) return;
+    workers = std::max(workers, static_cast<std::size_t>(worker) + 1);
+    chart.fd_max = std::max(chart.fd_max, fd);
+    chart.marks.push_back(
+        {fd, static_cast<std::size_t>(worker), ns, std::move(kind), std::move(tip)});
+  };
+  for (const auto& g : l.growth_events) {
+    if (g.repetition != rep) continue;
+    mark(g.fd, g.worker, static_cast<double>(g.ns), "growth",
+         fmt::format("worker {} grew the table at fd {} ({} → {} slots{}): {}", g.worker, g.fd,
+                     g.fdsize_before, g.fdsize_after, g.shared ? ", shared" : "",
+                     format_duration(static_cast<double>(g.ns))));
+  }
+  for (const auto& s : l.stalls) {
+    if (s.repetition != rep) continue;
+    mark(s.fd, s.worker, static_cast<double>(s.ns), s.cause,
+         fmt::format("worker {}, {} of fd {}: {} ({})", s.worker, s.op, s.fd,
+                     format_duration(static_cast<double>(s.ns)), s.cause));
+  }
+  if (chart.marks.empty()) return "";
+  for (std::size_t w = 0; w < workers; ++w) chart.lanes.push_back(fmt::format("worker {}", w));
+  chart.title = fmt::format("{}, {}, pregrow {}: the median repetition's growth events and stalls",
+                            r.strategy, threads_text(r.threads), r.pregrow);
+  return svg::event_chart(chart);
+}
+
+std::string run_section(const ReportInput& in, std::size_t index) {
+  const ResultsDocument& doc = in.document;
+  std::string out = fmt::format("<section class=\"run\"><h2>{}</h2>\n<p class=\"meta\">{}</p>\n",
+                                escape(in.label), escape(environment_summary(doc.environment)));
+  if (!doc.complete) {
+    out += "<p class=\"warn\">This run was interrupted: what it finished is shown.</p>\n";
+  }
+  for (const auto& w : doc.environment.warnings)
+    out += fmt::format("<p class=\"warn\">{}</p>\n", escape(w));
+  out += environment_table(doc);
+  // A document written before findings were recorded gets them computed here.
+  const auto concluded =
+      doc.findings_recorded ? doc.findings : findings(doc.results, doc.environment);
+  if (!concluded.empty()) {
+    out += "<h3>Findings</h3><ul>\n";
+    for (const auto& f : concluded) out += "<li>" + prose(f.text) + "</li>\n";
+    out += "</ul>\n";
+  }
+  std::size_t chart = 0;
+  for (const auto& group : groups_of(doc.results)) {
+    const std::string id = fmt::format("run{}-{}", index, chart++);
+    out += group.front()->holds_descriptors ? pregrow_chart(group, id) : rate_chart(group, id);
+    std::size_t events = 0;
+    for (const auto* r : group) out += event_chart(*r, fmt::format("{}-events-{}", id, events++));
+    out += results_table(group);
+  }
+  return out + "</section>\n";
+}
+
+std::string row_label(const ResultKey& key) {
+  std::string label = fmt::format("{}, {}", key.strategy, key.threads);
+  if (key.batch != 1) label += fmt::format(", batch {}", key.batch);
+  if (key.pregrow != "off" || key.workload == "socket") label += ", pregrow " + key.pregrow;
+  return label;
+}
+
+std::string compare_cells(const CompareRow& row) {
+  std::string out;
+  for (std::size_t f = 0; f < row.cells.size(); ++f) {
+    const auto& cell = row.cells[f];
+    out += fmt::format("<td>{}</td>", cell.repetitions != 0 ? format_ms(cell.median_ns) : "-");
+    if (f == 0) continue;
+    const std::string ratio =
+        cell.ratio ? fmt::format("{:.2f}× ({:.2f}–{:.2f})", *cell.ratio, cell.ratio_low.value_or(0),
+                                 cell.ratio_high.value_or(0))
+                   : "-";
+    const std::string p = cell.p_value ? fmt::format("{:.2g}", *cell.p_value) : "-";
+    out += fmt::format("<td>{}</td><td>{}</td><td class=\"text\">{}</td>", ratio, p,
+                       escape(std::string(to_string(cell.verdict))));
+  }
+  return out;
+}
+
+// Medians, each run's ratio to the first with its range, Mann-Whitney p and the verdict.
+std::string compare_table(const Comparison& c) {
+  std::string out = "<table class=\"compare\"><tr><th>result</th>";
+  for (std::size_t f = 0; f < c.files.size(); ++f) {
+    out += fmt::format("<th>{} ms</th>", escape(c.files[f].label));
+    if (f > 0) out += "<th>ratio to the first (min–max)</th><th>p</th><th>verdict</th>";
+  }
+  out += "</tr>\n";
+  for (const auto* rows : {&c.shared, &c.partial}) {
+    for (const auto& row : *rows) {
+      out += fmt::format("<tr><td>{} · {}{}</td>{}</tr>\n", escape(row.key.workload),
+                         escape(row_label(row.key)),
+                         rows == &c.partial ? " (not in every run)" : "", compare_cells(row));
+    }
+  }
+  return out + fmt::format(
+                   "</table>\n<p class=\"meta\">Ratios below 1 are faster than the first run. A "
+                   "verdict needs p &lt; {} in a two-sided Mann-Whitney U test on the repetition "
+                   "times, and at least {} repetitions on each side.</p>\n",
+                   kSignificanceLevel, kMinRepetitionsToTell);
+}
+
+std::size_t runs_measuring(const CompareRow& row) {
+  return static_cast<std::size_t>(std::count_if(row.cells.begin(), row.cells.end(),
+                                                [](const auto& c) { return c.repetitions != 0; }));
+}
+
+// One bar chart per kind of work, one bar per run for every result two or more runs measured;
+// runs that measured none of that work are left out of its chart.
+std::vector<svg::Chart> comparison_charts(const Comparison& c) {
+  std::vector<const CompareRow*> rows;
+  for (const auto* list : {&c.shared, &c.partial}) {
+    for (const auto& row : *list) {
+      if (runs_measuring(row) >= 2) rows.push_back(&row);
+    }
+  }
+  std::vector<std::tuple<std::string, std::string, std::uint64_t>> kinds;
+  for (const auto* row : rows) {
+    const auto kind = std::make_tuple(row->key.workload, row->key.kind, row->key.ops);
+    if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
+  }
+  std::vector<svg::Chart> charts;
+  for (const auto& [workload, kind, ops] : kinds) {
+    svg::Chart chart{fmt::format("compare-{}", charts.size()),
+                     fmt::format("{} · {} descriptors per repetition ({}) — time, lower is faster",
+                                 workload, group_digits(ops), kind),
+                     "ms per repetition (median, min–max)",
+                     "strategy, threads",
+                     {},
+                     {},
+                     {},
+                     {}};
+    for (const auto& file : c.files) chart.series.push_back({file.label, {}});
+    for (const auto* row : rows) {
+      if (std::make_tuple(row->key.workload, row->key.kind, row->key.ops) !=
+          std::tie(workload, kind, ops))
+        continue;
+      chart.categories.push_back(row_label(row->key));
+      for (std::size_t f = 0; f < row->cells.size(); ++f) {
+        const auto& cell = row->cells[f];
+        std::optional<svg::Value> v;
+        if (cell.repetitions != 0) {
+          v = svg::Value{cell.median_ns / 1e6, static_cast<double>(cell.min_ns) / 1e6,
+                         static_cast<double>(cell.max_ns) / 1e6,
+                         fmt::format("{}: {} ms", c.files[f].label, format_ms(cell.median_ns))};
+        }
+        chart.series[f].values.push_back(v);
+      }
+    }
+    std::erase_if(chart.series, [](const svg::Series& s) {
+      return std::none_of(s.values.begin(), s.values.end(),
+                          [](const auto& v) { return v.has_value(); });
+    });
+    charts.push_back(std::move(chart));
+  }
+  return charts;
+}
+
+// Several runs: their shared results as charts, then the compare table.
+std::string side_by_side(std::span<const ReportInput> inputs) {
+  std::vector<ResultsDocument> docs;
+  std::vector<std::string> labels;
+  for (const auto& in : inputs) {
+    docs.push_back(in.document);
+    labels.push_back(in.label);
+  }
+  const Comparison c = compare(docs, labels);
+  std::string out = "<section class=\"side-by-side\"><h2>The runs side by side</h2>\n";
+  for (const auto& chart : comparison_charts(c)) out += svg::bar_chart(chart);
+  out += compare_table(c);
+  return out + "</section>\n";
+}
+
+}  // namespace
+
+std::string html_report(std::span<const ReportInput> inputs) {
+  std::string out = fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<title>fdbench report</title>\n<style>{}</style></head>\n<body>\n"
+      "<h1>fdbench report</h1>\n<p class=\"meta\">fdbench {} · {} run{}</p>\n",
+      kStyle, escape(std::string(version())), inputs.size(), inputs.size() == 1 ? "" : "s");
+  if (inputs.size() > 1) out += side_by_side(inputs);
+  for (std::size_t i = 0; i < inputs.size(); ++i) out += run_section(inputs[i], i);
+  return out + "</body></html>\n";
+}
+
+}  // namespace fdbench

@@ -1,0 +1,132 @@
+// markdown: the table view as GitHub-flavoured Markdown, to paste into an issue or a blog.
+// A heading per section, a table row per result as it finishes; failures and warnings are
+// collected and listed under their table (a list inside a table would end it).
+#include <fmt/format.h>
+
+#include <ostream>
+#include <vector>
+
+#include "analysis/findings.hpp"
+#include "output/reporter.hpp"
+#include "fdbench/version.hpp"
+#include "model/format.hpp"
+#include "output/reporters/environment_text.hpp"
+#include "output/reporters/registry.hpp"
+#include "output/reporters/section_text.hpp"
+
+namespace fdbench {
+
+namespace {
+
+// A table cell: a pipe would end the cell, a newline the row.
+std::string cell(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '|') out += '\\';
+    out += c == '\n' ? ' ' : c;
+  }
+  return out;
+}
+
+class MarkdownReporter final : public Reporter {
+ public:
+  explicit MarkdownReporter(std::ostream& out) : out_(out) {}
+
+  void begin(const Environment& env) override {
+    out_ << fmt::format("# fdbench {}\n\n{}\n", version(), cell(environment_summary(env)));
+    for (const auto& w : env.warnings) out_ << "\n> ! " << w << "\n";
+    out_ << std::flush;
+  }
+
+  void section(const Section& section) override {
+    flush_notes();
+    out_ << "\n## " << section_title(section) << "\n\n_" << section_note(section) << "_\n";
+    header_for_.clear();
+    out_ << std::flush;
+  }
+
+  void add(const Result& r) override {
+    // Descriptors held to the end of a repetition grow the table: show pregrow and FDSize.
+    const bool growth = r.holds_descriptors;
+    const std::string key = r.workload + (growth ? "+growth" : "");
+    if (header_for_ != key) {
+      flush_notes();
+      header_for_ = key;
+      out_ << fmt::format("\n| strategy | threads |{} median ms | min–max ms | {} |{}\n",
+                          growth ? " pregrow |" : "", r.unit + "/s", growth ? " FDSize |" : "");
+      out_ << fmt::format("|:--|--:|{}--:|--:|--:|{}\n", growth ? ":--|" : "",
+                          growth ? ":--|" : "");
+    }
+    out_ << fmt::format("| {} | {} |", cell(r.strategy), threads_text(r));
+    if (growth) out_ << fmt::format(" {} |", cell(r.pregrow));
+    if (!r.error.empty()) {
+      out_ << fmt::format(" {} | | |{}\n", cell(error_text(r)), growth ? " |" : "");
+    } else {
+      out_ << fmt::format(" {} | {}–{} | {} |", format_ms(r.stats.median),
+                          format_ms(static_cast<double>(r.stats.min)),
+                          format_ms(static_cast<double>(r.stats.max)), format_rate(r.ops_per_sec));
+      if (growth) out_ << " " << fdsize_text(r) << " |";
+      out_ << "\n";
+    }
+    note_failures(r);
+    if (const auto latency = latency_text(r); !latency.empty()) {
+      notes_.push_back(fmt::format("{}: {}", who(r), latency));
+    }
+    for (const auto& w : r.warnings) notes_.push_back(fmt::format("{}: {}", who(r), w));
+    out_ << std::flush;
+  }
+
+  void end(std::span<const Result> /*all*/, std::span<const Finding> findings,
+           bool complete) override {
+    flush_notes();
+    if (!findings.empty()) {
+      out_ << "\n## " << findings_heading(complete) << "\n\n";
+      for (const auto& f : findings) out_ << "- " << f.text << "\n";
+    }
+    out_ << std::flush;
+  }
+
+ private:
+  static std::string who(const Result& r) {
+    return fmt::format("**{}, {} thread{}{}**", r.strategy, r.threads, r.threads == 1 ? "" : "s",
+                       r.holds_descriptors ? ", pregrow " + r.pregrow : "");
+  }
+
+  static std::string fdsize_text(const Result& r) {
+    if (!r.fdsize_before || !r.fdsize_after) return "-";
+    return fmt::format("{} → {}", *r.fdsize_before, *r.fdsize_after);
+  }
+
+  void note_failures(const Result& r) {
+    if (r.failures == 0) return;
+    std::string by_errno;
+    for (const auto& [name, n] : r.failures_by_errno) {
+      by_errno += fmt::format("{}`{}` {}: {}", by_errno.empty() ? "" : ", ", name, n.message,
+                              group_digits(n.count));
+    }
+    // The user's files may be unreadable: that is part of the measured work.
+    const bool foreign = r.input && r.input->source != "generated";
+    notes_.push_back(fmt::format("{}: {} failed call{} ({}); {}", who(r), group_digits(r.failures),
+                                 r.failures == 1 ? "" : "s", by_errno,
+                                 foreign ? "included in the time" : "times are not valid"));
+  }
+
+  void flush_notes() {
+    if (notes_.empty()) return;
+    out_ << "\n";
+    for (const auto& note : notes_) out_ << "- " << note << "\n";
+    notes_.clear();
+  }
+
+  std::ostream& out_;
+  std::string header_for_;
+  std::vector<std::string> notes_;
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> make_markdown_reporter(std::ostream& out) {
+  return std::make_unique<MarkdownReporter>(out);
+}
+
+}  // namespace fdbench

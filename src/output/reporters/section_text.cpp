@@ -1,0 +1,122 @@
+// The words for a Section, shared by the human-readable reporters.
+#include "output/reporters/section_text.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+
+#include "model/format.hpp"
+
+namespace fdbench {
+
+namespace {
+
+// "socket: 256 tcp descriptors per thread, held to the end; 10 repetitions (+1 warm-up), ..."
+std::string per_thread_title(const Section& s, const std::string& runs) {
+  const std::string what = s.descriptors_per_item > 1 ? fmt::format("{}s ({} descriptors each)",
+                                                                    s.kind, s.descriptors_per_item)
+                                                      : fmt::format("{} descriptors", s.kind);
+  return fmt::format("{}: {} {} per thread{}; {}{}", s.workload, group_digits(s.per_thread), what,
+                     s.held ? ", held to the end" : "", runs,
+                     s.fresh_child ? ", each in a fresh process" : "");
+}
+
+// "in /tmp", "kept in /x/set", "reused from /x/set": where a generated set is.
+std::string_view set_place(std::string_view file_set) {
+  if (file_set == "kept") return "kept in";
+  if (file_set == "reused") return "reused from";
+  return "in";
+}
+
+// "; 10,000 files created beforehand in 45 ms, not timed": the set-up before the repetitions.
+std::string setup_text(const InputSummary& in) {
+  if (!in.setup_ns) return {};
+  const std::string took = format_duration(static_cast<double>(*in.setup_ns));
+  if (in.source != "generated") {
+    return fmt::format("; --{} {} beforehand in {}, not timed", in.source,
+                       in.source == "tree" ? "scanned" : "read", took);
+  }
+  return fmt::format("; {} files {} beforehand in {}, not timed", group_digits(in.files),
+                     in.file_set == "reused" ? "checked (none created)" : "created", took);
+}
+
+}  // namespace
+
+// "open: 10,000 empty files in /tmp (ext4), rdonly, 10 repetitions (+1 warm-up)"
+std::string section_title(const Section& s) {
+  const std::string runs = fmt::format("{} repetitions (+{} warm-up)", s.repeat, s.warmup);
+  if (!s.input) return per_thread_title(s, runs);
+  const InputSummary& in = *s.input;
+  const std::string files = group_digits(in.files);
+  const std::string where =
+      in.source == "generated"
+          ? fmt::format("{} empty files {} {} ({}{})", files, set_place(in.file_set), in.origin,
+                        s.fs_type,
+                        s.subdirs == 0 ? "" : fmt::format(", {} subdirectories", s.subdirs))
+          : fmt::format("{} regular files from --{} {} ({})", files, in.source, in.origin,
+                        s.fs_type);
+  return fmt::format("{}: {}, {}{}, {}", s.workload, where, in.flags, s.held ? ", kept open" : "",
+                     runs);
+}
+
+std::string section_note(const Section& s) {
+  if (!s.input) {
+    return "for `threads` the calling thread is one of the threads; worker creation is not timed";
+  }
+  std::string note = s.held ? fmt::format("descriptors are held to the end of each repetition{}",
+                                          s.fresh_child ? ", each in a fresh process" : "")
+                            : "each file opened and closed again";
+  note += "; thread and pool creation are not timed";
+  std::uint64_t skipped = 0;
+  for (const auto& [what, n] : s.input->skipped) skipped += n;
+  std::uint64_t missing = 0;
+  for (const auto& [what, n] : s.input->missing) missing += n;
+  if (skipped != 0) note += fmt::format("; {} entries skipped (not regular files)", skipped);
+  if (missing != 0) note += fmt::format("; {} listed paths not found", missing);
+  return note + setup_text(*s.input);
+}
+
+std::string findings_heading(bool complete) {
+  return complete ? "Findings" : "Findings (from the results finished before the stop)";
+}
+
+std::string latency_text(const Result& r) {
+  if (!r.latency) return {};
+  const Latency& l = *r.latency;
+  // io_uring's calls happen inside the kernel: its records time whole submissions, and its
+  // growth events and stalls are submissions too.
+  const bool submissions = per_submission(l);
+  std::string text = submissions ? "per submission: " : "per call: ";
+  const std::size_t lead = text.size();
+  for (const auto& [op, p] : l.ns) {
+    if (p.count == 0) continue;
+    text += fmt::format("{}{} p50 {}, p99 {}, max {}", text.size() == lead ? "" : "; ", op,
+                        format_duration(static_cast<double>(p.p50)),
+                        format_duration(static_cast<double>(p.p99)),
+                        format_duration(static_cast<double>(p.max)));
+  }
+  const double reps = std::max(1, r.repeat);
+  const auto per_rep = [reps](std::uint64_t n) {
+    const double v = static_cast<double>(n) / reps;
+    return v == std::floor(v) ? fmt::format("{:.0f}", v) : fmt::format("{:.1f}", v);
+  };
+  const char* whole = submissions ? ", each a whole submission" : "";
+  if (!l.growth_known) {
+    return text + fmt::format("; per repetition {} stall{} ({}){}", per_rep(l.stall_totals.count),
+                              l.stall_totals.count == static_cast<std::uint64_t>(reps) ? "" : "s",
+                              format_duration(static_cast<double>(l.stall_totals.total_ns) / reps),
+                              whole);
+  }
+  return text + fmt::format("; per repetition {} growth event{} ({}), {} stall{} ({}){}",
+                            per_rep(l.growth_totals.count),
+                            l.growth_totals.count == static_cast<std::uint64_t>(reps) ? "" : "s",
+                            format_duration(static_cast<double>(l.growth_totals.total_ns) / reps),
+                            per_rep(l.stall_totals.count),
+                            l.stall_totals.count == static_cast<std::uint64_t>(reps) ? "" : "s",
+                            format_duration(static_cast<double>(l.stall_totals.total_ns) / reps),
+                            whole);
+}
+
+}  // namespace fdbench

@@ -1,0 +1,120 @@
+// table: the seed's view. One header line for the machine, one block per section, a row per
+// result printed as soon as it is measured, and the findings in plain words at the end.
+#include <fmt/format.h>
+
+#include <ostream>
+
+#include "analysis/findings.hpp"
+#include "output/reporter.hpp"
+#include "fdbench/version.hpp"
+#include "model/format.hpp"
+#include "output/reporters/environment_text.hpp"
+#include "output/reporters/registry.hpp"
+#include "output/reporters/section_text.hpp"
+
+namespace fdbench {
+
+namespace {
+
+std::string fdsize_text(const Result& r) {
+  if (!r.fdsize_before || !r.fdsize_after) return "-";
+  return fmt::format("{} → {}", *r.fdsize_before, *r.fdsize_after);
+}
+
+class TableReporter final : public Reporter {
+ public:
+  explicit TableReporter(std::ostream& out) : out_(out) {}
+
+  void begin(const Environment& env) override {
+    out_ << fmt::format("fdbench {} · {}\n", version(), environment_summary(env));
+    for (const auto& w : env.warnings) out_ << "! " << w << "\n";
+    out_ << std::flush;
+  }
+
+  void section(const Section& section) override {
+    out_ << "\n" << section_title(section) << "\n";
+    out_ << "(" << section_note(section) << ")\n";
+    header_for_.clear();
+    out_ << std::flush;
+  }
+
+  void add(const Result& r) override {
+    // Descriptors held to the end of a repetition grow the table: show pregrow and FDSize.
+    const bool growth = r.holds_descriptors;
+    const std::string key = r.workload + (growth ? "+growth" : "");
+    // --rcu-expedited: a line above each block of results it set the value for.
+    const auto rcu = r.parameters.find("rcu_expedited");
+    const std::string rcu_now = rcu == r.parameters.end() ? "" : rcu->second;
+    if (rcu_now != rcu_for_ && !rcu_now.empty()) {
+      out_ << fmt::format("  rcu_expedited={} (set for these results by --rcu-expedited)\n",
+                          rcu_now);
+    }
+    rcu_for_ = rcu_now;
+    if (header_for_ != key) {
+      header_for_ = key;
+      out_ << fmt::format("  {:<12} {:>7}", "strategy", "threads");
+      if (growth) out_ << fmt::format(" {:>7}", "pregrow");
+      out_ << fmt::format(" {:>11} {:>19} {:>12}", "median ms", "min–max ms", r.unit + "/s");
+      if (growth) out_ << "  FDSize";
+      out_ << "\n";
+    }
+    std::string lead = fmt::format("  {:<12} {:>7}", r.strategy, threads_text(r));
+    if (growth) lead += fmt::format(" {:>7}", r.pregrow);
+    if (!r.error.empty()) {
+      out_ << lead << "   " << error_text(r) << "\n";
+    } else {
+      const std::string range = fmt::format("{}–{}", format_ms(static_cast<double>(r.stats.min)),
+                                            format_ms(static_cast<double>(r.stats.max)));
+      out_ << lead
+           << fmt::format(" {:>11} {:>19} {:>12}", format_ms(r.stats.median), range,
+                          format_rate(r.ops_per_sec));
+      if (growth) out_ << "  " << fdsize_text(r);
+      out_ << "\n";
+      if (r.failures != 0) failure_line(r);
+      if (const auto latency = latency_text(r); !latency.empty()) {
+        out_ << "  " << latency << "\n";
+      }
+    }
+    for (const auto& w : r.warnings) out_ << "  ! " << w << "\n";
+    out_ << std::flush;
+  }
+
+  void end(std::span<const Result> /*all*/, std::span<const Finding> findings,
+           bool complete) override {
+    if (!findings.empty()) {
+      out_ << "\n" << findings_heading(complete) << "\n";
+      for (const auto& f : findings) out_ << "- " << f.text << "\n";
+    }
+    out_ << std::flush;
+  }
+
+ private:
+  void failure_line(const Result& r) {
+    std::string by_errno;
+    for (const auto& [name, n] : r.failures_by_errno) {
+      by_errno += fmt::format("{}{} ({}): {}", by_errno.empty() ? "" : ", ", name, n.message,
+                              group_digits(n.count));
+    }
+    const auto calls = r.ops * static_cast<std::uint64_t>(r.repeat + r.warmup);
+    if (r.input && r.input->source != "generated") {
+      // The user's files: some may be unreadable; that is part of the measured work.
+      out_ << fmt::format("  ! {} of {} opens failed ({}); they are included in the time\n",
+                          group_digits(r.failures), group_digits(calls), by_errno);
+    } else {
+      out_ << fmt::format("  ! FAILED: {} of {} calls failed ({}); times are not valid\n",
+                          group_digits(r.failures), group_digits(calls), by_errno);
+    }
+  }
+
+  std::ostream& out_;
+  std::string header_for_;
+  std::string rcu_for_;
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> make_table_reporter(std::ostream& out) {
+  return std::make_unique<TableReporter>(out);
+}
+
+}  // namespace fdbench

@@ -1,0 +1,64 @@
+#pragma once
+// A Session runs commands (a sweep of strategies, thread counts and pregrow settings), tells
+// its reporters what the next results measure, and hands each finished Result to them.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "model/environment.hpp"
+#include "engine/measure.hpp"
+#include "engine/options.hpp"
+#include "run/progress.hpp"
+#include "output/reporter.hpp"
+#include "model/result.hpp"
+#include "output/trace_out.hpp"
+
+namespace fdbench {
+
+// Whether a repetition that hung was abandoned in this process (--timeout, or Ctrl-C it never
+// saw): its threads still exist, parked or blocked in the kernel, so the process must end
+// with _exit, without exit handlers or static destructors that could wait for them.
+bool abandoned_hung_work();
+
+class Session {
+ public:
+  Session(Environment env, std::vector<std::unique_ptr<Reporter>> reporters);
+  // Tells `progress` (nullptr: no one; not owned) where the run is, between timed regions.
+  void set_progress(Progress* progress) { progress_ = progress; }
+  // --trace-out: where each timed repetition's call records go (nullptr: nowhere; not owned).
+  void set_trace_out(TraceOut* out) { trace_out_ = out; }
+  void run_open(const OpenOptions& options);
+  void run_socket(const SocketOptions& options);
+  // Lets every reporter write what it has; call once, also after Interrupted or Error.
+  void finish(bool complete);
+  [[nodiscard]] std::span<const Result> results() const { return results_; }
+  [[nodiscard]] const Environment& environment() const { return env_; }
+
+ private:
+  struct Planned;       // one result of a sweep, to be measured (session.cpp)
+  struct PlanSettings;  // how the results of a sweep are measured (session.cpp)
+  void emit(Result result);
+  // Measures the planned results and emits each; after Ctrl-C, emits the ones with timed
+  // repetitions (said in a warning) before Interrupted goes on. A repetition that outlasts
+  // --timeout is abandoned: its result says so, the others are emitted as after Ctrl-C, and
+  // TimedOut goes on.
+  void measure_plan(const std::vector<Planned>& plan, const PlanSettings& settings);
+  // Runs `block` once per --rcu-expedited value with it set (once, as it is, without any).
+  void each_rcu_setting(const std::vector<int>& values, const std::function<void()>& block);
+  void announce(const Section& section);
+  // Tells the progress line what the command will measure.
+  void plan_progress(std::size_t results, int repetitions);
+  Environment env_;
+  std::vector<std::unique_ptr<Reporter>> reporters_;
+  std::vector<Result> results_;
+  bool finished_ = false;
+  Progress* progress_ = nullptr;
+  TraceOut* trace_out_ = nullptr;
+  std::size_t progress_started_ = 0;  // results of the command started so far
+  std::optional<int> rcu_block_;      // the rcu_expedited value set for the results now measured
+};
+
+}  // namespace fdbench

@@ -1,0 +1,74 @@
+#pragma once
+// The tune sweep: which strategy, thread count and batch open a program's files fastest on
+// this machine, and the descriptor-table and RLIMIT_NOFILE advice that goes with it.
+// `fdbench tune` prints it; the library's recommend() (fdbench/tune.hpp, the public part)
+// runs it without output.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/recommendation.hpp"
+#include "fdbench/tune.hpp"
+#include "model/environment.hpp"
+#include "engine/options.hpp"
+#include "model/result.hpp"
+
+namespace fdbench {
+
+struct TuneOptions {
+  // The files (--files, --dir, --tree, --list, --keep-open); `strategies` names the ones to
+  // measure besides the recommendable strategies available here (empty: none).
+  OpenOptions open;
+  double budget_seconds = 20;  // the whole sweep
+};
+
+// What the RLIMIT_NOFILE situation is for the workload.
+struct NofileAdvice {
+  std::uint64_t needed = 0;  // descriptors the workload holds at once, plus the program's
+  std::uint64_t soft = 0;
+  std::uint64_t hard = 0;
+};
+
+struct TuneReport {
+  std::vector<Result> sweep;  // one per combination, the repetitions of every round together
+  std::optional<Recommendation> recommendation;
+  int rounds = 0;
+  int combinations = 0;
+  double round_seconds = 0;            // the first round's time
+  bool round_over_budget = false;      // one round took longer than the whole budget
+  bool best_interval_reached = false;  // the best has enough samples for a 95% interval
+  // With --keep-open: the recommended setting again with pregrow off, and whether it was
+  // significantly slower than pre-grown (the stall seen here).
+  std::optional<Result> pregrow_off;
+  bool stall_seen = false;
+  NofileAdvice nofile;
+  InputSummary input;   // the files the sweep opened
+  std::string fs_type;  // the filesystem they are on
+};
+
+// The sweep: every recommendable strategy available here (and options.open.strategies), with
+// threads 1, 2, 4, ... up to twice the logical CPUs and batch sizes 16, 64 and 256 for the
+// strategies that batch, in interleaved rounds (each round a few repetitions of every
+// combination, so that drift hits them all alike) for as many rounds as the budget allows
+// (at least one). With keep_open every repetition runs in a fresh child, pre-grown.
+// Throws Error when the files cannot be prepared or the descriptors cannot be had.
+// `progress` (if set) hears "round 2 of 9" lines.
+TuneReport run_tune(const TuneOptions& options,
+                    const std::function<void(std::string_view)>& progress = {});
+
+// What recommend() measures by default: 2,000 generated files in $TMPDIR, opened and closed,
+// within a budget of 3 seconds.
+TuneOptions short_tune_options();
+// The "Recommendation" block under the sweep's table: the setting to use, the alternatives
+// within noise, the knee, the descriptor-table and RLIMIT_NOFILE advice.
+std::string tune_text(const TuneReport& report);
+
+// The `tune --format json` document: the sweep (as to_json_document writes it) with a
+// top-level "recommendation" (left out when there is none).
+std::string tune_json_document(const Environment& env, const TuneReport& report);
+
+}  // namespace fdbench

@@ -1,0 +1,105 @@
+// The "Recommendation" block `fdbench tune` prints under the sweep's table.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "run/tune_sweep.hpp"
+#include "model/format.hpp"
+
+namespace fdbench {
+
+namespace {
+
+constexpr std::size_t kAlternativesShown = 8;
+
+std::string setting_text(const TunedSetting& s) {
+  return fmt::format("{}, {} thread{}{}", s.strategy, s.threads, s.threads == 1 ? "" : "s",
+                     s.batch > 1 ? fmt::format(", batch {}", s.batch) : "");
+}
+
+std::string sweep_line(const TuneReport& report) {
+  std::string line = fmt::format("Measured: {} combinations, {} round{} of interleaved repetitions",
+                                 report.combinations, report.rounds, report.rounds == 1 ? "" : "s");
+  if (report.round_over_budget) {
+    line += fmt::format(
+        " (one round took {:.1f} s, more than the budget: raise --budget or "
+        "lower --files for a sharper answer)",
+        report.round_seconds);
+  }
+  line += "\n";
+  if (report.recommendation && !report.best_interval_reached) {
+    line +=
+        "  (too few repetitions for a 95% interval of the median: within noise means within "
+        "the min-max range; a larger --budget sharpens it)\n";
+  }
+  return line;
+}
+
+std::string table_advice(const TuneReport& report) {
+  const Recommendation& rec = *report.recommendation;
+  if (!rec.pregrow_to) {
+    return "  fd table:      no advice needed: open+close holds one descriptor per thread\n";
+  }
+  std::string text = fmt::format(
+      "  fd table:      call pregrow_fd_table({}) before starting threads (holds every "
+      "descriptor at once)\n",
+      *rec.pregrow_to);
+  if (report.pregrow_off) {
+    const Result& off = *report.pregrow_off;
+    text += report.stall_seen ? fmt::format(
+                                    "                 stall seen here: without it {} files/s, "
+                                    "significantly slower\n",
+                                    format_rate(off.ops_per_sec))
+                              : fmt::format(
+                                    "                 no stall seen here: without it {} files/s, "
+                                    "within noise (rcu_expedited or a small table)\n",
+                                    format_rate(off.ops_per_sec));
+  }
+  return text;
+}
+
+std::string nofile_advice(const NofileAdvice& nofile) {
+  if (nofile.soft >= nofile.needed) {
+    return fmt::format(
+        "  RLIMIT_NOFILE: soft {} covers the {} descriptors needed: nothing to "
+        "raise\n",
+        group_digits(nofile.soft), group_digits(nofile.needed));
+  }
+  return fmt::format(
+      "  RLIMIT_NOFILE: needs {}, soft limit is {} (hard {}): call raise_nofile_limit({}) at "
+      "start-up, or ulimit -n {}\n",
+      group_digits(nofile.needed), group_digits(nofile.soft), group_digits(nofile.hard),
+      nofile.needed, nofile.needed);
+}
+
+}  // namespace
+
+std::string tune_text(const TuneReport& report) {
+  std::string text = "\nRecommendation\n" + sweep_line(report);
+  if (!report.recommendation) {
+    return text + "  nothing to recommend: no adoptable strategy ran without failures here\n";
+  }
+  const Recommendation& rec = *report.recommendation;
+  text += fmt::format("  use:           {}: {} files/s\n", setting_text(rec.best),
+                      format_rate(rec.best.ops_per_sec));
+  if (rec.within_noise.empty()) {
+    text += "  within noise:  none: it is ahead of every other setting\n";
+  }
+  const std::size_t shown = std::min(rec.within_noise.size(), kAlternativesShown);
+  for (std::size_t i = 0; i < shown; ++i) {
+    text += fmt::format("  {:<15}{}: {} files/s\n", i == 0 ? "within noise:" : "",
+                        setting_text(rec.within_noise[i]),
+                        format_rate(rec.within_noise[i].ops_per_sec));
+  }
+  if (shown < rec.within_noise.size()) {
+    text += fmt::format("                 and {} more (--format json lists them all)\n",
+                        rec.within_noise.size() - shown);
+  }
+  text += fmt::format(
+      "  knee:          {} thread{} ({} is within noise of the best with "
+      "them)\n",
+      rec.knee_threads, rec.knee_threads == 1 ? "" : "s", rec.best.strategy);
+  return text + table_advice(report) + nofile_advice(report.nofile);
+}
+
+}  // namespace fdbench
