@@ -8,23 +8,23 @@
 #include <optional>
 #include <sstream>
 
-#include "cli.hpp"
-#include "output/atomic_file.hpp"
 #include "analysis/compare.hpp"
-#include "model/environment.hpp"
-#include "fdbench/error.hpp"
-#include "inputs/file_set.hpp"
 #include "analysis/findings.hpp"
-#include "output/html_report.hpp"
-#include "platform/platform.hpp"
-#include "output/reporter.hpp"
-#include "model/results_json.hpp"
-#include "run/runner.hpp"
+#include "cli.hpp"
 #include "engine/strategy.hpp"
-#include "output/trace_out.hpp"
-#include "run/tune_sweep.hpp"
+#include "fdbench/error.hpp"
 #include "file_export.hpp"
+#include "inputs/file_set.hpp"
+#include "model/environment.hpp"
+#include "model/results_json.hpp"
+#include "output/atomic_file.hpp"
+#include "output/html_report.hpp"
+#include "output/reporter.hpp"
+#include "output/trace_out.hpp"
+#include "platform/platform.hpp"
 #include "progress_line.hpp"
+#include "run/runner.hpp"
+#include "run/tune_sweep.hpp"
 
 namespace fdbench::cli {
 
@@ -85,7 +85,9 @@ int run_session(const Command& command, Session& session, std::ostream& err) {
   } catch (const Interrupted& e) {
     session.finish(false);
     const auto results = session.results();
-    const auto short_ones = std::count_if(results.begin(), results.end(), cut_short);
+    const auto short_ones = std::count_if(results.begin(), results.end(), [](const Result& r) {
+      return r.status == Status::cut_short;
+    });
     err << fmt::format("fdbench: interrupted by signal {}; {} result{} kept", e.signal(),
                        results.size(), results.size() == 1 ? "" : "s");
     if (short_ones > 0) {

@@ -127,6 +127,7 @@ namespace {
 CompareCell cell_of(const Result& r) {
   CompareCell cell;
   cell.verdict = Verdict::baseline;
+  cell.status = r.status;
   cell.error = r.error;
   cell.repetitions = r.times_ns.size();
   cell.median_ns = r.stats.median;

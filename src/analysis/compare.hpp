@@ -59,7 +59,8 @@ std::string_view to_string(Verdict verdict);
 // One file's result for one key.
 struct CompareCell {
   Verdict verdict = Verdict::absent;
-  std::string error;  // the result could not run on that machine
+  Status status = Status::measured;  // how it ended on that machine
+  std::string error;                 // why, when it has no timings
   std::size_t repetitions = 0;
   double median_ns = 0;
   std::int64_t min_ns = 0;

@@ -505,13 +505,16 @@ void growth_findings(std::span<const Result> results, std::string_view workload,
 
 void failure_findings(std::span<const Result> results, Findings& out) {
   int failed = 0;
+  int broke = 0;
   int unavailable = 0;
   int stuck = 0;
   for (const auto& r : results) {
-    if (hung(r)) {
+    if (r.hung()) {
       ++stuck;
-    } else if (!r.error.empty()) {
+    } else if (r.status == Status::unavailable) {
       ++unavailable;
+    } else if (r.status == Status::failed) {
+      ++broke;
     } else if (r.failures != 0) {
       ++failed;
     }
@@ -522,6 +525,14 @@ void failure_findings(std::span<const Result> results, Findings& out) {
                                "(see the rows marked FAILED).",
                                failed, failed == 1 ? "" : "s"),
                    {{"results", failed}}});
+  }
+  if (broke != 0) {
+    out.push_back({"failed",
+                   fmt::format("{} result{} broke off while running (a worker died, or the "
+                               "kernel refused a call the strategy needs): {} no timings, and "
+                               "the row says why.",
+                               broke, broke == 1 ? "" : "s", broke == 1 ? "it has" : "they have"),
+                   {{"results", broke}}});
   }
   if (stuck != 0) {
     out.push_back({"hung",

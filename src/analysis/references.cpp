@@ -52,7 +52,7 @@ Reference read_reference(const json& j) {
 }
 
 bool matches(const Reference& ref, const Result& r) {
-  if (!r.error.empty() || r.failures != 0 || r.stats.median <= 0) return false;
+  if (!r.ok() || r.stats.median <= 0) return false;
   if (r.workload != ref.workload || r.ops != ref.ops) return false;
   if (!ref.kind.empty() && r.kind != ref.kind) return false;
   if (!ref.pregrow.empty() && r.pregrow != ref.pregrow) return false;

@@ -13,11 +13,12 @@
 
 #include "engine/child_process.hpp"
 #include "engine/child_report.hpp"
+#include "engine/measure.hpp"
+#include "engine/measurement.hpp"
 #include "fdbench/error.hpp"
 #include "platform/interrupt.hpp"
-#include "engine/measure.hpp"
 #include "platform/platform.hpp"
-#include "engine/measurement.hpp"
+#include "platform/unavailable.hpp"
 
 namespace fdbench {
 
@@ -89,6 +90,9 @@ void child_repetition(Channel& channel, const WorkloadRecipe& recipe, const Stra
     if (trace) report.traced = trace->records().size();
   } catch (const Interrupted& e) {  // a `process` worker or libuv's helper died of it
     report.signal = e.signal();
+  } catch (const Unavailable& e) {
+    report.unavailable = 1;
+    std::snprintf(report.error, sizeof report.error, "%s", e.what());
   } catch (const std::exception& e) {
     std::snprintf(report.error, sizeof report.error, "%s", e.what());
   }
@@ -152,6 +156,9 @@ std::string implausible(ChildReport& report, std::uint64_t ops, std::int64_t liv
     return fmt::format("signal {}", report.signal);
   }
   if (report.shared != 0 && report.shared != 1) return fmt::format("shared {}", report.shared);
+  if (report.unavailable != 0 && report.unavailable != 1) {
+    return fmt::format("unavailable {}", report.unavailable);
+  }
   if (report.traced > ops) return fmt::format("{} call records for {} items", report.traced, ops);
   if (report.error[0] != '\0' || report.signal != 0) return {};  // no sample to check
   if (report.ns <= 0 || report.ns > lived_ns) {
@@ -202,7 +209,7 @@ class FreshChildMeasurement final : public Measurement {
         traced_(extras.latency) {
     r_.pregrow = pregrow.label();
     if (const auto reason = strategy.unavailable_reason(); !reason.empty()) {
-      stop(std::string(reason));
+      stop(Status::unavailable, std::string(reason));
       return;
     }
     if (traced_) latency_.emplace(work.facts, strategy, extras.on_calls);
@@ -210,9 +217,16 @@ class FreshChildMeasurement final : public Measurement {
 
  private:
   void repetition(bool timed) override {
-    const ChildRun run = run_in_child(work_, strategy_, config_, pregrow_, traced_);
+    ChildRun run;
+    try {
+      run = run_in_child(work_, strategy_, config_, pregrow_, traced_);
+    } catch (const Error& e) {  // the child died, or sent what cannot be a sample
+      return stop(Status::failed, e.what());
+    }
     const ChildReport& report = run.report;
-    if (report.error[0] != '\0') return stop(report.error);
+    if (report.error[0] != '\0') {
+      return stop(report.unavailable != 0 ? Status::unavailable : Status::failed, report.error);
+    }
     total_.merge(report.tally);
     if (!timed) return;
     r_.times_ns.push_back(report.ns);

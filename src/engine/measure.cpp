@@ -8,10 +8,11 @@
 #include <optional>
 #include <system_error>
 
+#include "engine/measurement.hpp"
 #include "fdbench/error.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/platform.hpp"
-#include "engine/measurement.hpp"
+#include "platform/unavailable.hpp"
 
 namespace fdbench {
 
@@ -114,10 +115,10 @@ void record_failures(Result& r, const Tally& tally) {
 void check_no_leak(Result& r, const std::vector<int>& before) {
   const auto after = platform::open_descriptors();
   if (after == before) return;
-  r.warnings.push_back(fmt::format("descriptor leak: held {{{}}} before the run, {{{}}} after",
-                                   describe_fds(before), describe_fds(after)));
+  r.warn(WarningKind::leak, fmt::format("descriptor leak: held {{{}}} before the run, {{{}}} after",
+                                        describe_fds(before), describe_fds(after)));
 #ifndef NDEBUG
-  std::fprintf(stderr, "fdbench: %s\n", r.warnings.back().c_str());
+  std::fprintf(stderr, "fdbench: %s\n", r.warnings.back().text.c_str());
   FDBENCH_ASSERT(!"descriptor leak");
 #endif
 }
@@ -131,9 +132,10 @@ std::string Measurement::next_repetition_text() const {
   return fmt::format("repetition {} of {}", next - warmup_ + 1, repeat_);
 }
 
-Result Measurement::hung(std::string error) const {
+Result Measurement::hung(Status status, std::string what) const {
   Result r = base_;
-  r.error = std::move(error);
+  r.status = status;
+  r.error = std::move(what);
   finalize(r);
   return r;
 }
@@ -149,7 +151,8 @@ void Measurement::run_next() {
   ++next_;
 }
 
-void Measurement::stop(std::string error) {
+void Measurement::stop(Status status, std::string error) {
+  r_.status = status;
   r_.error = std::move(error);
   r_.times_ns.clear();
   stopped_ = true;
@@ -163,10 +166,11 @@ Result Measurement::run_all() {
 Result Measurement::finish() {
   release();
   if (!done()) {
-    r_.warnings.push_back(fmt::format("{}{} of {} timed repetitions ran", kCutShortWarning,
-                                      r_.times_ns.size(), repeat_));
+    r_.status = Status::cut_short;
+    r_.warn(WarningKind::cut_short, fmt::format("interrupted: {} of {} timed repetitions ran",
+                                                r_.times_ns.size(), repeat_));
   }
-  if (latency_ && r_.error.empty()) latency_->store(r_);
+  if (latency_ && r_.ran()) latency_->store(r_);
   record_failures(r_, total_);
   if (held_before_ && check_leaks_) check_no_leak(r_, *held_before_);
   finalize(r_);
@@ -188,7 +192,7 @@ class InProcessMeasurement final : public Measurement {
         config_(config),
         workers_(workers) {
     if (const auto reason = strategy.unavailable_reason(); !reason.empty()) {
-      stop(std::string(reason));
+      stop(Status::unavailable, std::string(reason));
       return;
     }
     r_.fdsize_before = platform::fd_table_size();
@@ -220,12 +224,15 @@ class InProcessMeasurement final : public Measurement {
       if (workers_ == Workers::per_repetition) runner_.reset();
     } catch (const std::system_error& e) {  // e.g. EAGAIN creating the 1,000th thread
       runner_.reset();
-      stop(fmt::format("could not start {} with {} threads: {}", strategy_.name, config_.threads,
-                       e.what()));
-    } catch (const Error& e) {  // the strategy cannot do this workload here
+      stop(Status::failed, fmt::format("could not start {} with {} threads: {}", strategy_.name,
+                                       config_.threads, e.what()));
+    } catch (const Unavailable& e) {  // the strategy cannot do this workload here
+      runner_.reset();
+      stop(Status::unavailable, e.what());
+    } catch (const Error& e) {  // it started and broke: a worker died, a ring failed
       runner_.reset();
       throw_if_interrupted();  // ... unless a Ctrl-C killed its workers
-      stop(e.what());
+      stop(Status::failed, e.what());
     }
   }
 

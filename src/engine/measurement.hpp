@@ -88,9 +88,10 @@ class Measurement {
 
   // For a repetition that hung (--timeout), read while it may still be running: which one
   // it is ("repetition 3 of 10", "warm-up 1 of 1"), and the result that says so: the
-  // combination's fields with `error`, no times. Neither touches what a repetition writes.
+  // combination's fields with `status` (timed_out or hung) and `what`, no times. Neither
+  // touches what a repetition writes.
   [[nodiscard]] std::string next_repetition_text() const;
-  [[nodiscard]] Result hung(std::string error) const;
+  [[nodiscard]] Result hung(Status status, std::string what) const;
   // finish() without the leak check: another measurement was abandoned with its descriptors.
   void skip_leak_check() { check_leaks_ = false; }
 
@@ -98,8 +99,8 @@ class Measurement {
   Measurement(Result base, int repeat, int warmup);
   // One repetition; `timed` is false for a warm-up. Ends the measurement by stop().
   virtual void repetition(bool timed) = 0;
-  // Ends the measurement on `error`: the result keeps no times.
-  void stop(std::string error);
+  // Ends the measurement with `status` (unavailable or failed) and why: no times are kept.
+  void stop(Status status, std::string error);
   // What the subclass holds (workers, a trace) is released before the leak check.
   virtual void release() {}
 

@@ -19,9 +19,9 @@ Recommendation recommend(const RecommendOptions& options) {
   if (!report.recommendation) {
     std::string why = "no strategy ran without failures";
     for (const auto& r : report.sweep) {
-      if (!r.error.empty() || !r.first_failure.empty()) {
+      if (!r.ran() || !r.first_failure.empty()) {
         why += fmt::format(" ({} {} threads: {})", r.strategy, r.threads,
-                           r.error.empty() ? r.first_failure : r.error);
+                           r.ran() ? r.first_failure : error_text(r));
         break;
       }
     }

@@ -13,6 +13,19 @@ constexpr std::pair<WorkerKind, std::string_view> kWorkerNames[] = {
     {WorkerKind::threads, "threads"}, {WorkerKind::processes, "processes"}};
 constexpr std::pair<FdTable, std::string_view> kTableNames[] = {
     {FdTable::shared, "shared"}, {FdTable::per_worker, "per-worker"}, {FdTable::none, "none"}};
+constexpr std::pair<Status, std::string_view> kStatusNames[] = {
+    {Status::measured, "measured"},   {Status::unavailable, "unavailable"},
+    {Status::failed, "failed"},       {Status::cut_short, "cut-short"},
+    {Status::timed_out, "timed-out"}, {Status::hung, "hung"}};
+constexpr std::pair<Status, std::string_view> kStatusWords[] = {
+    {Status::measured, "measured"},   {Status::unavailable, "unavailable"},
+    {Status::failed, "failed"},       {Status::cut_short, "cut short"},
+    {Status::timed_out, "timed out"}, {Status::hung, "hung"}};
+constexpr std::pair<WarningKind, std::string_view> kWarningNames[] = {
+    {WarningKind::noisy, "noisy"},
+    {WarningKind::cut_short, "cut-short"},
+    {WarningKind::leak, "leak"},
+    {WarningKind::other, "other"}};
 
 template <class Enum, std::size_t N>
 std::string_view name_of(const std::pair<Enum, std::string_view> (&names)[N], Enum value) {
@@ -49,23 +62,37 @@ bool parse_fd_table(std::string_view text, FdTable& table) {
   return value_of(kTableNames, text, table);
 }
 
-bool cut_short(const Result& result) {
-  return std::any_of(result.warnings.begin(), result.warnings.end(),
-                     [](const std::string& w) { return w.starts_with(kCutShortWarning); });
+std::string_view to_string(Status status) {
+  return name_of(kStatusNames, status);
+}
+bool parse_status(std::string_view text, Status& status) {
+  return value_of(kStatusNames, text, status);
+}
+std::string_view status_words(Status status) {
+  return name_of(kStatusWords, status);
+}
+std::string_view to_string(WarningKind kind) {
+  return name_of(kWarningNames, kind);
+}
+bool parse_warning_kind(std::string_view text, WarningKind& kind) {
+  return value_of(kWarningNames, text, kind);
 }
 
-bool hung(const Result& result) {
-  return result.error.starts_with(kTimedOutError) || result.error.starts_with(kHungError);
+bool Result::has_warning(WarningKind about) const {
+  return std::any_of(warnings.begin(), warnings.end(),
+                     [about](const Warning& w) { return w.kind == about; });
 }
 
-std::string_view error_kind(std::string_view error) {
-  if (error.starts_with(kTimedOutError)) return "timed out";
-  if (error.starts_with(kHungError)) return "hung";
-  return "unavailable";
+void Result::warn(WarningKind about, std::string text) {
+  Warning w{about, std::move(text)};
+  if (std::find(warnings.begin(), warnings.end(), w) == warnings.end()) {
+    warnings.push_back(std::move(w));
+  }
 }
 
 std::string error_text(const Result& result) {
-  return hung(result) ? result.error : "unavailable: " + result.error;
+  const std::string_view words = status_words(result.status);
+  return result.error.empty() ? std::string(words) : fmt::format("{}: {}", words, result.error);
 }
 
 void finalize(Result& result) {
@@ -77,11 +104,9 @@ void finalize(Result& result) {
   const double spread = relative_spread(result.stats);
   if (result.stats.count < 2 || spread <= kNoisySpread) return;
   // The text follows from times_ns alone, so finalizing again (a reader does) adds nothing.
-  const std::string warning =
-      fmt::format("{}min–max spread is {:.0f}% of the median (over {:.0f}%)", kNoisyWarning,
-                  spread * 100, kNoisySpread * 100);
-  auto& w = result.warnings;
-  if (std::find(w.begin(), w.end(), warning) == w.end()) w.push_back(warning);
+  result.warn(WarningKind::noisy,
+              fmt::format("noisy: min–max spread is {:.0f}% of the median (over {:.0f}%)",
+                          spread * 100, kNoisySpread * 100));
 }
 
 }  // namespace fdbench

@@ -27,6 +27,40 @@ std::string_view to_string(FdTable table);
 bool parse_worker_kind(std::string_view text, WorkerKind& workers);
 bool parse_fd_table(std::string_view text, FdTable& table);
 
+// A result's outcome. Reporters, findings and compare read it, never the error's words.
+enum class Status {
+  measured,     // every repetition ran (its calls may still have failed: see failures)
+  unavailable,  // the combination cannot run here (no io_uring, a workload it cannot do)
+  failed,       // it started and broke: a worker died, a ring broke, threads could not start
+  cut_short,    // Ctrl-C came first: the timed repetitions that ran are kept
+  timed_out,    // a repetition outlasted --timeout and was abandoned
+  hung,         // a repetition was still running when Ctrl-C came, and was abandoned
+};
+// The JSON spellings: "measured", "unavailable", "failed", "cut-short", "timed-out", "hung".
+std::string_view to_string(Status status);
+bool parse_status(std::string_view text, Status& status);
+// How reporters name an outcome that is not plain measured: "unavailable", "failed",
+// "cut short", "timed out", "hung".
+std::string_view status_words(Status status);
+
+// What a warning is about; the text says it for people.
+enum class WarningKind {
+  noisy,      // the repetitions spread wider than kNoisySpread of the median
+  cut_short,  // how many of the timed repetitions ran before Ctrl-C
+  leak,       // the run held descriptors afterwards that it did not hold before
+  other,
+};
+// The JSON spellings: "noisy", "cut-short", "leak", "other".
+std::string_view to_string(WarningKind kind);
+bool parse_warning_kind(std::string_view text, WarningKind& kind);
+
+struct Warning {
+  WarningKind kind = WarningKind::other;
+  std::string text;
+
+  bool operator==(const Warning&) const = default;
+};
+
 // Where the files of an `open` result came from, with what was left out.
 struct InputSummary {
   std::string source = "generated";  // "generated", "tree" or "list"
@@ -77,9 +111,10 @@ struct Result {
   std::map<std::string, std::string> parameters;        // strategy parameters
   std::optional<InputSummary> input;                    // open results
   std::optional<Latency> latency;  // --latency: every call timed (nullopt: not asked, or not
-                                   // recordable for this strategy: a warning says which)
-  std::string error;               // set when the combination could not run here
-  std::vector<std::string> warnings;
+                                   // recordable for this strategy: parameters["latency"] says)
+  Status status = Status::measured;
+  std::string error;  // why, when status is neither measured nor cut_short
+  std::vector<Warning> warnings;
 
   // What the strategy and the workload are, recorded so that findings and reporters never
   // have to know either by name (results read back from JSON included).
@@ -89,27 +124,22 @@ struct Result {
   bool holds_descriptors = false;  // held to the end of a repetition: the table grows
   std::string unit = "fds";        // what ops counts, in rates ("files" for files/s)
 
-  [[nodiscard]] bool ok() const { return error.empty() && failures == 0; }
+  // Whether it has timed repetitions to show: measured, or cut short.
+  [[nodiscard]] bool ran() const {
+    return status == Status::measured || status == Status::cut_short;
+  }
+  [[nodiscard]] bool ok() const { return ran() && failures == 0; }
+  // Whether a repetition hung and was abandoned (--timeout, or Ctrl-C it never saw).
+  [[nodiscard]] bool hung() const { return status == Status::timed_out || status == Status::hung; }
+  [[nodiscard]] bool has_warning(WarningKind about) const;
+  // Adds a warning unless the same one is there already.
+  void warn(WarningKind about, std::string text);
 };
 
-// Repetitions spread wider than this share of the median make a result's warning, which
-// starts with kNoisyWarning.
+// Repetitions spread wider than this share of the median make a result's noisy warning.
 inline constexpr double kNoisySpread = 0.20;
-inline constexpr std::string_view kNoisyWarning = "noisy: ";
-// A result that Ctrl-C cut short keeps the timed repetitions it ran, and a warning that
-// starts with kCutShortWarning says how many of how many.
-inline constexpr std::string_view kCutShortWarning = "interrupted: ";
-// Whether `result` was cut short.
-bool cut_short(const Result& result);
-// A result whose repetition hung has no times and an error that starts with kTimedOutError
-// (--timeout passed) or kHungError (still running after Ctrl-C); any other error says why the
-// combination cannot run here.
-inline constexpr std::string_view kTimedOutError = "timed out: ";
-inline constexpr std::string_view kHungError = "hung: ";
-bool hung(const Result& result);
-// How reporters name a result's error: "timed out", "hung" or "unavailable".
-std::string_view error_kind(std::string_view error);
-// The error as reporters show it: a hung result's as it is, any other after "unavailable: ".
+// The outcome as reporters show it when it is not measured: "unavailable: no io_uring",
+// "timed out: threads, 1 thread: ...".
 std::string error_text(const Result& result);
 
 // Fills stats, ops_per_sec, median_ci and outliers from times_ns, and warns (once) when the

@@ -295,6 +295,60 @@ std::optional<Latency> read_latency(const Reader& in) {
   return latency;
 }
 
+// Schema 1 had no kinds: they are recognised from the texts it wrote, here and nowhere else.
+WarningKind kind_of_old_warning(std::string_view text) {
+  if (text.starts_with("noisy: ")) return WarningKind::noisy;
+  if (text.starts_with("interrupted: ")) return WarningKind::cut_short;
+  if (text.starts_with("descriptor leak: ")) return WarningKind::leak;
+  return WarningKind::other;
+}
+
+void read_warnings(const Reader& in, Result& r) {
+  const std::vector<std::string> texts = in.texts("warnings");
+  const std::vector<std::string> kinds = in.texts("warning_kinds");
+  if (in.has("warning_kinds") && kinds.size() != texts.size()) {
+    throw Error(in.path("warning_kinds") + ": expected one kind for each warning");
+  }
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    Warning w{WarningKind::other, texts[i]};
+    if (kinds.empty()) {
+      w.kind = kind_of_old_warning(w.text);
+    } else if (!parse_warning_kind(kinds[i], w.kind)) {
+      w.kind = WarningKind::other;  // a kind added after this version: still a warning
+    }
+    r.warnings.push_back(std::move(w));
+  }
+}
+
+// Schema 1 had no status: an error was "unavailable" unless its words said the repetition
+// timed out or hung, and a cut-short result said so in a warning.
+void status_of_old_result(Result& r) {
+  constexpr std::string_view kTimedOut = "timed out: ";
+  constexpr std::string_view kHung = "hung: ";
+  if (r.error.starts_with(kTimedOut)) {
+    r.status = Status::timed_out;
+    r.error.erase(0, kTimedOut.size());
+  } else if (r.error.starts_with(kHung)) {
+    r.status = Status::hung;
+    r.error.erase(0, kHung.size());
+  } else if (!r.error.empty()) {
+    r.status = Status::unavailable;
+  } else if (r.has_warning(WarningKind::cut_short)) {
+    r.status = Status::cut_short;
+  }
+}
+
+void read_status(const Reader& in, Result& r) {
+  if (!in.has("status")) return status_of_old_result(r);
+  if (!parse_status(in.text("status"), r.status)) {
+    throw Error(in.path("status") + ": '" + in.text("status") +
+                "' is not a status (measured, unavailable, failed, cut-short, timed-out, hung)");
+  }
+  if (!r.ran() && !r.times_ns.empty()) {
+    throw Error(in.path("status") + ": a " + in.text("status") + " result has no times");
+  }
+}
+
 Result read_result(const Reader& in) {
   Result r;
   r.workload = in.text("workload");
@@ -320,12 +374,8 @@ Result read_result(const Reader& in) {
   r.first_failure = in.text_or("first_failure", "");
   r.failures_by_errno = in.errno_counts("failures_by_errno");
   r.error = in.text_or("error", "");
-  if (in.has("warnings")) {
-    for (const auto& w : in.field("warnings")) {
-      if (!w.is_string()) throw Error(in.path("warnings") + ": expected strings");
-      r.warnings.push_back(w.get<std::string>());
-    }
-  }
+  read_warnings(in, r);
+  read_status(in, r);
   if (in.has("parameters")) {
     const json& p = in.field("parameters");
     if (!p.is_object()) throw Error(in.path("parameters") + ": expected an object");
@@ -413,9 +463,10 @@ ResultsDocument read_document(const json& root) {
   const Reader doc(root, "document");
   ResultsDocument out;
   out.schema_version = doc.integer<int>("schema_version");
-  if (out.schema_version != 1) {
-    throw Error(fmt::format("schema_version {} is not supported (this fdbench reads 1)",
-                            out.schema_version));
+  if (out.schema_version < 1 || out.schema_version > kSchemaVersion) {
+    throw Error(fmt::format(
+        "schema_version {} is not supported (this fdbench reads 1 to {}{})", out.schema_version,
+        kSchemaVersion, out.schema_version > kSchemaVersion ? "; a newer fdbench wrote it" : ""));
   }
   const Reader tool(doc.field("tool"), "tool");
   if (tool.text("name") != "fdbench") throw Error("tool.name: not an fdbench document");

@@ -1,6 +1,6 @@
 #pragma once
-// Reading a JSON results document (schema_version 1) back: for `compare` and `report`,
-// which only read Results. Writing is the json reporter's job (reporter.hpp).
+// Reading a JSON results document back: for `compare` and `report`, which only read
+// Results. Writing is the json reporter's job (reporter.hpp).
 #include <map>
 #include <string>
 #include <string_view>
@@ -12,8 +12,12 @@
 
 namespace fdbench {
 
+// The output contract's version: 2 added each result's `status` and `warning_kinds`. Every
+// version from 1 on reads; what an older one lacks is derived once, here.
+inline constexpr int kSchemaVersion = 2;
+
 struct ResultsDocument {
-  int schema_version = 1;
+  int schema_version = kSchemaVersion;
   std::string tool_version;
   bool complete = true;
   Environment environment;

@@ -48,7 +48,7 @@ class Reporter {
 std::unique_ptr<Reporter> make_reporter(std::string_view format, std::ostream& out);
 std::vector<std::string> reporter_names();
 
-// The JSON document of the output contract (schema_version 1).
+// The JSON document of the output contract (schema_version kSchemaVersion).
 std::string to_json_document(const Environment& env, std::span<const Result> results,
                              std::span<const Finding> findings = {});
 // CSV: one header row and one row per result.

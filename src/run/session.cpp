@@ -14,18 +14,18 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/findings.hpp"
 #include "engine/child_process.hpp"
 #include "engine/descriptor_budget.hpp"
-#include "model/call_trace.hpp"
-#include "fdbench/error.hpp"
-#include "analysis/findings.hpp"
-#include "platform/interrupt.hpp"
 #include "engine/measure.hpp"
-#include "platform/platform.hpp"
-#include "output/trace_out.hpp"
 #include "engine/measurement.hpp"
-#include "inputs/open_input.hpp"
 #include "engine/timed_runner.hpp"
+#include "fdbench/error.hpp"
+#include "inputs/open_input.hpp"
+#include "model/call_trace.hpp"
+#include "output/trace_out.hpp"
+#include "platform/interrupt.hpp"
+#include "platform/platform.hpp"
 
 namespace fdbench {
 
@@ -156,12 +156,12 @@ HungResult abandon_hung(std::vector<std::unique_ptr<Measurement>>& running, std:
   if (timed_out) {
     hung.what = fmt::format("{}: {} did not finish within {}; {}", label, repetition,
                             format_seconds(timeout_s), on);
-    hung.result = running[k]->hung(std::string(kTimedOutError) + hung.what);
+    hung.result = running[k]->hung(Status::timed_out, hung.what);
   } else {
     hung.what = fmt::format(
         "{}: {} was still running {} after the signal; {}", label, repetition,
         format_seconds(std::chrono::duration<double>(TimedRunner::kSignalGrace).count()), on);
-    hung.result = running[k]->hung(std::string(kHungError) + hung.what);
+    hung.result = running[k]->hung(Status::hung, hung.what);
   }
   keep_forever(std::move(running[k]));
   running[k] = nullptr;

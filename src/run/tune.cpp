@@ -2,8 +2,6 @@
 // threads and batch is measured a few repetitions at a time, round after round, and each
 // combination's samples are pooled: drift on a shared machine (another job, a cooling CPU)
 // then lands on every combination alike instead of on whichever ran last.
-#include "run/tune_sweep.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,14 +9,15 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "engine/descriptor_budget.hpp"
-#include "fdbench/error.hpp"
 #include "analysis/findings.hpp"
+#include "engine/descriptor_budget.hpp"
 #include "engine/measure.hpp"
-#include "platform/platform.hpp"
-#include "output/reporter.hpp"
 #include "engine/strategy.hpp"
+#include "fdbench/error.hpp"
 #include "inputs/open_input.hpp"
+#include "output/reporter.hpp"
+#include "platform/platform.hpp"
+#include "run/tune_sweep.hpp"
 
 namespace fdbench {
 
@@ -64,7 +63,7 @@ std::vector<Combination> combinations_of(const std::vector<std::string>& extra) 
 void pool(Combination& combo, Result part) {
   auto& w = part.warnings;
   w.erase(std::remove_if(w.begin(), w.end(),
-                         [](const std::string& s) { return s.starts_with(kNoisyWarning); }),
+                         [](const Warning& s) { return s.kind == WarningKind::noisy; }),
           w.end());
   if (!combo.measured) {
     combo.pooled = std::move(part);
@@ -80,12 +79,11 @@ void pool(Combination& combo, Result part) {
     r.failures_by_errno[name].count += count.count;
     r.failures_by_errno[name].message = count.message;
   }
-  if (r.error.empty()) r.error = part.error;
-  for (auto& warning : w) {
-    if (std::find(r.warnings.begin(), r.warnings.end(), warning) == r.warnings.end()) {
-      r.warnings.push_back(std::move(warning));
-    }
+  if (r.ran() && !part.ran()) {  // a round that could not run makes the pool say why
+    r.status = part.status;
+    r.error = part.error;
   }
+  for (auto& warning : w) r.warn(warning.kind, std::move(warning.text));
   r.fdsize_after = part.fdsize_after;
 }
 
@@ -143,7 +141,7 @@ void ensure_sweep_fits(const std::vector<Combination>& combos, std::uint64_t hel
 
 void run_round(const Bench& bench, std::vector<Combination>& combos, int warmup) {
   for (auto& combo : combos) {
-    if (combo.measured && !combo.pooled.error.empty()) continue;  // it cannot run here
+    if (combo.measured && !combo.pooled.ran()) continue;  // it cannot run here
     pool(combo, bench.measure_one(combo, kAutomatic, kRepetitionsPerRound, warmup));
   }
 }
@@ -227,7 +225,6 @@ TuneOptions short_tune_options() {
   options.budget_seconds = 3;
   return options;
 }
-
 
 std::string tune_json_document(const Environment& env, const TuneReport& report) {
   std::vector<Result> results = report.sweep;

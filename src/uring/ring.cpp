@@ -10,6 +10,7 @@
 
 #include "fdbench/error.hpp"
 #include "platform/platform.hpp"
+#include "platform/unavailable.hpp"
 
 #if defined(__SANITIZE_THREAD__)
 #define FDBENCH_TSAN 1
@@ -33,8 +34,12 @@ namespace {
 // which is the order the kernel's munmap and mmap guarantee.
 #ifdef FDBENCH_TSAN
 char g_ring_memory;
-void ring_memory_acquired() noexcept { __tsan_acquire(&g_ring_memory); }
-void ring_memory_released() noexcept { __tsan_release(&g_ring_memory); }
+void ring_memory_acquired() noexcept {
+  __tsan_acquire(&g_ring_memory);
+}
+void ring_memory_released() noexcept {
+  __tsan_release(&g_ring_memory);
+}
 #else
 void ring_memory_acquired() noexcept {}
 void ring_memory_released() noexcept {}
@@ -211,8 +216,8 @@ void exit_ring(io_uring* ring) noexcept {
 
 Ring::Ring(unsigned entries, const RingSetup& setup) {
   if (const int ret = init_ring(&ring_, entries, setup); ret < 0) {
-    throw Error(fmt::format("cannot set up an io_uring of {} entries ({}): {}", entries,
-                            describe(setup).at("ring_setup"), explain(-ret)));
+    throw Unavailable(fmt::format("cannot set up an io_uring of {} entries ({}): {}", entries,
+                                  describe(setup).at("ring_setup"), explain(-ret)));
   }
 }
 
@@ -221,7 +226,7 @@ void prime(Ring& ring) {
   FDBENCH_ASSERT(sqe != nullptr);  // a new ring is empty
   io_uring_prep_nop(sqe);
   if (const int ret = submit_and_reap(ring.get(), 1, [](const io_uring_cqe&) {}); ret < 0) {
-    throw Error("cannot submit to a new io_uring: " + explain(-ret));
+    throw Unavailable("cannot submit to a new io_uring: " + explain(-ret));
   }
 }
 

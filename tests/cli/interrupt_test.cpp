@@ -122,7 +122,7 @@ void expect_partial_document(const std::string& path, const std::string& err) {
   const std::string text = read_text(path);
   ASSERT_FALSE(text.empty()) << "no --output file written";
   const auto doc = nlohmann::json::parse(text);
-  EXPECT_EQ(doc.at("schema_version"), 1);
+  EXPECT_EQ(doc.at("schema_version"), 2);
   EXPECT_EQ(doc.at("complete"), false);
   const auto& results = doc.at("results");
   EXPECT_EQ(static_cast<int>(results.size()), results_kept(err)) << err;
@@ -335,6 +335,7 @@ TEST(ProcessWorkers, NothingOutlivesARunEvenWhenAWorkerIsKilled) {
   ASSERT_EQ(run.exit_code, 0) << run.err;  // a strategy that fails is a result, not the end
   const auto doc = nlohmann::json::parse(run.out);
   ASSERT_EQ(doc.at("results").size(), 1U);
+  EXPECT_EQ(doc.at("results")[0].at("status"), "failed") << doc.at("results")[0].dump();
   EXPECT_NE(doc.at("results")[0].value("error", "").find("signal 9"), std::string::npos)
       << doc.at("results")[0].dump();
   for (const pid_t worker : workers) {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "output/reporter.hpp"
 #include "engine/strategy.hpp"
+#include "output/reporter.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -101,12 +101,13 @@ std::vector<Result> hand_built_results() {
                          {{"No such file or directory", 1}},
                          "",
                          1'500'000};
-  r.warnings = {"a warning"};
+  r.warnings = {{WarningKind::other, "a warning"}};
   finalize(r);
   Result unavailable = r;
   unavailable.times_ns.clear();
   unavailable.failures = 0;
   unavailable.failures_by_errno.clear();
+  unavailable.status = Status::unavailable;
   unavailable.error = "io_uring_disabled is 2";
   finalize(unavailable);
   return {r, unavailable};
@@ -133,7 +134,9 @@ TEST_F(Schema, IsAJsonSchemaThatRejectsBrokenDocuments) {
              {"Permission denied", {{"count", 1}, {"message", "x"}}}};
        },
        "does not match"},
-      {"another version", [](nlohmann::json& j) { j["schema_version"] = 2; }, "1 was expected"},
+      {"another version", [](nlohmann::json& j) { j["schema_version"] = 3; }, "is not one of"},
+      {"a status it does not know", [](nlohmann::json& j) { j["results"][0]["status"] = "ok"; },
+       "is not one of"},
       {"a time as text", [](nlohmann::json& j) { j["results"][0]["times_ns"][0] = "1ms"; },
        "is not of type"},
   };
@@ -177,37 +180,38 @@ TEST_F(Schema, FieldsTheOpenIssuesAddHaveTheirTypes) {
   auto& r = doc["results"][0];
   const nlohmann::json latency = {{"p50", 1200},  {"p90", 1500},     {"p99", 3000},
                                   {"p999", 9000}, {"max", 12000000}, {"count", 2000}};
-  r.update({{"runnable_threads", 3},
-            {"setup_ns", 45000000},
-            {"median_ci_ns", {2000000, 3000000}},
-            {"outliers", {1}},
-            {"latency_ns", {{"open", latency}, {"close", latency}, {"submit", latency}}},
-            {"growth_events",
-             {{{"repetition", 0},
-               {"worker", 1},
-               {"index", 63},
-               {"fd", 64},
-               {"ns", 7000000},
-               {"fdsize_before", 64},
-               {"fdsize_after", 128},
-               {"shared", true}}}},
-            {"stalls",
-             {{{"repetition", 0},
-               {"worker", 0},
-               {"index", 62},
-               {"op", "create"},
-               {"fd", 65},
-               {"ns", 6900000},
-               {"cause", "waiting-on-growth"}},
-              {{"repetition", 0},
-               {"worker", 1},
-               {"index", 64},
-               {"op", "submit"},
-               {"fd", -1},
-               {"ns", 6900000},
-               {"cause", "unexplained"}}}},
-            {"growth_summary", {{"count", 1}, {"total_ns", 7000000}, {"share_of_repetition", 0.7}}},
-            {"stall_summary", {{"count", 1}, {"total_ns", 6900000}, {"share_of_repetition", 0.69}}}});
+  r.update(
+      {{"runnable_threads", 3},
+       {"setup_ns", 45000000},
+       {"median_ci_ns", {2000000, 3000000}},
+       {"outliers", {1}},
+       {"latency_ns", {{"open", latency}, {"close", latency}, {"submit", latency}}},
+       {"growth_events",
+        {{{"repetition", 0},
+          {"worker", 1},
+          {"index", 63},
+          {"fd", 64},
+          {"ns", 7000000},
+          {"fdsize_before", 64},
+          {"fdsize_after", 128},
+          {"shared", true}}}},
+       {"stalls",
+        {{{"repetition", 0},
+          {"worker", 0},
+          {"index", 62},
+          {"op", "create"},
+          {"fd", 65},
+          {"ns", 6900000},
+          {"cause", "waiting-on-growth"}},
+         {{"repetition", 0},
+          {"worker", 1},
+          {"index", 64},
+          {"op", "submit"},
+          {"fd", -1},
+          {"ns", 6900000},
+          {"cause", "unexplained"}}}},
+       {"growth_summary", {{"count", 1}, {"total_ns", 7000000}, {"share_of_repetition", 0.7}}},
+       {"stall_summary", {{"count", 1}, {"total_ns", 6900000}, {"share_of_repetition", 0.69}}}});
   r["parameters"]["paths"] = "relative";
   doc["findings"] = {{{"kind", "stall"}, {"text", "4 growth events"}, {"events", 4}}};
   doc["recommendation"] = {{"strategy", "fast-pool"},

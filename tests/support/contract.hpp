@@ -1,5 +1,5 @@
 #pragma once
-// The JSON output contract (schema_version 1), checked field by field. Shared by
+// The JSON output contract (schema_version 2), checked field by field. Shared by
 // the reporter unit tests (hand-built results) and the CLI tests (real runs).
 #include <gtest/gtest.h>
 
@@ -14,7 +14,7 @@ inline constexpr const char* kResultFields[] = {
     "pregrow",         "ops",           "repeat",           "warmup",   "times_ns",
     "min_ns",          "median_ns",     "max_ns",           "mean_ns",  "stddev_ns",
     "ops_per_sec",     "fdsize_before", "fdsize_after",     "failures", "median_ci_ns",
-    "median_ci_level", "outliers",      "runnable_threads",
+    "median_ci_level", "outliers",      "runnable_threads", "status",
 };
 // What the strategy and the workload are, so that readers never have to go by their names.
 inline constexpr const char* kPropertyFields[] = {"workers", "fd_table", "reference",
@@ -81,15 +81,28 @@ inline void expect_result_contract(const nlohmann::json& r) {
   for (const auto& i : r.at("outliers")) {
     EXPECT_TRUE(i.is_number_unsigned() && i < r.at("times_ns").size()) << i;
   }
+  const std::string status = r.at("status").get<std::string>();
+  EXPECT_TRUE(status == "measured" || status == "unavailable" || status == "failed" ||
+              status == "cut-short" || status == "timed-out" || status == "hung")
+      << status;
+  const bool ran = status == "measured" || status == "cut-short";
+  EXPECT_EQ(r.contains("error"), !ran) << r.dump();
+  if (!ran) {
+    EXPECT_TRUE(r.at("times_ns").empty()) << status << " with times";
+  }
   if (r.contains("error")) {
     EXPECT_TRUE(r.at("error").is_string());
     EXPECT_FALSE(r.at("error").get<std::string>().empty()) << "error present but empty";
+  }
+  if (r.contains("warnings")) {
+    ASSERT_TRUE(r.contains("warning_kinds")) << r.dump();
+    EXPECT_EQ(r.at("warning_kinds").size(), r.at("warnings").size());
   }
 }
 
 inline void expect_document_contract(const nlohmann::json& doc) {
   ASSERT_TRUE(doc.is_object());
-  EXPECT_EQ(doc.at("schema_version"), 1);
+  EXPECT_EQ(doc.at("schema_version"), 2);
   ASSERT_TRUE(doc.contains("tool"));
   EXPECT_EQ(doc.at("tool").at("name"), "fdbench");
   EXPECT_TRUE(doc.at("tool").at("version").is_string());

@@ -12,10 +12,10 @@
 #include <utility>
 #include <vector>
 
-#include "model/environment.hpp"
-#include "fdbench/error.hpp"
-#include "model/result.hpp"
 #include "engine/strategy.hpp"
+#include "fdbench/error.hpp"
+#include "model/environment.hpp"
+#include "model/result.hpp"
 
 namespace fdbench::testing {
 
@@ -99,8 +99,16 @@ class ResultBuilder {
     r_.holds_descriptors = holds;
     return *this;
   }
-  ResultBuilder& warnings(std::vector<std::string> lines) {
-    r_.warnings = std::move(lines);
+  ResultBuilder& warnings(std::vector<Warning> list) {
+    r_.warnings = std::move(list);
+    return *this;
+  }
+  // Ctrl-C came after these repetitions, of `repeat` asked for.
+  ResultBuilder& cut_short(int repeat) {
+    r_.status = Status::cut_short;
+    r_.warn(WarningKind::cut_short, std::to_string(r_.times_ns.size()) + " of " +
+                                        std::to_string(repeat) + " timed repetitions ran");
+    r_.repeat = repeat;
     return *this;
   }
   ResultBuilder& latency(Latency measured) {
@@ -109,6 +117,11 @@ class ResultBuilder {
   }
   // The combination could not run here: `repeat` repetitions were asked for, none ran.
   ResultBuilder& unavailable(std::string error, int repeat) {
+    return ended(Status::unavailable, std::move(error), repeat);
+  }
+  // It ended with `status` (failed, timed_out, hung) and why: no repetition kept.
+  ResultBuilder& ended(Status status, std::string error, int repeat) {
+    r_.status = status;
     r_.error = std::move(error);
     r_.repeat = repeat;
     r_.times_ns.clear();

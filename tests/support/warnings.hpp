@@ -1,24 +1,41 @@
 #pragma once
 // A result's warnings apart from the noise warning, which any run on a shared, busy machine
 // may earn: tests insist that there are no others (a descriptor leak, above all).
-#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "model/result.hpp"
 
+namespace fdbench {
+// For failure messages: `<< r.warnings.front()`.
+inline std::ostream& operator<<(std::ostream& out, const Warning& w) {
+  return out << to_string(w.kind) << ": " << w.text;
+}
+}  // namespace fdbench
+
 namespace fdbench::testing {
 
-inline std::vector<std::string> warnings_besides_noise(std::vector<std::string> warnings) {
-  std::erase_if(warnings, [](const std::string& w) { return w.rfind(kNoisyWarning, 0) == 0; });
-  return warnings;
+// The texts of every warning that is not about noise.
+inline std::vector<std::string> warnings_besides_noise(const std::vector<Warning>& warnings) {
+  std::vector<std::string> texts;
+  for (const auto& w : warnings) {
+    if (w.kind != WarningKind::noisy) texts.push_back(w.text);
+  }
+  return texts;
 }
 
-// The same for a result in the JSON output.
+// The same for a result in the JSON output, by its warning_kinds.
 inline std::vector<std::string> warnings_besides_noise(const nlohmann::json& result) {
   if (!result.contains("warnings")) return {};
-  return warnings_besides_noise(result.at("warnings").get<std::vector<std::string>>());
+  const auto texts = result.at("warnings").get<std::vector<std::string>>();
+  const auto kinds = result.at("warning_kinds").get<std::vector<std::string>>();
+  std::vector<std::string> others;
+  for (std::size_t i = 0; i < texts.size() && i < kinds.size(); ++i) {
+    if (kinds[i] != "noisy") others.push_back(texts[i]);
+  }
+  return others;
 }
 
 }  // namespace fdbench::testing

@@ -135,9 +135,12 @@ TEST(Findings, AHungRepetitionIsSaidOnceAndIsNotUnavailable) {
       open_result("uring", 1, 1'000'000),
       ResultBuilder::open("threads", 2)
           .ops(10000)
-          .unavailable("timed out: threads, 2 threads: repetition 1 of 2 did not finish within "
-                       "1 s; it was opening /mnt/nfs/a.c",
-                       2)};
+          .ended(Status::timed_out,
+                 "threads, 2 threads: repetition 1 of 2 did not finish within 1 s; it was "
+                 "opening /mnt/nfs/a.c",
+                 2),
+      // Words that look like a timeout do not make one: the status does.
+      ResultBuilder::open("pool", 2).ops(10000).ended(Status::failed, "timed out: no", 2)};
   const auto all = findings(results, Environment{});
   const auto hung =
       std::find_if(all.begin(), all.end(), [](const Finding& f) { return f.kind == "hung"; });
@@ -145,6 +148,11 @@ TEST(Findings, AHungRepetitionIsSaidOnceAndIsNotUnavailable) {
   EXPECT_NE(hung->text.find("abandoned"), std::string::npos) << hung->text;
   EXPECT_EQ(hung->numbers.at("results"), 1);
   for (const auto& f : all) EXPECT_NE(f.kind, "unavailable") << f.text;
+  const auto failed =
+      std::find_if(all.begin(), all.end(), [](const Finding& f) { return f.kind == "failed"; });
+  ASSERT_NE(failed, all.end());
+  EXPECT_EQ(failed->numbers.at("results"), 1);
+  EXPECT_NE(failed->text.find("broke off"), std::string::npos) << failed->text;
 }
 
 TEST(Findings, FailedResultsAreNotCalledFastest) {

@@ -89,7 +89,7 @@ TEST(HtmlReport, SeveralRunsAreSetSideBySideWithTheCompareTable) {
 
 TEST(HtmlReport, TextFromFilesIsEscaped) {
   auto results = open_sweep(30'000'000);
-  results[0].warnings.push_back("<script>alert(1)</script> & \"more\"");
+  results[0].warnings.push_back({WarningKind::other, "<script>alert(1)</script> & \"more\""});
   const std::vector<ReportInput> inputs{run("<b>label</b>", results)};
   const std::string page = html_report(inputs);
   EXPECT_EQ(page.find("<script>"), std::string::npos);

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "analysis/findings.hpp"
-#include "output/reporter.hpp"
 #include "fdbench/version.hpp"
+#include "output/reporter.hpp"
 #include "support/results.hpp"
 
 namespace fdbench {
@@ -33,7 +33,8 @@ std::vector<Result> results() {
           .ops(1000)
           .each_took(4'000'000, 2)
           .failed(3, EMFILE)
-          .warnings({"descriptor leak: held {0,1,2} before the run, {0,1,2,3} after"}),
+          .warnings({{WarningKind::leak,
+                      "descriptor leak: held {0,1,2} before the run, {0,1,2,3} after"}}),
       ResultBuilder::open("uring", 1).ops(1000).unavailable("io_uring | disabled", 2),
       ResultBuilder::socket("threads", 2)
           .ops(512)

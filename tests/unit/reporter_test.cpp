@@ -198,7 +198,7 @@ TEST(Csv, HeaderNamesTheContractColumnsInOrder) {
   EXPECT_EQ(csv_header(),
             "workload,strategy,threads,batch,kind,pregrow,ops,repeat,warmup,min_ns,median_ns,"
             "max_ns,mean_ns,stddev_ns,ops_per_sec,fdsize_before,fdsize_after,failures,error,"
-            "runnable_threads,times_ns");
+            "runnable_threads,times_ns,status");
 }
 
 TEST(Csv, RowsAreTheValuesInHeaderOrder) {
@@ -206,15 +206,16 @@ TEST(Csv, RowsAreTheValuesInHeaderOrder) {
   // known is an empty field.
   EXPECT_EQ(csv_row(open_result("threads", 1)),
             "open,threads,1,1,file,off,1000,3,1,1000000,2000000.0,3000000,2000000.0,1000000.0,"
-            "500000.0,64,64,0,,1,3000000;1000000;2000000");
+            "500000.0,64,64,0,,1,3000000;1000000;2000000,measured");
   EXPECT_EQ(csv_row(socket_result("auto", 5, 512, 1024)),
-            "socket,threads,2,1,tcp,auto,512,2,0,5,5.0,5,5.0,0.0,102400000000.0,512,1024,0,,2,5;5");
+            "socket,threads,2,1,tcp,auto,512,2,0,5,5.0,5,5.0,0.0,102400000000.0,512,1024,0,,2,5;5,"
+            "measured");
   EXPECT_EQ(csv_row(open_result("threads", 8).fdsize(std::nullopt, std::nullopt).failed(7, EMFILE)),
             "open,threads,8,1,file,off,1000,3,1,1000000,2000000.0,3000000,2000000.0,1000000.0,"
-            "500000.0,,,7,,8,3000000;1000000;2000000");
+            "500000.0,,,7,,8,3000000;1000000;2000000,measured");
   EXPECT_EQ(csv_row(unavailable_result()),
             R"(open,pool,4,1,file,off,1000,3,0,0,0.0,0,0.0,0.0,0.0,,,0,"cannot run ""pool"", )"
-            R"(here: no threads",5,)");
+            R"(here: no threads",5,,unavailable)");
 }
 
 TEST(Csv, RowFieldCountMatchesTheHeader) {
@@ -425,20 +426,24 @@ TEST(Reporters, TableHeaderWarnsAboutTheEnvironment) {
   EXPECT_EQ(lines[1], "! this fdbench is a Debug build, not Release");
 }
 
-TEST(Reporters, AHungRowSaysTimedOutOrHungNotUnavailable) {
-  EXPECT_EQ(error_kind("timed out: threads, 1 thread: ..."), "timed out");
-  EXPECT_EQ(error_kind("hung: threads, 1 thread: ..."), "hung");
-  EXPECT_EQ(error_kind("built without liburing"), "unavailable");
-  Result timed_out = open_result("threads", 2);
-  timed_out.times_ns.clear();
-  timed_out.error = "timed out: threads, 2 threads: repetition 1 of 10 did not finish within 60 s";
-  finalize(timed_out);
-  EXPECT_TRUE(hung(timed_out));
-  EXPECT_FALSE(hung(unavailable_result()));
+TEST(Reporters, EachOutcomeIsNamedByItsStatusNeverByItsWords) {
+  EXPECT_EQ(status_words(Status::timed_out), "timed out");
+  EXPECT_EQ(status_words(Status::hung), "hung");
+  EXPECT_EQ(status_words(Status::failed), "failed");
+  EXPECT_EQ(status_words(Status::unavailable), "unavailable");
+  const std::string why = "threads, 2 threads: repetition 1 of 10 did not finish within 60 s";
+  const Result timed_out = open_result("threads", 2).ended(Status::timed_out, why, 10);
+  EXPECT_TRUE(timed_out.hung());
+  EXPECT_FALSE(unavailable_result().build().hung());
+  // A failed result whose words look like a timeout is still failed, and says so.
+  const Result failed = open_result("pool", 2).ended(Status::failed, "timed out: no, it broke", 3);
+  EXPECT_FALSE(failed.hung());
   for (const char* format : {"table", "markdown"}) {
-    const std::string text = report(format, {timed_out});
-    EXPECT_NE(text.find(timed_out.error), std::string::npos) << format << "\n" << text;
+    const std::string text = report(format, {timed_out, failed});
+    EXPECT_NE(text.find("timed out: " + why), std::string::npos) << format << "\n" << text;
     EXPECT_EQ(text.find("unavailable: timed out"), std::string::npos) << format << "\n" << text;
+    EXPECT_NE(text.find("failed: timed out: no, it broke"), std::string::npos) << format << "\n"
+                                                                               << text;
   }
 }
 
@@ -467,17 +472,17 @@ TEST(Reporters, CsvWritesOneHeaderAndOneRowPerResult) {
       report("csv", sample_results()),
       "workload,strategy,threads,batch,kind,pregrow,ops,repeat,warmup,min_ns,median_ns,max_ns,"
       "mean_ns,stddev_ns,ops_per_sec,fdsize_before,fdsize_after,failures,error,runnable_threads,"
-      "times_ns\n"
+      "times_ns,status\n"
       "open,threads,1,1,file,off,1000,3,1,1000000,2000000.0,3000000,2000000.0,1000000.0,"
-      "500000.0,64,64,0,,1,3000000;1000000;2000000\n"
+      "500000.0,64,64,0,,1,3000000;1000000;2000000,measured\n"
       "open,pool,2,1,file,off,1000,3,1,1000000,2000000.0,3000000,2000000.0,1000000.0,500000.0,"
-      "64,64,0,,3,3000000;1000000;2000000\n"
+      "64,64,0,,3,3000000;1000000;2000000,measured\n"
       "open,pool-batch,2,64,file,off,1000,3,1,1000000,2000000.0,3000000,2000000.0,1000000.0,"
-      "500000.0,64,64,0,,3,3000000;1000000;2000000\n"
+      "500000.0,64,64,0,,3,3000000;1000000;2000000,measured\n"
       "socket,threads,2,1,tcp,off,512,2,0,20000000,20000000.0,20000000,20000000.0,0.0,25600.0,"
-      "64,512,0,,2,20000000;20000000\n"
+      "64,512,0,,2,20000000;20000000,measured\n"
       "socket,threads,2,1,tcp,auto,512,2,0,2000000,2000000.0,2000000,2000000.0,0.0,256000.0,"
-      "512,512,0,,2,2000000;2000000\n");
+      "512,512,0,,2,2000000;2000000,measured\n");
 }
 
 TEST(Reporters, NothingMeasuredStillGivesValidOutput) {

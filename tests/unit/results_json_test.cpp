@@ -71,7 +71,9 @@ Result open_result() {
       .failed({{EMFILE, 5}, {-1, 2}}, EMFILE)
       .parameters({{"batch", "64"}})
       .input(input)
-      .warnings({"descriptor leak: held {0,1,2} before the run, {0,1,2,3} after", "second"})
+      .warnings(
+          {{WarningKind::leak, "descriptor leak: held {0,1,2} before the run, {0,1,2,3} after"},
+           {WarningKind::other, "second"}})
       .holds_descriptors(true);  // kept open
 }
 
@@ -126,6 +128,7 @@ void expect_same(const Result& a, const Result& b) {
   EXPECT_EQ(a.first_failure, b.first_failure);
   EXPECT_EQ(a.failures_by_errno, b.failures_by_errno);
   EXPECT_EQ(a.parameters, b.parameters);
+  EXPECT_EQ(a.status, b.status);
   EXPECT_EQ(a.error, b.error);
   EXPECT_EQ(a.warnings, b.warnings);
   EXPECT_EQ(a.workers, b.workers);
@@ -152,7 +155,7 @@ TEST(ResultsJson, RoundTripKeepsEveryField) {
   const Environment env = full_environment();
   const std::vector<Result> results{open_result(), socket_result(), uring_result()};
   const ResultsDocument doc = parse_results_json(to_json_document(env, results));
-  EXPECT_EQ(doc.schema_version, 1);
+  EXPECT_EQ(doc.schema_version, kSchemaVersion);
   EXPECT_FALSE(doc.tool_version.empty());
   EXPECT_TRUE(doc.complete);
   EXPECT_EQ(doc.environment.os, env.os);
@@ -288,6 +291,56 @@ TEST(ResultsJson, ADocumentWithoutFindingsSaysSo) {
   } catch (const Error& e) {
     EXPECT_STREQ(e.what(), "findings[0].numbers.median_ns: expected a number");
   }
+}
+
+TEST(ResultsJson, EveryStatusAndWarningKindComesBack) {
+  const Result cut = ResultBuilder::open("threads", 1).ops(10).times({5, 6}).cut_short(9);
+  const Result failed =
+      ResultBuilder::open("process", 2).ops(10).ended(Status::failed, "worker 1 died", 3);
+  const Result timed_out =
+      ResultBuilder::open("pool", 2).ops(10).ended(Status::timed_out, "threads: ...", 3);
+  const Result hung = ResultBuilder::open("pool", 4).ops(10).ended(Status::hung, "pool: ...", 3);
+  const std::vector<Result> results{cut, failed, timed_out, hung, socket_result()};
+  const std::string text = to_json_document(full_environment(), results);
+  const auto written = nlohmann::json::parse(text).at("results");
+  EXPECT_EQ(written[0].at("status"), "cut-short");
+  EXPECT_EQ(written[0].at("warning_kinds"), nlohmann::json({"cut-short"}));
+  EXPECT_EQ(written[1].at("status"), "failed");
+  EXPECT_EQ(written[2].at("status"), "timed-out");
+  EXPECT_EQ(written[3].at("status"), "hung");
+  EXPECT_EQ(written[4].at("status"), "unavailable");
+  const ResultsDocument doc = parse_results_json(text);
+  ASSERT_EQ(doc.results.size(), results.size());
+  for (std::size_t i = 0; i < results.size(); ++i) expect_same(doc.results[i], results[i]);
+}
+
+// A document of schema 1 had no status and no warning kinds: the reader derives both, once,
+// from the words schema 1 wrote.
+TEST(ResultsJson, AVersionOneDocumentGetsItsStatusAndWarningKindsFromItsWords) {
+  auto j = nlohmann::json::parse(to_json_document(
+      full_environment(),
+      std::vector<Result>{ResultBuilder::open("threads", 1).ops(10).times({5, 5, 5, 5}),
+                          socket_result(), socket_result(), socket_result()}));
+  j["schema_version"] = 1;
+  for (auto& r : j["results"]) {
+    r.erase("status");
+    r.erase("warning_kinds");
+  }
+  auto& r = j["results"];
+  r[0]["warnings"] = {"interrupted: 4 of 10 timed repetitions ran", "noisy: spread"};
+  r[1]["error"] = "timed out: threads, 1 thread: repetition 1 of 2 did not finish within 5 s";
+  r[2]["error"] = "hung: threads, 1 thread: repetition 1 of 2 was still running";
+  const ResultsDocument doc = parse_results_json(j.dump());
+  ASSERT_EQ(doc.results.size(), 4U);
+  EXPECT_EQ(doc.results[0].status, Status::cut_short);
+  ASSERT_EQ(doc.results[0].warnings.size(), 2U);
+  EXPECT_EQ(doc.results[0].warnings[0].kind, WarningKind::cut_short);
+  EXPECT_EQ(doc.results[0].warnings[1].kind, WarningKind::noisy);
+  EXPECT_EQ(doc.results[1].status, Status::timed_out);
+  EXPECT_EQ(doc.results[1].error, "threads, 1 thread: repetition 1 of 2 did not finish within 5 s");
+  EXPECT_EQ(doc.results[2].status, Status::hung);
+  EXPECT_EQ(doc.results[3].status, Status::unavailable);
+  EXPECT_EQ(doc.results[3].error, "io_uring_disabled is 2");
 }
 
 TEST(ResultsJson, NoiseFieldsAreWrittenAndComeBack) {
@@ -478,8 +531,15 @@ TEST(ResultsJson, MalformedDocumentsAreErrorsThatSayWhere) {
        {"results", "expected an array"});
   edit("result not an object", [](auto& j) { j["results"][0] = 3; },
        {"results[0]", "expected an object"});
-  edit("schema_version 2", [](auto& j) { j["schema_version"] = 2; },
-       {"schema_version 2", "not supported", "reads 1"});
+  edit("schema_version 3", [](auto& j) { j["schema_version"] = 3; },
+       {"schema_version 3", "not supported", "reads 1 to 2", "a newer fdbench"});
+  edit("a status it does not know", [](auto& j) { j["results"][0]["status"] = "exploded"; },
+       {"results[0].status", "'exploded' is not a status"});
+  edit("a failed result with times", [](auto& j) { j["results"][0]["status"] = "failed"; },
+       {"results[0].status", "has no times"});
+  edit("a kind for each warning",
+       [](auto& j) { j["results"][0]["warning_kinds"] = nlohmann::json::array(); },
+       {"results[0].warning_kinds", "one kind for each warning"});
   edit("schema_version a string", [](auto& j) { j["schema_version"] = "1"; },
        {"schema_version", "expected an integer"});
   edit("another tool's document", [](auto& j) { j["tool"]["name"] = "hyperfine"; },
@@ -518,13 +578,13 @@ TEST(ResultsJson, FileErrorsNameTheFile) {
     EXPECT_NE(std::string(e.what()).find(missing), std::string::npos) << e.what();
   }
   const std::string bad = dir / "bad.json";
-  testing::write_text(bad, R"({"schema_version": 2})");
+  testing::write_text(bad, R"({"schema_version": 3})");
   try {
     read_results_file(bad);
-    ADD_FAILURE() << "read a schema_version 2 file";
+    ADD_FAILURE() << "read a schema_version 3 file";
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()).rfind(bad + ": ", 0), 0U) << e.what();
-    EXPECT_NE(std::string(e.what()).find("schema_version 2"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("schema_version 3"), std::string::npos) << e.what();
   }
   const std::string good = dir / "good.json";
   testing::write_text(good,

@@ -239,8 +239,8 @@ TEST(Statistics, FinalizeFillsIntervalOutliersAndWarnsOnceAboutSpread) {
   EXPECT_EQ(r.median_ci.hi, 200);  // six samples: the full range
   EXPECT_EQ(r.outliers, std::vector<std::size_t>{2});
   ASSERT_EQ(r.warnings.size(), 1U);
-  EXPECT_EQ(r.warnings[0].rfind(kNoisyWarning, 0), 0U) << r.warnings[0];
-  EXPECT_NE(r.warnings[0].find("100%"), std::string::npos) << r.warnings[0];
+  EXPECT_EQ(r.warnings[0].kind, WarningKind::noisy) << r.warnings[0].text;
+  EXPECT_NE(r.warnings[0].text.find("100%"), std::string::npos) << r.warnings[0].text;
   finalize(r);  // as a reader does after reading the warnings back
   EXPECT_EQ(r.warnings.size(), 1U);
 

@@ -13,9 +13,9 @@
 #include <functional>
 #include <vector>
 
-#include "engine/strategy.hpp"
 #include "engine/strategies/registry.hpp"
 #include "engine/strategies/worker_group.hpp"
+#include "engine/strategy.hpp"
 
 namespace fdbench {
 

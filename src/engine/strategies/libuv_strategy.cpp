@@ -33,11 +33,12 @@
 #include <vector>
 
 #include "engine/child_process.hpp"
-#include "fdbench/error.hpp"
-#include "platform/platform.hpp"
-#include "engine/strategy.hpp"
 #include "engine/strategies/registry.hpp"
 #include "engine/strategies/work_messages.hpp"
+#include "engine/strategy.hpp"
+#include "fdbench/error.hpp"
+#include "platform/platform.hpp"
+#include "platform/unavailable.hpp"
 
 #ifdef FDBENCH_HAVE_LIBUV
 #include <unistd.h>
@@ -186,7 +187,7 @@ class LibuvStrategy final : public Strategy {
   }
 
   Repetition run(Workload& work) override {
-    if (work.spec().op != ItemSpec::Op::open_file) throw Error("libuv opens files only");
+    if (work.spec().op != ItemSpec::Op::open_file) throw Unavailable("libuv opens files only");
     const WorkRequest command{&work, work.ops()};
     WorkReply reply;
     if (!helper_.send(command) || !helper_.receive(reply)) {
@@ -199,7 +200,7 @@ class LibuvStrategy final : public Strategy {
  private:
   static ChildProcess::Body make_helper(const StrategyConfig& config) {
     if (config.threads < 1 || config.threads > kMaxPoolThreads) {
-      throw Error(
+      throw Unavailable(
           fmt::format("libuv's thread pool holds 1 to {} threads, not {}: lower "
                       "--threads",
                       kMaxPoolThreads, config.threads));
@@ -225,7 +226,7 @@ std::string libuv_unavailable_reason() {
 #else  // no libuv at build time: registered, reported as unavailable
 
 std::unique_ptr<Strategy> make_libuv_strategy(const StrategyConfig& /*config*/) {
-  throw Error("built without libuv");
+  throw Unavailable("built without libuv");
 }
 
 std::string libuv_unavailable_reason() {

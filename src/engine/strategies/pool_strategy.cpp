@@ -3,10 +3,10 @@
 // future; the timed region is the first enqueue to the last completed future.
 #include <mutex>
 
-#include "platform/platform.hpp"
-#include "engine/strategy.hpp"
 #include "engine/strategies/classic_pool.hpp"
 #include "engine/strategies/registry.hpp"
+#include "engine/strategy.hpp"
+#include "platform/platform.hpp"
 
 namespace fdbench {
 

@@ -30,11 +30,11 @@
 #include <vector>
 
 #include "engine/child_process.hpp"
-#include "fdbench/error.hpp"
-#include "platform/platform.hpp"
-#include "engine/strategy.hpp"
 #include "engine/strategies/registry.hpp"
 #include "engine/strategies/work_messages.hpp"
+#include "engine/strategy.hpp"
+#include "fdbench/error.hpp"
+#include "platform/platform.hpp"
 
 namespace fdbench {
 

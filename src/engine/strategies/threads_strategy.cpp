@@ -1,8 +1,8 @@
 // threads: T workers (the calling thread and T-1 others), each a contiguous 1/T share of
 // the list, released together. The seed's "regular" case, without timing thread creation.
-#include "engine/strategy.hpp"
 #include "engine/strategies/registry.hpp"
 #include "engine/strategies/worker_group.hpp"
+#include "engine/strategy.hpp"
 
 namespace fdbench {
 

@@ -16,12 +16,13 @@
 #include <memory>
 #include <vector>
 
-#include "fdbench/error.hpp"
-#include "engine/strategy.hpp"
 #include "engine/strategies/registry.hpp"
 #include "engine/strategies/uring_workers.hpp"
-#include "uring/ring.hpp"
 #include "engine/strategies/worker_group.hpp"
+#include "engine/strategy.hpp"
+#include "fdbench/error.hpp"
+#include "platform/unavailable.hpp"
+#include "uring/ring.hpp"
 
 namespace fdbench {
 
@@ -44,11 +45,11 @@ struct alignas(64) DirectWorker {
     // A table larger than the soft RLIMIT_NOFILE fails with EMFILE; liburing 2.3 then raises
     // the soft limit (up to the hard one) and retries, so only the hard limit refuses.
     if (const int ret = io_uring_register_files_sparse(ring.get(), count); ret < 0) {
-      throw Error(fmt::format("cannot register {} io_uring direct descriptor slots: {}{}", count,
-                              errno_text(-ret),
-                              ret == -EMFILE ? " (a table may not exceed RLIMIT_NOFILE: raise "
-                                               "ulimit -Hn or use fewer items per thread)"
-                                             : ""));
+      throw Unavailable(fmt::format(
+          "cannot register {} io_uring direct descriptor slots: {}{}", count, errno_text(-ret),
+          ret == -EMFILE ? " (a table may not exceed RLIMIT_NOFILE: raise "
+                           "ulimit -Hn or use fewer items per thread)"
+                         : ""));
     }
     slots = count;
   }
@@ -88,10 +89,10 @@ class UringDirectStrategy final : public Strategy {
   Repetition run(Workload& work) override {
     const ItemSpec spec = work.spec();
     if (spec.op != ItemSpec::Op::open_file && spec.op != ItemSpec::Op::create_socket) {
-      throw Error(fmt::format("uring-direct cannot create {} descriptors", work.kind()));
+      throw Unavailable(fmt::format("uring-direct cannot create {} descriptors", work.kind()));
     }
     if (spec.op == ItemSpec::Op::create_socket && !uring::support().socket) {
-      throw Error(
+      throw Unavailable(
           "uring-direct cannot create sockets here: the kernel lacks IORING_OP_SOCKET (Linux "
           "5.19+)");
     }

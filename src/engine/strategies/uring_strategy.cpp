@@ -12,12 +12,13 @@
 #include <memory>
 #include <vector>
 
-#include "fdbench/error.hpp"
-#include "engine/strategy.hpp"
 #include "engine/strategies/registry.hpp"
 #include "engine/strategies/uring_workers.hpp"
-#include "uring/ring.hpp"
 #include "engine/strategies/worker_group.hpp"
+#include "engine/strategy.hpp"
+#include "fdbench/error.hpp"
+#include "platform/unavailable.hpp"
+#include "uring/ring.hpp"
 
 namespace fdbench {
 
@@ -46,10 +47,10 @@ class UringStrategy final : public Strategy {
   Repetition run(Workload& work) override {
     const ItemSpec spec = work.spec();
     if (spec.op != ItemSpec::Op::open_file && spec.op != ItemSpec::Op::create_socket) {
-      throw Error(fmt::format("uring cannot create {} descriptors", work.kind()));
+      throw Unavailable(fmt::format("uring cannot create {} descriptors", work.kind()));
     }
     if (spec.op == ItemSpec::Op::create_socket && !uring::support().socket) {
-      throw Error(
+      throw Unavailable(
           "uring cannot create sockets here: the kernel lacks IORING_OP_SOCKET (Linux 5.19+)");
     }
     const std::size_t n = work.ops();

@@ -1,8 +1,9 @@
 // Stands in for the io_uring strategies when fdbench is built without liburing (or not for
 // Linux): they are still listed, and say why they cannot run.
-#include "fdbench/error.hpp"
-#include "engine/strategy.hpp"
 #include "engine/strategies/registry.hpp"
+#include "engine/strategy.hpp"
+#include "fdbench/error.hpp"
+#include "platform/unavailable.hpp"
 
 namespace fdbench {
 
@@ -11,10 +12,10 @@ constexpr const char* kReason = "built without liburing";
 }  // namespace
 
 std::unique_ptr<Strategy> make_uring_strategy(const StrategyConfig& /*config*/) {
-  throw Error(kReason);
+  throw Unavailable(kReason);
 }
 std::unique_ptr<Strategy> make_uring_direct_strategy(const StrategyConfig& /*config*/) {
-  throw Error(kReason);
+  throw Unavailable(kReason);
 }
 std::string uring_unavailable_reason() {
   return kReason;

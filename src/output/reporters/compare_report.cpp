@@ -132,7 +132,9 @@ std::string ratio_text(const CompareCell& cell) {
 
 std::string median_text(const CompareCell& cell) {
   if (cell.verdict == Verdict::absent) return "—";
-  if (!cell.error.empty()) return std::string(error_kind(cell.error));
+  if (cell.status != Status::measured && cell.status != Status::cut_short) {
+    return std::string(status_words(cell.status));
+  }
   if (cell.repetitions == 0) return "-";
   return format_ms(cell.median_ns);
 }
@@ -374,6 +376,7 @@ nlohmann::json row_json(const CompareRow& row) {
                 {"ratio_low", optional_json(cell.ratio_low)},
                 {"ratio_high", optional_json(cell.ratio_high)},
                 {"p_value", optional_json(cell.p_value)}});
+      j["status"] = std::string(to_string(cell.status));
       if (!cell.error.empty()) j["error"] = cell.error;
     }
     cells.push_back(std::move(j));

@@ -44,18 +44,18 @@ class CsvReporter final : public Reporter {
 std::string csv_header() {
   return "workload,strategy,threads,batch,kind,pregrow,ops,repeat,warmup,min_ns,median_ns,"
          "max_ns,mean_ns,stddev_ns,ops_per_sec,fdsize_before,fdsize_after,failures,error,"
-         "runnable_threads,times_ns";
+         "runnable_threads,times_ns,status";
 }
 
 std::string csv_row(const Result& r) {
   std::string times;
   for (const auto t : r.times_ns) times += (times.empty() ? "" : ";") + std::to_string(t);
   return fmt::format(
-      "{},{},{},{},{},{},{},{},{},{},{:.1f},{},{:.1f},{:.1f},{:.1f},{},{},{},{},{},{}",
+      "{},{},{},{},{},{},{},{},{},{},{:.1f},{},{:.1f},{:.1f},{:.1f},{},{},{},{},{},{},{}",
       quoted(r.workload), quoted(r.strategy), r.threads, r.batch, quoted(r.kind), quoted(r.pregrow),
       r.ops, r.repeat, r.warmup, r.stats.min, r.stats.median, r.stats.max, r.stats.mean,
       r.stats.stddev, r.ops_per_sec, optional_text(r.fdsize_before), optional_text(r.fdsize_after),
-      r.failures, quoted(r.error), r.runnable_threads, times);
+      r.failures, quoted(r.error), r.runnable_threads, times, to_string(r.status));
 }
 
 std::unique_ptr<Reporter> make_csv_reporter(std::ostream& out) {

@@ -99,7 +99,7 @@ std::string series_name(const Result& r, const std::vector<const Result*>& group
 }
 
 std::optional<svg::Value> rate_value(const Result& r) {
-  if (!r.error.empty() || r.times_ns.empty()) return std::nullopt;
+  if (!r.ran() || r.times_ns.empty()) return std::nullopt;
   return svg::Value{
       r.ops_per_sec, rate(r, r.stats.max), rate(r, r.stats.min),
       fmt::format("{}, {}: {} {}/s (median), {}–{}", r.strategy, threads_text(r.threads),
@@ -165,7 +165,7 @@ std::string pregrow_chart(const std::vector<const Result*>& group, const std::st
         {"pregrow " + p, std::vector<std::optional<svg::Value>>(chart.categories.size())});
   }
   for (const Result* r : group) {
-    if (!r->error.empty() || r->times_ns.empty()) continue;
+    if (!r->ran() || r->times_ns.empty()) continue;
     const auto label = fmt::format("{}, {}", r->strategy, r->threads);
     const auto c = std::find(chart.categories.begin(), chart.categories.end(), label) -
                    chart.categories.begin();
@@ -183,9 +183,9 @@ std::string pregrow_chart(const std::vector<const Result*>& group, const std::st
 
 std::string result_notes(const Result& r) {
   std::string notes;
-  if (!r.error.empty()) notes = error_text(r);
+  if (!r.ran()) notes = error_text(r);
   if (r.failures != 0) notes += fmt::format("{} failed calls", group_digits(r.failures));
-  for (const auto& w : r.warnings) notes += (notes.empty() ? "" : "; ") + w;
+  for (const auto& w : r.warnings) notes += (notes.empty() ? "" : "; ") + w.text;
   return notes;
 }
 
@@ -199,7 +199,7 @@ std::string results_table(const std::vector<const Result*>& group) {
     std::string fdsize = "-";
     if (r->fdsize_before && r->fdsize_after)
       fdsize = fmt::format("{} → {}", *r->fdsize_before, *r->fdsize_after);
-    const bool measured = r->error.empty() && !r->times_ns.empty();
+    const bool measured = r->ran() && !r->times_ns.empty();
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td><td>{}</td>"
         "<td class=\"text\">{}</td></tr>\n",

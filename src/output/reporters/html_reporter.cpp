@@ -4,9 +4,9 @@
 // makes the same page.
 #include <ostream>
 
+#include "model/results_json.hpp"
 #include "output/html_report.hpp"
 #include "output/reporter.hpp"
-#include "model/results_json.hpp"
 #include "output/reporters/registry.hpp"
 
 namespace fdbench {

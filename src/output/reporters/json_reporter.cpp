@@ -1,10 +1,11 @@
-// json: the output contract (schema_version 1), written once at the end with
+// json: the output contract (schema_version kSchemaVersion), written once at the end with
 // every result finished so far; "complete" says whether the run was cut short.
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "output/reporter.hpp"
 #include "fdbench/version.hpp"
+#include "model/results_json.hpp"
+#include "output/reporter.hpp"
 #include "output/reporters/registry.hpp"
 
 namespace fdbench {
@@ -139,8 +140,19 @@ nlohmann::json result_json(const Result& r) {
     if (r.input->setup_ns) j["setup_ns"] = *r.input->setup_ns;
   }
   if (r.latency) add_latency(*r.latency, j);
+  j["status"] = std::string(to_string(r.status));
   if (!r.error.empty()) j["error"] = r.error;
-  if (!r.warnings.empty()) j["warnings"] = r.warnings;
+  if (!r.warnings.empty()) {
+    // Two arrays of one length: the texts as they always were, and what each is about.
+    nlohmann::json texts = nlohmann::json::array();
+    nlohmann::json kinds = nlohmann::json::array();
+    for (const auto& w : r.warnings) {
+      texts.push_back(w.text);
+      kinds.push_back(std::string(to_string(w.kind)));
+    }
+    j["warnings"] = std::move(texts);
+    j["warning_kinds"] = std::move(kinds);
+  }
   return j;
 }
 
@@ -163,7 +175,7 @@ nlohmann::json document(const Environment& env, std::span<const Result> results,
   nlohmann::json concluded = nlohmann::json::array();
   for (const auto& f : findings) concluded.push_back(finding_json(f));
   return {
-      {"schema_version", 1},
+      {"schema_version", kSchemaVersion},
       {"tool", {{"name", "fdbench"}, {"version", std::string(version())}}},
       {"environment", environment_json(env)},
       {"complete", complete},

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "analysis/findings.hpp"
-#include "output/reporter.hpp"
 #include "fdbench/version.hpp"
 #include "model/format.hpp"
+#include "output/reporter.hpp"
 #include "output/reporters/environment_text.hpp"
 #include "output/reporters/registry.hpp"
 #include "output/reporters/section_text.hpp"
@@ -59,7 +59,7 @@ class MarkdownReporter final : public Reporter {
     }
     out_ << fmt::format("| {} | {} |", cell(r.strategy), threads_text(r));
     if (growth) out_ << fmt::format(" {} |", cell(r.pregrow));
-    if (!r.error.empty()) {
+    if (!r.ran()) {
       out_ << fmt::format(" {} | | |{}\n", cell(error_text(r)), growth ? " |" : "");
     } else {
       out_ << fmt::format(" {} | {}–{} | {} |", format_ms(r.stats.median),
@@ -72,7 +72,7 @@ class MarkdownReporter final : public Reporter {
     if (const auto latency = latency_text(r); !latency.empty()) {
       notes_.push_back(fmt::format("{}: {}", who(r), latency));
     }
-    for (const auto& w : r.warnings) notes_.push_back(fmt::format("{}: {}", who(r), w));
+    for (const auto& w : r.warnings) notes_.push_back(fmt::format("{}: {}", who(r), w.text));
     out_ << std::flush;
   }
 

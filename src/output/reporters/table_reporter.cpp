@@ -5,9 +5,9 @@
 #include <ostream>
 
 #include "analysis/findings.hpp"
-#include "output/reporter.hpp"
 #include "fdbench/version.hpp"
 #include "model/format.hpp"
+#include "output/reporter.hpp"
 #include "output/reporters/environment_text.hpp"
 #include "output/reporters/registry.hpp"
 #include "output/reporters/section_text.hpp"
@@ -60,7 +60,7 @@ class TableReporter final : public Reporter {
     }
     std::string lead = fmt::format("  {:<12} {:>7}", r.strategy, threads_text(r));
     if (growth) lead += fmt::format(" {:>7}", r.pregrow);
-    if (!r.error.empty()) {
+    if (!r.ran()) {
       out_ << lead << "   " << error_text(r) << "\n";
     } else {
       const std::string range = fmt::format("{}–{}", format_ms(static_cast<double>(r.stats.min)),
@@ -75,7 +75,7 @@ class TableReporter final : public Reporter {
         out_ << "  " << latency << "\n";
       }
     }
-    for (const auto& w : r.warnings) out_ << "  ! " << w << "\n";
+    for (const auto& w : r.warnings) out_ << "  ! " << w.text << "\n";
     out_ << std::flush;
   }
 
