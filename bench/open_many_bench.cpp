@@ -135,10 +135,12 @@ void compare(const std::string& title, const FileList& files, const fdbench::Rec
   }
   const double n = static_cast<double>(files.paths.size());
   std::printf("%s: %zu files, %d rounds\n", title.c_str(), files.paths.size(), rounds);
+  const std::string batch = best.strategy == fdbench::OpenStrategy::uring
+                                ? fmt::format(", batch {}", best.batch)
+                                : std::string();
   std::printf("  open_many %s, %d threads%s: %.2f ms median, %.0f files/s\n",
-              best.strategy.c_str(), best.threads,
-              best.strategy == "uring" ? fmt::format(", batch {}", best.batch).c_str() : "",
-              median(best_s) * 1e3, n / median(best_s));
+              std::string(fdbench::to_string(best.strategy)).c_str(), best.threads,
+              batch.c_str(), median(best_s) * 1e3, n / median(best_s));
   std::printf("  plain loop, 1 thread / recommended:   %s\n", ratio_text(loop_ratio).c_str());
   std::printf("  threads at the knee (%d) / recommended: %s\n", rec.knee_threads,
               ratio_text(knee_ratio).c_str());

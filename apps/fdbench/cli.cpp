@@ -15,13 +15,13 @@
 #include <map>
 #include <sstream>
 
-#include "completion.hpp"
 #include "analysis/compare.hpp"
-#include "fdbench/error.hpp"
-#include "platform/platform.hpp"
-#include "output/reporter.hpp"
+#include "completion.hpp"
 #include "engine/strategy.hpp"
+#include "fdbench/error.hpp"
 #include "fdbench/version.hpp"
+#include "output/reporter.hpp"
+#include "platform/platform.hpp"
 
 namespace fdbench::cli {
 
@@ -169,6 +169,7 @@ struct TuneText {
   std::string budget = "20";
   std::string save;
   std::string format = "table";
+  std::string timeout;  // empty: none for a private set, kDefaultTreeTimeout for --tree, --list
   bool quiet = false;
 };
 
@@ -770,6 +771,10 @@ CLI::App* add_tune_command(CLI::App& app, TuneText& text) {
                   "Write the recommendation's JSON to FILE (atomically), for load_recommendation");
   cmd->add_option("--format", text.format, "Output format: " + join(formats_of("tune")))
       ->capture_default_str();
+  cmd->add_option("--timeout", text.timeout,
+                  "Seconds a repetition may take before it is abandoned as hung (a dead NFS or "
+                  "FUSE mount): the sweep stops, exit 1, naming the file; none for no limit "
+                  "(default: none, 60 with --tree or --list)");
   cmd->add_flag("--quiet", text.quiet, "No round-by-round lines on stderr");
   cmd->footer(kTuneFooter);
   return cmd;
@@ -912,6 +917,7 @@ Command tune_command(const TuneText& text) {
   open.keep_open = text.open.keep_open;
   if (!text.strategy.empty()) open.strategies = parse_strategies(text.strategy);
   apply_open_input(text.open, open);
+  open.timeout_s = parse_timeout(text.timeout, !open.tree.empty() || !open.list.empty());
   command.tune.budget_seconds =
       static_cast<double>(parse_number("--budget", text.budget, 1, 86400));
   check_choice("--format", text.format, formats_of("tune"));

@@ -286,6 +286,12 @@ int tune(const Command& command, std::ostream& out, std::ostream& err) {
   } catch (const Interrupted& e) {
     err << fmt::format("fdbench: interrupted by signal {}\n", e.signal());
     return 128 + e.signal();
+  } catch (const TimedOut& e) {  // nothing is recommended from a sweep that did not finish
+    err << fmt::format(
+        "fdbench: timed out: {}; the sweep stopped, nothing recommended (--timeout SECONDS "
+        "sets the limit)\n",
+        e.what());
+    return 1;
   } catch (const Error& e) {
     err << "Error: " << e.what() << "\n";
     return 1;

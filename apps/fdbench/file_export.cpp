@@ -4,8 +4,8 @@
 
 #include <sstream>
 
-#include "output/atomic_file.hpp"
 #include "fdbench/error.hpp"
+#include "output/atomic_file.hpp"
 
 namespace fdbench::cli {
 

@@ -5,6 +5,7 @@
 
 #include "cli.hpp"
 #include "platform/interrupt.hpp"
+#include "run/repetition_runner.hpp"
 #include "run/session.hpp"
 
 int main(int argc, char** argv) {

@@ -214,7 +214,7 @@ void PerformanceRun::survey() {
     if (!m.error.empty() || m.failures != 0) {
       fmt::print(
           "  {:<13} {:>7}   {}\n", m.strategy, m.threads,
-          m.error.empty() ? fmt::format("{} failed calls", m.failures) : "unavailable: " + m.error);
+          m.error.empty() ? fmt::format("{} failed calls", m.failures) : m.status + ": " + m.error);
       continue;
     }
     fmt::print("  {:<13} {:>7} {:>11} {:>11}\n", m.strategy, m.threads, ms(m.median_ns),

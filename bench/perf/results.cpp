@@ -15,6 +15,7 @@ Measured read_result(const nlohmann::json& r) {
   Measured m;
   m.strategy = r.at("strategy").get<std::string>();
   m.threads = r.at("threads").get<int>();
+  m.status = r.value("status", std::string("measured"));
   m.error = r.value("error", std::string());
   m.failures = r.value("failures", std::uint64_t{0});
   if (m.error.empty()) {

@@ -16,7 +16,8 @@ struct Measured {
   std::vector<double> times_ns;  // the timed repetitions
   double median_ns = 0;
   std::optional<double> setup_ns;  // file-set creation, where this fdbench records it
-  std::string error;               // the strategy could not run here
+  std::string status = "measured";  // "unavailable", "failed", ... (JSON status)
+  std::string error;                // why, when it has no times
   std::uint64_t failures = 0;
   std::map<std::string, std::string> parameters;  // the string ones (io_uring features, ...)
 };

@@ -19,13 +19,13 @@
 #include "engine/descriptor_budget.hpp"
 #include "engine/measure.hpp"
 #include "engine/measurement.hpp"
-#include "engine/timed_runner.hpp"
 #include "fdbench/error.hpp"
 #include "inputs/open_input.hpp"
 #include "model/call_trace.hpp"
 #include "output/trace_out.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/platform.hpp"
+#include "run/repetition_runner.hpp"
 
 namespace fdbench {
 
@@ -94,88 +94,7 @@ class RcuSetting {
   std::optional<int> original_;
 };
 
-// "60 s", "0.5 s": --timeout as the results record it.
-std::string format_seconds(double seconds) {
-  return fmt::format("{:g} s", seconds);
-}
-
-// The measurements a hung repetition left behind, which nothing may free: their threads are
-// parked, or still blocked in the kernel, and would find freed memory if they ever returned.
-std::vector<std::unique_ptr<Measurement>>& abandoned_measurements() {
-  static auto* const abandoned = new std::vector<std::unique_ptr<Measurement>>;
-  return *abandoned;
-}
-
-void keep_forever(std::unique_ptr<Measurement> hung) {
-  abandoned_measurements().push_back(std::move(hung));
-}
-
-// "it was opening /mnt/nfs/a", or what is known instead.
-std::string hung_on(const std::optional<std::vector<std::string>>& paths,
-                    const std::string& doing) {
-  if (!paths) return fmt::format("it was {} (which one, this system does not show)", doing);
-  if (paths->empty()) {
-    return fmt::format(
-        "it was {}; no thread was blocked in an open call (a slow repetition rather than a "
-        "hung one, or io_uring's opens, which wait inside the kernel)",
-        doing);
-  }
-  std::string text = "it was opening " + paths->front();
-  if (paths->size() > 1) {
-    text += fmt::format(" and {} other file{}", paths->size() - 1, paths->size() == 2 ? "" : "s");
-    for (std::size_t i = 1; i < std::min<std::size_t>(paths->size(), 4); ++i) {
-      text += (i == 1 ? " (" : ", ") + (*paths)[i];
-    }
-    text += paths->size() > 4 ? ", ...)" : ")";
-  }
-  return text;
-}
-
-// A result whose repetition hung, and what happened, for the exit line.
-struct HungResult {
-  std::size_t index = 0;  // in the window of measurements
-  Result result;
-  std::string what;
-};
-
-// A repetition of running[k] did not return in time (or after Ctrl-C): notes what it was
-// opening, parks every other thread of fdbench and kills its processes, so that nothing of
-// the measurement runs on; keeps the measurement from ever being freed; and makes its result,
-// which says why. The other measurements skip their leak check (the hung one's descriptors
-// are still open).
-HungResult abandon_hung(std::vector<std::unique_ptr<Measurement>>& running, std::size_t k,
-                        const std::string& label, const std::string& doing, double timeout_s,
-                        bool timed_out) {
-  const std::string on = hung_on(platform::paths_being_opened(), doing);
-  platform::park_other_threads();
-  platform::kill_descendants();  // Linux: every descendant, grandchildren too
-  ChildProcess::kill_all();      // everywhere: this process's own children, killed and reaped
-  const std::string repetition = running[k]->next_repetition_text();
-  HungResult hung;
-  hung.index = k;
-  if (timed_out) {
-    hung.what = fmt::format("{}: {} did not finish within {}; {}", label, repetition,
-                            format_seconds(timeout_s), on);
-    hung.result = running[k]->hung(Status::timed_out, hung.what);
-  } else {
-    hung.what = fmt::format(
-        "{}: {} was still running {} after the signal; {}", label, repetition,
-        format_seconds(std::chrono::duration<double>(TimedRunner::kSignalGrace).count()), on);
-    hung.result = running[k]->hung(Status::hung, hung.what);
-  }
-  keep_forever(std::move(running[k]));
-  running[k] = nullptr;
-  for (auto& other : running) {
-    if (other) other->skip_leak_check();
-  }
-  return hung;
-}
-
 }  // namespace
-
-bool abandoned_hung_work() {
-  return !abandoned_measurements().empty();
-}
 
 // One result of a sweep: what it is (--trace-out's columns and the progress line's name; the
 // result's index is added when it starts), how its measurement starts, and what the session
@@ -351,11 +270,7 @@ void Session::run_socket(const SocketOptions& options) {
 void Session::measure_plan(const std::vector<Planned>& plan, const PlanSettings& settings) {
   // Declared first, so that it outlives every measurement below: a worker process dies with
   // the thread that forked it, and with --timeout that is the runner's.
-  std::optional<TimedRunner> runner;
-  if (settings.timeout_s > 0) {
-    runner.emplace(std::chrono::duration_cast<std::chrono::nanoseconds>(
-        std::chrono::duration<double>(settings.timeout_s)));
-  }
+  RepetitionRunner runner(settings.timeout_s, settings.doing);
   // Interleaved, every result's measurement is open at once (or as many as --latency's
   // records fit in kInterleavedLatencyBytes); one at a time otherwise.
   std::size_t window = 1;
@@ -374,7 +289,7 @@ void Session::measure_plan(const std::vector<Planned>& plan, const PlanSettings&
   const auto stamp = [&](std::size_t planned, Result& r) {
     plan[planned].complete(r);
     r.parameters["order"] = order_text;
-    if (runner) r.parameters["timeout"] = format_seconds(settings.timeout_s);
+    if (runner.limited()) r.parameters["timeout"] = format_seconds(settings.timeout_s);
   };
   for (std::size_t first = 0; first < plan.size(); first += window) {
     const std::size_t last = std::min(plan.size(), first + window);
@@ -399,14 +314,14 @@ void Session::measure_plan(const std::vector<Planned>& plan, const PlanSettings&
       stamp(first + k, r);
       emit(std::move(r));
     };
-    std::optional<HungResult> hung;  // the result whose repetition hung, abandoned
     // After Ctrl-C or a hung repetition: the results with timed repetitions, cut short, and
     // the one that hung, in the plan's order.
     const auto emit_started = [&] {
+      std::optional<Result> hung = runner.take_hung();
       for (std::size_t k = 0; k < running.size(); ++k) {
-        if (hung && hung->index == k) {
-          stamp(first + k, hung->result);
-          emit(std::move(hung->result));
+        if (hung && runner.hung_index() == k) {
+          stamp(first + k, *hung);
+          emit(std::move(*hung));
         } else if (running[k] && (running[k]->done() || running[k]->timed_repetitions_run() > 0)) {
           emit_from(k);
         }
@@ -422,16 +337,7 @@ void Session::measure_plan(const std::vector<Planned>& plan, const PlanSettings&
             progress_->repetition_started(progress_label(plan[first + k].key),
                                           progress_started_ + k + 1, m.repetitions_run() + 1);
           }
-          if (!runner) {
-            m.run_next();
-          } else if (const auto outcome = runner->run([&m] { m.run_next(); });
-                     outcome != TimedRunner::Outcome::done) {
-            const bool timed_out = outcome == TimedRunner::Outcome::timed_out;
-            hung = abandon_hung(running, k, progress_label(plan[first + k].key), settings.doing,
-                                settings.timeout_s, timed_out);
-            if (!timed_out) throw Interrupted(interrupted());
-            throw TimedOut(hung->what);
-          }
+          runner.run_next(running, k, progress_label(plan[first + k].key));
           if (progress_ != nullptr) progress_->repetition_done();
           more = true;
         }

@@ -8,20 +8,15 @@
 #include <span>
 #include <vector>
 
-#include "model/environment.hpp"
 #include "engine/measure.hpp"
 #include "engine/options.hpp"
-#include "run/progress.hpp"
-#include "output/reporter.hpp"
+#include "model/environment.hpp"
 #include "model/result.hpp"
+#include "output/reporter.hpp"
 #include "output/trace_out.hpp"
+#include "run/progress.hpp"
 
 namespace fdbench {
-
-// Whether a repetition that hung was abandoned in this process (--timeout, or Ctrl-C it never
-// saw): its threads still exist, parked or blocked in the kernel, so the process must end
-// with _exit, without exit handlers or static destructors that could wait for them.
-bool abandoned_hung_work();
 
 class Session {
  public:

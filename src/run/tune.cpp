@@ -12,11 +12,13 @@
 #include "analysis/findings.hpp"
 #include "engine/descriptor_budget.hpp"
 #include "engine/measure.hpp"
+#include "engine/measurement.hpp"
 #include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
 #include "inputs/open_input.hpp"
 #include "output/reporter.hpp"
 #include "platform/platform.hpp"
+#include "run/repetition_runner.hpp"
 #include "run/tune_sweep.hpp"
 
 namespace fdbench {
@@ -87,23 +89,31 @@ void pool(Combination& combo, Result part) {
   r.fdsize_after = part.fdsize_after;
 }
 
-// The files, prepared once, and how to measure one combination on them.
+// The files, prepared once, and how to measure one combination on them: each repetition as
+// `open` runs it, under --timeout's limit when there is one.
 class Bench {
  public:
   explicit Bench(const OpenOptions& options)
       : options_(options),
         input_(prepare_input(options)),
         spec_(open_spec(options, input_)),
-        recipe_(open_workload_recipe(spec_)) {}
+        recipe_(open_workload_recipe(spec_)),
+        runner_(options.timeout_s, "opening files under " + input_.dir_path) {}
 
   // Held descriptors are measured from the kernel's smallest table in a fresh child.
-  Result measure_one(const Combination& combo, const Pregrow& pregrow, int repeat,
-                     int warmup) const {
-    Result r = options_.keep_open ? measure_in_fresh_child(recipe_, *combo.strategy, combo.config,
-                                                           pregrow, repeat, warmup)
-                                  : measure(*make_open_workload(spec_), *combo.strategy,
-                                            combo.config, repeat, warmup);
+  Result measure_one(const Combination& combo, const Pregrow& pregrow, int repeat, int warmup) {
+    std::unique_ptr<Measurement> m =
+        options_.keep_open
+            ? fresh_child_measurement(recipe_, *combo.strategy, combo.config, pregrow, repeat,
+                                      warmup, {})
+            : in_process_measurement(make_open_workload(spec_), *combo.strategy, combo.config,
+                                     repeat, warmup, {}, Workers::kept);
+    const std::string label =
+        fmt::format("{}, {} thread{}, batch {}", combo.strategy->name, combo.config.threads,
+                    combo.config.threads == 1 ? "" : "s", combo.config.batch);
+    Result r = runner_.run_all(std::move(m), label);
     r.input = input_.summary;
+    if (runner_.limited()) r.parameters["timeout"] = format_seconds(runner_.timeout_s());
     return r;
   }
 
@@ -114,6 +124,7 @@ class Bench {
   OpenInput input_;
   OpenSpec spec_;
   WorkloadRecipe recipe_;
+  RepetitionRunner runner_;
 };
 
 // What a program adopting the recommendation needs: every descriptor the workload holds at
@@ -139,7 +150,7 @@ void ensure_sweep_fits(const std::vector<Combination>& combos, std::uint64_t hel
   ensure_descriptor_budget(budget, "--files (use --list with fewer paths)");
 }
 
-void run_round(const Bench& bench, std::vector<Combination>& combos, int warmup) {
+void run_round(Bench& bench, std::vector<Combination>& combos, int warmup) {
   for (auto& combo : combos) {
     if (combo.measured && !combo.pooled.ran()) continue;  // it cannot run here
     pool(combo, bench.measure_one(combo, kAutomatic, kRepetitionsPerRound, warmup));
@@ -157,7 +168,7 @@ const Combination& combination_of(const std::vector<Combination>& combos, const 
 
 // With held descriptors: the recommended setting again without pre-growing, as many
 // repetitions as it had, to tell whether the table's growth stalled it here.
-void check_stall(const Bench& bench, const Combination& best, TuneReport& report) {
+void check_stall(Bench& bench, const Combination& best, TuneReport& report) {
   const Result& pregrown = best.pooled;
   Result off = bench.measure_one(best, Pregrow{}, pregrown.repeat, 1);
   report.stall_seen = off.ok() && !within_noise(off.median_ci, pregrown.median_ci) &&
@@ -177,7 +188,7 @@ TuneReport run_tune(const TuneOptions& options,
   const bool generated = open.tree.empty() && open.list.empty();
   std::vector<Combination> combos = combinations_of(open.strategies);
   ensure_sweep_fits(combos, open.keep_open && generated ? open.files : 0);
-  const Bench bench(open);
+  Bench bench(open);
   const std::uint64_t held = open.keep_open ? bench.input().summary.files : 0;
   if (open.keep_open && !generated) ensure_sweep_fits(combos, held);  // known only now
   report.nofile = nofile_advice_for(held);

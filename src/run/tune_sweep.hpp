@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "analysis/recommendation.hpp"
+#include "engine/options.hpp"
 #include "fdbench/tune.hpp"
 #include "model/environment.hpp"
-#include "engine/options.hpp"
 #include "model/result.hpp"
 
 namespace fdbench {

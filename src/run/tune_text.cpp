@@ -3,8 +3,8 @@
 
 #include <algorithm>
 
-#include "run/tune_sweep.hpp"
 #include "model/format.hpp"
+#include "run/tune_sweep.hpp"
 
 namespace fdbench {
 

@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -170,6 +172,30 @@ TEST(TimedOutRun, CtrlCEndsARunThatHangs) {
   const std::string error = doc.at("results").at(0).at("error").get<std::string>();
   EXPECT_NE(error.find("was still running"), std::string::npos) << error;
   EXPECT_EQ(doc.at("results").at(0).at("parameters").at("timeout"), "60 s");
+  EXPECT_EQ(fdbench.leftovers().running, 0);
+}
+
+// tune runs every repetition as open does, under the same limit: a hung open stops the sweep
+// with exit 1 and one line naming the file, nothing recommended or saved, nothing left over.
+TEST(TimedOutTune, StopsTheSweepNamingTheFileAndSavesNothing) {
+  const HangingTree tree;
+  const TempDir out;
+  const std::string saved = out / "rec.json";
+  FdbenchProcess fdbench(under_tool({"tune", "--tree", tree.dir.path(), "--budget", "2",
+                                     "--timeout", "1", "--save", saved, "--quiet"}),
+                         under_hang_opens());
+  const RunResult run = fdbench.wait();
+  if (run.exit_code == kUnavailable) GTEST_SKIP() << run.err;
+  ASSERT_EQ(run.exit_code, 1) << run.err;
+  const std::string line = line_starting(run.err, "fdbench: timed out: ");
+  EXPECT_NE(line, "") << run.err;
+  EXPECT_NE(line.find("did not finish within 1 s"), std::string::npos) << line;
+  EXPECT_NE(line.find("nothing recommended"), std::string::npos) << line;
+  if (platform::uses_linux_interfaces()) {
+    EXPECT_NE(line.find("it was opening " + tree.hanging), std::string::npos) << line;
+  }
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  EXPECT_FALSE(std::filesystem::exists(saved));
   EXPECT_EQ(fdbench.leftovers().running, 0);
 }
 

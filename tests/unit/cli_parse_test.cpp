@@ -459,6 +459,11 @@ TEST(Timeout, NoneForPrivateSetsAMinuteForTheUsersFiles) {
   EXPECT_EQ(expect_command({"open", "--tree", tree.path(), "--timeout", "none"}).open.timeout_s, 0);
   EXPECT_EQ(expect_command({"open", "--timeout", "0.5"}).open.timeout_s, 0.5);
   EXPECT_EQ(expect_command({"socket", "--timeout", "2"}).socket.timeout_s, 2);
+  // tune: the same option, the same defaults.
+  EXPECT_EQ(expect_command({"tune"}).tune.open.timeout_s, 0);
+  EXPECT_EQ(expect_command({"tune", "--tree", tree.path()}).tune.open.timeout_s, 60);
+  EXPECT_EQ(expect_command({"tune", "--timeout", "2.5"}).tune.open.timeout_s, 2.5);
+  expect_usage_error({"tune", "--timeout", "soon"}, "--timeout");
   const Command suite = expect_command({"--timeout", "30"});
   EXPECT_EQ(suite.open.timeout_s, 30);
   EXPECT_EQ(suite.socket.timeout_s, 30);

@@ -1,0 +1,123 @@
+#include "run/repetition_runner.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "engine/child_process.hpp"
+#include "fdbench/error.hpp"
+#include "platform/interrupt.hpp"
+#include "platform/platform.hpp"
+
+namespace fdbench {
+
+namespace {
+
+// The measurements a hung repetition left behind, which nothing may free: their threads are
+// parked, or still blocked in the kernel, and would find freed memory if they ever returned.
+std::vector<std::unique_ptr<Measurement>>& abandoned_measurements() {
+  static auto* const abandoned = new std::vector<std::unique_ptr<Measurement>>;
+  return *abandoned;
+}
+
+void keep_forever(std::unique_ptr<Measurement> hung) {
+  abandoned_measurements().push_back(std::move(hung));
+}
+
+// "it was opening /mnt/nfs/a", or what is known instead.
+std::string hung_on(const std::optional<std::vector<std::string>>& paths,
+                    const std::string& doing) {
+  if (!paths) return fmt::format("it was {} (which one, this system does not show)", doing);
+  if (paths->empty()) {
+    return fmt::format(
+        "it was {}; no thread was blocked in an open call (a slow repetition rather than a "
+        "hung one, or io_uring's opens, which wait inside the kernel)",
+        doing);
+  }
+  std::string text = "it was opening " + paths->front();
+  if (paths->size() > 1) {
+    text += fmt::format(" and {} other file{}", paths->size() - 1, paths->size() == 2 ? "" : "s");
+    for (std::size_t i = 1; i < std::min<std::size_t>(paths->size(), 4); ++i) {
+      text += (i == 1 ? " (" : ", ") + (*paths)[i];
+    }
+    text += paths->size() > 4 ? ", ...)" : ")";
+  }
+  return text;
+}
+
+}  // namespace
+
+bool abandoned_hung_work() {
+  return !abandoned_measurements().empty();
+}
+
+std::string format_seconds(double seconds) {
+  return fmt::format("{:g} s", seconds);
+}
+
+RepetitionRunner::RepetitionRunner(double timeout_s, std::string doing)
+    : timeout_s_(timeout_s), doing_(std::move(doing)) {
+  if (timeout_s_ > 0) {
+    runner_.emplace(std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::chrono::duration<double>(timeout_s_)));
+  }
+}
+
+void RepetitionRunner::run_next(std::vector<std::unique_ptr<Measurement>>& running, std::size_t k,
+                                const std::string& label) {
+  Measurement& m = *running[k];
+  if (!runner_) return m.run_next();
+  const auto outcome = runner_->run([&m] { m.run_next(); });
+  if (outcome == TimedRunner::Outcome::done) return;
+  const bool timed_out = outcome == TimedRunner::Outcome::timed_out;
+  abandon(running, k, label, timed_out);
+  if (!timed_out) throw Interrupted(interrupted());
+  throw TimedOut(hung_->error);
+}
+
+Result RepetitionRunner::run_all(std::unique_ptr<Measurement> m, const std::string& label) {
+  std::vector<std::unique_ptr<Measurement>> running;
+  running.push_back(std::move(m));
+  while (!running[0]->done()) run_next(running, 0, label);
+  return running[0]->finish();
+}
+
+std::optional<Result> RepetitionRunner::take_hung() {
+  std::optional<Result> r = std::move(hung_);
+  hung_.reset();
+  return r;
+}
+
+// Notes what the repetition was opening, parks every other thread of fdbench and kills its
+// processes, so that nothing of the measurement runs on; keeps the measurement from ever
+// being freed; and makes its result, which says why. The other measurements skip their leak
+// check (the hung one's descriptors are still open).
+void RepetitionRunner::abandon(std::vector<std::unique_ptr<Measurement>>& running, std::size_t k,
+                               const std::string& label, bool timed_out) {
+  const std::string on = hung_on(platform::paths_being_opened(), doing_);
+  platform::park_other_threads();
+  platform::kill_descendants();  // Linux: every descendant, grandchildren too
+  ChildProcess::kill_all();      // everywhere: this process's own children, killed and reaped
+  const std::string repetition = running[k]->next_repetition_text();
+  if (timed_out) {
+    hung_ = running[k]->hung(Status::timed_out,
+                             fmt::format("{}: {} did not finish within {}; {}", label, repetition,
+                                         format_seconds(timeout_s_), on));
+  } else {
+    hung_ = running[k]->hung(
+        Status::hung,
+        fmt::format(
+            "{}: {} was still running {} after the signal; {}", label, repetition,
+            format_seconds(std::chrono::duration<double>(TimedRunner::kSignalGrace).count()), on));
+  }
+  hung_->parameters["timeout"] = format_seconds(timeout_s_);
+  hung_index_ = k;
+  keep_forever(std::move(running[k]));
+  running[k] = nullptr;
+  for (auto& other : running) {
+    if (other) other->skip_leak_check();
+  }
+}
+
+}  // namespace fdbench
