@@ -97,7 +97,9 @@ ResultKey key_of(const Result& r) {
   for (const auto& [name, value] : r.parameters) {
     if (kDescriptive.count(name) == 0) asked.emplace(name, value);
   }
-  return {r.workload, r.strategy, r.threads, r.batch, r.kind, r.pregrow, r.ops, std::move(asked)};
+  if (r.rcu_expedited) asked["rcu_expedited"] = std::to_string(*r.rcu_expedited);
+  return {r.workload, r.strategy, r.threads,           r.batch,         r.kind,
+          r.pregrow,  r.ops,      r.holds_descriptors, std::move(asked)};
 }
 
 std::string_view to_string(Verdict verdict) {

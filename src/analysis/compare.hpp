@@ -36,8 +36,9 @@ struct ResultKey {
   int threads = 1;
   int batch = 1;
   std::string kind;
-  std::string pregrow;
+  Pregrow pregrow;
   std::uint64_t ops = 0;
+  bool holds_descriptors = false;
   std::map<std::string, std::string> parameters;  // those that configure it (see key_of)
 
   auto operator<=>(const ResultKey&) const = default;

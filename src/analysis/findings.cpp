@@ -211,9 +211,8 @@ void comparison_findings(std::span<const Result> results, std::string_view workl
       only(select(results, workload), [](const Result& r) { return r.input.has_value(); });
   // Compare strategies on one footing: pre-grown tables where there are any (the stall has
   // its own finding), plain runs otherwise.
-  const bool grown = !only(listed, [](const Result& r) { return r.pregrow != "off"; }).empty();
-  const Results all =
-      only(listed, [grown](const Result& r) { return (r.pregrow != "off") == grown; });
+  const bool grown = !only(listed, [](const Result& r) { return r.pregrow.grows(); }).empty();
+  const Results all = only(listed, [grown](const Result& r) { return r.pregrow.grows() == grown; });
   if (all.empty()) return;
   const Results plain = only(all, [](const Result& r) { return r.reference; });
   fastest_finding(all, out);
@@ -228,17 +227,16 @@ std::string micros(double ns) {
 
 // What a system call costs here explains io_uring's lead: the plain loop pays one per open
 // and one per close; a strategy that submits a batch per system call pays one per batch.
-void syscall_finding(std::span<const Result> results, const Environment& env, Findings& out) {
+void syscall_finding(std::span<const Result> results, std::string_view workload,
+                     const Environment& env, Findings& out) {
   if (!env.syscall_ns || *env.syscall_ns <= 0) return;
-  const Results all = select(results, "open");
+  const Results all = select(results, workload);
   const Result* plain = nullptr;
   const Result* batched = nullptr;
   for (const auto* r : all) {
-    if (r->threads != 1 || r->pregrow != "off") continue;
+    if (r->threads != 1 || r->pregrow.grows() || r->workload_kind != WorkloadKind::open) continue;
     if (r->reference && (plain == nullptr || r->stats.median < plain->stats.median)) plain = r;
-    const auto means = r->parameters.find("batch_means");
-    const bool per_submission =
-        means != r->parameters.end() && means->second.find("per submission") != std::string::npos;
+    const bool per_submission = r->batch_unit == BatchUnit::submission;
     if (per_submission && (batched == nullptr || r->stats.median < batched->stats.median)) {
       batched = r;
     }
@@ -279,8 +277,7 @@ int growths(const Result& r) {
 
 // The rcu_expedited value --rcu-expedited set for a result ("" when it was kept as it was).
 std::string rcu_setting(const Result& r) {
-  const auto it = r.parameters.find("rcu_expedited");
-  return it == r.parameters.end() ? std::string() : it->second;
+  return r.rcu_expedited ? std::to_string(*r.rcu_expedited) : std::string();
 }
 
 // The same measurement as compare pairs it (strategy, threads, kind, size and the parameters
@@ -318,15 +315,15 @@ Finding pair_line(const GrowthPair& p) {
                                            {"ratio", p.ratio()}};
   if (off.fdsize_before) numbers["fdsize_before"] = *off.fdsize_before;
   if (off.fdsize_after) numbers["fdsize_after"] = *off.fdsize_after;
-  if (!rcu.empty()) numbers["rcu_expedited"] = rcu == "1" ? 1 : 0;
+  if (off.rcu_expedited) numbers["rcu_expedited"] = *off.rcu_expedited;
   return {
       "pregrow",
       fmt::format("{}{}: {} ms from the kernel's starting table (FDSize {} → {}), {} ms with "
                   "the table grown first (pregrow {}): {}.",
                   what, rcu.empty() ? std::string() : fmt::format(" with rcu_expedited={}", rcu),
                   format_ms(off.stats.median), off.fdsize_before.value_or(-1),
-                  off.fdsize_after.value_or(-1), format_ms(p.grown->stats.median), p.grown->pregrow,
-                  verdict),
+                  off.fdsize_after.value_or(-1), format_ms(p.grown->stats.median),
+                  p.grown->pregrow.label(), verdict),
       std::move(numbers)};
 }
 
@@ -444,9 +441,9 @@ void growth_findings(std::span<const Result> results, std::string_view workload,
   const Results all = select(results, workload);
   std::vector<GrowthPair> pairs;
   for (const auto* off : all) {
-    if (off->pregrow != "off") continue;
+    if (off->pregrow.grows()) continue;
     for (const auto* r : all) {
-      if (r->pregrow != "off" && same_but_pregrow(*r, *off)) {
+      if (r->pregrow.grows() && same_but_pregrow(*r, *off)) {
         pairs.push_back({off, r});
         break;
       }
@@ -562,7 +559,7 @@ std::vector<Finding> findings(std::span<const Result> results, const Environment
   Findings out;
   for (const auto& workload : workloads) {
     comparison_findings(results, workload, out);
-    if (workload == "open") syscall_finding(results, env, out);
+    syscall_finding(results, workload, env, out);
     growth_findings(results, workload, out);
   }
   failure_findings(results, out);

@@ -19,9 +19,7 @@ using nlohmann::json;
 
 // A result a program could act on: it ran, without failures, with a strategy it can adopt.
 bool eligible(const Result& r) {
-  const StrategyInfo* info = find_strategy(r.strategy);
-  return info != nullptr && info->recommendable && r.ok() && !r.times_ns.empty() &&
-         r.ops_per_sec > 0;
+  return r.recommendable && r.ok() && !r.times_ns.empty() && r.ops_per_sec > 0;
 }
 
 TunedSetting setting_of(const Result& r) {

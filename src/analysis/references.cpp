@@ -55,7 +55,7 @@ bool matches(const Reference& ref, const Result& r) {
   if (!r.ok() || r.stats.median <= 0) return false;
   if (r.workload != ref.workload || r.ops != ref.ops) return false;
   if (!ref.kind.empty() && r.kind != ref.kind) return false;
-  if (!ref.pregrow.empty() && r.pregrow != ref.pregrow) return false;
+  if (!ref.pregrow.empty() && r.pregrow.label() != ref.pregrow) return false;
   if (ref.threads && r.threads != *ref.threads) return false;
   // Their files were their own, opened and closed: not a --tree, --list or --keep-open run.
   if (r.input && (r.input->source != "generated" || r.input->keep_open)) return false;

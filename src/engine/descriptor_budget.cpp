@@ -22,7 +22,7 @@ DescriptorBudget budget_of(const std::vector<std::string>& strategies,
       if (held <= budget.strategy && !budget.strategy_config.empty()) continue;
       budget.strategy = held;
       budget.strategy_config = fmt::format(
-          "{} --threads {}{}", name, t, info->uses_batch ? fmt::format(" --batch {}", batch) : "");
+          "{} --threads {}{}", name, t, info->uses_batch() ? fmt::format(" --batch {}", batch) : "");
     }
   }
   const auto held_now = platform::open_descriptors();

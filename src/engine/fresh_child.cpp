@@ -43,6 +43,12 @@ std::unique_ptr<Workload> make_as_described(const WorkloadRecipe& recipe) {
 }
 
 // The highest descriptor `pregrow` asks for in a child holding fds 0-2 and `channel`, or 0.
+// The result says how the table was grown, whether the repetitions run or hang.
+Result pregrown(Result base, const Pregrow& pregrow) {
+  base.pregrow = pregrow;
+  return base;
+}
+
 int pregrow_target(const Pregrow& pregrow, const Workload& work, int channel) {
   switch (pregrow.mode) {
     case Pregrow::Mode::automatic:  // +1 for reading FDSize afterwards
@@ -183,13 +189,13 @@ WorkloadRecipe open_workload_recipe(OpenSpec spec) {
   FDBENCH_ASSERT(spec.paths != nullptr);
   spec.dir_fd = -1;  // the child holds only fds 0-2: it opens the directory itself
   const std::uint64_t files = spec.paths->size();
-  return {{"open", "file", files, 1, "files", spec.keep_open},
+  return {{"open", "file", files, 1, "files", spec.keep_open, WorkloadKind::open},
           [spec] { return make_open_workload(spec); }};
 }
 
 WorkloadRecipe socket_workload_recipe(SocketKind kind, std::size_t count) {
   return {{"socket", std::string(to_string(kind)), count, kind == SocketKind::pipe ? 2 : 1, "fds",
-           true},
+           true, WorkloadKind::create},
           [kind, count] { return make_socket_workload(kind, count); }};
 }
 
@@ -201,13 +207,13 @@ class FreshChildMeasurement final : public Measurement {
   FreshChildMeasurement(const WorkloadRecipe& work, const StrategyInfo& strategy,
                         const StrategyConfig& config, const Pregrow& pregrow, int repeat,
                         int warmup, const MeasureExtras& extras)
-      : Measurement(base_result(work.facts, strategy, config, repeat, warmup), repeat, warmup),
+      : Measurement(pregrown(base_result(work.facts, strategy, config, repeat, warmup), pregrow),
+                    repeat, warmup),
         work_(work),
         strategy_(strategy),
         config_(config),
         pregrow_(pregrow),
         traced_(extras.latency) {
-    r_.pregrow = pregrow.label();
     if (const auto reason = strategy.unavailable_reason(); !reason.empty()) {
       stop(Status::unavailable, std::string(reason));
       return;

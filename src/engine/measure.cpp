@@ -26,13 +26,13 @@ std::string describe_fds(const std::vector<int>& fds) {
 
 }  // namespace
 
-std::string creation_op(std::string_view workload) {
-  return workload == "open" ? "open" : "create";
+std::string creation_op(WorkloadKind kind) {
+  return std::string(to_string(kind));
 }
 
 LatencyRecording::LatencyRecording(const WorkloadFacts& work, const StrategyInfo& strategy,
                                    CallsDone on_calls)
-    : collector_(creation_op(work.name), !work.holds_descriptors),
+    : collector_(creation_op(work.workload_kind), !work.holds_descriptors),
       on_calls_(std::move(on_calls)),
       not_recorded_(strategy.latency_not_recorded) {}
 
@@ -72,7 +72,8 @@ WorkloadFacts facts_of(const Workload& work) {
           work.ops(),
           work.descriptors_per_item(),
           std::string(work.unit()),
-          work.holds_descriptors()};
+          work.holds_descriptors(),
+          work.spec().op == ItemSpec::Op::open_file ? WorkloadKind::open : WorkloadKind::create};
 }
 
 Result base_result(const WorkloadFacts& work, const StrategyInfo& strategy,
@@ -82,7 +83,8 @@ Result base_result(const WorkloadFacts& work, const StrategyInfo& strategy,
   r.strategy = std::string(strategy.name);
   r.threads = config.threads;
   r.runnable_threads = strategy.runnable_threads(config);
-  r.batch = strategy.uses_batch ? config.batch : 1;
+  r.batch = strategy.uses_batch() ? config.batch : 1;
+  r.batch_unit = strategy.batch_unit;
   r.kind = work.kind;
   r.ops = work.ops * static_cast<std::uint64_t>(work.descriptors_per_item);
   r.repeat = repeat;
@@ -92,8 +94,10 @@ Result base_result(const WorkloadFacts& work, const StrategyInfo& strategy,
   r.reference = strategy.reference;
   r.holds_descriptors = work.holds_descriptors;
   r.unit = work.unit;
+  r.workload_kind = work.workload_kind;
+  r.recommendable = strategy.recommendable;
   if (!strategy.dispatch.empty()) r.parameters["dispatch"] = std::string(strategy.dispatch);
-  if (strategy.uses_batch) {
+  if (strategy.uses_batch()) {
     r.parameters["batch"] = std::to_string(config.batch);
     r.parameters["batch_means"] = std::string(strategy.batch_means);
   }

@@ -42,6 +42,7 @@ struct WorkloadFacts {
   int descriptors_per_item = 1;    // Workload::descriptors_per_item()
   std::string unit = "fds";        // Workload::unit()
   bool holds_descriptors = false;  // Workload::holds_descriptors()
+  WorkloadKind workload_kind = WorkloadKind::create;  // Workload::spec().op, as a kind
 
   bool operator==(const WorkloadFacts&) const = default;
 };

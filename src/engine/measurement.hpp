@@ -145,7 +145,7 @@ std::unique_ptr<Measurement> fresh_child_measurement(const WorkloadRecipe& work,
                                                      const MeasureExtras& extras);
 
 // What a workload's creation call is called in latency_ns and --trace-out: "open", "create".
-std::string creation_op(std::string_view workload);
+std::string creation_op(WorkloadKind kind);
 
 // Whether the table a strategy's workers fill is shared while they run: more than one thread
 // of this process alive now (the workers made), or, where the OS does not tell, by its count.

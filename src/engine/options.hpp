@@ -7,19 +7,11 @@
 
 #include "uring/uring_options.hpp"
 #include "engine/workload.hpp"
+#include "model/settings.hpp"
 
 namespace fdbench {
 
 constexpr int kMaxThreads = 1024;
-
-struct Pregrow {
-  enum class Mode { off, automatic, fd } mode = Mode::off;
-  int fd = 0;  // with Mode::fd: grow the table to hold this descriptor number
-
-  [[nodiscard]] std::string label() const;  // "off", "auto" or the number
-};
-// Parses "off", "auto" or a non-negative number; false if none of these.
-bool parse_pregrow(const std::string& text, Pregrow& out);
 
 // --order: how the repetitions of a sweep's results follow each other.
 enum class Order {

@@ -49,7 +49,7 @@ class Strategy {
 struct StrategyInfo {
   std::string_view name;
   std::string_view summary;  // one line for --help and `strategies`
-  bool uses_batch = false;   // whether --batch changes what it does
+  BatchUnit batch_unit = BatchUnit::none;  // what --batch counts; none: it changes nothing
   std::function<std::unique_ptr<Strategy>(const StrategyConfig&)> make;
   // Empty when the strategy can run here; otherwise why not ("io_uring_disabled is 2",
   // "built without liburing"). Cheap enough to call once per result.
@@ -88,6 +88,9 @@ struct StrategyInfo {
   // --latency: why its calls cannot be timed, for a strategy whose calls neither the
   // workload's loop nor the strategy itself times (a result's "latency" parameter says it).
   std::string_view latency_not_recorded{};
+
+  // Whether --batch changes what it does.
+  [[nodiscard]] bool uses_batch() const { return batch_unit != BatchUnit::none; }
 };
 
 // Every strategy, in the order they are listed and run by default.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "model/latency.hpp"
+#include "model/settings.hpp"
 #include "model/statistics.hpp"
 
 namespace fdbench {
@@ -92,9 +93,13 @@ struct Result {
   std::string strategy;  // "threads", "pool", ...
   int threads = 1;
   int runnable_threads = 1;     // threads or processes that can be on a CPU while timed
-  int batch = 1;                // items per task (pool-batch) or per submission
-  std::string kind;             // "file", "tcp", "udp", "unix", ...
-  std::string pregrow = "off";  // "off", "auto" or the fd number grown to
+  int batch = 1;                          // what batch_unit says
+  BatchUnit batch_unit = BatchUnit::none;  // what batch counts
+  std::string kind;                       // "file", "tcp", "udp", "unix", ...
+  Pregrow pregrow;                        // grown before the clock started, and how far
+  // The value --rcu-expedited set for this result's block of the sweep; nullopt: the machine's
+  // own, as the environment records it.
+  std::optional<int> rcu_expedited;
   std::uint64_t ops = 0;        // descriptors created per repetition
   int repeat = 0;
   int warmup = 0;
@@ -123,6 +128,10 @@ struct Result {
   bool reference = false;          // the seed's plain loop, the yardstick for the others
   bool holds_descriptors = false;  // held to the end of a repetition: the table grows
   std::string unit = "fds";        // what ops counts, in rates ("files" for files/s)
+  WorkloadKind workload_kind = WorkloadKind::create;  // what each item asks of the kernel
+  // Whether tune may recommend it: a way a program can adopt (not the seed's naive pool,
+  // measured only to show what it costs).
+  bool recommendable = true;
 
   // Whether it has timed repetitions to show: measured, or cut short.
   [[nodiscard]] bool ran() const {

@@ -208,16 +208,18 @@ struct LegacyStrategy {
   FdTable fd_table = FdTable::shared;
   bool reference = false;
   bool caller_runs_beside = false;  // a pool's waiting caller or libuv's loop: T + 1 runnable
+  BatchUnit batch_unit = BatchUnit::none;
+  bool recommendable = true;
 };
 constexpr LegacyStrategy kLegacyStrategies[] = {
     {.name = "threads", .reference = true},
-    {.name = "pool", .caller_runs_beside = true},
-    {.name = "pool-batch", .caller_runs_beside = true},
+    {.name = "pool", .caller_runs_beside = true, .recommendable = false},
+    {.name = "pool-batch", .caller_runs_beside = true, .batch_unit = BatchUnit::task},
     {.name = "fast-pool"},
     {.name = "process", .workers = WorkerKind::processes, .fd_table = FdTable::per_worker},
-    {.name = "uring"},
-    {.name = "uring-direct", .fd_table = FdTable::none},
-    {.name = "libuv", .caller_runs_beside = true},
+    {.name = "uring", .batch_unit = BatchUnit::submission},
+    {.name = "uring-direct", .fd_table = FdTable::none, .batch_unit = BatchUnit::submission},
+    {.name = "libuv", .caller_runs_beside = true, .batch_unit = BatchUnit::in_flight},
 };
 
 const LegacyStrategy* legacy_strategy(std::string_view name) {
@@ -229,7 +231,8 @@ const LegacyStrategy* legacy_strategy(std::string_view name) {
 
 // What the strategy and the workload are. A document written before fdbench recorded them
 // gets the properties the strategy had then, and the workload's from the input record (only
-// open results had one: they counted files, and held them only with keep_open).
+// open results had one: they counted files, held them only with keep_open, and opened
+// existing files where every other workload created descriptors).
 void read_properties(const Reader& in, Result& r) {
   const LegacyStrategy* known = legacy_strategy(r.strategy);
   r.workers = in.choice_or("workers", known ? known->workers : r.workers, parse_worker_kind,
@@ -242,6 +245,25 @@ void read_properties(const Reader& in, Result& r) {
           .value_or(known != nullptr && known->caller_runs_beside ? r.threads + 1 : r.threads);
   r.holds_descriptors = in.flag_or("holds_descriptors", !r.input || r.input->keep_open);
   r.unit = in.text_or("unit", r.input ? "files" : "fds");
+  r.workload_kind =
+      in.choice_or("workload_kind", r.input ? WorkloadKind::open : WorkloadKind::create,
+                   parse_workload_kind, "\"open\" or \"create\"");
+  r.batch_unit =
+      in.choice_or("batch_unit", known ? known->batch_unit : BatchUnit::none, parse_batch_unit,
+                   "\"none\", \"task\", \"submission\" or \"in-flight\"");
+  r.recommendable = in.flag_or("recommendable", known == nullptr || known->recommendable);
+}
+
+// The value --rcu-expedited set for the result. Before results recorded it, a parameter of
+// that name said it.
+void read_rcu_expedited(const Reader& in, Result& r) {
+  r.rcu_expedited = in.optional_integer<int>("rcu_expedited");
+  const auto old = r.parameters.find("rcu_expedited");
+  if (old == r.parameters.end()) return;
+  if (!r.rcu_expedited && (old->second == "0" || old->second == "1")) {
+    r.rcu_expedited = old->second == "1" ? 1 : 0;
+  }
+  r.parameters.erase(old);
 }
 
 EventTotals read_totals(const Reader& in) {
@@ -356,7 +378,9 @@ Result read_result(const Reader& in) {
   r.threads = in.integer<int>("threads");
   r.batch = in.integer<int>("batch");
   r.kind = in.text("kind");
-  r.pregrow = in.text_or("pregrow", "off");
+  if (in.has("pregrow") && !parse_pregrow(in.text("pregrow"), r.pregrow)) {
+    throw Error(in.path("pregrow") + ": expected \"off\", \"auto\" or a descriptor number");
+  }
   r.ops = in.integer<std::uint64_t>("ops");
   r.repeat = in.integer<int>("repeat");
   r.warmup = in.integer<int>("warmup");
@@ -401,6 +425,7 @@ Result read_result(const Reader& in) {
   }
   r.latency = read_latency(in);
   read_properties(in, r);
+  read_rcu_expedited(in, r);
   // Statistics are derived from the raw samples, so a reader never trusts stale copies.
   finalize(r);
   return r;

@@ -12,8 +12,9 @@
 
 namespace fdbench {
 
-// The output contract's version: 2 added each result's `status` and `warning_kinds`. Every
-// version from 1 on reads; what an older one lacks is derived once, here.
+// The output contract's version: 2 added each result's `status`, `warning_kinds`,
+// `batch_unit`, `workload_kind`, `recommendable` and `rcu_expedited`. Every version from 1 on
+// reads; what an older one lacks is derived once, here.
 inline constexpr int kSchemaVersion = 2;
 
 struct ResultsDocument {

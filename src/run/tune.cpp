@@ -52,7 +52,7 @@ std::vector<Combination> combinations_of(const std::vector<std::string>& extra) 
     const bool asked = std::find(extra.begin(), extra.end(), info.name) != extra.end();
     if (!asked && (!info.recommendable || !info.unavailable_reason().empty())) continue;
     std::vector<int> batches{1};
-    if (info.uses_batch) batches.assign(std::begin(kBatches), std::end(kBatches));
+    if (info.uses_batch()) batches.assign(std::begin(kBatches), std::end(kBatches));
     for (const int threads : thread_counts()) {
       for (const int batch : batches) combos.push_back({&info, {threads, batch}, {}, false});
     }

@@ -67,7 +67,7 @@ TEST_F(RcuExpeditedSet, EachValueIsABlockOfResultsAndTheOriginalComesBackAlsoAft
   EXPECT_EQ(platform::rcu_expedited(), original_);
   const auto doc = nlohmann::json::parse(run.out);
   std::vector<std::string> order;
-  for (const auto& r : doc["results"]) order.push_back(r["parameters"]["rcu_expedited"]);
+  for (const auto& r : doc["results"]) order.push_back(std::to_string(r["rcu_expedited"].get<int>()));
   EXPECT_EQ(order, (std::vector<std::string>{"0", "0", "1", "1"}));  // pregrow off, auto each
 
   const std::string other = original_ == 0 ? "1" : "0";

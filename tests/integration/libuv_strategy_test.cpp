@@ -45,7 +45,7 @@ class LibuvStrategy : public ::testing::Test {
 };
 
 TEST(LibuvStrategyInfo, IsRegisteredAndSaysWhyNot) {
-  EXPECT_TRUE(libuv().uses_batch);
+  EXPECT_TRUE(libuv().uses_batch());
   if (const auto reason = libuv().unavailable_reason(); !reason.empty()) {
     EXPECT_EQ(reason, "built without libuv");
   }

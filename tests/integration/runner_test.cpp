@@ -47,7 +47,7 @@ TEST_F(MeasureOpen, EveryStrategyOpensEveryFileWithoutFailuresOrLeaks) {
       EXPECT_EQ(r.kind, "file");
       EXPECT_EQ(r.strategy, info.name);
       EXPECT_EQ(r.threads, threads);
-      EXPECT_EQ(r.batch, info.uses_batch ? 16 : 1);
+      EXPECT_EQ(r.batch, info.uses_batch() ? 16 : 1);
       EXPECT_EQ(r.ops, kFiles);
       EXPECT_EQ(r.repeat, 3);
       EXPECT_EQ(r.warmup, 1);
@@ -71,7 +71,7 @@ TEST_F(MeasureOpen, MissingFilesAreCountedAsFailures) {
 
 // A strategy that cannot run here is reported, not run.
 TEST(Measure, UnavailableStrategyIsAnErrorNotARun) {
-  StrategyInfo info{"never", "cannot run anywhere", false, nullptr,
+  StrategyInfo info{"never", "cannot run anywhere", BatchUnit::none, nullptr,
                     [] { return std::string("built without it"); }};
   const auto work = make_socket_workload(SocketKind::tcp, 4);
   const Result r = measure(*work, info, {1, 1}, 3, 0);
@@ -84,7 +84,7 @@ TEST(Measure, UnavailableStrategyIsAnErrorNotARun) {
 // A strategy that finds at run time that it cannot do the work throws Error: the result
 // carries the message, the process carries on.
 TEST(Measure, StrategyErrorBecomesTheResultsError) {
-  StrategyInfo info{"refuses", "throws", false,
+  StrategyInfo info{"refuses", "throws", BatchUnit::none,
                     [](const StrategyConfig&) -> std::unique_ptr<Strategy> {
                       throw Error("EPERM from io_uring_setup");
                     }};
@@ -115,7 +115,7 @@ class FreshChildSockets : public ::testing::Test {
     EXPECT_EQ(r.kind, "tcp");
     EXPECT_EQ(r.threads, kThreads);
     EXPECT_EQ(r.ops, kThreads * kPerThread);
-    EXPECT_EQ(r.pregrow, pregrow.label());
+    EXPECT_EQ(r.pregrow, pregrow);
     if (!table_visible()) {  // sizes this platform does not show are left out, never guessed
       EXPECT_EQ(r.fdsize_before, std::nullopt);
       EXPECT_EQ(r.fdsize_after, std::nullopt);

@@ -244,7 +244,7 @@ std::vector<const StrategyInfo*> available_strategies() {
 
 std::vector<int> batches_for(const StrategyInfo& info) {
   // Batches that divide the item counts, do not, and exceed them.
-  return info.uses_batch ? std::vector<int>{1, 3, 64, 1000} : std::vector<int>{64};
+  return info.uses_batch() ? std::vector<int>{1, 3, 64, 1000} : std::vector<int>{64};
 }
 
 std::string case_name(const StrategyInfo& info, int threads, int batch, std::size_t ops) {
@@ -370,7 +370,7 @@ TEST_F(StrategiesOnFiles, EveryFileIsOpenedExactlyOnceAsItself) {
     for (const StrategyInfo* info : available_strategies()) {
       for (const int threads : {1, 2, 3, 7}) {
         for (const int batch :
-             info->uses_batch ? std::vector<int>{1, 3, 1000} : std::vector<int>{64}) {
+             info->uses_batch() ? std::vector<int>{1, 3, 1000} : std::vector<int>{64}) {
           SCOPED_TRACE(case_name(*info, threads, batch, count));
           CountingOpenWorkload work(files);
           const auto strategy = info->make({threads, batch});
@@ -404,7 +404,7 @@ TEST_F(StrategiesOnFiles, ExactlyOneMissingFileIsExactlyOneFailure) {
   const FileSet files = FileSet::create(parent_.path(), kCount);
   for (const StrategyInfo* info : available_strategies()) {
     for (const int threads : {1, 2, 3}) {
-      for (const int batch : info->uses_batch ? std::vector<int>{1, 4} : std::vector<int>{64}) {
+      for (const int batch : info->uses_batch() ? std::vector<int>{1, 4} : std::vector<int>{64}) {
         for (std::size_t missing = 0; missing < kCount; ++missing) {
           SCOPED_TRACE(case_name(*info, threads, batch, kCount) +
                        " missing=" + std::to_string(missing));

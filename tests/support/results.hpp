@@ -34,8 +34,13 @@ class ResultBuilder {
     r_.batch = items;
     return *this;
   }
-  ResultBuilder& pregrow(std::string label) {
-    r_.pregrow = std::move(label);
+  // "off", "auto" or a descriptor number, as --pregrow takes it.
+  ResultBuilder& pregrow(std::string_view label) {
+    if (!parse_pregrow(label, r_.pregrow)) throw std::invalid_argument("pregrow: bad label");
+    return *this;
+  }
+  ResultBuilder& rcu_expedited(int value) {
+    r_.rcu_expedited = value;
     return *this;
   }
   ResultBuilder& ops(std::uint64_t per_repetition) {
@@ -151,10 +156,13 @@ class ResultBuilder {
     // strategy; an unknown name keeps the defaults (a strategy added later, or another build's).
     r_.unit = r_.workload == "open" ? "files" : "fds";
     r_.holds_descriptors = r_.workload == "socket";
+    r_.workload_kind = r_.workload == "open" ? WorkloadKind::open : WorkloadKind::create;
     if (const StrategyInfo* info = find_strategy(r_.strategy)) {
       r_.workers = info->workers;
       r_.fd_table = info->fd_table;
       r_.reference = info->reference;
+      r_.batch_unit = info->batch_unit;
+      r_.recommendable = info->recommendable;
       r_.runnable_threads = info->runnable_threads({threads, r_.batch});
     }
   }

@@ -255,7 +255,7 @@ TEST(References, StandingTakesTheBestMatchingResult) {
   EXPECT_EQ(standings[0].mine->threads, 2);
   EXPECT_NEAR(standings[0].speed_ratio, standings[0].mine->ops_per_sec / 120000, 1e-9);
   ASSERT_TRUE(standings[2].mine.has_value());
-  EXPECT_EQ(standings[2].mine->pregrow, "off");
+  EXPECT_EQ(standings[2].mine->pregrow.label(), "off");
   EXPECT_NEAR(standings[2].speed_ratio, 18'414'000 / standings[2].mine->stats.median, 1e-9);
 
   const auto nothing = stand_against(document("ext4", {}), shipped_references());

@@ -71,7 +71,7 @@ TEST(Recommendation, FailedAndUnavailableResultsAreSkipped) {
   const std::vector<Result> sweep = {
       around(ResultBuilder::open("uring", 2), 5'000'000).failed(3, EMFILE),
       ResultBuilder::open("uring-direct", 2).unavailable("io_uring_disabled is 2", 9),
-      around(ResultBuilder::open("no-such-strategy", 2), 1'000'000),
+      around(ResultBuilder::open("pool", 2), 1'000'000),  // recorded as not recommendable
       around(ResultBuilder::open("threads", 1), 40'000'000),
   };
   const auto rec = recommend_from(sweep);

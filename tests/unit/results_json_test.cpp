@@ -415,6 +415,54 @@ TEST(ResultsJson, OlderDocumentsGetTheProperties) {
   EXPECT_EQ(t.unit, "files");
 }
 
+// The typed settings come back as written, and a document from before they were recorded
+// gets them once: the batch's unit and whether tune may recommend it from the strategies of
+// that time, the workload's kind from the input record, rcu_expedited from its parameter.
+TEST(ResultsJson, TypedSettingsComeBackAndOlderDocumentsGetThem) {
+  Result pool = socket_result();
+  pool.strategy = "pool";
+  pool.error.clear();
+  pool.recommendable = false;
+  pool.rcu_expedited = 0;
+  ASSERT_TRUE(parse_pregrow("1023", pool.pregrow));
+  Result uring = open_result();
+  uring.strategy = "uring";
+  uring.batch_unit = BatchUnit::submission;
+  uring.workload_kind = WorkloadKind::open;
+  const std::string text = to_json_document(full_environment(), std::vector<Result>{pool, uring});
+  const ResultsDocument now = parse_results_json(text);
+  ASSERT_EQ(now.results.size(), 2U);
+  EXPECT_EQ(now.results[0].pregrow, (Pregrow{Pregrow::Mode::fd, 1023}));
+  EXPECT_EQ(now.results[0].rcu_expedited, 0);
+  EXPECT_FALSE(now.results[0].recommendable);
+  EXPECT_EQ(now.results[0].workload_kind, WorkloadKind::create);
+  EXPECT_EQ(now.results[1].batch_unit, BatchUnit::submission);
+  EXPECT_EQ(now.results[1].workload_kind, WorkloadKind::open);
+  EXPECT_TRUE(now.results[1].recommendable);
+  EXPECT_EQ(now.results[1].rcu_expedited, std::nullopt);
+
+  auto j = nlohmann::json::parse(text);
+  for (auto& result : j["results"]) {
+    for (const char* field : {"batch_unit", "workload_kind", "recommendable", "rcu_expedited"}) {
+      result.erase(field);
+    }
+  }
+  j["results"][0]["parameters"]["rcu_expedited"] = "1";
+  const ResultsDocument old = parse_results_json(j.dump());
+  ASSERT_EQ(old.results.size(), 2U);
+  EXPECT_EQ(old.results[0].rcu_expedited, 1);
+  EXPECT_EQ(old.results[0].parameters.count("rcu_expedited"), 0U);
+  EXPECT_FALSE(old.results[0].recommendable);
+  EXPECT_EQ(old.results[0].batch_unit, BatchUnit::none);
+  EXPECT_EQ(old.results[0].workload_kind, WorkloadKind::create);
+  EXPECT_EQ(old.results[1].batch_unit, BatchUnit::submission);
+  EXPECT_EQ(old.results[1].workload_kind, WorkloadKind::open);
+  EXPECT_TRUE(old.results[1].recommendable);
+
+  j["results"][0]["pregrow"] = "sometimes";
+  EXPECT_THROW(parse_results_json(j.dump()), Error);
+}
+
 TEST(ResultsJson, RunnableThreadsComeBackAsWritten) {
   Result pool = open_result();  // pool-batch, 16 threads: the caller waits beside them
   ASSERT_EQ(pool.runnable_threads, 17);

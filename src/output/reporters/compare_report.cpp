@@ -158,7 +158,7 @@ std::set<std::string> varying_parameters(const std::vector<CompareRow>& rows) {
 std::string row_label(const ResultKey& key, const std::set<std::string>& shown_parameters) {
   std::string label =
       fmt::format("{}, {} thread{}", key.strategy, key.threads, key.threads == 1 ? "" : "s");
-  if (key.pregrow != "off") label += ", pregrow " + key.pregrow;
+  if (key.pregrow.grows()) label += ", pregrow " + key.pregrow.label();
   if (key.batch != 1) label += fmt::format(", batch {}", key.batch);
   for (const auto& [name, value] : key.parameters) {
     if (shown_parameters.count(name) != 0) label += fmt::format(", {} {}", name, value);
@@ -301,7 +301,8 @@ std::string my_figure(const Standing& s) {
                                  ? format_rate(r.ops_per_sec) + " " + s.reference.unit
                                  : fmt::format("{} ms", format_ms(r.stats.median));
   return fmt::format("{} ({}, {} thread{}{})", figure, r.strategy, r.threads,
-                     r.threads == 1 ? "" : "s", r.pregrow == "off" ? "" : ", pregrow " + r.pregrow);
+                     r.threads == 1 ? "" : "s",
+                     r.pregrow.grows() ? ", pregrow " + r.pregrow.label() : "");
 }
 
 // Numbered sources, each with its address and what each of its figures measured.
@@ -387,7 +388,7 @@ nlohmann::json row_json(const CompareRow& row) {
           {"threads", k.threads},
           {"batch", k.batch},
           {"kind", k.kind},
-          {"pregrow", k.pregrow},
+          {"pregrow", k.pregrow.label()},
           {"ops", k.ops},
           {"parameters", k.parameters},
           {"files", std::move(cells)}};
@@ -430,7 +431,7 @@ nlohmann::json standing_json(const Standing& s) {
   if (s.mine) {
     j["mine"] = {{"strategy", s.mine->strategy},
                  {"threads", s.mine->threads},
-                 {"pregrow", s.mine->pregrow},
+                 {"pregrow", s.mine->pregrow.label()},
                  {"median_ns", s.mine->stats.median},
                  {"ops_per_sec", s.mine->ops_per_sec}};
     j["speed_ratio"] = s.speed_ratio;

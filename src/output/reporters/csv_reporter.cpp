@@ -52,7 +52,7 @@ std::string csv_row(const Result& r) {
   for (const auto t : r.times_ns) times += (times.empty() ? "" : ";") + std::to_string(t);
   return fmt::format(
       "{},{},{},{},{},{},{},{},{},{},{:.1f},{},{:.1f},{:.1f},{:.1f},{},{},{},{},{},{},{}",
-      quoted(r.workload), quoted(r.strategy), r.threads, r.batch, quoted(r.kind), quoted(r.pregrow),
+      quoted(r.workload), quoted(r.strategy), r.threads, r.batch, quoted(r.kind), quoted(r.pregrow.label()),
       r.ops, r.repeat, r.warmup, r.stats.min, r.stats.median, r.stats.max, r.stats.mean,
       r.stats.stddev, r.ops_per_sec, optional_text(r.fdsize_before), optional_text(r.fdsize_after),
       r.failures, quoted(r.error), r.runnable_threads, times, to_string(r.status));

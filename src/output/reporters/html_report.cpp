@@ -156,8 +156,8 @@ std::string pregrow_chart(const std::vector<const Result*>& group, const std::st
         chart.categories.end()) {
       chart.categories.push_back(label);
     }
-    if (std::find(pregrows.begin(), pregrows.end(), r->pregrow) == pregrows.end()) {
-      pregrows.push_back(r->pregrow);
+    if (std::find(pregrows.begin(), pregrows.end(), r->pregrow.label()) == pregrows.end()) {
+      pregrows.push_back(r->pregrow.label());
     }
   }
   for (const auto& p : pregrows) {
@@ -169,14 +169,15 @@ std::string pregrow_chart(const std::vector<const Result*>& group, const std::st
     const auto label = fmt::format("{}, {}", r->strategy, r->threads);
     const auto c = std::find(chart.categories.begin(), chart.categories.end(), label) -
                    chart.categories.begin();
-    const auto s = std::find(pregrows.begin(), pregrows.end(), r->pregrow) - pregrows.begin();
-    chart.series[static_cast<std::size_t>(s)].values[static_cast<std::size_t>(c)] =
-        svg::Value{r->stats.median / 1e6, static_cast<double>(r->stats.min) / 1e6,
-                   static_cast<double>(r->stats.max) / 1e6,
-                   fmt::format("{}, {}, pregrow {}: {} ms (median), {}–{} ms", r->strategy,
-                               threads_text(r->threads), r->pregrow, format_ms(r->stats.median),
-                               format_ms(static_cast<double>(r->stats.min)),
-                               format_ms(static_cast<double>(r->stats.max)))};
+    const auto s =
+        std::find(pregrows.begin(), pregrows.end(), r->pregrow.label()) - pregrows.begin();
+    chart.series[static_cast<std::size_t>(s)].values[static_cast<std::size_t>(c)] = svg::Value{
+        r->stats.median / 1e6, static_cast<double>(r->stats.min) / 1e6,
+        static_cast<double>(r->stats.max) / 1e6,
+        fmt::format("{}, {}, pregrow {}: {} ms (median), {}–{} ms", r->strategy,
+                    threads_text(r->threads), r->pregrow.label(), format_ms(r->stats.median),
+                    format_ms(static_cast<double>(r->stats.min)),
+                    format_ms(static_cast<double>(r->stats.max)))};
   }
   return svg::bar_chart(chart);
 }
@@ -204,7 +205,7 @@ std::string results_table(const std::vector<const Result*>& group) {
         "<tr><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td><td>{}</td>"
         "<td class=\"text\">{}</td></tr>\n",
         escape(r->strategy), r->threads, r->batch,
-        held ? fmt::format("<td>{}</td><td>{}</td>", escape(r->pregrow), fdsize) : "",
+        held ? fmt::format("<td>{}</td><td>{}</td>", escape(r->pregrow.label()), fdsize) : "",
         measured ? format_ms(r->stats.median) : "-",
         measured ? format_ms(static_cast<double>(r->stats.min)) + "–" +
                        format_ms(static_cast<double>(r->stats.max))
@@ -260,7 +261,7 @@ std::string event_chart(const Result& r, const std::string& id) {
   if (chart.marks.empty()) return "";
   for (std::size_t w = 0; w < workers; ++w) chart.lanes.push_back(fmt::format("worker {}", w));
   chart.title = fmt::format("{}, {}, pregrow {}: the median repetition's growth events and stalls",
-                            r.strategy, threads_text(r.threads), r.pregrow);
+                            r.strategy, threads_text(r.threads), r.pregrow.label());
   return svg::event_chart(chart);
 }
 
@@ -296,7 +297,7 @@ std::string run_section(const ReportInput& in, std::size_t index) {
 std::string row_label(const ResultKey& key) {
   std::string label = fmt::format("{}, {}", key.strategy, key.threads);
   if (key.batch != 1) label += fmt::format(", batch {}", key.batch);
-  if (key.pregrow != "off" || key.workload == "socket") label += ", pregrow " + key.pregrow;
+  if (key.pregrow.grows() || key.holds_descriptors) label += ", pregrow " + key.pregrow.label();
   return label;
 }
 

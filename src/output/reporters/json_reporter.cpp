@@ -95,8 +95,9 @@ nlohmann::json result_json(const Result& r) {
       {"threads", r.threads},
       {"runnable_threads", r.runnable_threads},
       {"batch", r.batch},
+      {"batch_unit", std::string(to_string(r.batch_unit))},
       {"kind", r.kind},
-      {"pregrow", r.pregrow},
+      {"pregrow", r.pregrow.label()},
       {"ops", r.ops},
       {"repeat", r.repeat},
       {"warmup", r.warmup},
@@ -118,7 +119,10 @@ nlohmann::json result_json(const Result& r) {
       {"reference", r.reference},
       {"holds_descriptors", r.holds_descriptors},
       {"unit", r.unit},
+      {"workload_kind", std::string(to_string(r.workload_kind))},
+      {"recommendable", r.recommendable},
   };
+  if (r.rcu_expedited) j["rcu_expedited"] = *r.rcu_expedited;
   if (!r.first_failure.empty()) j["first_failure"] = r.first_failure;
   if (!r.failures_by_errno.empty()) {
     nlohmann::json by_errno = nlohmann::json::object();

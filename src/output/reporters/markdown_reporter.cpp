@@ -58,7 +58,7 @@ class MarkdownReporter final : public Reporter {
                           growth ? ":--|" : "");
     }
     out_ << fmt::format("| {} | {} |", cell(r.strategy), threads_text(r));
-    if (growth) out_ << fmt::format(" {} |", cell(r.pregrow));
+    if (growth) out_ << fmt::format(" {} |", cell(r.pregrow.label()));
     if (!r.ran()) {
       out_ << fmt::format(" {} | | |{}\n", cell(error_text(r)), growth ? " |" : "");
     } else {
@@ -89,7 +89,7 @@ class MarkdownReporter final : public Reporter {
  private:
   static std::string who(const Result& r) {
     return fmt::format("**{}, {} thread{}{}**", r.strategy, r.threads, r.threads == 1 ? "" : "s",
-                       r.holds_descriptors ? ", pregrow " + r.pregrow : "");
+                       r.holds_descriptors ? ", pregrow " + r.pregrow.label() : "");
   }
 
   static std::string fdsize_text(const Result& r) {

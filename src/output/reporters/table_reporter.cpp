@@ -43,8 +43,7 @@ class TableReporter final : public Reporter {
     const bool growth = r.holds_descriptors;
     const std::string key = r.workload + (growth ? "+growth" : "");
     // --rcu-expedited: a line above each block of results it set the value for.
-    const auto rcu = r.parameters.find("rcu_expedited");
-    const std::string rcu_now = rcu == r.parameters.end() ? "" : rcu->second;
+    const std::string rcu_now = r.rcu_expedited ? std::to_string(*r.rcu_expedited) : "";
     if (rcu_now != rcu_for_ && !rcu_now.empty()) {
       out_ << fmt::format("  rcu_expedited={} (set for these results by --rcu-expedited)\n",
                           rcu_now);
@@ -59,7 +58,7 @@ class TableReporter final : public Reporter {
       out_ << "\n";
     }
     std::string lead = fmt::format("  {:<12} {:>7}", r.strategy, threads_text(r));
-    if (growth) lead += fmt::format(" {:>7}", r.pregrow);
+    if (growth) lead += fmt::format(" {:>7}", r.pregrow.label());
     if (!r.ran()) {
       out_ << lead << "   " << error_text(r) << "\n";
     } else {

@@ -1,0 +1,70 @@
+#include "model/settings.hpp"
+
+#include <charconv>
+
+namespace fdbench {
+
+std::string Pregrow::label() const {
+  switch (mode) {
+    case Mode::off:
+      return "off";
+    case Mode::automatic:
+      return "auto";
+    case Mode::fd:
+      return std::to_string(fd);
+  }
+  return "off";
+}
+
+bool parse_pregrow(std::string_view text, Pregrow& out) {
+  if (text == "off") {
+    out = Pregrow{};
+    return true;
+  }
+  if (text == "auto") {
+    out = Pregrow{Pregrow::Mode::automatic, 0};
+    return true;
+  }
+  int fd = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), fd);
+  if (ec != std::errc{} || end != text.data() + text.size() || fd < 0) return false;
+  out = Pregrow{Pregrow::Mode::fd, fd};
+  return true;
+}
+
+std::string_view to_string(BatchUnit unit) {
+  switch (unit) {
+    case BatchUnit::none:
+      return "none";
+    case BatchUnit::task:
+      return "task";
+    case BatchUnit::submission:
+      return "submission";
+    case BatchUnit::in_flight:
+      return "in-flight";
+  }
+  return "none";
+}
+
+bool parse_batch_unit(std::string_view text, BatchUnit& unit) {
+  for (const BatchUnit u :
+       {BatchUnit::none, BatchUnit::task, BatchUnit::submission, BatchUnit::in_flight}) {
+    if (text == to_string(u)) {
+      unit = u;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string_view to_string(WorkloadKind kind) {
+  return kind == WorkloadKind::open ? "open" : "create";
+}
+
+bool parse_workload_kind(std::string_view text, WorkloadKind& kind) {
+  if (text != "open" && text != "create") return false;
+  kind = text == "open" ? WorkloadKind::open : WorkloadKind::create;
+  return true;
+}
+
+}  // namespace fdbench
