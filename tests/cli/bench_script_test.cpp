@@ -19,11 +19,9 @@ struct ScriptRun {
   std::string err;
 };
 
-// The script in the source tree this test was built from: tests/cli/.. /.. /bench/performance.
+// The script in the source tree this test was built from: bench/performance.
 std::string script() {
-  return (std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "bench" /
-          "performance")
-      .string();
+  return FDBENCH_BENCH_SCRIPT;  // set by tests/CMakeLists.txt: __FILE__ may be relative
 }
 
 ScriptRun run_script(const std::string& args) {
