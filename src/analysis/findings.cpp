@@ -275,11 +275,6 @@ int growths(const Result& r) {
   return ratio <= 1 ? 0 : std::bit_width(ratio) - 1;
 }
 
-// The rcu_expedited value --rcu-expedited set for a result ("" when it was kept as it was).
-std::string rcu_setting(const Result& r) {
-  return r.rcu_expedited ? std::to_string(*r.rcu_expedited) : std::string();
-}
-
 // The same measurement as compare pairs it (strategy, threads, kind, size and the parameters
 // that configure it, --rcu-expedited's included) but for the pregrow setting.
 bool same_but_pregrow(const Result& a, const Result& b) {
@@ -308,7 +303,7 @@ Finding pair_line(const GrowthPair& p) {
       within_noise(off.median_ci, p.grown->median_ci) ? std::string("within noise of each other")
       : p.ratio() >= 1 ? format_ratio(p.ratio()) + " slower without pre-growing"
                        : format_ratio(1 / p.ratio()) + " faster without pre-growing";
-  const std::string rcu = rcu_setting(off);
+  const std::string rcu = off.rcu_setting();
   std::map<std::string, double> numbers = {{"threads", off.threads},
                                            {"median_ns", off.stats.median},
                                            {"pregrown_median_ns", p.grown->stats.median},

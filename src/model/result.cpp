@@ -78,6 +78,10 @@ bool parse_warning_kind(std::string_view text, WarningKind& kind) {
   return value_of(kWarningNames, text, kind);
 }
 
+std::string Result::rcu_setting() const {
+  return rcu_expedited ? std::to_string(*rcu_expedited) : std::string();
+}
+
 bool Result::has_warning(WarningKind about) const {
   return std::any_of(warnings.begin(), warnings.end(),
                      [about](const Warning& w) { return w.kind == about; });

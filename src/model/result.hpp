@@ -141,6 +141,8 @@ struct Result {
   // Whether a repetition hung and was abandoned (--timeout, or Ctrl-C it never saw).
   [[nodiscard]] bool hung() const { return status == Status::timed_out || status == Status::hung; }
   [[nodiscard]] bool has_warning(WarningKind about) const;
+  // The value --rcu-expedited set for it, as text: "0", "1"; "" when it was kept as it was.
+  [[nodiscard]] std::string rcu_setting() const;
   // Adds a warning unless the same one is there already.
   void warn(WarningKind about, std::string text);
 };

@@ -43,7 +43,7 @@ class TableReporter final : public Reporter {
     const bool growth = r.holds_descriptors;
     const std::string key = r.workload + (growth ? "+growth" : "");
     // --rcu-expedited: a line above each block of results it set the value for.
-    const std::string rcu_now = r.rcu_expedited ? std::to_string(*r.rcu_expedited) : "";
+    const std::string rcu_now = r.rcu_setting();
     if (rcu_now != rcu_for_ && !rcu_now.empty()) {
       out_ << fmt::format("  rcu_expedited={} (set for these results by --rcu-expedited)\n",
                           rcu_now);
