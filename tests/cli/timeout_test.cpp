@@ -61,6 +61,20 @@ struct Case {
   bool keep_open;  // each repetition in a fresh child process
 };
 
+// The one line a run stopped by --timeout 1 prints: the limit, and the file the hung open was
+// given where the system shows another thread's system call. Returns the line.
+std::string expect_timed_out_line(const RunResult& run, const HangingTree& tree) {
+  const std::string line = line_starting(run.err, "fdbench: timed out: ");
+  EXPECT_NE(line, "") << run.err;
+  EXPECT_NE(line.find("did not finish within 1 s"), std::string::npos) << line;
+  if (platform::uses_linux_interfaces()) {
+    EXPECT_NE(line.find("it was opening " + tree.hanging), std::string::npos) << line;
+  } else {
+    EXPECT_NE(line.find("this system does not show"), std::string::npos) << line;
+  }
+  return line;
+}
+
 class TimedOut : public ::testing::TestWithParam<Case> {};
 
 TEST_P(TimedOut, ExitsOneNamingTheFileAndKeepsWhatItMeasured) {
@@ -85,14 +99,7 @@ TEST_P(TimedOut, ExitsOneNamingTheFileAndKeepsWhatItMeasured) {
   const RunResult run = fdbench.wait();
   if (run.exit_code == kUnavailable) GTEST_SKIP() << run.err;
   ASSERT_EQ(run.exit_code, 1) << run.err;
-  const std::string line = line_starting(run.err, "fdbench: timed out: ");
-  EXPECT_NE(line, "") << run.err;
-  EXPECT_NE(line.find("did not finish within 1 s"), std::string::npos) << line;
-  if (platform::uses_linux_interfaces()) {
-    EXPECT_NE(line.find("it was opening " + tree.hanging), std::string::npos) << line;
-  } else {
-    EXPECT_NE(line.find("this system does not show"), std::string::npos) << line;
-  }
+  expect_timed_out_line(run, tree);
 
   const auto doc = nlohmann::json::parse(read_text(out / "r.json"));
   EXPECT_FALSE(doc.at("complete").get<bool>());
@@ -187,13 +194,8 @@ TEST(TimedOutTune, StopsTheSweepNamingTheFileAndSavesNothing) {
   const RunResult run = fdbench.wait();
   if (run.exit_code == kUnavailable) GTEST_SKIP() << run.err;
   ASSERT_EQ(run.exit_code, 1) << run.err;
-  const std::string line = line_starting(run.err, "fdbench: timed out: ");
-  EXPECT_NE(line, "") << run.err;
-  EXPECT_NE(line.find("did not finish within 1 s"), std::string::npos) << line;
+  const std::string line = expect_timed_out_line(run, tree);
   EXPECT_NE(line.find("nothing recommended"), std::string::npos) << line;
-  if (platform::uses_linux_interfaces()) {
-    EXPECT_NE(line.find("it was opening " + tree.hanging), std::string::npos) << line;
-  }
   EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
   EXPECT_FALSE(std::filesystem::exists(saved));
   EXPECT_EQ(fdbench.leftovers().running, 0);
