@@ -43,12 +43,6 @@ std::unique_ptr<Workload> make_as_described(const WorkloadRecipe& recipe) {
 }
 
 // The highest descriptor `pregrow` asks for in a child holding fds 0-2 and `channel`, or 0.
-// The result says how the table was grown, whether the repetitions run or hang.
-Result pregrown(Result base, const Pregrow& pregrow) {
-  base.pregrow = pregrow;
-  return base;
-}
-
 int pregrow_target(const Pregrow& pregrow, const Workload& work, int channel) {
   switch (pregrow.mode) {
     case Pregrow::Mode::automatic:  // +1 for reading FDSize afterwards
@@ -207,8 +201,8 @@ class FreshChildMeasurement final : public Measurement {
   FreshChildMeasurement(const WorkloadRecipe& work, const StrategyInfo& strategy,
                         const StrategyConfig& config, const Pregrow& pregrow, int repeat,
                         int warmup, const MeasureExtras& extras)
-      : Measurement(pregrown(base_result(work.facts, strategy, config, repeat, warmup), pregrow),
-                    repeat, warmup),
+      : Measurement(base_result(work.facts, strategy, config, pregrow, repeat, warmup), repeat,
+                    warmup),
         work_(work),
         strategy_(strategy),
         config_(config),

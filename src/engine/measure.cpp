@@ -26,13 +26,9 @@ std::string describe_fds(const std::vector<int>& fds) {
 
 }  // namespace
 
-std::string creation_op(WorkloadKind kind) {
-  return std::string(to_string(kind));
-}
-
 LatencyRecording::LatencyRecording(const WorkloadFacts& work, const StrategyInfo& strategy,
                                    CallsDone on_calls)
-    : collector_(creation_op(work.workload_kind), !work.holds_descriptors),
+    : collector_(std::string(to_string(work.workload_kind)), !work.holds_descriptors),
       on_calls_(std::move(on_calls)),
       not_recorded_(strategy.latency_not_recorded) {}
 
@@ -77,7 +73,7 @@ WorkloadFacts facts_of(const Workload& work) {
 }
 
 Result base_result(const WorkloadFacts& work, const StrategyInfo& strategy,
-                   const StrategyConfig& config, int repeat, int warmup) {
+                   const StrategyConfig& config, const Pregrow& pregrow, int repeat, int warmup) {
   Result r;
   r.workload = work.name;
   r.strategy = std::string(strategy.name);
@@ -86,6 +82,7 @@ Result base_result(const WorkloadFacts& work, const StrategyInfo& strategy,
   r.batch = strategy.uses_batch() ? config.batch : 1;
   r.batch_unit = strategy.batch_unit;
   r.kind = work.kind;
+  r.pregrow = pregrow;
   r.ops = work.ops * static_cast<std::uint64_t>(work.descriptors_per_item);
   r.repeat = repeat;
   r.warmup = warmup;
@@ -189,7 +186,9 @@ class InProcessMeasurement final : public Measurement {
   InProcessMeasurement(Workload& work, std::unique_ptr<Workload> owned,
                        const StrategyInfo& strategy, const StrategyConfig& config, int repeat,
                        int warmup, const MeasureExtras& extras, Workers workers)
-      : Measurement(base_result(facts_of(work), strategy, config, repeat, warmup), repeat, warmup),
+      // In-process repetitions never pre-grow: the table they grew stays grown for the next.
+      : Measurement(base_result(facts_of(work), strategy, config, Pregrow{}, repeat, warmup),
+                    repeat, warmup),
         owned_(std::move(owned)),
         work_(work),
         strategy_(strategy),

@@ -144,16 +144,14 @@ std::unique_ptr<Measurement> fresh_child_measurement(const WorkloadRecipe& work,
                                                      const Pregrow& pregrow, int repeat, int warmup,
                                                      const MeasureExtras& extras);
 
-// What a workload's creation call is called in latency_ns and --trace-out: "open", "create".
-std::string creation_op(WorkloadKind kind);
-
 // Whether the table a strategy's workers fill is shared while they run: more than one thread
 // of this process alive now (the workers made), or, where the OS does not tell, by its count.
 bool table_shared_now(const StrategyInfo& strategy, const StrategyConfig& config);
 
-// The fields every result of this combination has, measured or not.
+// The fields every result of this combination has, measured or not, `pregrow` the setting
+// its repetitions run with.
 Result base_result(const WorkloadFacts& work, const StrategyInfo& strategy,
-                   const StrategyConfig& config, int repeat, int warmup);
+                   const StrategyConfig& config, const Pregrow& pregrow, int repeat, int warmup);
 // The failed calls of every repetition, warm-up included, by errno.
 void record_failures(Result& r, const Tally& tally);
 // A descriptor leak is a bug: says so in the result, and stops a debug build on the spot.

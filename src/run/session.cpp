@@ -198,7 +198,7 @@ void Session::run_open(const OpenOptions& options) {
     for (const int threads : options.threads) {
       const StrategyConfig config{threads, options.batch, options.uring};
       if (!options.keep_open) {
-        plan.push_back({{0, name, threads, "", creation_op(recipe.facts.workload_kind)},
+        plan.push_back({{0, name, threads, "", std::string(to_string(recipe.facts.workload_kind))},
                         [&, config](const MeasureExtras& with, Workers workers) {
                           return in_process_measurement(make_open_workload(spec), strategy, config,
                                                         options.repeat, options.warmup, with,
@@ -208,7 +208,7 @@ void Session::run_open(const OpenOptions& options) {
         continue;
       }
       for (const auto& pregrow : options.pregrow) {
-        plan.push_back({{0, name, threads, pregrow.label(), creation_op(recipe.facts.workload_kind)},
+        plan.push_back({{0, name, threads, pregrow.label(), std::string(to_string(recipe.facts.workload_kind))},
                         [&, config](const MeasureExtras& with, Workers /*each in a child*/) {
                           return fresh_child_measurement(recipe, strategy, config, pregrow,
                                                          options.repeat, options.warmup, with);
@@ -250,7 +250,7 @@ void Session::run_socket(const SocketOptions& options) {
     for (std::size_t t = 0; t < options.threads.size(); ++t) {
       const StrategyConfig config{options.threads[t], options.batch, options.uring};
       for (const auto& pregrow : options.pregrow) {
-        plan.push_back({{0, name, config.threads, pregrow.label(), creation_op(WorkloadKind::create)},
+        plan.push_back({{0, name, config.threads, pregrow.label(), std::string(to_string(WorkloadKind::create))},
                         [&, t, config](const MeasureExtras& with, Workers /*each in a child*/) {
                           return fresh_child_measurement(recipes[t], strategy, config, pregrow,
                                                          options.repeat, options.warmup, with);
