@@ -26,6 +26,7 @@
 #include "platform/interrupt.hpp"
 #include "platform/platform.hpp"
 #include "run/repetition_runner.hpp"
+#include "run/scheduler.hpp"
 
 namespace fdbench {
 
@@ -44,10 +45,6 @@ std::string progress_label(const TraceKey& key) {
   if (!key.pregrow.empty()) label += ", pregrow " + key.pregrow;
   return label;
 }
-
-// Call durations (8 bytes each) and call records (32 bytes each) that --latency may keep of
-// interleaved results at once; beyond it, the results are measured one after another.
-constexpr std::uint64_t kInterleavedLatencyBytes = 512ULL << 20;
 
 // What --latency keeps of one result while it is measured: its call durations (two per item
 // where it closes at once) and, measured in this process, a record per item.
@@ -94,25 +91,92 @@ class RcuSetting {
   std::optional<int> original_;
 };
 
+// How a result measured a repetition per fresh child starts; the arguments by reference must
+// outlive its measurement.
+auto in_fresh_children(const WorkloadRecipe& recipe, const StrategyInfo& strategy,
+                       const StrategyConfig& config, const Pregrow& pregrow) {
+  return [&recipe, &strategy, config, pregrow](const MeasurementStart& how) {
+    return fresh_child_measurement(recipe, strategy, config, pregrow, how.repeat, how.warmup,
+                                   how.extras);
+  };
+}
+
+// A planned result, named on the progress line (and in a hang's message) by its key.
+PlannedResult planned(
+    TraceKey key, std::function<std::unique_ptr<Measurement>(const MeasurementStart&)> start,
+    std::function<void(Result&)> complete = [](Result&) {}) {
+  std::string label = progress_label(key);
+  return {std::move(key), std::move(label), std::move(start), std::move(complete)};
+}
+
+Section open_section(const OpenOptions& options, const OpenInput& in,
+                     const WorkloadRecipe& recipe) {
+  Section section = section_of(recipe, options.repeat, options.warmup);
+  section.input = in.summary;
+  section.fs_type = in.fs_type();
+  section.subdirs = in.generated ? in.generated->subdirs() : 0;
+  section.held = options.keep_open;
+  section.fresh_child = options.keep_open;  // only a fresh process shows a held table's growth
+  return section;
+}
+
+// open's results: every strategy at every thread count, measured in this process, or with
+// --keep-open in a fresh child per repetition, once per pregrow setting. The arguments must
+// outlive the plan's measurements.
+std::vector<PlannedResult> open_plan(const OpenOptions& options,
+                                     const std::vector<std::string>& strategies,
+                                     const OpenInput& in, const OpenSpec& spec,
+                                     const WorkloadRecipe& recipe) {
+  const std::string op(to_string(recipe.facts.workload_kind));
+  std::vector<PlannedResult> plan;
+  for (const auto& name : strategies) {
+    const StrategyInfo& strategy = strategy_named(name);
+    const auto complete = [&in, &options, &strategy](Result& r) {
+      r.input = in.summary;
+      record_paths(r, options.paths, strategy);
+    };
+    for (const int threads : options.threads) {
+      const StrategyConfig config{threads, options.batch, options.uring};
+      if (!options.keep_open) {
+        plan.push_back(planned(
+            {0, name, threads, "", op},
+            [&spec, &strategy, config](const MeasurementStart& how) {
+              return in_process_measurement(make_open_workload(spec), strategy, config, how.repeat,
+                                            how.warmup, how.extras, how.workers);
+            },
+            complete));
+        continue;
+      }
+      for (const auto& pregrow : options.pregrow) {
+        plan.push_back(planned({0, name, threads, pregrow.label(), op},
+                               in_fresh_children(recipe, strategy, config, pregrow), complete));
+      }
+    }
+  }
+  return plan;
+}
+
+// socket's results: every strategy at every thread count and pregrow setting, each in a
+// fresh child per repetition; recipes[t] is the workload of options.threads[t] threads.
+std::vector<PlannedResult> socket_plan(const SocketOptions& options,
+                                       const std::vector<WorkloadRecipe>& recipes) {
+  const std::string op(to_string(WorkloadKind::create));
+  std::vector<PlannedResult> plan;
+  for (const auto& name : options.strategies) {
+    const StrategyInfo& strategy = strategy_named(name);
+    for (std::size_t t = 0; t < options.threads.size(); ++t) {
+      const StrategyConfig config{options.threads[t], options.batch, options.uring};
+      const WorkloadRecipe& recipe = recipes[t];
+      for (const auto& pregrow : options.pregrow) {
+        plan.push_back(planned({0, name, config.threads, pregrow.label(), op},
+                               in_fresh_children(recipe, strategy, config, pregrow)));
+      }
+    }
+  }
+  return plan;
+}
+
 }  // namespace
-
-// One result of a sweep: what it is (--trace-out's columns and the progress line's name; the
-// result's index is added when it starts), how its measurement starts, and what the session
-// adds to its result (the input, the path mode).
-struct Session::Planned {
-  TraceKey key;
-  // Workers: how an in-process measurement keeps its workers (measure_plan decides).
-  std::function<std::unique_ptr<Measurement>(const MeasureExtras&, Workers)> start;
-  std::function<void(Result&)> complete = [](Result&) {};
-};
-
-struct Session::PlanSettings {
-  Order order = Order::interleaved;
-  bool latency = false;             // --latency
-  std::uint64_t latency_bytes = 0;  // what --latency keeps of one result while it is measured
-  double timeout_s = 0;             // --timeout: a repetition's limit in seconds; 0: none
-  std::string doing;                // what the work does, should a repetition hang
-};
 
 Session::Session(Environment env, std::vector<std::unique_ptr<Reporter>> reporters)
     : env_(std::move(env)), reporters_(std::move(reporters)) {
@@ -127,7 +191,6 @@ void Session::emit(Result result) {
 }
 
 void Session::plan_progress(std::size_t results, int repetitions) {
-  progress_started_ = 0;
   if (progress_ != nullptr) progress_->plan(results, repetitions);
 }
 
@@ -164,13 +227,7 @@ void Session::run_open(const OpenOptions& options) {
       options.threads.size() * (options.keep_open ? options.pregrow.size() : 1);
   const std::size_t blocks = std::max<std::size_t>(1, options.rcu_expedited.size());
   plan_progress(blocks * strategies.size() * per_strategy, options.repeat + options.warmup);
-  FileSet::CreationProgress creating;
-  if (progress_ != nullptr) {
-    creating = [progress = progress_](std::size_t made, std::size_t total) {
-      progress->creating_files(made, total);
-    };
-  }
-  const OpenInput in = prepare_input(options, creating);
+  const OpenInput in = prepare_input(options, creation_progress());
   // A tree's size, or a reused set's, is known only now.
   if (options.keep_open && budget.workload != in.summary.files) {
     budget.workload = in.summary.files;
@@ -178,48 +235,13 @@ void Session::run_open(const OpenOptions& options) {
   }
   const OpenSpec spec = open_spec(options, in);
   const WorkloadRecipe recipe = open_workload_recipe(spec);
-  Section section = section_of(recipe, options.repeat, options.warmup);
-  section.input = in.summary;
-  section.fs_type = in.fs_type();
-  section.subdirs = in.generated ? in.generated->subdirs() : 0;
-  section.held = options.keep_open;
-  section.fresh_child = options.keep_open;  // only a fresh process shows a held table's growth
-  announce(section);
-
-  const std::uint64_t latency_bytes =
-      latency_bytes_of(options.latency, recipe.facts.ops, options.repeat, !options.keep_open);
-  std::vector<Planned> plan;
-  for (const auto& name : strategies) {
-    const StrategyInfo& strategy = strategy_named(name);
-    const auto complete = [&in, &options, &strategy](Result& r) {
-      r.input = in.summary;
-      record_paths(r, options.paths, strategy);
-    };
-    for (const int threads : options.threads) {
-      const StrategyConfig config{threads, options.batch, options.uring};
-      if (!options.keep_open) {
-        plan.push_back({{0, name, threads, "", std::string(to_string(recipe.facts.workload_kind))},
-                        [&, config](const MeasureExtras& with, Workers workers) {
-                          return in_process_measurement(make_open_workload(spec), strategy, config,
-                                                        options.repeat, options.warmup, with,
-                                                        workers);
-                        },
-                        complete});
-        continue;
-      }
-      for (const auto& pregrow : options.pregrow) {
-        plan.push_back({{0, name, threads, pregrow.label(), std::string(to_string(recipe.facts.workload_kind))},
-                        [&, config](const MeasureExtras& with, Workers /*each in a child*/) {
-                          return fresh_child_measurement(recipe, strategy, config, pregrow,
-                                                         options.repeat, options.warmup, with);
-                        },
-                        complete});
-      }
-    }
-  }
-  const PlanSettings settings{options.order, options.latency, latency_bytes, options.timeout_s,
-                              "opening files under " + in.dir_path};
-  each_rcu_setting(options.rcu_expedited, [&] { measure_plan(plan, settings); });
+  announce(open_section(options, in, recipe));
+  const SchedulerSettings settings{
+      options.order, options.latency,
+      latency_bytes_of(options.latency, recipe.facts.ops, options.repeat, !options.keep_open),
+      options.timeout_s, "opening files under " + in.dir_path};
+  measure(open_plan(options, strategies, in, spec, recipe), {options.repeat, options.warmup},
+          settings, options.rcu_expedited);
 }
 
 void Session::run_socket(const SocketOptions& options) {
@@ -244,114 +266,32 @@ void Session::run_socket(const SocketOptions& options) {
     recipes.push_back(socket_workload_recipe(
         options.kind, static_cast<std::size_t>(threads) * options.per_thread));
   }
-  std::vector<Planned> plan;
-  for (const auto& name : options.strategies) {
-    const StrategyInfo& strategy = strategy_named(name);
-    for (std::size_t t = 0; t < options.threads.size(); ++t) {
-      const StrategyConfig config{options.threads[t], options.batch, options.uring};
-      for (const auto& pregrow : options.pregrow) {
-        plan.push_back({{0, name, config.threads, pregrow.label(), std::string(to_string(WorkloadKind::create))},
-                        [&, t, config](const MeasureExtras& with, Workers /*each in a child*/) {
-                          return fresh_child_measurement(recipes[t], strategy, config, pregrow,
-                                                         options.repeat, options.warmup, with);
-                        }});
-      }
-    }
-  }
   // The most --latency keeps of one result: the most threads' calls.
-  const std::uint64_t latency_bytes = latency_bytes_of(
-      options.latency, static_cast<std::uint64_t>(most_threads) * options.per_thread,
-      options.repeat, false);
-  const PlanSettings settings{options.order, options.latency, latency_bytes, options.timeout_s,
-                              fmt::format("creating {} descriptors", to_string(options.kind))};
-  each_rcu_setting(options.rcu_expedited, [&] { measure_plan(plan, settings); });
+  const SchedulerSettings settings{
+      options.order, options.latency,
+      latency_bytes_of(options.latency,
+                       static_cast<std::uint64_t>(most_threads) * options.per_thread,
+                       options.repeat, false),
+      options.timeout_s, fmt::format("creating {} descriptors", to_string(options.kind))};
+  measure(socket_plan(options, recipes), {options.repeat, options.warmup}, settings,
+          options.rcu_expedited);
 }
 
-void Session::measure_plan(const std::vector<Planned>& plan, const PlanSettings& settings) {
-  // Declared first, so that it outlives every measurement below: a worker process dies with
-  // the thread that forked it, and with --timeout that is the runner's.
-  RepetitionRunner runner(settings.timeout_s, settings.doing);
-  // Interleaved, every result's measurement is open at once (or as many as --latency's
-  // records fit in kInterleavedLatencyBytes); one at a time otherwise.
-  std::size_t window = 1;
-  std::string order_text(to_string(settings.order));
-  if (settings.order == Order::interleaved && !plan.empty()) {
-    const std::uint64_t each = std::max<std::uint64_t>(1, settings.latency_bytes);
-    window = static_cast<std::size_t>(
-        std::clamp<std::uint64_t>(kInterleavedLatencyBytes / each, 1, plan.size()));
-    if (window < plan.size()) {
-      order_text = fmt::format(
-          "interleaved in groups of {} (what --latency keeps of more would "
-          "exceed {} MiB)",
-          window, kInterleavedLatencyBytes >> 20);
-    }
-  }
-  const auto stamp = [&](std::size_t planned, Result& r) {
-    plan[planned].complete(r);
-    r.parameters["order"] = order_text;
-    if (runner.limited()) r.parameters["timeout"] = format_seconds(settings.timeout_s);
+FileSet::CreationProgress Session::creation_progress() const {
+  if (progress_ == nullptr) return {};
+  return [progress = progress_](std::size_t made, std::size_t total) {
+    progress->creating_files(made, total);
   };
-  for (std::size_t first = 0; first < plan.size(); first += window) {
-    const std::size_t last = std::min(plan.size(), first + window);
-    std::vector<std::unique_ptr<Measurement>> running;
-    // Results that take turns make their workers per repetition, so that only one result's
-    // workers exist at a time; a result measured alone keeps its workers throughout.
-    const Workers workers = last - first > 1 ? Workers::per_repetition : Workers::kept;
-    for (std::size_t i = first; i < last; ++i) {
-      MeasureExtras extras{settings.latency, {}};
-      if (trace_out_ != nullptr && settings.latency) {
-        TraceKey key = plan[i].key;
-        key.result = results_.size() + (i - first);  // results are emitted in plan order
-        extras.on_calls = [out = trace_out_, key](int repetition,
-                                                  std::span<const CallRecord> calls) {
-          out->add(key, repetition, calls);
-        };
-      }
-      running.push_back(plan[i].start(extras, workers));
-    }
-    const auto emit_from = [&](std::size_t k) {
-      Result r = running[k]->finish();
-      stamp(first + k, r);
-      emit(std::move(r));
-    };
-    // After Ctrl-C or a hung repetition: the results with timed repetitions, cut short, and
-    // the one that hung, in the plan's order.
-    const auto emit_started = [&] {
-      std::optional<Result> hung = runner.take_hung();
-      for (std::size_t k = 0; k < running.size(); ++k) {
-        if (hung && runner.hung_index() == k) {
-          stamp(first + k, *hung);
-          emit(std::move(*hung));
-        } else if (running[k] && (running[k]->done() || running[k]->timed_repetitions_run() > 0)) {
-          emit_from(k);
-        }
-      }
-    };
-    try {
-      for (bool more = true; more;) {
-        more = false;
-        for (std::size_t k = 0; k < running.size(); ++k) {
-          Measurement& m = *running[k];
-          if (m.done()) continue;
-          if (progress_ != nullptr) {
-            progress_->repetition_started(progress_label(plan[first + k].key),
-                                          progress_started_ + k + 1, m.repetitions_run() + 1);
-          }
-          runner.run_next(running, k, progress_label(plan[first + k].key));
-          if (progress_ != nullptr) progress_->repetition_done();
-          more = true;
-        }
-      }
-    } catch (const Interrupted&) {
-      emit_started();
-      throw;
-    } catch (const TimedOut&) {
-      emit_started();
-      throw;
-    }
-    for (std::size_t k = 0; k < running.size(); ++k) emit_from(k);
-    progress_started_ += running.size();
-  }
+}
+
+void Session::measure(std::span<const PlannedResult> plan, const StopRule& stop,
+                      const SchedulerSettings& settings, const std::vector<int>& rcu_expedited) {
+  Scheduler scheduler(settings, progress_, trace_out_);
+  each_rcu_setting(rcu_expedited, [&] {
+    scheduler.run(
+        plan, stop, [this](std::size_t /*planned*/, Result r) { emit(std::move(r)); },
+        results_.size());
+  });
 }
 
 }  // namespace fdbench

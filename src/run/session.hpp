@@ -10,11 +10,13 @@
 
 #include "engine/measure.hpp"
 #include "engine/options.hpp"
+#include "inputs/file_set.hpp"
 #include "model/environment.hpp"
 #include "model/result.hpp"
 #include "output/reporter.hpp"
 #include "output/trace_out.hpp"
 #include "run/progress.hpp"
+#include "run/scheduler.hpp"
 
 namespace fdbench {
 
@@ -33,16 +35,16 @@ class Session {
   [[nodiscard]] const Environment& environment() const { return env_; }
 
  private:
-  struct Planned;       // one result of a sweep, to be measured (session.cpp)
-  struct PlanSettings;  // how the results of a sweep are measured (session.cpp)
   void emit(Result result);
-  // Measures the planned results and emits each; after Ctrl-C, emits the ones with timed
-  // repetitions (said in a warning) before Interrupted goes on. A repetition that outlasts
-  // --timeout is abandoned: its result says so, the others are emitted as after Ctrl-C, and
-  // TimedOut goes on.
-  void measure_plan(const std::vector<Planned>& plan, const PlanSettings& settings);
+  // Measures the plan to `stop` with one Scheduler, once per --rcu-expedited value, and
+  // emits each result; after Ctrl-C or a hang, what the Scheduler says (Interrupted or
+  // TimedOut goes on).
+  void measure(std::span<const PlannedResult> plan, const StopRule& stop,
+               const SchedulerSettings& settings, const std::vector<int>& rcu_expedited);
   // Runs `block` once per --rcu-expedited value with it set (once, as it is, without any).
   void each_rcu_setting(const std::vector<int>& values, const std::function<void()>& block);
+  // The progress line's view of the private file set being made.
+  [[nodiscard]] FileSet::CreationProgress creation_progress() const;
   void announce(const Section& section);
   // Tells the progress line what the command will measure.
   void plan_progress(std::size_t results, int repetitions);
@@ -52,8 +54,7 @@ class Session {
   bool finished_ = false;
   Progress* progress_ = nullptr;
   TraceOut* trace_out_ = nullptr;
-  std::size_t progress_started_ = 0;  // results of the command started so far
-  std::optional<int> rcu_block_;      // the rcu_expedited value set for the results now measured
+  std::optional<int> rcu_block_;  // the rcu_expedited value set for the results now measured
 };
 
 }  // namespace fdbench

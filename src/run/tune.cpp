@@ -5,8 +5,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "analysis/findings.hpp"
@@ -18,7 +16,7 @@
 #include "inputs/open_input.hpp"
 #include "output/reporter.hpp"
 #include "platform/platform.hpp"
-#include "run/repetition_runner.hpp"
+#include "run/scheduler.hpp"
 #include "run/tune_sweep.hpp"
 
 namespace fdbench {
@@ -34,7 +32,6 @@ struct Combination {
   const StrategyInfo* strategy = nullptr;
   StrategyConfig config;
   Result pooled;  // every round's repetitions together
-  bool measured = false;
 };
 
 // 1, 2, 4, ... and twice the logical CPUs: past that only contention grows.
@@ -54,43 +51,14 @@ std::vector<Combination> combinations_of(const std::vector<std::string>& extra) 
     std::vector<int> batches{1};
     if (info.uses_batch()) batches.assign(std::begin(kBatches), std::end(kBatches));
     for (const int threads : thread_counts()) {
-      for (const int batch : batches) combos.push_back({&info, {threads, batch}, {}, false});
+      for (const int batch : batches) combos.push_back({&info, {threads, batch}, {}});
     }
   }
   return combos;
 }
 
-// Adds one round's result to the combination's pool. A noisy-spread warning is the pool's
-// to judge once every round is in.
-void pool(Combination& combo, Result part) {
-  auto& w = part.warnings;
-  w.erase(std::remove_if(w.begin(), w.end(),
-                         [](const Warning& s) { return s.kind == WarningKind::noisy; }),
-          w.end());
-  if (!combo.measured) {
-    combo.pooled = std::move(part);
-    combo.measured = true;
-    return;
-  }
-  Result& r = combo.pooled;
-  r.times_ns.insert(r.times_ns.end(), part.times_ns.begin(), part.times_ns.end());
-  r.repeat += part.repeat;
-  r.failures += part.failures;
-  if (r.first_failure.empty()) r.first_failure = part.first_failure;
-  for (const auto& [name, count] : part.failures_by_errno) {
-    r.failures_by_errno[name].count += count.count;
-    r.failures_by_errno[name].message = count.message;
-  }
-  if (r.ran() && !part.ran()) {  // a round that could not run makes the pool say why
-    r.status = part.status;
-    r.error = part.error;
-  }
-  for (auto& warning : w) r.warn(warning.kind, std::move(warning.text));
-  r.fdsize_after = part.fdsize_after;
-}
-
-// The files, prepared once, and how to measure one combination on them: each repetition as
-// `open` runs it, under --timeout's limit when there is one.
+// The files, prepared once, and how to measure combinations on them: each repetition as
+// `open` runs it, one combination after another, under --timeout's limit when there is one.
 class Bench {
  public:
   explicit Bench(const OpenOptions& options)
@@ -98,23 +66,44 @@ class Bench {
         input_(prepare_input(options)),
         spec_(open_spec(options, input_)),
         recipe_(open_workload_recipe(spec_)),
-        runner_(options.timeout_s, "opening files under " + input_.dir_path) {}
+        scheduler_({Order::sequential, false, 0, options.timeout_s,
+                    "opening files under " + input_.dir_path},
+                   nullptr, nullptr) {}
 
   // Held descriptors are measured from the kernel's smallest table in a fresh child.
+  [[nodiscard]] PlannedResult planned(const Combination& combo, const Pregrow& pregrow) const {
+    const StrategyInfo& strategy = *combo.strategy;
+    const StrategyConfig config = combo.config;
+    auto start = [this, &strategy, config, pregrow](const MeasurementStart& how) {
+      return options_.keep_open
+                 ? fresh_child_measurement(recipe_, strategy, config, pregrow, how.repeat,
+                                           how.warmup, how.extras)
+                 : in_process_measurement(make_open_workload(spec_), strategy, config, how.repeat,
+                                          how.warmup, how.extras, how.workers);
+    };
+    return {{0, std::string(strategy.name), config.threads, pregrow.label(),
+             std::string(to_string(recipe_.facts.workload_kind))},
+            fmt::format("{}, {} thread{}, batch {}", strategy.name, config.threads,
+                        config.threads == 1 ? "" : "s", config.batch),
+            std::move(start),
+            [this](Result& r) { r.input = input_.summary; }};
+  }
+
+  // Every combination's result, pre-grown, in rounds to the stop rule's budget.
+  Rounds sweep(std::vector<Combination>& combos, const StopRule& stop,
+               const std::function<void(int, int)>& on_round) {
+    std::vector<PlannedResult> plan;
+    for (const auto& combo : combos) plan.push_back(planned(combo, kAutomatic));
+    return scheduler_.run(
+        plan, stop, [&](std::size_t i, Result r) { combos[i].pooled = std::move(r); }, 0, on_round);
+  }
+
+  // One combination, `repeat` repetitions after `warmup`.
   Result measure_one(const Combination& combo, const Pregrow& pregrow, int repeat, int warmup) {
-    std::unique_ptr<Measurement> m =
-        options_.keep_open
-            ? fresh_child_measurement(recipe_, *combo.strategy, combo.config, pregrow, repeat,
-                                      warmup, {})
-            : in_process_measurement(make_open_workload(spec_), *combo.strategy, combo.config,
-                                     repeat, warmup, {}, Workers::kept);
-    const std::string label =
-        fmt::format("{}, {} thread{}, batch {}", combo.strategy->name, combo.config.threads,
-                    combo.config.threads == 1 ? "" : "s", combo.config.batch);
-    Result r = runner_.run_all(std::move(m), label);
-    r.input = input_.summary;
-    if (runner_.limited()) r.parameters["timeout"] = format_seconds(runner_.timeout_s());
-    return r;
+    const PlannedResult plan[] = {planned(combo, pregrow)};
+    Result result;
+    scheduler_.run(plan, {repeat, warmup}, [&](std::size_t, Result r) { result = std::move(r); });
+    return result;
   }
 
   [[nodiscard]] const OpenInput& input() const { return input_; }
@@ -124,7 +113,7 @@ class Bench {
   OpenInput input_;
   OpenSpec spec_;
   WorkloadRecipe recipe_;
-  RepetitionRunner runner_;
+  Scheduler scheduler_;
 };
 
 // What a program adopting the recommendation needs: every descriptor the workload holds at
@@ -148,13 +137,6 @@ void ensure_sweep_fits(const std::vector<Combination>& combos, std::uint64_t hel
   DescriptorBudget budget = budget_of(names, thread_counts(), std::end(kBatches)[-1], {kAutomatic});
   budget.workload = held;
   ensure_descriptor_budget(budget, "--files (use --list with fewer paths)");
-}
-
-void run_round(Bench& bench, std::vector<Combination>& combos, int warmup) {
-  for (auto& combo : combos) {
-    if (combo.measured && !combo.pooled.ran()) continue;  // it cannot run here
-    pool(combo, bench.measure_one(combo, kAutomatic, kRepetitionsPerRound, warmup));
-  }
 }
 
 const Combination& combination_of(const std::vector<Combination>& combos, const TunedSetting& s) {
@@ -198,26 +180,16 @@ TuneReport run_tune(const TuneOptions& options,
 
   say(fmt::format("round 1: {} combinations, {} repetitions each", combos.size(),
                   kRepetitionsPerRound));
-  const auto start = std::chrono::steady_clock::now();
-  run_round(bench, combos, 1);
-  report.round_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  // A later round has no warm-up; the stall check repeats one combination as often as the
-  // sweep did: one more share of each round.
-  const double warm_share = static_cast<double>(kRepetitionsPerRound) / (kRepetitionsPerRound + 1);
+  // The stall check repeats one combination as often as the sweep did: one more share of
+  // each round.
   const double check_share = open.keep_open ? 1.0 / static_cast<double>(combos.size()) : 0.0;
-  const double per_round = report.round_seconds * (warm_share + check_share);
-  report.round_over_budget = report.round_seconds > options.budget_seconds;
-  const double left = options.budget_seconds - report.round_seconds * (1 + check_share);
-  report.rounds = 1 + std::max(0, static_cast<int>(std::floor(left / per_round)));
-  for (int round = 2; round <= report.rounds; ++round) {
-    say(fmt::format("round {} of {}", round, report.rounds));
-    run_round(bench, combos, 0);
-  }
-  for (auto& combo : combos) {
-    finalize(combo.pooled);
-    report.sweep.push_back(combo.pooled);
-  }
+  const Rounds rounds =
+      bench.sweep(combos, {kRepetitionsPerRound, 1, options.budget_seconds, check_share},
+                  [&](int round, int of) { say(fmt::format("round {} of {}", round, of)); });
+  report.rounds = rounds.rounds;
+  report.round_seconds = rounds.round_seconds;
+  report.round_over_budget = rounds.round_over_budget;
+  for (const auto& combo : combos) report.sweep.push_back(combo.pooled);
   report.recommendation = recommend_from(report.sweep);
   if (!report.recommendation) return report;
   const Combination& best = combination_of(combos, report.recommendation->best);

@@ -1,0 +1,121 @@
+#pragma once
+// How every command measures what it planned: `open` and `socket` (Session) and `tune` build
+// a plan (the results to measure and how each measurement starts) and one Scheduler runs it:
+// the results' repetitions taken in turns or one result after another (--order), --latency's
+// memory bound on how many are open at once, the progress line, --trace-out, the repetition
+// runner (--timeout and abandoning a hung repetition), the results with timed repetitions
+// kept after Ctrl-C or a hang, and a stop rule: a repetition count, or a time budget spent in
+// rounds (tune).
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/measurement.hpp"
+#include "engine/options.hpp"
+#include "model/result.hpp"
+#include "output/trace_out.hpp"
+#include "run/progress.hpp"
+#include "run/repetition_runner.hpp"
+
+namespace fdbench {
+
+// How one planned measurement is started: with these extras (--latency) and workers, for
+// this many repetitions after this many warm-ups.
+struct MeasurementStart {
+  MeasureExtras extras;
+  Workers workers = Workers::kept;
+  int repeat = 0;
+  int warmup = 0;
+};
+
+// One result to measure: what it is (--trace-out's columns; its index is set when it starts),
+// its name on the progress line and in a hang's message ("uring, 2 threads, pregrow auto"),
+// how its measurement starts, and what the command adds to its result (the input, the paths).
+struct PlannedResult {
+  TraceKey key;
+  std::string label;
+  std::function<std::unique_ptr<Measurement>(const MeasurementStart&)> start;
+  std::function<void(Result&)> complete = [](Result&) {};
+};
+
+// When the results have repetitions enough.
+struct StopRule {
+  int repeat = 5;  // timed repetitions of each result; with a budget, of each round
+  int warmup = 1;  // untimed ones before them; with a budget, in the first round only
+  // 0: one round. Otherwise rounds of `repeat` repetitions of every result, each result's
+  // rounds pooled into one result, for as many rounds as fit in this many seconds as the
+  // first round's time tells (always at least one).
+  double budget_s = 0;
+  // With a budget: work the caller does afterwards, kept out of it, in shares of a round.
+  double reserved_rounds = 0;
+};
+
+// How a budget was spent.
+struct Rounds {
+  int rounds = 1;
+  double round_seconds = 0;        // the first round's time
+  bool round_over_budget = false;  // that round alone took longer than the budget
+};
+
+struct SchedulerSettings {
+  Order order = Order::interleaved;
+  bool latency = false;             // --latency
+  std::uint64_t latency_bytes = 0;  // what --latency keeps of one result while it is measured
+  double timeout_s = 0;             // --timeout: a repetition's limit in seconds; 0: none
+  std::string doing;                // what the work does, should a repetition hang
+};
+
+class Scheduler {
+ public:
+  // Each finished result: its index in the plan, and the result.
+  using Emit = std::function<void(std::size_t planned, Result result)>;
+  // `progress`, `trace_out`: nullptr for none; neither owned.
+  Scheduler(SchedulerSettings settings, Progress* progress, TraceOut* trace_out);
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // Measures `plan` to `stop`'s rule and emits each result in the plan's order: with a
+  // repetition count as each window of results finishes, with a budget once every round is
+  // in. `first_result`: the index --trace-out gives the plan's first result. After Ctrl-C or
+  // a hung repetition, a repetition count emits the results with timed repetitions (said in
+  // a warning) and the one that hung before Interrupted or TimedOut goes on; a budget emits
+  // nothing. `on_round` (if set) hears "round 2 of 9" as (2, 9) before each later round.
+  Rounds run(std::span<const PlannedResult> plan, const StopRule& stop, const Emit& emit,
+             std::size_t first_result = 0,
+             const std::function<void(int round, int rounds)>& on_round = {});
+
+  [[nodiscard]] bool limited() const { return runner_.limited(); }
+
+ private:
+  // One pass over the results `which` of the plan, each to `repeat` after `warmup`, in
+  // windows; `emit_started`: after Ctrl-C or a hang, emit what ran before going on.
+  void run_round(std::span<const PlannedResult> plan, std::span<const std::size_t> which,
+                 int repeat, int warmup, bool emit_started, const Emit& emit,
+                 std::size_t first_result);
+  // Starts the measurements of the window's results.
+  [[nodiscard]] std::vector<std::unique_ptr<Measurement>> start_window(
+      std::span<const PlannedResult> plan, std::span<const std::size_t> window, int repeat,
+      int warmup, std::size_t first_result) const;
+  // Runs the window's repetitions in turns until each is done.
+  void run_window(std::span<const PlannedResult> plan, std::span<const std::size_t> window,
+                  std::vector<std::unique_ptr<Measurement>>& running);
+  // How many results are measured at once, and the order as results record it.
+  void size_window(std::size_t planned);
+  void stamp(const PlannedResult& planned, Result& r) const;
+
+  SchedulerSettings settings_;
+  Progress* progress_;
+  TraceOut* trace_out_;
+  // Declared before any measurement it runs: a worker process dies with the thread that
+  // forked it, and with --timeout that is the runner's.
+  RepetitionRunner runner_;
+  std::size_t window_ = 1;
+  std::string order_text_;
+  std::size_t started_ = 0;  // results started so far, for the progress line
+};
+
+}  // namespace fdbench

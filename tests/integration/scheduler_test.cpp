@@ -1,0 +1,124 @@
+// The Scheduler with real descriptors: a plan run to a repetition count emits every result in
+// the plan's order with the workers its order asks for; run to a time budget it pools each
+// result's rounds into one result.
+#include "run/scheduler.hpp"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/strategy.hpp"
+#include "engine/workload.hpp"
+
+namespace fdbench {
+namespace {
+
+const StrategyInfo& threads_strategy() {
+  const StrategyInfo* info = find_strategy("threads");
+  EXPECT_NE(info, nullptr);
+  return *info;
+}
+
+// `results` results of the threads strategy creating 32 sockets, with 1, 2, ... threads;
+// `starts` collects how each measurement was asked to start.
+std::vector<PlannedResult> socket_plan(std::size_t results, std::vector<MeasurementStart>& starts) {
+  std::vector<PlannedResult> plan;
+  for (std::size_t i = 0; i < results; ++i) {
+    const int threads = static_cast<int>(i) + 1;
+    plan.push_back({{0, "threads", threads, "", "create"},
+                    "threads, " + std::to_string(threads),
+                    [&starts, threads](const MeasurementStart& how) {
+                      starts.push_back(how);
+                      return in_process_measurement(make_socket_workload(SocketKind::tcp, 32),
+                                                    threads_strategy(), {threads, 1}, how.repeat,
+                                                    how.warmup, how.extras, how.workers);
+                    },
+                    [](Result& r) { r.parameters["planned"] = "yes"; }});
+  }
+  return plan;
+}
+
+TEST(Scheduler, RunsEachResultToTheRepetitionCountAndEmitsInPlanOrder) {
+  for (const Order order : {Order::interleaved, Order::sequential}) {
+    SCOPED_TRACE(std::string(to_string(order)));
+    std::vector<MeasurementStart> starts;
+    const auto plan = socket_plan(3, starts);
+    Scheduler scheduler({order, false, 0, 0, "creating sockets"}, nullptr, nullptr);
+    std::vector<std::size_t> emitted;
+    std::vector<Result> results;
+    const Rounds rounds = scheduler.run(plan, {3, 1}, [&](std::size_t planned, Result r) {
+      emitted.push_back(planned);
+      results.push_back(std::move(r));
+    });
+    EXPECT_EQ(rounds.rounds, 1);
+    EXPECT_EQ(emitted, (std::vector<std::size_t>{0, 1, 2}));
+    ASSERT_EQ(starts.size(), 3U);
+    for (const auto& how : starts) {
+      EXPECT_EQ(how.repeat, 3);
+      EXPECT_EQ(how.warmup, 1);
+      // Results that take turns make their workers per repetition; alone, they keep them.
+      EXPECT_EQ(how.workers, order == Order::interleaved ? Workers::per_repetition : Workers::kept);
+    }
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      EXPECT_TRUE(results[i].ok()) << results[i].error;
+      EXPECT_EQ(results[i].threads, static_cast<int>(i) + 1);
+      EXPECT_EQ(results[i].times_ns.size(), 3U);
+      EXPECT_EQ(results[i].parameters.at("planned"), "yes");
+      EXPECT_EQ(results[i].parameters.at("order"), to_string(order));
+      EXPECT_EQ(results[i].parameters.count("timeout"), 0U);  // no limit was set
+    }
+  }
+}
+
+TEST(Scheduler, ATimeBudgetPoolsEveryRoundOfAResultIntoOne) {
+  std::vector<MeasurementStart> starts;
+  const auto plan = socket_plan(2, starts);
+  Scheduler scheduler({Order::sequential, false, 0, 0, "creating sockets"}, nullptr, nullptr);
+  std::vector<Result> results;
+  std::vector<int> heard;
+  // A budget far beyond one round of 2 × 64 sockets: many rounds fit.
+  const Rounds rounds = scheduler.run(
+      plan, {2, 1, 0.5, 0}, [&](std::size_t, Result r) { results.push_back(std::move(r)); }, 0,
+      [&](int round, int of) {
+        heard.push_back(round);
+        EXPECT_GE(of, round);
+      });
+  ASSERT_GE(rounds.rounds, 2);
+  EXPECT_FALSE(rounds.round_over_budget);
+  EXPECT_GT(rounds.round_seconds, 0);
+  EXPECT_EQ(heard.size(), static_cast<std::size_t>(rounds.rounds - 1));  // rounds 2, 3, ...
+  EXPECT_EQ(heard.front(), 2);
+  // One start per result and round; the warm-up in the first round only.
+  ASSERT_EQ(starts.size(), 2U * static_cast<std::size_t>(rounds.rounds));
+  EXPECT_EQ(starts[0].warmup, 1);
+  EXPECT_EQ(starts[1].warmup, 1);
+  EXPECT_EQ(starts.back().warmup, 0);
+  ASSERT_EQ(results.size(), 2U);
+  for (const auto& r : results) {
+    EXPECT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.repeat, 2 * rounds.rounds);
+    EXPECT_EQ(r.times_ns.size(), static_cast<std::size_t>(r.repeat));
+    EXPECT_EQ(r.stats.count, r.times_ns.size());  // finalized over the pool
+    EXPECT_NE(r.parameters.at("order").find(std::to_string(rounds.rounds) + " rounds"),
+              std::string::npos)
+        << r.parameters.at("order");
+  }
+}
+
+TEST(Scheduler, ARoundLongerThanTheBudgetIsTheOnlyOne) {
+  std::vector<MeasurementStart> starts;
+  const auto plan = socket_plan(1, starts);
+  Scheduler scheduler({Order::sequential, false, 0, 0, "creating sockets"}, nullptr, nullptr);
+  std::vector<Result> results;
+  const Rounds rounds = scheduler.run(
+      plan, {2, 1, 1e-9, 0}, [&](std::size_t, Result r) { results.push_back(std::move(r)); });
+  EXPECT_EQ(rounds.rounds, 1);
+  EXPECT_TRUE(rounds.round_over_budget);
+  ASSERT_EQ(results.size(), 1U);
+  EXPECT_EQ(results[0].repeat, 2);
+}
+
+}  // namespace
+}  // namespace fdbench
