@@ -14,6 +14,7 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <variant>
 
 #include "analysis/compare.hpp"
 #include "completion.hpp"
@@ -117,58 +118,79 @@ constexpr ExportFlag kExportFlags[] = {
     {"--export-html", "html"},
 };
 
-// Flags as text, validated after parsing so that every message names its flag.
+// "1,2,4": a default list of numbers as its flag takes it.
+std::string numbers_text(const std::vector<int>& numbers) {
+  std::string out;
+  for (const int n : numbers) out += (out.empty() ? "" : ",") + std::to_string(n);
+  return out;
+}
+
+std::string pregrow_text(const std::vector<Pregrow>& settings) {
+  std::string out;
+  for (const auto& p : settings) out += (out.empty() ? "" : ",") + p.label();
+  return out;
+}
+
+std::string names_text(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& name : names) out += (out.empty() ? "" : ",") + name;
+  return out;
+}
+
+// Flags as text, validated after parsing so that every message names its flag. Every default
+// is the options struct's own (OpenOptions, SocketOptions, TuneOptions), written as its flag
+// takes it; a word stands for an empty list where it means "every" or "none" ("all", "keep").
 struct CommonText {
-  std::string repeat = "10";
-  std::string warmup = "1";
-  std::string format = "table";
+  std::string repeat = std::to_string(OpenOptions{}.repeat);
+  std::string warmup = std::to_string(OpenOptions{}.warmup);
+  std::string format = Command{}.format;
   std::string output;
   std::map<std::string, std::string> exports;  // flag -> FILE
   bool quiet = false;
   bool latency = false;
   bool no_latency = false;
-  std::string rcu_expedited = "keep";
-  std::string order = "interleaved";
+  std::string rcu_expedited = "keep";  // OpenOptions::rcu_expedited empty: kept as it is
+  std::string order = std::string(to_string(OpenOptions{}.order));
   std::string trace_out;
   std::string timeout;  // empty: none for private sets, kDefaultTreeTimeout for --tree, --list
 };
 
 struct OpenText {
-  std::string files = "10000";
-  std::string threads = "1,2,4,8,16";
-  std::string strategy = "all";
-  std::string batch = "64";
+  std::string files = std::to_string(OpenOptions{}.files);
+  std::string threads = numbers_text(OpenOptions{}.threads);
+  std::string strategy = "all";  // OpenOptions::strategies empty: every one
+  std::string batch = std::to_string(OpenOptions{}.batch);
   std::string dir;
-  std::string layout = "flat";
+  std::string layout = "flat";  // OpenOptions::subdirs 0
   std::string keep_files;
   std::string reuse_files;
   std::string tree;
   std::string list;
   bool list0 = false;
-  std::string flags = "rdonly";
-  std::string paths = "relative";
+  std::string flags = std::string(to_string(OpenOptions{}.flags));
+  std::string paths = std::string(to_string(OpenOptions{}.paths));
   bool keep_open = false;
-  std::string pregrow = "off";
-  std::string uring_tuning = "all";
-  std::string uring_close = to_string(UringOptions{}.close);
+  std::string pregrow = pregrow_text(OpenOptions{}.pregrow);
+  std::string uring_tuning = uring_tuning_name(OpenOptions{}.uring);
+  std::string uring_close = to_string(OpenOptions{}.uring.close);
 };
 
 struct SocketText {
-  std::string strategy = "threads";
-  std::string threads = "2";
-  std::string per_thread = "256";
-  std::string kind = "tcp";
-  std::string pregrow = "off,auto";
-  std::string batch = "64";
-  std::string uring_tuning = "all";
+  std::string strategy = names_text(SocketOptions{}.strategies);
+  std::string threads = numbers_text(SocketOptions{}.threads);
+  std::string per_thread = std::to_string(SocketOptions{}.per_thread);
+  std::string kind = std::string(to_string(SocketOptions{}.kind));
+  std::string pregrow = pregrow_text(SocketOptions{}.pregrow);
+  std::string batch = std::to_string(SocketOptions{}.batch);
+  std::string uring_tuning = uring_tuning_name(SocketOptions{}.uring);
 };
 
 struct TuneText {
   OpenText open;
   std::string strategy;
-  std::string budget = "20";
+  std::string budget = fmt::format("{}", TuneOptions{}.budget_seconds);
   std::string save;
-  std::string format = "table";
+  std::string format = Command{}.format;
   std::string timeout;  // empty: none for a private set, kDefaultTreeTimeout for --tree, --list
   bool quiet = false;
 };
@@ -176,7 +198,7 @@ struct TuneText {
 struct CompareText {
   std::vector<std::string> files;
   bool references = false;
-  std::string format = "table";
+  std::string format = Command{}.format;
 };
 
 // Everything the command line can say, bound to CLI11 options, with the subcommands.
@@ -190,7 +212,7 @@ struct Texts {
   std::string clean_dir;
   std::vector<std::string> clean_sets;
   std::string env_dir;
-  std::string env_format = "table";
+  std::string env_format = Command{}.format;
   CompareText compare;
   TuneText tune;
   std::string shell;  // completion
@@ -209,6 +231,44 @@ struct Subcommands {
   CLI::App* report = nullptr;
   CLI::App* tune = nullptr;
 };
+
+// One option of a command: the one definition the parser, --help, the bash completion (and
+// through --help the man-page test) are made from. A command is a table of these.
+struct OptionSpec {
+  std::string names;  // "--files"; "-o,--output"; a positional's name ("files")
+  std::string value;  // what --help calls its value ("N", "LIST", "FILE"); "" for a flag
+  std::string help;
+  std::variant<std::string*, bool*, std::vector<std::string>*> bound;
+  ValueHint hint{};           // what a completion offers after it
+  bool show_default = false;  // --help shows the bound text's default
+  bool required = false;
+};
+using OptionTable = std::vector<OptionSpec>;
+// Each option's completion hint, by the option CLI11 made of its row.
+using OptionHints = std::map<const CLI::Option*, ValueHint>;
+
+ValueHint choices(std::vector<std::string> words, bool comma_list = false) {
+  return {std::move(words), comma_list};
+}
+const ValueHint kDirectories{{}, false, ValueHint::Paths::directories};
+const ValueHint kFiles{{}, false, ValueHint::Paths::files};
+
+void add_options(CLI::App& cmd, const OptionTable& table, OptionHints& hints) {
+  for (const OptionSpec& row : table) {
+    CLI::Option* option = nullptr;
+    if (auto* const* flag = std::get_if<bool*>(&row.bound)) {
+      option = cmd.add_flag(row.names, **flag, row.help);
+    } else if (auto* const* text = std::get_if<std::string*>(&row.bound)) {
+      option = cmd.add_option(row.names, **text, row.help);
+    } else {
+      option = cmd.add_option(row.names, *std::get<std::vector<std::string>*>(row.bound), row.help);
+    }
+    if (!row.value.empty()) option->type_name(row.value);
+    if (row.show_default) option->capture_default_str();
+    if (row.required) option->required();
+    hints[option] = row.hint;
+  }
+}
 
 std::vector<std::string> parse_strategies(const std::string& text) {
   if (text == "all") return strategy_names();
@@ -261,41 +321,49 @@ std::vector<std::string> formats_of(std::string_view command) {
   return reporter_names();
 }
 
-void add_common(CLI::App& app, CommonText& text) {
-  app.add_option("--repeat", text.repeat, "Timed repetitions; the median is reported")
-      ->capture_default_str();
-  app.add_option("--warmup", text.warmup, "Untimed repetitions before them")->capture_default_str();
-  app.add_option("--format", text.format, "Output format: " + join(formats_of(app.get_name())))
-      ->capture_default_str();
-  app.add_option("--output", text.output,
-                 "Write the output to FILE instead of stdout (atomically: all or nothing)");
-  app.add_flag("--latency", text.latency,
-               "Time every call: percentiles, table-growth events and stalls with their causes "
-               "(on by default for socket and --keep-open)");
-  app.add_flag("--no-latency", text.no_latency, "Do not time each call");
-  app.add_option("--trace-out", text.trace_out,
-                 "With --latency (implied): every timed call as a CSV row in FILE, written after "
-                 "the run, atomically");
-  app.add_option("--rcu-expedited", text.rcu_expedited,
-                 "Linux, root: keep, or set /sys/kernel/rcu_expedited to 0, 1 or each of 0,1 "
-                 "for the results that ask (system-wide while they run; restored after)")
-      ->capture_default_str();
-  app.add_option("--order", text.order,
-                 "interleaved: the results' repetitions in turn, so drift hits all alike; "
-                 "sequential: each result's repetitions back to back")
-      ->capture_default_str();
-  app.add_option("--timeout", text.timeout,
-                 "Seconds a repetition may take before it is abandoned as hung (a dead NFS or "
-                 "FUSE mount): the run stops, exit 1, naming the file; none for no limit "
-                 "(default: none, 60 with --tree or --list)");
-  app.add_flag("--quiet", text.quiet,
-               "No progress line on stderr (shown only when stderr is a terminal)");
+// The options every measuring command has (the default suite's, open's, socket's).
+OptionTable common_options(CommonText& text, std::string_view command) {
+  OptionTable table{
+      {"--repeat", "N", "Timed repetitions; the median is reported", &text.repeat, {}, true},
+      {"--warmup", "N", "Untimed repetitions before them", &text.warmup, {}, true},
+      {"--format", "FORMAT", "Output format: " + join(formats_of(command)), &text.format,
+       choices(formats_of(command)), true},
+      {"--output", "FILE",
+       "Write the output to FILE instead of stdout (atomically: all or nothing)", &text.output,
+       kFiles},
+      {"--latency", "",
+       "Time every call: percentiles, table-growth events and stalls with their causes "
+       "(on by default for socket and --keep-open)",
+       &text.latency},
+      {"--no-latency", "", "Do not time each call", &text.no_latency},
+      {"--trace-out", "FILE",
+       "With --latency (implied): every timed call as a CSV row in FILE, written after the run, "
+       "atomically",
+       &text.trace_out, kFiles},
+      {"--rcu-expedited", "LIST",
+       "Linux, root: keep, or set /sys/kernel/rcu_expedited to 0, 1 or each of 0,1 for the "
+       "results that ask (system-wide while they run; restored after)",
+       &text.rcu_expedited, choices({"keep", "0", "1", "0,1"}), true},
+      {"--order", "ORDER",
+       "interleaved: the results' repetitions in turn, so drift hits all alike; sequential: each "
+       "result's repetitions back to back",
+       &text.order, choices({"interleaved", "sequential"}), true},
+      {"--timeout", "SECONDS",
+       "Seconds a repetition may take before it is abandoned as hung (a dead NFS or FUSE "
+       "mount): the run stops, exit 1, naming the file; none for no limit (default: none, 60 "
+       "with --tree or --list)",
+       &text.timeout, choices({"none", "60"})},
+      {"--quiet", "", "No progress line on stderr (shown only when stderr is a terminal)",
+       &text.quiet},
+  };
   for (const auto& [flag, format] : kExportFlags) {
-    app.add_option(flag, text.exports[flag],
-                   fmt::format("Also keep the {} output in FILE, rewritten after every result "
-                               "(an interrupted run keeps what it measured)",
-                               format));
+    table.push_back({flag, "FILE",
+                     fmt::format("Also keep the {} output in FILE, rewritten after every result "
+                                 "(an interrupted run keeps what it measured)",
+                                 format),
+                     &text.exports[flag], kFiles});
   }
+  return table;
 }
 
 // Every --export-FORMAT given, each to a file of its own.
@@ -577,93 +645,115 @@ Examples:
   fdbench open --help
   fdbench socket --pregrow off,auto,1023 --format json --output socket.json)";
 
-void add_uring_tuning(CLI::App& cmd, std::string& text) {
-  cmd.add_option("--uring-tuning", text,
-                 "io_uring rings: all, flags (the best setup flags the kernel accepts), ring-fd "
-                 "(each thread registers its ring's descriptor) or none (kernel defaults)")
-      ->capture_default_str();
+OptionSpec uring_tuning_option(std::string& text) {
+  return {"--uring-tuning",
+          "WHAT",
+          "io_uring rings: all, flags (the best setup flags the kernel accepts), ring-fd (each "
+          "thread registers its ring's descriptor) or none (kernel defaults)",
+          &text,
+          choices(uring_tuning_names()),
+          true};
 }
 
-CLI::App* add_open_command(CLI::App& app, OpenText& text, CommonText& common) {
+// --strategy's completion: every strategy, or all.
+ValueHint strategy_choices() {
+  auto names = strategy_names();
+  names.emplace_back("all");
+  return choices(names, true);
+}
+
+const ValueHint kThreadCounts = choices({"1", "2", "4", "8", "16"}, true);
+const ValueHint kPregrowSettings = choices({"off", "auto"}, true);
+CLI::App* add_open_command(CLI::App& app, OpenText& text, CommonText& common, OptionHints& hints) {
   CLI::App* cmd = app.add_subcommand("open", "Open and close N distinct empty files");
-  cmd->add_option("--files", text.files, "Number of files")->capture_default_str();
-  cmd->add_option("--threads", text.threads, "Thread counts, a comma list (1 to 1024)")
-      ->capture_default_str();
-  cmd->add_option("--strategy", text.strategy,
-                  "Strategies, a comma list of " + join(strategy_names()) + ", or all")
-      ->capture_default_str();
-  cmd->add_option("--batch", text.batch,
-                  "Files per task (pool-batch), per submission (uring) or in flight (libuv)")
-      ->capture_default_str();
-  cmd->add_option("--dir", text.dir,
-                  "Where the private file set is created (default $TMPDIR or /tmp)");
-  cmd->add_option("--layout", text.layout,
-                  "flat, or dirs:K to spread the files over K subdirectories")
-      ->capture_default_str();
-  cmd->add_option("--keep-files", text.keep_files,
-                  "Make the file set in this new directory (not under --dir) and leave it there "
-                  "for --reuse-files");
-  cmd->add_option("--reuse-files", text.reuse_files,
-                  "Use the set --keep-files left in this directory, checked, instead of making "
-                  "one (--files and --layout default to the set's)");
-  cmd->add_option("--tree", text.tree,
-                  "Open the regular files under this existing directory instead");
-  cmd->add_option("--list", text.list, "Open the paths listed in this file (one per line) instead");
-  cmd->add_flag("--list0", text.list0, "The --list file is NUL-separated");
-  cmd->add_option("--flags", text.flags, "Open mode: " + join(open_flags_names()))
-      ->capture_default_str();
-  cmd->add_option("--paths", text.paths,
-                  "Name files relative to their directory (openat) or absolute (open): " +
-                      join(path_mode_names()))
-      ->capture_default_str();
-  cmd->add_flag("--keep-open", text.keep_open, "Hold every descriptor until the repetition ends");
-  cmd->add_option("--pregrow", text.pregrow,
-                  "With --keep-open: comma list of off, auto or N (grow the fd table first)")
-      ->capture_default_str();
-  add_uring_tuning(*cmd, text.uring_tuning);
-  cmd->add_option("--uring-close", text.uring_close,
-                  "uring-direct: batched (a submission of opens, then one of their closes) or "
-                  "linked (each close linked behind its open, one submission)")
-      ->capture_default_str();
-  add_common(*cmd, common);
+  const OptionTable table{
+      {"--files", "N", "Number of files", &text.files, {}, true},
+      {"--threads", "LIST", "Thread counts, a comma list (1 to 1024)", &text.threads, kThreadCounts,
+       true},
+      {"--strategy", "LIST", "Strategies, a comma list of " + join(strategy_names()) + ", or all",
+       &text.strategy, strategy_choices(), true},
+      {"--batch",
+       "N",
+       "Files per task (pool-batch), per submission (uring) or in flight (libuv)",
+       &text.batch,
+       {},
+       true},
+      {"--dir", "DIR", "Where the private file set is created (default $TMPDIR or /tmp)", &text.dir,
+       kDirectories},
+      // dirs:K is a number the user picks
+      {"--layout", "LAYOUT", "flat, or dirs:K to spread the files over K subdirectories",
+       &text.layout, choices({"flat"}), true},
+      {"--keep-files", "DIR",
+       "Make the file set in this new directory (not under --dir) and leave it there for "
+       "--reuse-files",
+       &text.keep_files, kDirectories},
+      {"--reuse-files", "DIR",
+       "Use the set --keep-files left in this directory, checked, instead of making one "
+       "(--files and --layout default to the set's)",
+       &text.reuse_files, kDirectories},
+      {"--tree", "DIR", "Open the regular files under this existing directory instead", &text.tree,
+       kDirectories},
+      {"--list", "FILE", "Open the paths listed in this file (one per line) instead", &text.list,
+       kFiles},
+      {"--list0", "", "The --list file is NUL-separated", &text.list0},
+      {"--flags", "MODE", "Open mode: " + join(open_flags_names()), &text.flags,
+       choices(open_flags_names()), true},
+      {"--paths", "MODE",
+       "Name files relative to their directory (openat) or absolute (open): " +
+           join(path_mode_names()),
+       &text.paths, choices(path_mode_names()), true},
+      {"--keep-open", "", "Hold every descriptor until the repetition ends", &text.keep_open},
+      {"--pregrow", "LIST",
+       "With --keep-open: comma list of off, auto or N (grow the fd table first)", &text.pregrow,
+       kPregrowSettings, true},
+      uring_tuning_option(text.uring_tuning),
+      {"--uring-close", "MODE",
+       "uring-direct: batched (a submission of opens, then one of their closes) or linked (each "
+       "close linked behind its open, one submission)",
+       &text.uring_close, choices(uring_close_names()), true},
+  };
+  add_options(*cmd, table, hints);
+  add_options(*cmd, common_options(common, "open"), hints);
   cmd->footer(kOpenFooter);
   return cmd;
 }
-
-CLI::App* add_socket_command(CLI::App& app, SocketText& text, CommonText& common) {
+CLI::App* add_socket_command(CLI::App& app, SocketText& text, CommonText& common,
+                             OptionHints& hints) {
   CLI::App* cmd = app.add_subcommand("socket", "T threads each create and hold N descriptors");
-  cmd->add_option("--strategy", text.strategy,
-                  "Strategies, a comma list of " + join(strategy_names()) + ", or all")
-      ->capture_default_str();
-  cmd->add_option("--batch", text.batch, "Descriptors per io_uring submission")
-      ->capture_default_str();
-  cmd->add_option("--threads", text.threads,
-                  "Thread counts, a comma list; 2 = the main thread plus one")
-      ->capture_default_str();
-  cmd->add_option("--per-thread", text.per_thread,
-                  "Creation calls each thread makes (descriptors, or pipes)")
-      ->capture_default_str();
-  cmd->add_option(
-         "--kind", text.kind,
-         "Descriptor kind: " + join(socket_kind_names()) + " (a pipe call makes two descriptors)")
-      ->capture_default_str();
-  cmd->add_option("--pregrow", text.pregrow,
-                  "Comma list of off, auto or N: grow the fd table first")
-      ->capture_default_str();
-  add_uring_tuning(*cmd, text.uring_tuning);
-  add_common(*cmd, common);
+  const OptionTable table{
+      {"--strategy", "LIST", "Strategies, a comma list of " + join(strategy_names()) + ", or all",
+       &text.strategy, strategy_choices(), true},
+      {"--batch", "N", "Descriptors per io_uring submission", &text.batch, {}, true},
+      {"--threads", "LIST", "Thread counts, a comma list; 2 = the main thread plus one",
+       &text.threads, kThreadCounts, true},
+      {"--per-thread",
+       "N",
+       "Creation calls each thread makes (descriptors, or pipes)",
+       &text.per_thread,
+       {},
+       true},
+      {"--kind", "KIND",
+       "Descriptor kind: " + join(socket_kind_names()) + " (a pipe call makes two descriptors)",
+       &text.kind, choices(socket_kind_names()), true},
+      {"--pregrow", "LIST", "Comma list of off, auto or N: grow the fd table first", &text.pregrow,
+       kPregrowSettings, true},
+      uring_tuning_option(text.uring_tuning),
+  };
+  add_options(*cmd, table, hints);
+  add_options(*cmd, common_options(common, "socket"), hints);
   cmd->footer(kSocketFooter);
   return cmd;
 }
-
-CLI::App* add_clean_command(CLI::App& app, Texts& texts) {
+CLI::App* add_clean_command(CLI::App& app, Texts& texts, OptionHints& hints) {
   CLI::App* cmd = app.add_subcommand(
       "clean",
       "Remove private directories a killed fdbench left behind, or sets kept with --keep-files");
-  cmd->add_option("sets", texts.clean_sets,
-                  "Kept sets to remove (the DIR of --keep-files); then --dir only if given")
-      ->type_name("DIR");
-  cmd->add_option("--dir", texts.clean_dir, "Where to look (default $TMPDIR or /tmp)");
+  add_options(
+      *cmd,
+      {{"sets", "DIR", "Kept sets to remove (the DIR of --keep-files); then --dir only if given",
+        &texts.clean_sets, kDirectories},
+       {"--dir", "DIR", "Where to look (default $TMPDIR or /tmp)", &texts.clean_dir, kDirectories}},
+      hints);
   cmd->footer(
       "\nWith no SET, only directories under --dir named fdbench-XXXXXX that hold fdbench's\n"
       "marker file are touched, and inside them only the names fdbench creates; anything else\n"
@@ -673,19 +763,20 @@ CLI::App* add_clean_command(CLI::App& app, Texts& texts) {
       "Examples:\n  fdbench clean --dir /mnt/scratch\n  fdbench clean /mnt/scratch/set-10k");
   return cmd;
 }
-
-CLI::App* add_env_command(CLI::App& app, Texts& texts) {
+CLI::App* add_env_command(CLI::App& app, Texts& texts, OptionHints& hints) {
   CLI::App* cmd = app.add_subcommand("env", "Print what fdbench records about this machine");
-  cmd->add_option("--dir", texts.env_dir,
-                  "The directory whose filesystem is described (default $TMPDIR or /tmp)");
-  cmd->add_option("--format", texts.env_format, "Output format: " + join(formats_of("env")))
-      ->capture_default_str();
+  add_options(
+      *cmd,
+      {{"--dir", "DIR", "The directory whose filesystem is described (default $TMPDIR or /tmp)",
+        &texts.env_dir, kDirectories},
+       {"--format", "FORMAT", "Output format: " + join(formats_of("env")), &texts.env_format,
+        choices(formats_of("env")), true}},
+      hints);
   cmd->footer(
       "\nThe same capture every results file carries as its \"environment\".\n\n"
       "Examples:\n  fdbench env\n  fdbench env --dir /dev/shm --format json");
   return cmd;
 }
-
 constexpr const char* kCompareFooter = R"(
 Results present in every file are set side by side: each file's median, its time ratio to
 the first file (< 1: faster) with the ratio's min-max range, and a two-sided Mann-Whitney U
@@ -701,19 +792,20 @@ Examples:
   fdbench compare ext4.json shm.json
   fdbench compare --references --format markdown ext4.json)";
 
-CLI::App* add_compare_command(CLI::App& app, CompareText& text) {
+CLI::App* add_compare_command(CLI::App& app, CompareText& text, OptionHints& hints) {
   CLI::App* cmd = app.add_subcommand(
       "compare", "Compare results files (--format json), or one against published figures");
-  cmd->add_option("files", text.files, "Results files; the first is the baseline")
-      ->type_name("FILE");
-  cmd->add_flag("--references", text.references,
-                "Also set each file against the figures the seed experiments published");
-  cmd->add_option("--format", text.format, "Output format: " + join(formats_of("compare")))
-      ->capture_default_str();
+  add_options(
+      *cmd,
+      {{"files", "FILE", "Results files; the first is the baseline", &text.files, kFiles},
+       {"--references", "", "Also set each file against the figures the seed experiments published",
+        &text.references},
+       {"--format", "FORMAT", "Output format: " + join(formats_of("compare")), &text.format,
+        choices(formats_of("compare")), true}},
+      hints);
   cmd->footer(kCompareFooter);
   return cmd;
 }
-
 constexpr const char* kReportFooter = R"(
 One HTML file that needs nothing else to be viewed (inline SVG, no script, no network): each
 run's environment, findings and results, files/s against threads for every strategy with
@@ -725,16 +817,17 @@ Examples:
   fdbench open --export-json ext4.json --export-html ext4.html
   fdbench report ext4.json shm.json -o report.html)";
 
-CLI::App* add_report_command(CLI::App& app, Texts& texts) {
+CLI::App* add_report_command(CLI::App& app, Texts& texts, OptionHints& hints) {
   CLI::App* cmd = app.add_subcommand("report", "Write an HTML report of results files");
-  cmd->add_option("files", texts.report_files, "Results files (--format json or --export-json)")
-      ->type_name("FILE");
-  cmd->add_option("-o,--output", texts.report_output,
-                  "Write the report to FILE instead of stdout (atomically)");
+  add_options(*cmd,
+              {{"files", "FILE", "Results files (--format json or --export-json)",
+                &texts.report_files, kFiles},
+               {"-o,--output", "FILE", "Write the report to FILE instead of stdout (atomically)",
+                &texts.report_output, kFiles}},
+              hints);
   cmd->footer(kReportFooter);
   return cmd;
 }
-
 constexpr const char* kTuneFooter = R"(
 Sweeps every strategy a program can adopt that runs here (not `pool`, the seed's naive pool:
 name it with --strategy to measure it as well), threads 1, 2, 4, ... up to twice the logical
@@ -751,96 +844,73 @@ Examples:
   fdbench tune --tree ~/src/app --keep-open --budget 60
   fdbench tune --files 2000 --budget 5 --save ~/.config/myapp/fdbench.json)";
 
-CLI::App* add_tune_command(CLI::App& app, TuneText& text) {
+CLI::App* add_tune_command(CLI::App& app, TuneText& text, OptionHints& hints) {
   CLI::App* cmd = app.add_subcommand(
       "tune", "Find the fastest strategy, threads and batch for opening files here");
-  cmd->add_option("--files", text.open.files, "Number of files")->capture_default_str();
-  cmd->add_option("--tree", text.open.tree,
-                  "Open the regular files under this existing directory instead");
-  cmd->add_option("--list", text.open.list,
-                  "Open the paths listed in this file (one per line) instead");
-  cmd->add_flag("--keep-open", text.open.keep_open,
-                "Hold every descriptor until the repetition ends (advice on the fd table)");
-  cmd->add_option("--budget", text.budget, "Seconds the sweep may take (at least one round)")
-      ->capture_default_str();
-  cmd->add_option("--dir", text.open.dir,
-                  "Where the private file set is created (default $TMPDIR or /tmp)");
-  cmd->add_option("--strategy", text.strategy,
-                  "Also measure these strategies, a comma list of " + join(strategy_names()));
-  cmd->add_option("--save", text.save,
-                  "Write the recommendation's JSON to FILE (atomically), for load_recommendation");
-  cmd->add_option("--format", text.format, "Output format: " + join(formats_of("tune")))
-      ->capture_default_str();
-  cmd->add_option("--timeout", text.timeout,
-                  "Seconds a repetition may take before it is abandoned as hung (a dead NFS or "
-                  "FUSE mount): the sweep stops, exit 1, naming the file; none for no limit "
-                  "(default: none, 60 with --tree or --list)");
-  cmd->add_flag("--quiet", text.quiet, "No round-by-round lines on stderr");
+  const OptionTable table{
+      {"--files", "N", "Number of files", &text.open.files, {}, true},
+      {"--tree", "DIR", "Open the regular files under this existing directory instead",
+       &text.open.tree, kDirectories},
+      {"--list", "FILE", "Open the paths listed in this file (one per line) instead",
+       &text.open.list, kFiles},
+      {"--keep-open", "",
+       "Hold every descriptor until the repetition ends (advice on the fd table)",
+       &text.open.keep_open},
+      {"--budget", "SECONDS", "Seconds the sweep may take (at least one round)", &text.budget,
+       choices({"5", "20", "60"}), true},
+      {"--dir", "DIR", "Where the private file set is created (default $TMPDIR or /tmp)",
+       &text.open.dir, kDirectories},
+      {"--strategy", "LIST",
+       "Also measure these strategies, a comma list of " + join(strategy_names()), &text.strategy,
+       strategy_choices()},
+      {"--save", "FILE",
+       "Write the recommendation's JSON to FILE (atomically), for load_recommendation", &text.save,
+       kFiles},
+      {"--format", "FORMAT", "Output format: " + join(formats_of("tune")), &text.format,
+       choices(formats_of("tune")), true},
+      {"--timeout", "SECONDS",
+       "Seconds a repetition may take before it is abandoned as hung (a dead NFS or FUSE "
+       "mount): the sweep stops, exit 1, naming the file; none for no limit (default: none, 60 "
+       "with --tree or --list)",
+       &text.timeout, choices({"none", "60"})},
+      {"--quiet", "", "No round-by-round lines on stderr", &text.quiet},
+  };
+  add_options(*cmd, table, hints);
   cmd->footer(kTuneFooter);
   return cmd;
 }
-
-CLI::App* add_completion_command(CLI::App& app, std::string& shell) {
+CLI::App* add_completion_command(CLI::App& app, std::string& shell, OptionHints& hints) {
   CLI::App* cmd = app.add_subcommand("completion", "Print a shell completion script");
-  cmd->add_option("shell", shell, "The shell: bash")->required()->type_name("SHELL");
+  add_options(*cmd, {{"shell", "SHELL", "The shell: bash", &shell, choices({"bash"}), false, true}},
+              hints);
   cmd->footer(
       "\nInstalled builds put it where bash-completion finds it already.\n\n"
       "Examples:\n  source <(fdbench completion bash)\n"
       "  fdbench completion bash > ~/.local/share/bash-completion/completions/fdbench");
   return cmd;
 }
-
-Subcommands add_subcommands(CLI::App& app, Texts& texts) {
+Subcommands add_subcommands(CLI::App& app, Texts& texts, OptionHints& hints) {
   Subcommands sub;
   app.footer(kSuiteFooter);
   app.require_subcommand(0, 1);
-  add_common(app, texts.suite);
-  app.add_option("--dir", texts.suite_dir,
-                 "Where the private file set is created (default $TMPDIR or /tmp)");
-  sub.open = add_open_command(app, texts.open, texts.open_common);
-  sub.socket = add_socket_command(app, texts.socket, texts.socket_common);
+  add_options(app, common_options(texts.suite, "fdbench"), hints);
+  add_options(app,
+              {{"--dir", "DIR", "Where the private file set is created (default $TMPDIR or /tmp)",
+                &texts.suite_dir, kDirectories}},
+              hints);
+  sub.open = add_open_command(app, texts.open, texts.open_common, hints);
+  sub.socket = add_socket_command(app, texts.socket, texts.socket_common, hints);
   sub.strategies =
       app.add_subcommand("strategies", "List every strategy and whether it can run here");
   sub.strategies->footer("\nExample:\n  fdbench strategies");
-  sub.clean = add_clean_command(app, texts);
-  sub.env = add_env_command(app, texts);
-  sub.compare = add_compare_command(app, texts.compare);
-  sub.report = add_report_command(app, texts);
-  sub.completion = add_completion_command(app, texts.shell);
-  sub.tune = add_tune_command(app, texts.tune);
+  sub.clean = add_clean_command(app, texts, hints);
+  sub.env = add_env_command(app, texts, hints);
+  sub.compare = add_compare_command(app, texts.compare, hints);
+  sub.report = add_report_command(app, texts, hints);
+  sub.completion = add_completion_command(app, texts.shell, hints);
+  sub.tune = add_tune_command(app, texts.tune, hints);
   return sub;
 }
-
-// Say what each value is in --help, instead of CLI11's generic TEXT.
-void name_the_values(CLI::App& app) {
-  static const std::map<std::string, std::string> kTypeNames = {
-      {"--files", "N"},          {"--threads", "LIST"},
-      {"--strategy", "LIST"},    {"--batch", "N"},
-      {"--dir", "DIR"},          {"--layout", "LAYOUT"},
-      {"--keep-files", "DIR"},   {"--reuse-files", "DIR"},
-      {"--tree", "DIR"},         {"--list", "FILE"},
-      {"--flags", "MODE"},       {"--paths", "MODE"},
-      {"--pregrow", "LIST"},     {"--repeat", "N"},
-      {"--warmup", "N"},         {"--format", "FORMAT"},
-      {"--output", "FILE"},      {"--per-thread", "N"},
-      {"--kind", "KIND"},        {"--uring-tuning", "WHAT"},
-      {"--uring-close", "MODE"}, {"--export-json", "FILE"},
-      {"--export-csv", "FILE"},  {"--export-markdown", "FILE"},
-      {"--budget", "SECONDS"},   {"--rcu-expedited", "LIST"},
-      {"--order", "ORDER"},      {"--timeout", "SECONDS"},
-      {"--trace-out", "FILE"},   {"--save", "FILE"},
-  };
-  std::vector<CLI::App*> apps = app.get_subcommands({});
-  apps.push_back(&app);
-  for (CLI::App* each : apps) {
-    for (CLI::Option* option : each->get_options()) {
-      if (const auto it = kTypeNames.find(option->get_name()); it != kTypeNames.end()) {
-        option->type_name(it->second);
-      }
-    }
-  }
-}
-
 // Parses argv into the texts; an exit code when there is nothing to run (help, version, a
 // CLI11 parse error as one line).
 std::optional<int> parse_arguments(CLI::App& app, int argc, const char* const* argv,
@@ -971,51 +1041,20 @@ Command compare_command(const CompareText& text) {
   return command;
 }
 
-// What a completion can offer after each option: the same choices the validation accepts.
-ValueHint hint_for(const CLI::App& command, const CLI::Option& option) {
-  using Paths = ValueHint::Paths;
-  const std::string name = option.get_name();
-  if (name == "--strategy") {
-    auto names = strategy_names();
-    names.emplace_back("all");
-    return {names, true};
-  }
-  if (name == "--threads") return {{"1", "2", "4", "8", "16"}, true};
-  if (name == "--pregrow") return {{"off", "auto"}, true};
-  if (name == "--rcu-expedited") return {{"keep", "0", "1", "0,1"}};
-  if (name == "--order") return {{"interleaved", "sequential"}};
-  if (name == "--timeout") return {{"none", "60"}};
-  if (name == "--flags") return {open_flags_names()};
-  if (name == "--paths") return {path_mode_names()};
-  if (name == "--kind") return {socket_kind_names()};
-  if (name == "--uring-tuning") return {uring_tuning_names()};
-  if (name == "--uring-close") return {uring_close_names()};
-  if (name == "--layout") return {{"flat"}};  // dirs:K is a number the user picks
-  if (name == "--format") return {formats_of(command.get_name())};
-  if (name == "shell") return {{"bash"}};
-  if (name == "--dir" || name == "--tree" || name == "--keep-files" || name == "--reuse-files" ||
-      name == "sets") {
-    return {{}, false, Paths::directories};
-  }
-  if (name == "--budget") return {{"5", "20", "60"}};
-  if (name == "--list" || name == "--output" || name == "--save" || name == "--trace-out" ||
-      name == "files" || name.starts_with("--export-")) {
-    return {{}, false, Paths::files};
-  }
-  return {};
-}
-
-Command completion_command(const CLI::App& app, const std::string& shell) {
+Command completion_command(const CLI::App& app, const OptionHints& hints,
+                           const std::string& shell) {
   if (shell != "bash") {
     throw UsageError(
         fmt::format("completion: '{}' is not a shell fdbench writes for (bash)", shell));
   }
   Command command;
   command.kind = Command::Kind::completion;
-  command.text = bash_completion_script(app, hint_for);
+  command.text = bash_completion_script(app, [&hints](const CLI::App&, const CLI::Option& option) {
+    const auto it = hints.find(&option);
+    return it == hints.end() ? ValueHint{} : it->second;
+  });
   return command;
 }
-
 Command report_command(const Texts& texts) {
   if (texts.report_files.empty()) {
     throw UsageError(
@@ -1030,7 +1069,8 @@ Command report_command(const Texts& texts) {
   return command;
 }
 
-Command make_command(const CLI::App& app, const Subcommands& sub, const Texts& texts) {
+Command make_command(const CLI::App& app, const Subcommands& sub, const Texts& texts,
+                     const OptionHints& hints) {
   for (const CLI::App* measuring : {sub.open, sub.socket, sub.tune}) {
     if (measuring->parsed()) reject_suite_options(app, measuring->get_name());
   }
@@ -1039,7 +1079,7 @@ Command make_command(const CLI::App& app, const Subcommands& sub, const Texts& t
   if (sub.clean->parsed()) return clean_command(texts);
   if (sub.env->parsed()) return env_command(texts);
   if (sub.compare->parsed()) return compare_command(texts.compare);
-  if (sub.completion->parsed()) return completion_command(app, texts.shell);
+  if (sub.completion->parsed()) return completion_command(app, hints, texts.shell);
   if (sub.report->parsed()) return report_command(texts);
   if (sub.tune->parsed()) return tune_command(texts.tune);
   if (sub.strategies->parsed()) {
@@ -1056,11 +1096,11 @@ Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out, 
   CLI::App app{"fdbench: how fast can this machine create file descriptors?", "fdbench"};
   app.set_version_flag("--version", "fdbench " + std::string(version()));
   Texts texts;
-  const Subcommands sub = add_subcommands(app, texts);
-  name_the_values(app);
+  OptionHints hints;
+  const Subcommands sub = add_subcommands(app, texts, hints);
   if (const auto code = parse_arguments(app, argc, argv, out, err)) return {std::nullopt, *code};
   try {
-    return {make_command(app, sub, texts), 0};
+    return {make_command(app, sub, texts, hints), 0};
   } catch (const UsageError& e) {
     err << "Error: " << e.what() << "\n";
     return {std::nullopt, 2};

@@ -13,6 +13,11 @@ bool parse_uring_tuning(const std::string& text, UringOptions& out) {
   return true;
 }
 
+std::string uring_tuning_name(const UringOptions& options) {
+  if (options.setup_flags) return options.register_ring_fd ? "all" : "flags";
+  return options.register_ring_fd ? "ring-fd" : "none";
+}
+
 std::vector<std::string> uring_close_names() {
   return {"batched", "linked"};
 }

@@ -21,6 +21,8 @@ struct UringOptions {
 // --uring-tuning: all, flags, ring-fd or none (the features of UringOptions it turns on).
 std::vector<std::string> uring_tuning_names();
 bool parse_uring_tuning(const std::string& text, UringOptions& out);
+// The --uring-tuning value that sets `options`' features: "all", "flags", "ring-fd", "none".
+std::string uring_tuning_name(const UringOptions& options);
 // --uring-close: batched or linked.
 std::vector<std::string> uring_close_names();
 bool parse_uring_close(const std::string& text, UringOptions::Close& out);
