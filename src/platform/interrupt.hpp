@@ -1,6 +1,7 @@
 #pragma once
-// SIGINT/SIGTERM handling: the handler only records the signal; long loops poll it between
-// steps (never inside a timed region) and unwind, so cleanup runs in ordinary code.
+// SIGINT, SIGTERM and every other catchable signal that would end the process (SIGHUP,
+// SIGQUIT, SIGUSR1/2, SIGALRM, SIGXCPU, ...): the handler only records the signal; long loops poll
+// it between steps (never inside a timed region) and unwind, so cleanup runs in ordinary code.
 namespace fdbench {
 
 void install_interrupt_handlers();

@@ -1,4 +1,5 @@
-// Ctrl-C and SIGTERM at every stage of a run, sent to fdbench alone or to its whole process
+// Ctrl-C and SIGTERM at every stage of a run (and every other signal that would end it, at
+// two), sent to fdbench alone or to its whole process
 // group (as a terminal does): fdbench stops promptly, exits 128 + signal, removes its private
 // directory, leaves no process behind, and still writes what it finished, marked incomplete.
 //
@@ -152,15 +153,32 @@ struct Param {
   bool whole_group;
 };
 
+// Every signal that would end fdbench and that it can catch is handled as SIGTERM is.
+struct NamedSignal {
+  int number;
+  const char* name;
+};
+constexpr NamedSignal kOtherSignals[] = {
+    {SIGHUP, "SIGHUP"},   {SIGQUIT, "SIGQUIT"}, {SIGUSR1, "SIGUSR1"},     {SIGUSR2, "SIGUSR2"},
+    {SIGALRM, "SIGALRM"}, {SIGXCPU, "SIGXCPU"}, {SIGVTALRM, "SIGVTALRM"}, {SIGPROF, "SIGPROF"}};
+
+std::string signal_name(int sig) {
+  if (sig == SIGINT) return "SIGINT";
+  if (sig == SIGTERM) return "SIGTERM";
+  for (const auto& s : kOtherSignals) {
+    if (s.number == sig) return s.name;
+  }
+  return std::to_string(sig);
+}
+
 // For ctest's listing: the name, not the bytes.
 void PrintTo(const Param& p, std::ostream* os) {
-  *os << p.what.name << (p.signal == SIGINT ? " SIGINT" : " SIGTERM")
+  *os << p.what.name << " " << signal_name(p.signal)
       << (p.whole_group ? " to the group" : " to fdbench");
 }
 
 std::string param_name(const ::testing::TestParamInfo<Param>& info) {
-  return std::string(info.param.what.name) +
-         (info.param.signal == SIGINT ? "_SIGINT" : "_SIGTERM") +
+  return std::string(info.param.what.name) + "_" + signal_name(info.param.signal) +
          (info.param.whole_group ? "_ToTheGroup" : "_ToFdbench");
 }
 
@@ -202,6 +220,11 @@ std::vector<Param> all_params() {
     for (const int sig : {SIGINT, SIGTERM}) {
       for (const bool group : {false, true}) params.push_back({c, sig, group});
     }
+  }
+  // The others (a closed terminal's SIGHUP, a CPU limit's SIGXCPU, ...) at the stages with the
+  // most to clean up: the private set in this process, and fresh children with workers.
+  for (const Case& c : {kCases[1], kCases[4]}) {
+    for (const auto& s : kOtherSignals) params.push_back({c, s.number, false});
   }
   return params;
 }

@@ -63,6 +63,25 @@ TEST_F(OutputFile, SigkillLeavesItAsItWas) {
   EXPECT_EQ(read_text(output_), kOld);
 }
 
+// Under a file-size limit (ulimit -f) an output that outgrows it is an error in one line, not
+// death by SIGXFSZ: exit 1, the old file as it was, no temporary file, no private set left.
+TEST_F(OutputFile, AFileSizeLimitIsAnErrorThatCleansUp) {
+  RunOptions limited = as_a_job();
+  limited.program = "/bin/sh";
+  // 4 blocks (2 KiB in dash's 512-byte blocks, 4 KiB in bash's): far below one document.
+  FdbenchProcess child({"-c", "ulimit -f 4 && exec \"$0\" \"$@\"", fdbench_binary(), "open",
+                        "--files", "50", "--threads", "1", "--strategy", "threads", "--repeat", "2",
+                        "--dir", work_.path(), "--format", "json", "--output", output_},
+                       limited);
+  const RunResult run = child.wait();
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_NE(run.err.find("cannot write --output " + output_ + ": File too large"),
+            std::string::npos)
+      << run.err;
+  EXPECT_EQ(read_text(output_), kOld);
+  EXPECT_EQ(private_dirs(work_.path()), std::vector<std::string>{});
+}
+
 TEST_F(OutputFile, InterruptReplacesItWithACompleteDocument) {
   for (const char* format : {"json", "csv", "table"}) {
     SCOPED_TRACE(format);
