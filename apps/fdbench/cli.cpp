@@ -21,6 +21,7 @@
 #include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
 #include "fdbench/version.hpp"
+#include "output/atomic_file.hpp"
 #include "output/reporter.hpp"
 #include "platform/platform.hpp"
 
@@ -96,12 +97,16 @@ void check_directory(std::string_view flag, const std::string& dir, bool writabl
 // A file fdbench will write (--output, --export-*): its directory must take it.
 void check_output(std::string_view flag, const std::string& output) {
   if (output.empty()) return;
+  if (output_streams(output)) return;  // a device, FIFO or terminal, written in place
   const auto slash = output.find_last_of('/');
   const std::string dir = slash == std::string::npos ? "." : output.substr(0, slash + 1);
   check_directory(fmt::format("{}: directory", flag), dir, true);
   struct stat info {};
   if (stat(output.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
     throw UsageError(fmt::format("{} {}: is a directory; name a file", flag, output));
+  }
+  if (const std::string why = output_refusal(output); !why.empty()) {
+    throw UsageError(fmt::format("{} {}: {}", flag, output, why));
   }
 }
 
@@ -373,9 +378,9 @@ std::vector<Export> apply_exports(const CommonText& text) {
     const std::string& path = text.exports.at(flag);
     if (path.empty()) continue;
     check_output(flag, path);
-    std::string taken_by = path == text.output ? "--output" : "";
+    std::string taken_by = !text.output.empty() && same_output(path, text.output) ? "--output" : "";
     for (const auto& other : exports) {
-      if (other.path == path) taken_by = other.flag;
+      if (same_output(other.path, path)) taken_by = other.flag;
     }
     if (!taken_by.empty()) {
       throw UsageError(
@@ -446,12 +451,12 @@ void apply_common(const CommonText& text, int& repeat, int& warmup, Command& com
   check_output("--trace-out", text.trace_out);
   if (!text.trace_out.empty()) {
     for (const auto& e : command.exports) {
-      if (e.path == text.trace_out) {
+      if (same_output(e.path, text.trace_out)) {
         throw UsageError(fmt::format("--trace-out {}: {} writes that file too; name another file",
                                      text.trace_out, e.flag));
       }
     }
-    if (text.trace_out == text.output) {
+    if (!text.output.empty() && same_output(text.trace_out, text.output)) {
       throw UsageError(fmt::format(
           "--trace-out {}: --output writes that file too; name another file", text.trace_out));
     }

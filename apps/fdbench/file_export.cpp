@@ -10,7 +10,10 @@
 namespace fdbench::cli {
 
 FileExport::FileExport(std::string format, std::string path, std::string flag)
-    : format_(std::move(format)), path_(std::move(path)), flag_(std::move(flag)) {}
+    : format_(std::move(format)),
+      path_(std::move(path)),
+      flag_(std::move(flag)),
+      streams_(output_streams(path_)) {}
 
 void FileExport::begin(const Environment& env) {
   env_ = env;
@@ -22,7 +25,7 @@ void FileExport::section(const Section& section) {
 
 void FileExport::add(const Result& result) {
   results_.push_back(result);
-  write(false, findings(results_, env_));
+  if (!streams_) write(false, findings(results_, env_));
 }
 
 void FileExport::end(std::span<const Result> /*all*/, std::span<const Finding> findings,

@@ -2,7 +2,8 @@
 // --export-FORMAT FILE (hyperfine's exports): a reporter of any format whose output is kept in
 // a file for the whole run. The file is rewritten atomically after every finished result, so
 // an interrupted run leaves what it measured (marked incomplete) and a reader never sees half
-// a file.
+// a file. A target written in place (a device, a FIFO, fdbench's own stdout) takes the one
+// document at the end instead.
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,12 +19,11 @@ class FileExport final : public Reporter {
 
   void begin(const Environment& env) override;
   void section(const Section& section) override;
-  // Rewrites the file; throws Error when it cannot, which stops the run.
+  // Rewrites the file (unless it streams); throws Error when it cannot, which stops the run.
   void add(const Result& result) override;
   // Writes the final file; a failure is kept in error() instead of thrown (end() runs while
   // another error may be on its way out).
-  void end(std::span<const Result> all, std::span<const Finding> findings,
-           bool complete) override;
+  void end(std::span<const Result> all, std::span<const Finding> findings, bool complete) override;
 
   // Why end() could not write the file; empty if it could or if add() already threw.
   [[nodiscard]] const std::string& error() const { return error_; }
@@ -40,6 +40,7 @@ class FileExport final : public Reporter {
   Environment env_;
   std::vector<std::pair<std::size_t, Section>> sections_;  // each before result #first
   std::vector<Result> results_;
+  bool streams_;         // written in place: once, at the end
   bool broken_ = false;  // a write failed: the run stops, the file is not tried again
   std::string error_;
 };

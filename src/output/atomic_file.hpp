@@ -6,10 +6,28 @@
 
 namespace fdbench {
 
-// A file written beside `path` under a temporary name and renamed over `path` by commit():
-// readers see the old file or the complete new one, never half of it. Destroyed without a
-// commit, the temporary file is removed. Errors throw Error naming the file as `what` calls
-// it (the flag that asked for it: "--output", "--export-json", "--trace-out").
+// Why fdbench will not write an output at `path` ("" when it will): a regular file with more
+// than one hard link (replacing it would break them), or one whose owner it cannot keep (an
+// existing file is replaced by one with its mode and owner, never with fdbench's).
+std::string output_refusal(const std::string& path);
+
+// Whether an output at `path` is written in place, as a stream, instead of replaced: an
+// existing target that is not a regular file (a device such as /dev/null, a FIFO, a
+// terminal), or the file fdbench's own stdout or stderr already writes. Such a target takes
+// one whole document at the end, never a rewrite per result.
+bool output_streams(const std::string& path);
+
+// Whether two output paths name the same file: the same name once symlinks and "." are
+// resolved, or the same existing file (a hard link).
+bool same_output(const std::string& a, const std::string& b);
+
+// An output file written whole or not at all. A regular target is written beside the file
+// it names (a symlink followed to the end) under a temporary name and renamed over it by
+// commit(): readers see the old file or the complete new one, never half of it; an existing
+// file keeps its mode and owner, a new one gets 0666 less the umask. Destroyed without a
+// commit, the temporary file is removed. A target that output_streams() is written in place.
+// Errors throw Error naming the file as `what` calls it (the flag that asked for it:
+// "--output", "--export-json", "--trace-out").
 class AtomicFile {
  public:
   AtomicFile(std::string path, std::string what);
@@ -18,14 +36,17 @@ class AtomicFile {
   ~AtomicFile();
 
   void write(std::string_view content);
-  // Syncs the file and renames it into place; once.
+  // Syncs the file and renames it into place (a stream: closes it); once.
   void commit();
 
  private:
   [[noreturn]] void fail(int err);
+  void open_in_place();
+  void open_beside();
   std::string path_;
   std::string what_;
-  std::string tmp_;
+  std::string target_;  // the file it names, symlinks followed
+  std::string tmp_;     // empty when written in place
   UniqueFd fd_;
 };
 
