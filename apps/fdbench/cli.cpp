@@ -3,6 +3,7 @@
 #include "cli.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -123,23 +124,16 @@ constexpr ExportFlag kExportFlags[] = {
     {"--export-html", "html"},
 };
 
-// "1,2,4": a default list of numbers as its flag takes it.
-std::string numbers_text(const std::vector<int>& numbers) {
-  std::string out;
-  for (const int n : numbers) out += (out.empty() ? "" : ",") + std::to_string(n);
-  return out;
+// A default list as its flag takes it: "1,2,4,8,16", "threads", "off,auto".
+template <typename T>
+std::string flag_list(const std::vector<T>& items) {
+  return fmt::format("{}", fmt::join(items, ","));
 }
 
-std::string pregrow_text(const std::vector<Pregrow>& settings) {
-  std::string out;
-  for (const auto& p : settings) out += (out.empty() ? "" : ",") + p.label();
-  return out;
-}
-
-std::string names_text(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& name : names) out += (out.empty() ? "" : ",") + name;
-  return out;
+std::string flag_list(const std::vector<Pregrow>& settings) {
+  std::vector<std::string> labels;
+  for (const auto& p : settings) labels.push_back(p.label());
+  return flag_list(labels);
 }
 
 // Flags as text, validated after parsing so that every message names its flag. Every default
@@ -162,7 +156,7 @@ struct CommonText {
 
 struct OpenText {
   std::string files = std::to_string(OpenOptions{}.files);
-  std::string threads = numbers_text(OpenOptions{}.threads);
+  std::string threads = flag_list(OpenOptions{}.threads);
   std::string strategy = "all";  // OpenOptions::strategies empty: every one
   std::string batch = std::to_string(OpenOptions{}.batch);
   std::string dir;
@@ -175,17 +169,17 @@ struct OpenText {
   std::string flags = std::string(to_string(OpenOptions{}.flags));
   std::string paths = std::string(to_string(OpenOptions{}.paths));
   bool keep_open = false;
-  std::string pregrow = pregrow_text(OpenOptions{}.pregrow);
+  std::string pregrow = flag_list(OpenOptions{}.pregrow);
   std::string uring_tuning = uring_tuning_name(OpenOptions{}.uring);
   std::string uring_close = to_string(OpenOptions{}.uring.close);
 };
 
 struct SocketText {
-  std::string strategy = names_text(SocketOptions{}.strategies);
-  std::string threads = numbers_text(SocketOptions{}.threads);
+  std::string strategy = flag_list(SocketOptions{}.strategies);
+  std::string threads = flag_list(SocketOptions{}.threads);
   std::string per_thread = std::to_string(SocketOptions{}.per_thread);
   std::string kind = std::string(to_string(SocketOptions{}.kind));
-  std::string pregrow = pregrow_text(SocketOptions{}.pregrow);
+  std::string pregrow = flag_list(SocketOptions{}.pregrow);
   std::string batch = std::to_string(SocketOptions{}.batch);
   std::string uring_tuning = uring_tuning_name(SocketOptions{}.uring);
 };

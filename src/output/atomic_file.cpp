@@ -65,29 +65,41 @@ std::string random_suffix() {
   return suffix;
 }
 
-}  // namespace
-
-std::string output_refusal(const std::string& path) {
-  if (output_streams(path)) return "";
-  const auto info = stat_of(follow_symlinks(path));
-  if (!info) return "";
-  if (info->st_nlink > 1) {
+// Why fdbench will not replace the existing regular file `info` describes ("" when it will).
+std::string refusal_of(const struct stat& info) {
+  if (info.st_nlink > 1) {
     return fmt::format("has {} hard links, which replacing it would break: name a file of its own",
-                       info->st_nlink);
+                       info.st_nlink);
   }
-  if (geteuid() != 0 && info->st_uid != geteuid()) {
+  if (geteuid() != 0 && info.st_uid != geteuid()) {
     return fmt::format(
         "belongs to another user (uid {}), whose file fdbench would replace with its own: name "
         "a file of yours",
-        info->st_uid);
+        info.st_uid);
   }
   return "";
 }
 
-bool output_streams(const std::string& path) {
+// How an output at `path` is written in place: nullopt when it is not (it is replaced); else
+// the standard stream (1 or 2) that already writes it, or -1 to open it by its name.
+std::optional<int> in_place(const std::string& path) {
   const auto info = stat_of(path);
-  return info && !S_ISDIR(info->st_mode) &&
-         (!S_ISREG(info->st_mode) || standard_stream_of(*info) >= 0);
+  if (!info || S_ISDIR(info->st_mode)) return std::nullopt;
+  const int stream = standard_stream_of(*info);
+  if (S_ISREG(info->st_mode) && stream < 0) return std::nullopt;
+  return stream;
+}
+
+}  // namespace
+
+std::string output_refusal(const std::string& path) {
+  if (in_place(path)) return "";
+  const auto info = stat_of(follow_symlinks(path));
+  return info ? refusal_of(*info) : "";
+}
+
+bool output_streams(const std::string& path) {
+  return in_place(path).has_value();
 }
 
 bool same_output(const std::string& a, const std::string& b) {
@@ -105,19 +117,13 @@ bool same_output(const std::string& a, const std::string& b) {
 
 AtomicFile::AtomicFile(std::string path, std::string what)
     : path_(std::move(path)), what_(std::move(what)) {
-  if (output_streams(path_)) {
-    open_in_place();
+  if (const auto stream = in_place(path_)) {
+    fd_.reset(*stream >= 0 ? fcntl(*stream, F_DUPFD_CLOEXEC, 0)
+                           : open(path_.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC));
+    if (!fd_) fail(errno);
   } else {
     open_beside();
   }
-}
-
-void AtomicFile::open_in_place() {
-  const auto info = stat_of(path_);
-  const int stream = info ? standard_stream_of(*info) : -1;
-  fd_.reset(stream >= 0 ? fcntl(stream, F_DUPFD_CLOEXEC, 0)
-                        : open(path_.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC));
-  if (!fd_) fail(errno);
 }
 
 void AtomicFile::open_beside() {
@@ -126,7 +132,8 @@ void AtomicFile::open_beside() {
   } catch (const Error&) {
     fail(ELOOP);
   }
-  if (const std::string why = output_refusal(path_); !why.empty()) {
+  const auto before = stat_of(target_);
+  if (const std::string why = before ? refusal_of(*before) : ""; !why.empty()) {
     throw Error(fmt::format("cannot write {} {}: it {}", what_, path_, why));
   }
   for (int attempt = 0; attempt < 100 && !fd_; ++attempt) {
@@ -141,7 +148,7 @@ void AtomicFile::open_beside() {
     fail(err);
   }
   // The file it replaces keeps its mode and owner: its readers stay who they were.
-  if (const auto before = stat_of(target_)) {
+  if (before) {
     if (fchmod(fd_.get(), before->st_mode & 07777) != 0) fail(errno);
     if ((before->st_uid != geteuid() || before->st_gid != getegid()) &&
         fchown(fd_.get(), before->st_uid, before->st_gid) != 0) {

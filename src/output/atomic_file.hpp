@@ -41,7 +41,6 @@ class AtomicFile {
 
  private:
   [[noreturn]] void fail(int err);
-  void open_in_place();
   void open_beside();
   std::string path_;
   std::string what_;

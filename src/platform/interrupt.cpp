@@ -31,7 +31,7 @@ void set_handler(int sig, void (*handler)(int)) {
 constexpr int kTerminating[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,   SIGUSR1,
                                 SIGUSR2, SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF};
 // Which of them this process handles: one ignored when fdbench started (nohup) stays ignored.
-std::atomic<bool> g_handled[sizeof(kTerminating) / sizeof(kTerminating[0])];
+std::atomic<bool> g_handled[std::size(kTerminating)];
 
 }  // namespace
 

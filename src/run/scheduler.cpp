@@ -66,8 +66,7 @@ Scheduler::Scheduler(SchedulerSettings settings, Progress* progress, TraceOut* t
     : settings_(std::move(settings)),
       progress_(progress),
       trace_out_(trace_out),
-      runner_(settings_.timeout_s, settings_.doing),
-      order_text_(to_string(settings_.order)) {}
+      runner_(settings_.timeout_s, settings_.doing) {}
 
 void Scheduler::size_window(std::size_t planned) {
   window_ = 1;
