@@ -25,6 +25,7 @@
 #include "progress_line.hpp"
 #include "run/runner.hpp"
 #include "run/tune_sweep.hpp"
+#include "test_events.hpp"
 
 namespace fdbench::cli {
 
@@ -127,6 +128,8 @@ int measure(const Command& command, std::ostream& out, std::ostream& err) {
     progress.emplace(err, *columns, platform::now_ns);
     session.set_progress(&*progress);
   }
+  const auto events = TestEvents::from_environment(progress ? &*progress : nullptr);
+  if (events) session.set_progress(events.get());
   std::optional<TraceOut> trace_out;
   if (!command.trace_out.empty()) {
     try {

@@ -69,10 +69,13 @@ class PlantDuringARun : public ::testing::Test {
 
   // Ctrl-C after the planted entry has been in place for a few repetitions.
   RunResult stop() {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_TRUE(child_->wait_for_event("repetition-done", repetitions_done() + 3))
+        << "the run did not go on with the planted entry";
     child_->signal(SIGINT, false);
     return child_->wait();
   }
+
+  [[nodiscard]] std::size_t repetitions_done() const { return child_->events("repetition-done"); }
 
   void expect_left_with_only(const RunResult& run, const std::vector<std::string>& names) {
     EXPECT_EQ(run.exit_code, 128 + SIGINT) << run.err;
@@ -146,15 +149,19 @@ TEST_F(PlantDuringARun, SymlinkToAFifoIsNeverOpened) {
   // Had fdbench followed the link, it would be waiting in open() for a writer, for ever: a
   // reader of the FIFO would exist, and opening its write end without blocking would succeed.
   // It must keep failing with ENXIO (no reader) for as long as we look.
-  const auto until = Clock::now() + std::chrono::milliseconds(300);
-  while (Clock::now() < until) {
+  // We look while it runs 3 repetitions with the link in place, probing between waits.
+  const std::size_t enough = repetitions_done() + 3;
+  const auto deadline = Clock::now() + std::chrono::seconds(30);
+  bool ran = false;
+  while (!ran && Clock::now() < deadline) {
     const int writer = open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
     const int err = errno;
     if (writer >= 0) close(writer);  // lets a blocked fdbench go on
     ASSERT_LT(writer, 0) << "fdbench opened a FIFO planted in its directory";
     ASSERT_EQ(err, ENXIO);
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ran = child_->wait_for_event("repetition-done", enough, std::chrono::milliseconds(5));
   }
+  ASSERT_TRUE(ran) << "the run did not go on with the planted link";
   const RunResult run = stop();
   expect_left_with_only(run, {"3.txt"});
 }
@@ -217,7 +224,7 @@ TEST(Clean, RemovesOnlyLeftoversOfAKilledRun) {
       const auto found = private_dirs(dir.path());
       return !found.empty() && (killed = dir / found[0], true);
     }));
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ASSERT_TRUE(child.wait_for_event("repetition-done"));  // killed while it uses its set
     child.signal(SIGKILL, true);
     EXPECT_EQ(child.wait().exit_code, 128 + SIGKILL);
     ASSERT_EQ(private_dirs(dir.path()).size(), 1U) << "SIGKILL cannot clean up";

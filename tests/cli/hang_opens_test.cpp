@@ -28,17 +28,10 @@ RunOptions hang_opens_job() {
   return options;
 }
 
-// Whether `pid`, a child of ours, has exited; it stays unreaped for wait().
-bool has_exited(pid_t pid) {
-  siginfo_t info{};
-  return waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-         info.si_pid == pid;
-}
-
-// The child's end if it exits within 300 ms (it did not hang, or the tool is unavailable).
-std::optional<RunResult> exited_within_300ms(FdbenchProcess& child) {
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  if (!has_exited(child.pid())) return std::nullopt;
+// The child's end if it exits before the tool reports the open it holds (it did not hang, or
+// the tool is unavailable).
+std::optional<RunResult> exited_before_the_hang(FdbenchProcess& child) {
+  if (child.wait_for_event("open-held ")) return std::nullopt;
   return child.wait();
 }
 
@@ -55,15 +48,15 @@ TEST(HangOpens, AnOpenWithoutTheNeedleGoesThrough) {
   EXPECT_EQ(left.running + left.orphans, 0);
 }
 
-// `cat` of a file whose open hangs, started for each test and found still running after
-// 300 ms (or the test is skipped where the tool is unavailable).
+// `cat` of a file whose open hangs, started for each test and held in that open, as the tool
+// reports (or the test is skipped where the tool is unavailable).
 class HungCat : public ::testing::Test {
  protected:
   void SetUp() override {
     write_text(dir / "hang-here.txt", "never read\n");
     child.emplace(std::vector<std::string>{"hang-here", "--", "/bin/cat", dir / "hang-here.txt"},
                   hang_opens_job());
-    if (const auto early = exited_within_300ms(*child)) {
+    if (const auto early = exited_before_the_hang(*child)) {
       if (early->exit_code == kUnavailable) GTEST_SKIP() << early->err;
       FAIL() << "it did not hang: exit code " << early->exit_code << "\n" << early->err;
     }

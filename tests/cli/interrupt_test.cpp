@@ -296,9 +296,8 @@ TEST(Interrupt, InterleavedResultsAreKeptWithTheRepetitionsTheyRan) {
       "threads,pool", "--repeat", "100000", "--warmup",      "0",   "--dir",
       dir.path(),     "--format", "json",   "--export-json", out};
   FdbenchProcess child(args, as_a_job());
-  ASSERT_TRUE(wait_until(
-      [&] { return std::filesystem::exists(dir.path()) && !private_dirs(dir.path()).empty(); }));
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // some rounds
+  // Three rounds: each of the 4 results has run 3 repetitions.
+  ASSERT_TRUE(child.wait_for_event("repetition-done", 12)) << "the run never took 3 rounds";
   child.signal(SIGINT, false);
   const RunResult run = child.wait();
   EXPECT_EQ(run.exit_code, 128 + SIGINT) << run.err;
@@ -313,6 +312,7 @@ TEST(Interrupt, InterleavedResultsAreKeptWithTheRepetitionsTheyRan) {
     least = std::min(least, r.at("times_ns").size());
     most = std::max(most, r.at("times_ns").size());
   }
+  EXPECT_GE(least, 3U);
   EXPECT_LE(most - least, 1U) << "the results' repetitions did not take turns";
   EXPECT_NE(run.err.find("4 results kept (4 cut short"), std::string::npos) << run.err;
   expect_nothing_left(child, dir.path(), out);

@@ -181,7 +181,7 @@ TEST_F(KeptFiles, CtrlCWhileMakingTheSetRemovesItButNotOnceMade) {
     ASSERT_TRUE(wait_until([&] {
       return read_text(set_ + "/.fdbench-private").find("complete\n") != std::string::npos;
     }));
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ASSERT_TRUE(child.wait_for_event("repetition-done"));  // the set made, and in use
     child.signal(SIGINT, false);
     EXPECT_EQ(child.wait().exit_code, 128 + SIGINT);
     EXPECT_EQ(list_names(set_).size(), 51U) << "Ctrl-C after the set was made removed it";

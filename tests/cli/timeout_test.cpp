@@ -167,10 +167,12 @@ TEST(TimedOutRun, CtrlCEndsARunThatHangs) {
   FdbenchProcess fdbench(under_tool({"open", "--tree", tree.dir.path(), "--strategy", "threads",
                                      "--threads", "1", "--export-json", out / "r.json", "--quiet"}),
                          under_hang_opens());
-  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  // The repetition under way: its open of the hanging file is what Ctrl-C cannot reach.
+  const bool started = fdbench.wait_for_event("repetition-started");
   fdbench.signal(SIGINT);  // to the tool, which passes it on to fdbench
   const RunResult run = fdbench.wait();
   if (run.exit_code == kUnavailable) GTEST_SKIP() << run.err;
+  ASSERT_TRUE(started) << "no repetition started: " << run.err;
   ASSERT_EQ(run.exit_code, 128 + SIGINT) << run.err;
   EXPECT_NE(run.err.find("interrupted by signal"), std::string::npos) << run.err;
   const auto doc = nlohmann::json::parse(read_text(out / "r.json"));

@@ -25,6 +25,7 @@ using namespace std::chrono_literals;
 // shared, so that an abandoned step still has its pipe when it is released after the test.
 struct Blocker {
   int fds[2] = {-1, -1};
+  std::atomic<bool> entered{false};  // the step is under way, about to block
   std::atomic<bool> returned{false};
   Blocker() { EXPECT_EQ(pipe(fds), 0); }
   ~Blocker() {
@@ -33,6 +34,7 @@ struct Blocker {
   }
   void block() {
     char byte = 0;
+    entered = true;
     while (read(fds[0], &byte, 1) < 0) {
     }
     returned = true;
@@ -92,8 +94,11 @@ TEST(TimedRunner, AbandonsAStepThatCtrlCCannotReach) {
     install_interrupt_handlers();
     auto blocker = std::make_shared<Blocker>();
     TimedRunner runner(600s);
-    std::thread signal_soon([] {
-      std::this_thread::sleep_for(50ms);
+    // Once the step is blocked: a signal before it would not test that Ctrl-C cannot reach it.
+    std::thread signal_soon([blocker] {
+      for (int waited_ms = 0; !blocker->entered && waited_ms < 10'000; ++waited_ms) {
+        std::this_thread::sleep_for(1ms);
+      }
       kill(getpid(), SIGINT);
     });
     const auto outcome = runner.run([blocker] { blocker->block(); });

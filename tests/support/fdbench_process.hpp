@@ -3,7 +3,8 @@
 // tests' own (RunOptions::program): start it with arguments and explicit options (a process
 // group of its own, this process as subreaper, an RLIMIT_NOFILE, extra environment, text on
 // stdin, a bound on the wait), signal it, collect its exit code, output and peak memory, and
-// tell whether anything it started outlived it.
+// tell whether anything it started outlived it, and wait for the steps the run reports
+// (FDBENCH_TEST_EVENTS: every run started here writes them to a file of its own).
 //
 // Output goes to files, not pipes, so a chatty run can never block on a full pipe while the
 // test waits for it. Every wait is bounded: a hang fails the test instead of stalling the suite.
@@ -24,6 +25,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -188,6 +190,25 @@ class FdbenchProcess {
     return run;
   }
 
+  // How many of the run's test events (FDBENCH_TEST_EVENTS, apps/fdbench/test_events.hpp)
+  // so far are lines starting with `prefix` ("repetition-done").
+  [[nodiscard]] std::size_t events(std::string_view prefix) const {
+    std::size_t count = 0;
+    for (const auto& line : lines_of(read_text(capture_ / "events"))) {
+      count += line.rfind(prefix, 0) == 0 ? 1 : 0;
+    }
+    return count;
+  }
+
+  // Waits until the run has reported `count` events starting with `prefix` in all: the way a
+  // test waits for a run to reach a point, instead of sleeping. False when fdbench exited, or
+  // `bound` passed, first.
+  bool wait_for_event(std::string_view prefix, std::size_t count = 1,
+                      std::chrono::milliseconds bound = std::chrono::seconds(30)) const {
+    wait_until([&] { return events(prefix) >= count || has_exited(); }, bound);
+    return events(prefix) >= count;
+  }
+
   struct Leftovers {
     int running = 0;  // processes of fdbench's group still there after the bound
     int orphans = 0;  // processes that outlived their parent and came to us (dead or alive)
@@ -214,6 +235,14 @@ class FdbenchProcess {
   }
 
  private:
+  // Whether fdbench has exited; it stays unreaped for wait().
+  [[nodiscard]] bool has_exited() const {
+    if (exited_) return true;
+    siginfo_t info{};
+    return waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+           info.si_pid == pid_;
+  }
+
   // What kill() reaches: the group where there is one and `group` is asked for.
   [[nodiscard]] pid_t target(bool group) const {
     return group && options_.own_group ? -pid_ : pid_;
@@ -231,9 +260,14 @@ class FdbenchProcess {
       const std::string entry(*e);
       bool replaced = false;
       for (const auto& set : options_.env) replaced = replaced || name_of(set) == name_of(entry);
+      replaced = replaced || name_of(entry) == "FDBENCH_TEST_EVENTS";  // each run its own
       if (!replaced) env.push_back(entry);
     }
     env.insert(env.end(), options_.env.begin(), options_.env.end());
+    bool events_set = false;
+    for (const auto& set : options_.env)
+      events_set = events_set || name_of(set) == "FDBENCH_TEST_EVENTS";
+    if (!events_set) env.push_back("FDBENCH_TEST_EVENTS=" + (capture_ / "events"));
     return env;
   }
 

@@ -18,6 +18,9 @@
 // Opens by other means are not seen: io_uring's IORING_OP_OPENAT, creat(), open_by_handle_at(),
 // and calls of another ABI (32-bit calls on a 64-bit kernel, x32).
 //
+// Each open it holds is reported as a line "open-held PATH" appended to the file
+// $FDBENCH_TEST_EVENTS names, when it names one.
+//
 // The exit code is PROGRAM's, or 128 + signal if a signal ended it; SIGINT and SIGTERM sent to
 // this process go on to PROGRAM. Standard input and output are PROGRAM's, untouched. Without
 // seccomp user notification (Linux before 5.5, a sandbox that forbids it, a supervisor of
@@ -293,6 +296,18 @@ bool kernel_has_continue(int listener, int& error) {
   return errno == ENOENT;
 }
 
+// Tells a test that an open is now held: "open-held PATH", a line appended to the file
+// $FDBENCH_TEST_EVENTS names, if it names one (tests/support/fdbench_process.hpp waits for it).
+void report_held(const std::string& path) {
+  const char* events = std::getenv("FDBENCH_TEST_EVENTS");
+  if (events == nullptr || *events == '\0') return;
+  const int fd = open(events, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  const std::string line = "open-held " + path + "\n";
+  [[maybe_unused]] const ssize_t n = write(fd, line.data(), line.size());
+  close(fd);
+}
+
 // Receives one notification and answers it, unless its path holds the needle. A notification
 // whose caller has gone (killed while it waited) is dropped.
 void handle_notification(int listener, std::string_view needle) {
@@ -311,7 +326,10 @@ void handle_notification(int listener, std::string_view needle) {
       read_path(static_cast<pid_t>(request.pid), request.data.args[path_first ? 0 : 1], path);
   // Still the caller that made the call, so the memory read was its own.
   if (!listener_ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &request.id)) return;
-  if (have_path && path.find(needle) != std::string::npos) return;  // hangs
+  if (have_path && path.find(needle) != std::string::npos) {  // hangs
+    report_held(path);
+    return;
+  }
   seccomp_notif_resp answer{};
   answer.id = request.id;
   answer.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;

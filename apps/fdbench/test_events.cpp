@@ -1,0 +1,58 @@
+#include "test_events.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+namespace fdbench::cli {
+
+std::unique_ptr<TestEvents> TestEvents::from_environment(Progress* inner) {
+  const char* path = std::getenv("FDBENCH_TEST_EVENTS");
+  if (path == nullptr || *path == '\0') return nullptr;
+  UniqueFd fd(open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+  if (!fd) return nullptr;
+  return std::unique_ptr<TestEvents>(new TestEvents(std::move(fd), inner));
+}
+
+void TestEvents::line(const std::string& text) const {
+  const std::string whole = text + "\n";
+  // A test's aid: a failed write is no reason to stop a run.
+  [[maybe_unused]] const ssize_t n = ::write(fd_.get(), whole.data(), whole.size());
+}
+
+void TestEvents::plan(std::size_t results, int repetitions) {
+  line(fmt::format("plan {} {}", results, repetitions));
+  if (inner_ != nullptr) inner_->plan(results, repetitions);
+}
+
+void TestEvents::creating_files(std::size_t made, std::size_t total) {
+  line(fmt::format("creating-files {} {}", made, total));
+  if (inner_ != nullptr) inner_->creating_files(made, total);
+}
+
+void TestEvents::repetition_started(std::string_view what, std::size_t result, int repetition) {
+  result_ = result;
+  repetition_ = repetition;
+  line(fmt::format("repetition-started {} {}", result, repetition));
+  if (inner_ != nullptr) inner_->repetition_started(what, result, repetition);
+}
+
+void TestEvents::repetition_done() {
+  line(fmt::format("repetition-done {} {}", result_, repetition_));
+  if (inner_ != nullptr) inner_->repetition_done();
+}
+
+void TestEvents::result_done() {
+  line("result-done");
+  if (inner_ != nullptr) inner_->result_done();
+}
+
+void TestEvents::clear() {
+  line("run-done");
+  if (inner_ != nullptr) inner_->clear();
+}
+
+}  // namespace fdbench::cli
