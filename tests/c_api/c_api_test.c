@@ -68,6 +68,17 @@ static void close_all(fdbench_open_result* r) {
   CHECK(r->fds == NULL && r->errors == NULL && r->count == 0);
 }
 
+/* Whether FDBENCH_TEST_REQUIRE (tests/support/require.hpp) names the uring feature. */
+static int uring_required(void) {
+  const char* list = getenv("FDBENCH_TEST_REQUIRE");
+  if (list == NULL) return 0;
+  for (const char* at = strstr(list, "uring"); at != NULL; at = strstr(at + 1, "uring")) {
+    const char after = at[strlen("uring")];
+    if ((at == list || at[-1] == ',') && (after == '\0' || after == ',')) return 1;
+  }
+  return 0;
+}
+
 static void test_open_many(const char* strategy, char paths[kFiles + 1][64]) {
   const char* list[kFiles + 1];
   for (int i = 0; i <= kFiles; ++i) list[i] = paths[i];
@@ -81,6 +92,7 @@ static void test_open_many(const char* strategy, char paths[kFiles + 1][64]) {
   if (err == EOPNOTSUPP) { /* io_uring disabled here, or built without liburing */
     printf("%s: unavailable here: %s\n", strategy, result.message);
     CHECK(result.fds == NULL && result.message[0] != '\0');
+    CHECK(!uring_required()); /* FDBENCH_TEST_REQUIRE names uring: it must run */
     return;
   }
   CHECK(err == 0);

@@ -19,6 +19,7 @@
 #include "platform/platform.hpp"
 #include "support/contract.hpp"
 #include "support/fdbench_process.hpp"
+#include "support/require.hpp"
 #include "support/temp_dir.hpp"
 #include "support/warnings.hpp"
 
@@ -162,7 +163,7 @@ TEST(SocketCommand, ComparesPregrowOffAndAuto) {
 // --uring-tuning and --uring-close reach the strategies, and every io_uring result says which
 // ring features it used: none at all when tuning is off.
 TEST(UringOptions, ResultsRecordTheRingFeaturesAndTheCloseMode) {
-  if (!available("uring-direct")) GTEST_SKIP() << "io_uring direct descriptors unavailable here";
+  if (!available("uring-direct")) FDBENCH_SKIP_WITHOUT("uring") << "no direct descriptors";
   TempDir dir;
   for (const std::string close : {"batched", "linked"}) {
     SCOPED_TRACE(close);

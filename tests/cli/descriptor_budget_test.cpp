@@ -11,6 +11,7 @@
 #include "platform/platform.hpp"
 #include "engine/strategy.hpp"
 #include "support/fdbench_process.hpp"
+#include "support/require.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
@@ -64,7 +65,9 @@ class BatchedStrategy : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(BatchedStrategy, RaisesTheSoftLimitToHoldItsBatch) {
   const std::string strategy = GetParam();
-  if (const auto why = unavailable(strategy); !why.empty()) GTEST_SKIP() << why;
+  if (const auto why = unavailable(strategy); !why.empty()) {
+    FDBENCH_SKIP_WITHOUT(testing::strategy_feature(strategy)) << why;
+  }
   FastTempDir dir;
   RunOptions options = as_a_job();
   options.nofile = 8 * kLimit;
@@ -95,9 +98,11 @@ TEST_P(BatchedStrategy, RefusesUpFrontWhenTheHardLimitIsTooLow) {
 // Root (CAP_SYS_RESOURCE) may raise the hard limit, up to fs.nr_open: then it is not refused.
 TEST_P(BatchedStrategy, RaisesTheHardLimitTooWithCapSysResource) {
   if (!platform::uses_linux_interfaces()) GTEST_SKIP() << "raises the hard limit on Linux only";
-  if (!has_cap_sys_resource()) GTEST_SKIP() << "needs CAP_SYS_RESOURCE (root, not in a container)";
+  if (!has_cap_sys_resource()) FDBENCH_SKIP_WITHOUT("cap_sys_resource") << "not in CapEff";
   const std::string strategy = GetParam();
-  if (const auto why = unavailable(strategy); !why.empty()) GTEST_SKIP() << why;
+  if (const auto why = unavailable(strategy); !why.empty()) {
+    FDBENCH_SKIP_WITHOUT(testing::strategy_feature(strategy)) << why;
+  }
   FastTempDir dir;
   RunOptions options = as_a_job();
   options.nofile = kLimit;

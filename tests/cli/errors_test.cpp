@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "support/fdbench_process.hpp"
+#include "support/require.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
@@ -117,7 +118,7 @@ class Tmpfs {
 
 TEST(Errors, ReadOnlyDir) {
   const Tmpfs ro("ro,size=1m");
-  if (!ro.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (not root?)";
+  if (!ro.mounted()) FDBENCH_SKIP_WITHOUT("mount") << "cannot mount a tmpfs (not root?)";
   const RunResult run = run_bounded({"open", "--files", "10", "--dir", ro.path()});
   EXPECT_EQ(run.exit_code, 2) << run.err;
   expect_one_error_line(run.err, {"--dir", ro.path(), "not writable", "Read-only file system",
@@ -126,7 +127,7 @@ TEST(Errors, ReadOnlyDir) {
 
 TEST(Errors, TooFewInodesIsSaidBeforeCreatingAnything) {
   const Tmpfs tiny("size=64k,nr_inodes=200");
-  if (!tiny.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (not root?)";
+  if (!tiny.mounted()) FDBENCH_SKIP_WITHOUT("mount") << "cannot mount a tmpfs (not root?)";
   const RunResult run = run_bounded({"open", "--files", "1000", "--threads", "1", "--strategy",
                                      "threads", "--repeat", "1", "--dir", tiny.path()});
   EXPECT_EQ(run.exit_code, 1) << run.err;
@@ -138,7 +139,7 @@ TEST(Errors, TooFewInodesIsSaidBeforeCreatingAnything) {
 // took the inodes. fdbench must stop, remove what it made, and name the problem.
 TEST(Errors, FilesystemFillingUpDuringSetup) {
   const Tmpfs fs("size=32m,nr_inodes=200000");
-  if (!fs.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (not root?)";
+  if (!fs.mounted()) FDBENCH_SKIP_WITHOUT("mount") << "cannot mount a tmpfs (not root?)";
   const std::string filler = fs.path() + "/filler";
   ASSERT_EQ(mkdir(filler.c_str(), 0755), 0);
   RunOptions options = as_a_job();

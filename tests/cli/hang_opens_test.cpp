@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "support/fdbench_process.hpp"
+#include "support/require.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
@@ -40,7 +41,7 @@ TEST(HangOpens, AnOpenWithoutTheNeedleGoesThrough) {
   write_text(dir / "plain.txt", "plain text\n");
   FdbenchProcess child({"hang-here", "--", "/bin/cat", dir / "plain.txt"}, hang_opens_job());
   const RunResult run = child.wait();
-  if (run.exit_code == kUnavailable) GTEST_SKIP() << run.err;
+  if (run.exit_code == kUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << run.err;
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(run.out, "plain text\n");
   EXPECT_EQ(run.err, "");
@@ -57,7 +58,7 @@ class HungCat : public ::testing::Test {
     child.emplace(std::vector<std::string>{"hang-here", "--", "/bin/cat", dir / "hang-here.txt"},
                   hang_opens_job());
     if (const auto early = exited_before_the_hang(*child)) {
-      if (early->exit_code == kUnavailable) GTEST_SKIP() << early->err;
+      if (early->exit_code == kUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << early->err;
       FAIL() << "it did not hang: exit code " << early->exit_code << "\n" << early->err;
     }
   }
@@ -89,7 +90,7 @@ TEST_F(HungCat, SigtermToTheToolEndsTheBlockedProgram) {
 TEST(HangOpens, TheProgramsExitCodeComesBack) {
   FdbenchProcess child({"hang-here", "--", "/bin/sh", "-c", "exit 3"}, hang_opens_job());
   const RunResult run = child.wait();
-  if (run.exit_code == kUnavailable) GTEST_SKIP() << run.err;
+  if (run.exit_code == kUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << run.err;
   EXPECT_EQ(run.exit_code, 3) << run.err;
   const auto left = child.leftovers();
   EXPECT_EQ(left.running + left.orphans, 0);

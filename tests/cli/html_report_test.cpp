@@ -17,6 +17,7 @@
 
 #include "platform/platform.hpp"
 #include "support/fdbench_process.hpp"
+#include "support/require.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
@@ -154,8 +155,8 @@ TEST_F(HtmlReport, UnreadableInputIsOneLineAndExitTwo) {
 TEST_F(HtmlReport, ChromiumDrawsEveryChart) {
   const std::string browser = chromium();
   if (browser.empty()) {
-    GTEST_SKIP() << "no Chromium here (./test installs Debian's chromium; it could not): the "
-                    "report was not checked in a browser";
+    FDBENCH_SKIP_WITHOUT("browser") << "no Chromium (./test installs Debian's chromium; it "
+                                       "could not): the report was not checked in a browser";
   }
   const auto report = run_fdbench({"report", work_ / "open.json", work_ / "socket.json",
                                    work_ / "again.json", "-o", work_ / "all.html"});

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "support/fdbench_process.hpp"
+#include "support/require.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
@@ -18,7 +19,7 @@ class ProgressOnATerminal : public ::testing::Test {
  protected:
   void SetUp() override {
     if (std::system("command -v script >/dev/null 2>&1") != 0) {
-      GTEST_SKIP() << "script(1) is not installed (Debian: bsdutils), so there is no terminal";
+      FDBENCH_SKIP_WITHOUT("terminal") << "script(1) is not installed (Debian: bsdutils)";
     }
   }
 

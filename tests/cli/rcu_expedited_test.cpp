@@ -11,6 +11,7 @@
 
 #include "platform/platform.hpp"
 #include "support/fdbench_process.hpp"
+#include "support/require.hpp"
 
 namespace fdbench::testing {
 namespace {
@@ -45,7 +46,7 @@ class RcuExpeditedSet : public ::testing::Test {
  protected:
   void SetUp() override {
     if (const std::string why = platform::rcu_expedited_unsettable(); !why.empty()) {
-      GTEST_SKIP() << why;
+      FDBENCH_SKIP_WITHOUT("rcu_expedited") << why;
     }
     original_ = platform::rcu_expedited().value_or(-1);
     ASSERT_GE(original_, 0);

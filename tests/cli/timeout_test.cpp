@@ -17,6 +17,7 @@
 
 #include "platform/platform.hpp"
 #include "support/fdbench_process.hpp"
+#include "support/require.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
@@ -97,7 +98,7 @@ TEST_P(TimedOut, ExitsOneNamingTheFileAndKeepsWhatItMeasured) {
   if (GetParam().keep_open) args.push_back("--keep-open");
   FdbenchProcess fdbench(under_tool(args), under_hang_opens());
   const RunResult run = fdbench.wait();
-  if (run.exit_code == kUnavailable) GTEST_SKIP() << run.err;
+  if (run.exit_code == kUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << run.err;
   ASSERT_EQ(run.exit_code, 1) << run.err;
   expect_timed_out_line(run, tree);
 
@@ -141,11 +142,11 @@ TEST(TimedOutRun, ResultsBeforeTheHangAreKept) {
                                      "--timeout", "1", "--export-json", out / "r.json", "--quiet"}),
                          under_hang_opens());
   const RunResult run = fdbench.wait();
-  if (run.exit_code == kUnavailable) GTEST_SKIP() << run.err;
+  if (run.exit_code == kUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << run.err;
   const auto doc = nlohmann::json::parse(read_text(out / "r.json"));
   ASSERT_EQ(doc.at("results").size(), 2U) << doc.dump(1);
   if (doc.at("results").at(0).at("status") == "unavailable") {
-    GTEST_SKIP() << "uring cannot run here";
+    FDBENCH_SKIP_WITHOUT("uring") << doc.at("results").at(0).value("error", "");
   }
   ASSERT_EQ(run.exit_code, 1) << run.err;
   // io_uring's opens do not pass through the system call the tool stops: it finished.
@@ -171,7 +172,7 @@ TEST(TimedOutRun, CtrlCEndsARunThatHangs) {
   const bool started = fdbench.wait_for_event("repetition-started");
   fdbench.signal(SIGINT);  // to the tool, which passes it on to fdbench
   const RunResult run = fdbench.wait();
-  if (run.exit_code == kUnavailable) GTEST_SKIP() << run.err;
+  if (run.exit_code == kUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << run.err;
   ASSERT_TRUE(started) << "no repetition started: " << run.err;
   ASSERT_EQ(run.exit_code, 128 + SIGINT) << run.err;
   EXPECT_NE(run.err.find("interrupted by signal"), std::string::npos) << run.err;
@@ -194,7 +195,7 @@ TEST(TimedOutTune, StopsTheSweepNamingTheFileAndSavesNothing) {
                                      "--timeout", "1", "--save", saved, "--quiet"}),
                          under_hang_opens());
   const RunResult run = fdbench.wait();
-  if (run.exit_code == kUnavailable) GTEST_SKIP() << run.err;
+  if (run.exit_code == kUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << run.err;
   ASSERT_EQ(run.exit_code, 1) << run.err;
   const std::string line = expect_timed_out_line(run, tree);
   EXPECT_NE(line.find("nothing recommended"), std::string::npos) << line;

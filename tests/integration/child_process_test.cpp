@@ -24,6 +24,7 @@
 #include "platform/interrupt.hpp"
 #include "platform/platform.hpp"
 #include "support/read_within.hpp"
+#include "support/require.hpp"
 
 namespace fdbench {
 namespace {
@@ -263,7 +264,7 @@ TEST(ChildProcess, SmallestTableKeepsOnlyFds0To2AndTheChannel) {
 }
 
 TEST(ChildProcess, KeepsTheParentsTableSizeOnlyWhenAsked) {
-  if (!platform::fd_table_size()) GTEST_SKIP() << "no FDSize on this platform";
+  if (!platform::fd_table_size()) FDBENCH_SKIP_WITHOUT("proc_status") << "no FDSize";
   const int code = exit_code_in_process([] {
     if (platform::grow_fd_table(1000) != 0) return 1;  // grown, with nothing open up there
     const int grown = platform::fd_table_size().value_or(0);
@@ -300,7 +301,7 @@ TEST(Platform, ThreadCountSeesEveryThread) {
   // A sanitizer runtime may start a helper thread of its own with the first thread created.
   std::thread([] {}).join();
   const auto before = platform::thread_count();
-  if (!before) GTEST_SKIP() << "the thread count is not visible on this platform";
+  if (!before) FDBENCH_SKIP_WITHOUT("proc_status") << "no thread count";
   int gate[2];
   ASSERT_EQ(pipe(gate), 0);
   std::thread waiting([&] {
@@ -318,7 +319,7 @@ TEST(ChildProcess, ForkingWhileAnotherThreadRunsIsCaughtInDebugBuilds) {
 #ifdef NDEBUG
   GTEST_SKIP() << "the check is in debug builds only";
 #else
-  if (!platform::thread_count()) GTEST_SKIP() << "the thread count is not visible here";
+  if (!platform::thread_count()) FDBENCH_SKIP_WITHOUT("proc_status") << "no thread count";
   const int code = exit_code_in_process([] {
     int gate[2];
     if (pipe(gate) != 0) return 1;

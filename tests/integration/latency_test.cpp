@@ -15,6 +15,7 @@
 #include "output/reporter.hpp"
 #include "model/results_json.hpp"
 #include "engine/strategy.hpp"
+#include "support/require.hpp"
 
 namespace fdbench {
 namespace {
@@ -34,11 +35,12 @@ Result traced_sockets(const char* strategy, const Pregrow& pregrow, int batch = 
 #define SKIP_WITHOUT(strategy)                                                              \
   do {                                                                                      \
     if (const auto reason = find_strategy(strategy)->unavailable_reason(); !reason.empty()) \
-      GTEST_SKIP() << (strategy) << " is unavailable here: " << reason;                     \
+      FDBENCH_SKIP_WITHOUT(testing::strategy_feature(strategy)) << (strategy) << ": " << reason; \
   } while (0)
 #define SKIP_IF_NO_URING_SOCKETS(r)                                                         \
   do {                                                                                      \
-    if ((r).error.find("IORING_OP_SOCKET") != std::string::npos) GTEST_SKIP() << (r).error; \
+    if ((r).error.find("IORING_OP_SOCKET") != std::string::npos)                            \
+      FDBENCH_SKIP_WITHOUT("uring") << (r).error;                                          \
   } while (0)
 
 // Submission records per worker: ceil(share / batch).

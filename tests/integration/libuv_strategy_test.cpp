@@ -16,6 +16,7 @@
 #include "platform/platform.hpp"
 #include "run/runner.hpp"
 #include "support/child_pids.hpp"
+#include "support/require.hpp"
 #include "support/sanitizers.hpp"
 #include "support/temp_dir.hpp"
 
@@ -34,7 +35,7 @@ const StrategyInfo& libuv() {
 #define SKIP_WITHOUT_LIBUV()                                                 \
   do {                                                                       \
     if (const auto reason = libuv().unavailable_reason(); !reason.empty()) { \
-      GTEST_SKIP() << "libuv is unavailable: " << reason;                    \
+      FDBENCH_SKIP_WITHOUT("libuv") << reason;                                \
     }                                                                        \
   } while (0)
 
@@ -191,7 +192,7 @@ TEST_F(LibuvStrategy, KeptDescriptorsAreHeldAndReleasedWhereTheyWereOpened) {
 
 TEST_F(LibuvStrategy, EachStrategyGetsAPoolOfItsOwnSize) {
   SKIP_WITHOUT_LIBUV();
-  if (!testing::can_list_children()) GTEST_SKIP() << "no /proc/<pid>/task/<tid>/children here";
+  if (!testing::can_list_children()) FDBENCH_SKIP_WITHOUT("proc_children") << "no such file";
   // libuv sizes its pool once per process; several sizes in one process must still each get
   // their own: the helper holds the loop thread and exactly T pool threads.
   const auto work = make_open_workload(files_.dir_fd(), files_.path(), files_.names());

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "platform/platform.hpp"
+#include "support/require.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench {
@@ -88,7 +89,8 @@ class OpenManyStrategyTest : public OpenManyTest, public ::testing::WithParamInt
 
 #define SKIP_IF_UNAVAILABLE(result)                                                        \
   do {                                                                                     \
-    if ((result).error == EOPNOTSUPP) GTEST_SKIP() << "unavailable: " << (result).message; \
+    if ((result).error == EOPNOTSUPP)                                                     \
+      FDBENCH_SKIP_WITHOUT("uring") << (result).message;                                \
   } while (0)
 
 TEST_P(OpenManyStrategyTest, ReturnsEveryDescriptorInInputOrder) {

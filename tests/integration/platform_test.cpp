@@ -24,6 +24,7 @@
 
 #include "model/environment.hpp"
 #include "support/fd_table.hpp"
+#include "support/require.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench::platform {
@@ -93,7 +94,7 @@ TEST(Platform, FdTableSizeIsTheKernelsFdSize) {
 }
 
 TEST(Platform, GrowFdTableGrowsTheTableAndFreesTheSlot) {
-  if (!fdsize_in_proc_status()) GTEST_SKIP() << "no /proc/self/status: the table is not visible";
+  if (!fdsize_in_proc_status()) FDBENCH_SKIP_WITHOUT("proc_status") << "the table is not visible";
   EXPECT_EQ(failure_in_child([](int /*report_fd*/) -> std::string {
               if (const int err = grow_fd_table(700))
                 return "grow_fd_table: " + std::to_string(err);
@@ -123,7 +124,7 @@ TEST(Platform, GrowFdTableLeavesAnOpenDescriptorAlone) {
 TEST(Platform, FreshChildStartsFromTheSmallestTable) {
   // What measure_in_fresh_child relies on: a process with only low fds open gets the
   // kernel's smallest table when it forks.
-  if (!fdsize_in_proc_status()) GTEST_SKIP() << "no /proc/self/status: the table is not visible";
+  if (!fdsize_in_proc_status()) FDBENCH_SKIP_WITHOUT("proc_status") << "the table is not visible";
   EXPECT_EQ(failure_in_child([](int report_fd) -> std::string {
               close_descriptors_from(3, report_fd);
               return failure_in_child([](int /*report_fd*/) -> std::string {

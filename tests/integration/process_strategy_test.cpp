@@ -29,6 +29,7 @@
 #include "support/child_pids.hpp"
 #include "support/fd_table.hpp"
 #include "support/read_within.hpp"
+#include "support/require.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench {
@@ -108,7 +109,7 @@ TEST_F(ProcessStrategy, HeldDescriptorsAreClosedInTheWorkers) {
 }
 
 TEST_F(ProcessStrategy, WorkersAreReapedWhenTheStrategyEnds) {
-  if (!testing::can_list_children()) GTEST_SKIP() << "no /proc/<pid>/task/<tid>/children here";
+  if (!testing::can_list_children()) FDBENCH_SKIP_WITHOUT("proc_children") << "no such file";
   const auto work = make_open_workload(files_.dir_fd(), files_.path(), files_.names());
   const auto before = child_pids();
   std::vector<pid_t> workers;
@@ -125,7 +126,7 @@ TEST_F(ProcessStrategy, WorkersAreReapedWhenTheStrategyEnds) {
 }
 
 TEST_F(ProcessStrategy, AKilledWorkerIsAnErrorAndEveryWorkerIsReaped) {
-  if (!testing::can_list_children()) GTEST_SKIP() << "no /proc/<pid>/task/<tid>/children here";
+  if (!testing::can_list_children()) FDBENCH_SKIP_WITHOUT("proc_children") << "no such file";
   const auto work = make_open_workload(files_.dir_fd(), files_.path(), files_.names());
   const auto fds_before = platform::open_descriptors();
   const auto before = child_pids();
@@ -160,7 +161,7 @@ TEST_F(ProcessStrategy, AKilledWorkerIsAnErrorAndEveryWorkerIsReaped) {
 }
 
 TEST_F(ProcessStrategy, AWorkerKilledMidwayThroughMeasureBecomesTheResultError) {
-  if (!testing::can_list_children()) GTEST_SKIP() << "no /proc/<pid>/task/<tid>/children here";
+  if (!testing::can_list_children()) FDBENCH_SKIP_WITHOUT("proc_children") << "no such file";
   // A workload that kills its worker process on its first item: measure() reports the death
   // as the result's error and leaves nothing behind.
   class Suicidal final : public Workload {
@@ -249,7 +250,7 @@ TEST_F(ProcessStrategy, BusyWorkersDieWithTheirParent) {
   if (!platform::uses_linux_interfaces()) {
     GTEST_SKIP() << "PR_SET_PDEATHSIG is Linux-only: this build's die_with_parent() does nothing";
   }
-  if (!testing::can_list_children()) GTEST_SKIP() << "no /proc/<pid>/task/<tid>/children here";
+  if (!testing::can_list_children()) FDBENCH_SKIP_WITHOUT("proc_children") << "no such file";
   // A child of ours runs the strategy and is killed while its workers are in the middle of
   // a repetition (not waiting on their channel, where EOF would end them anyway): the
   // workers must not live on as orphans.
@@ -371,7 +372,7 @@ TEST(ProcessStrategySockets, EachWorkerGrowsItsOwnTable) {
   // The second seed experiment, with processes: 2 workers x 256 sockets from a fresh child.
   // Each worker's table grows to hold its sockets, while the table of the fresh child that
   // forked them stays as it was: every worker grew a table of its own.
-  if (!testing::fdsize_in_proc_status()) GTEST_SKIP() << "no FDSize in /proc/self/status here";
+  if (!testing::fdsize_in_proc_status()) FDBENCH_SKIP_WITHOUT("proc_status") << "no FDSize";
   constexpr std::size_t kPerWorker = 256;
   constexpr int kRepeat = 3;
   constexpr int kWarmup = 1;

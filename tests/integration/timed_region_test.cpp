@@ -28,6 +28,7 @@
 #include "engine/strategy.hpp"
 #include "fdbench/unique_fd.hpp"
 #include "engine/workload.hpp"
+#include "support/require.hpp"
 #include "support/temp_dir.hpp"
 #include "engine/workloads/item_workload.hpp"
 
@@ -142,7 +143,7 @@ class TimedRegion : public ::testing::Test {
     }
     const LeaseHolder probe(dir_ / paths_[0]);
     if (probe.error() != 0) {
-      GTEST_SKIP() << "no write lease on " << dir_.path() << ": " << std::strerror(probe.error());
+      FDBENCH_SKIP_WITHOUT("lease") << dir_.path() << ": " << std::strerror(probe.error());
     }
   }
   void TearDown() override { sigaction(SIGIO, &old_sigio_, nullptr); }

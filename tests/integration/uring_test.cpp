@@ -18,6 +18,7 @@
 #include "engine/strategy.hpp"
 #include "fdbench/unique_fd.hpp"
 #include "engine/workload.hpp"
+#include "support/require.hpp"
 #include "support/temp_dir.hpp"
 #include "support/warnings.hpp"
 
@@ -30,7 +31,7 @@ using testing::TempDir;
 #define SKIP_IF_UNAVAILABLE(info)                                           \
   do {                                                                      \
     if (const auto reason = (info).unavailable_reason(); !reason.empty()) { \
-      GTEST_SKIP() << (info).name << " is unavailable here: " << reason;    \
+      FDBENCH_SKIP_WITHOUT(testing::strategy_feature((info).name)) << (info).name << ": " << reason; \
     }                                                                       \
   } while (0)
 

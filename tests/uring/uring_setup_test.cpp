@@ -19,6 +19,7 @@
 #include "fdbench/unique_fd.hpp"
 #include "engine/workload.hpp"
 #include "uring/ring.hpp"
+#include "support/require.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench {
@@ -29,7 +30,7 @@ using testing::TempDir;
 #define SKIP_IF_UNAVAILABLE(info)                                           \
   do {                                                                      \
     if (const auto reason = (info).unavailable_reason(); !reason.empty()) { \
-      GTEST_SKIP() << (info).name << " is unavailable here: " << reason;    \
+      FDBENCH_SKIP_WITHOUT(testing::strategy_feature((info).name)) << (info).name << ": " << reason; \
     }                                                                       \
   } while (0)
 
@@ -97,7 +98,9 @@ TEST(UringSetup, AnErrorOtherThanEinvalEndsTheSearchWithNoFlags) {
 // The real kernel: a flag it does not know is refused with EINVAL, and the probe moves on to
 // what the running kernel accepts.
 TEST(UringSetup, TheKernelRefusesAnUnknownFlagAndTheProbeMovesOn) {
-  if (!uring::support().unavailable.empty()) GTEST_SKIP() << uring::support().unavailable;
+  if (!uring::support().unavailable.empty()) {
+    FDBENCH_SKIP_WITHOUT("uring") << uring::support().unavailable;
+  }
   constexpr unsigned kUnknown = 1U << 31;
   EXPECT_EQ(uring::try_ring_setup(kUnknown), -EINVAL);
   const auto real = uring::setup_flag_candidates();
