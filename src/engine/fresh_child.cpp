@@ -73,7 +73,9 @@ void child_repetition(Channel& channel, const WorkloadRecipe& recipe, const Stra
     report.fdsize_before = platform::fd_table_size().value_or(-1);
     Repetition rep;
     {
-      auto runner = strategy.make(config);  // worker threads exist only from here on
+      StrategyConfig once = config;
+      once.one_repetition = true;
+      auto runner = strategy.make(once);  // worker threads exist only from here on
       if (trace) report.shared = table_shared_now(strategy, config) ? 1 : 0;
       // A signal that came already ends the repetition before it starts; the check also
       // runs interrupted() once off the clock, so the workload's first call to it is not

@@ -20,6 +20,11 @@ struct StrategyConfig {
   int threads = 1;
   int batch = 64;  // items per task, where the strategy batches
   UringOptions uring{};  // read by the io_uring strategies only
+  // The runner does one repetition and is gone (a fresh child's): workers whose only job is
+  // their share end with it, as the seed's threads do. The kernel shares the descriptor table
+  // only while more than one thread holds it, so a worker kept waiting for a next repetition
+  // that never comes would make the other's last table growth wait for a grace period too.
+  bool one_repetition = false;
 };
 
 // Descriptors a strategy holds at once beyond the workload's own: its rings, channels, helper

@@ -24,7 +24,8 @@ namespace {
 class FastPoolStrategy final : public Strategy {
  public:
   explicit FastPoolStrategy(const StrategyConfig& config)
-      : group_(config.threads),
+      : group_(config.threads, config.one_repetition ? WorkerGroup::Lifetime::one_run
+                                                     : WorkerGroup::Lifetime::reused),
         ranges_(static_cast<std::size_t>(config.threads)),
         tallies_(static_cast<std::size_t>(config.threads)) {}
 

@@ -11,7 +11,9 @@ namespace {
 class ThreadsStrategy final : public Strategy {
  public:
   explicit ThreadsStrategy(const StrategyConfig& config)
-      : group_(config.threads), tallies_(config.threads) {}
+      : group_(config.threads, config.one_repetition ? WorkerGroup::Lifetime::one_run
+                                                     : WorkerGroup::Lifetime::reused),
+        tallies_(config.threads) {}
 
   Repetition run(Workload& work) override {
     const std::size_t n = work.ops();

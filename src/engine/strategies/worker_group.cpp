@@ -7,7 +7,8 @@
 
 namespace fdbench {
 
-WorkerGroup::WorkerGroup(int workers) : workers_(workers), finish_(workers) {
+WorkerGroup::WorkerGroup(int workers, Lifetime lifetime)
+    : workers_(workers), lifetime_(lifetime), finish_(workers) {
   FDBENCH_ASSERT(workers >= 1);
   threads_.reserve(workers - 1);
   for (int w = 1; w < workers; ++w) threads_.emplace_back([this, w] { loop(w); });
@@ -29,10 +30,13 @@ void WorkerGroup::loop(int worker) {
     (*body_)(worker);
     finish_[worker].ns = platform::now_ns();
     if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
+    if (lifetime_ == Lifetime::one_run) return;  // the thread ends with its job
   }
 }
 
 std::int64_t WorkerGroup::run(const std::function<void(int)>& body) {
+  FDBENCH_ASSERT(lifetime_ == Lifetime::reused || !ran_);
+  ran_ = true;
   body_ = &body;
   pending_.store(workers_ - 1, std::memory_order_relaxed);
   const std::int64_t start = platform::now_ns();

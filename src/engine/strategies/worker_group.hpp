@@ -1,7 +1,9 @@
 #pragma once
 // T workers released together: the calling thread is worker 0 and T-1 threads wait on a
 // futex-backed epoch (std::atomic::wait), so waiting workers burn no CPU on a small machine.
-// Thread creation happens in the constructor, outside any timed region.
+// Thread creation happens in the constructor, outside any timed region. A group made for one
+// run ends each worker thread as soon as its body returns, as a thread made for one job
+// would: the descriptor table is then shared only while more than one thread still works.
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -19,14 +21,15 @@ struct alignas(64) WorkerTally {
 
 class WorkerGroup {
  public:
-  explicit WorkerGroup(int workers);
+  enum class Lifetime { reused, one_run };
+  explicit WorkerGroup(int workers, Lifetime lifetime = Lifetime::reused);
   WorkerGroup(const WorkerGroup&) = delete;
   WorkerGroup& operator=(const WorkerGroup&) = delete;
   ~WorkerGroup();
 
   [[nodiscard]] int size() const { return workers_; }
   // Runs body(w) on every worker w at once; returns nanoseconds from the release to the
-  // moment the last worker finished.
+  // moment the last worker finished. A one_run group runs once.
   std::int64_t run(const std::function<void(int)>& body);
 
  private:
@@ -36,6 +39,8 @@ class WorkerGroup {
   void loop(int worker);
 
   int workers_;
+  Lifetime lifetime_;
+  bool ran_ = false;
   std::atomic<std::uint32_t> epoch_{0};
   std::atomic<int> pending_{0};
   std::atomic<bool> stop_{false};

@@ -1,0 +1,157 @@
+/* fdbench_stall_loop THREADS PER_THREAD PREGROW REPEAT WARMUP
+ *
+ * The reference for `fdbench socket --strategy threads --threads T --per-thread N --pregrow
+ * off|auto`: the second seed's experiment done minimally. Each repetition runs in a fresh child
+ * forked from a process holding only fds 0-2, so it starts from the kernel's smallest
+ * descriptor table (64 slots); the child holds its report pipe as fd 3, as fdbench's does.
+ * With PREGROW 1 it first grows the table with one dup2 to the fd fdbench's --pregrow auto
+ * picks. The clock starts before the first pthread_create and stops after the last
+ * pthread_join, as the seed's program has it: the calling thread is one of the T, and each
+ * creates PER_THREAD TCP sockets and holds them. The sockets are closed after the clock.
+ * Prints each timed repetition's nanoseconds on a line. */
+#define _GNU_SOURCE
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "reference.h"
+
+enum { kReportFd = 3, kMaxThreads = 64 };
+
+struct Report {
+  int64_t ns;
+  long failures;
+  int error; /* errno of a failed set-up step, 0 if none */
+};
+
+struct Share {
+  int* fds;
+  long count;
+};
+
+static void* create_sockets(void* arg) {
+  const struct Share* share = arg;
+  for (long i = 0; i < share->count; ++i) {
+    share->fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  }
+  return NULL;
+}
+
+static void report_and_exit(const struct Report* report) {
+  const ssize_t written = write(kReportFd, report, sizeof *report);
+  _exit(written == (ssize_t)sizeof *report ? 0 : 1);
+}
+
+static void child(int report_fd, long threads, long per_thread, long pregrow) {
+  struct Report report = {0, 0, 0};
+  if (report_fd != kReportFd) {
+    dup2(report_fd, kReportFd);
+    close(report_fd);
+  }
+  const long total = threads * per_thread;
+  int* fds = malloc((size_t)total * sizeof *fds);
+  if (fds == NULL) {
+    report.error = ENOMEM;
+    report_and_exit(&report);
+  }
+  memset(fds, -1, (size_t)total * sizeof *fds);
+  if (pregrow) { /* --pregrow auto: the report fd, every socket, and FDSize reads */
+    const int highest = kReportFd + (int)total + 2;
+    if (dup2(kReportFd, highest) < 0) {
+      report.error = errno;
+      report_and_exit(&report);
+    }
+    close(highest);
+  }
+  struct Share shares[kMaxThreads];
+  pthread_t ids[kMaxThreads];
+  for (long t = 0; t < threads; ++t) {
+    shares[t].fds = fds + t * per_thread;
+    shares[t].count = per_thread;
+  }
+
+  const int64_t start = reference_now_ns();
+  for (long t = 1; t < threads; ++t) {
+    const int err = pthread_create(&ids[t], NULL, create_sockets, &shares[t]);
+    if (err != 0) {
+      report.error = err;
+      report_and_exit(&report);
+    }
+  }
+  create_sockets(&shares[0]);
+  for (long t = 1; t < threads; ++t) pthread_join(ids[t], NULL);
+  report.ns = reference_now_ns() - start;
+
+  for (long i = 0; i < total; ++i) {
+    if (fds[i] < 0) {
+      ++report.failures;
+    } else {
+      close(fds[i]);
+    }
+  }
+  report_and_exit(&report);
+}
+
+/* One repetition in a fresh child; exits with a one-line error if it could not run. */
+static struct Report repetition(long threads, long per_thread, long pregrow) {
+  int fds[2];
+  if (pipe(fds) != 0) {
+    fprintf(stderr, "Error: cannot create a pipe: %s\n", strerror(errno));
+    exit(1);
+  }
+  const pid_t pid = fork();
+  if (pid < 0) {
+    fprintf(stderr, "Error: cannot fork: %s\n", strerror(errno));
+    exit(1);
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    child(fds[1], threads, per_thread, pregrow);
+  }
+  close(fds[1]);
+  struct Report report = {0, 0, -1};
+  ssize_t got = 0;
+  while ((got = read(fds[0], &report, sizeof report)) < 0 && errno == EINTR) {
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (got != (ssize_t)sizeof report || report.error != 0 || report.failures != 0) {
+    fprintf(stderr, "Error: a repetition failed: %s\n",
+            got != (ssize_t)sizeof report ? "the child did not report"
+            : report.error != 0           ? strerror(report.error)
+                                          : "socket() failed");
+    exit(1);
+  }
+  return report;
+}
+
+/* Hold nothing but 0-2, so every child forked from here gets the smallest table. */
+static void close_inherited(void) {
+#if defined(__linux__)
+  if (close_range(3, ~0U, 0) == 0) return;
+#endif
+  for (int fd = 3; fd < getdtablesize(); ++fd) close(fd);
+}
+
+int main(int argc, char** argv) {
+  if (argc != 6) {
+    fprintf(stderr, "Usage: %s THREADS PER_THREAD PREGROW REPEAT WARMUP\n", argv[0]);
+    return 2;
+  }
+  const long threads = reference_count(argv[1], "THREADS", 1, kMaxThreads);
+  const long per_thread = reference_count(argv[2], "PER_THREAD", 1, 100000);
+  const long pregrow = reference_count(argv[3], "PREGROW", 0, 1);
+  const long repeat = reference_count(argv[4], "REPEAT", 1, 100000);
+  const long warmup = reference_count(argv[5], "WARMUP", 0, 100000);
+  close_inherited();
+  for (long r = 0; r < warmup + repeat; ++r) {
+    const struct Report report = repetition(threads, per_thread, pregrow);
+    if (r >= warmup) printf("%lld\n", (long long)report.ns);
+  }
+  return 0;
+}
