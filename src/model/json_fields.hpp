@@ -2,10 +2,11 @@
 // The JSON contract's fields in one place: a table of the fields of a result and one of the
 // environment, a row per field with its JSON name, the schema_version that added it, how its
 // value is written, how a document's value is read, and what a document without it reads as.
-// The json reporter writes every row, the reader (results_json.cpp) reads every row and the
-// CSV's columns are rows: a field is added here, once. What is nested (the input record,
-// --latency's events and stalls) or read with a mapping from schema 1 (status, warning kinds)
-// has functions of its own, named in its row.
+// The json reporter writes every row, the reader (results_json.cpp) reads every row, the CSV's
+// columns are rows, and a unit test holds the names to docs/fdbench.schema.json: a field is
+// added here, once. What is nested (the input record, --latency's events and stalls) or read
+// with a mapping from schema 1 (status, warning kinds) has functions of its own, named in its
+// row.
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <span>
