@@ -14,7 +14,7 @@ namespace fdbench {
 
 // The output contract's version: 2 added each result's `status`, `warning_kinds`,
 // `batch_unit`, `workload_kind`, `recommendable` and `rcu_expedited`. Every version from 1 on
-// reads; what an older one lacks is derived once, here.
+// reads; what an older one lacks is derived once, by the field tables (json_fields.hpp).
 inline constexpr int kSchemaVersion = 2;
 
 struct ResultsDocument {

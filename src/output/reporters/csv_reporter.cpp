@@ -1,8 +1,12 @@
-// csv: one header row, then one row per result as it finishes (RFC 4180 quoting).
+// csv: one header row, then one row per result as it finishes (RFC 4180 quoting). The columns
+// are the result fields json_fields.cpp gives a column, with the values the JSON has.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "model/json_fields.hpp"
 #include "output/reporter.hpp"
 #include "output/reporters/registry.hpp"
 
@@ -20,9 +24,33 @@ std::string quoted(const std::string& field) {
   return out + "\"";
 }
 
-template <class T>
-std::string optional_text(const std::optional<T>& value) {
-  return value ? std::to_string(*value) : "";
+// A field's JSON value as a cell: a text quoted, a whole number as it is, any other to one
+// decimal, an array's values joined by ';', null empty.
+std::string cell(const nlohmann::json& v) {
+  if (v.is_string()) return quoted(v.get<std::string>());
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_unsigned()) return fmt::format("{}", v.get<std::uint64_t>());
+  if (v.is_number_integer()) return fmt::format("{}", v.get<std::int64_t>());
+  if (v.is_number_float()) return fmt::format("{:.1f}", v.get<double>());
+  std::string joined;
+  for (std::size_t i = 0; v.is_array() && i < v.size(); ++i) {
+    joined += (i == 0 ? "" : ";") + cell(v[i]);
+  }
+  return joined;
+}
+
+// The result fields that are columns, in their order.
+const std::vector<const ResultField*>& columns() {
+  static const std::vector<const ResultField*> kColumns = [] {
+    std::vector<const ResultField*> out;
+    for (const auto& f : result_fields()) {
+      if (f.csv_column >= 0) out.push_back(&f);
+    }
+    std::sort(out.begin(), out.end(),
+              [](const auto* a, const auto* b) { return a->csv_column < b->csv_column; });
+    return out;
+  }();
+  return kColumns;
 }
 
 class CsvReporter final : public Reporter {
@@ -42,20 +70,19 @@ class CsvReporter final : public Reporter {
 }  // namespace
 
 std::string csv_header() {
-  return "workload,strategy,threads,batch,kind,pregrow,ops,repeat,warmup,min_ns,median_ns,"
-         "max_ns,mean_ns,stddev_ns,ops_per_sec,fdsize_before,fdsize_after,failures,error,"
-         "runnable_threads,times_ns,status";
+  std::string header;
+  for (const auto* f : columns()) header += (header.empty() ? "" : ",") + std::string(f->name);
+  return header;
 }
 
 std::string csv_row(const Result& r) {
-  std::string times;
-  for (const auto t : r.times_ns) times += (times.empty() ? "" : ";") + std::to_string(t);
-  return fmt::format(
-      "{},{},{},{},{},{},{},{},{},{},{:.1f},{},{:.1f},{:.1f},{:.1f},{},{},{},{},{},{},{}",
-      quoted(r.workload), quoted(r.strategy), r.threads, r.batch, quoted(r.kind), quoted(r.pregrow.label()),
-      r.ops, r.repeat, r.warmup, r.stats.min, r.stats.median, r.stats.max, r.stats.mean,
-      r.stats.stddev, r.ops_per_sec, optional_text(r.fdsize_before), optional_text(r.fdsize_after),
-      r.failures, quoted(r.error), r.runnable_threads, times, to_string(r.status));
+  std::string row;
+  for (const auto* f : columns()) {
+    if (f != columns().front()) row += ',';
+    const auto value = f->write(r);
+    if (value) row += cell(*value);  // a field left out is an empty cell
+  }
+  return row;
 }
 
 std::unique_ptr<Reporter> make_csv_reporter(std::ostream& out) {

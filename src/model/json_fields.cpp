@@ -1,0 +1,628 @@
+#include "model/json_fields.hpp"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include "fdbench/error.hpp"
+#include "model/json_reader.hpp"
+
+namespace fdbench {
+
+namespace {
+
+using nlohmann::json;
+using Written = std::optional<json>;
+
+// ---- Values written and read as their type says ----------------------------------------
+
+template <class T>
+inline constexpr bool kIsOptional = false;
+template <class T>
+inline constexpr bool kIsOptional<std::optional<T>> = true;
+
+// The settings written as words: how they are parsed, and the words a reader's message lists.
+template <class T>
+struct Spelling;
+template <>
+struct Spelling<Pregrow> {
+  static constexpr auto parse = parse_pregrow;
+  static constexpr const char* expected = "\"off\", \"auto\" or a descriptor number";
+};
+template <>
+struct Spelling<WorkerKind> {
+  static constexpr auto parse = parse_worker_kind;
+  static constexpr const char* expected = "\"threads\" or \"processes\"";
+};
+template <>
+struct Spelling<FdTable> {
+  static constexpr auto parse = parse_fd_table;
+  static constexpr const char* expected = "\"shared\", \"per-worker\" or \"none\"";
+};
+template <>
+struct Spelling<WorkloadKind> {
+  static constexpr auto parse = parse_workload_kind;
+  static constexpr const char* expected = "\"open\" or \"create\"";
+};
+template <>
+struct Spelling<BatchUnit> {
+  static constexpr auto parse = parse_batch_unit;
+  static constexpr const char* expected = "\"none\", \"task\", \"submission\" or \"in-flight\"";
+};
+template <class T>
+concept Spelled = requires {
+  Spelling<T>::expected;
+};
+
+// Texts, numbers and flags as they are; a setting as its word; an optional one null when unset.
+template <class T>
+json value_json(const T& value) {
+  if constexpr (std::is_same_v<T, Pregrow>) {
+    return value.label();
+  } else if constexpr (std::is_enum_v<T>) {
+    return std::string(to_string(value));
+  } else if constexpr (kIsOptional<T>) {
+    return value ? value_json(*value) : json(nullptr);
+  } else {
+    return value;
+  }
+}
+
+template <class T>
+T read_value(const JsonReader& in, const char* name) {
+  if constexpr (Spelled<T>) {
+    return in.choice(name, Spelling<T>::parse, Spelling<T>::expected);
+  } else if constexpr (kIsOptional<T>) {
+    return read_value<typename T::value_type>(in, name);
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return in.text(name);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return in.flag(name);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return in.number(name);
+  } else if constexpr (std::is_integral_v<T>) {
+    return in.integer<T>(name);
+  } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+    return in.texts(name);
+  } else {
+    static_assert(std::is_same_v<T, std::map<std::string, std::string>>);
+    return in.text_map(name);
+  }
+}
+
+// ---- Rows for one member of the record --------------------------------------------------
+
+template <class Pointer>
+struct MemberOf;
+template <class Record_, class Type_>
+struct MemberOf<Type_ Record_::*> {
+  using Record = Record_;
+  using Type = Type_;
+};
+template <auto member>
+using RecordOf = typename MemberOf<decltype(member)>::Record;
+template <auto member>
+using TypeOf = typename MemberOf<decltype(member)>::Type;
+
+template <auto member>
+Written write_member(const RecordOf<member>& r) {
+  return value_json(r.*member);
+}
+
+// Left out while it is empty: "", no value, no entries.
+template <auto member>
+Written write_when_set(const RecordOf<member>& r) {
+  const auto& value = r.*member;
+  if constexpr (kIsOptional<TypeOf<member>>) {
+    if (!value) return std::nullopt;
+  } else {
+    if (value.empty()) return std::nullopt;
+  }
+  return value_json(value);
+}
+
+template <auto member>
+void read_member(const JsonReader& in, const char* name, RecordOf<member>& r) {
+  r.*member = read_value<TypeOf<member>>(in, name);
+}
+
+// The member's empty value: "", no value, no entries, pregrow off.
+template <auto member>
+void reset(RecordOf<member>& r) {
+  r.*member = TypeOf<member>{};
+}
+
+template <class Record>
+using Older = void (*)(Record&);
+
+// A field every document has: one without it is malformed.
+template <auto member>
+constexpr JsonField<RecordOf<member>> required(const char* name) {
+  return {.name = name,
+          .write = &write_member<member>,
+          .read_as = FieldRead::required,
+          .read = &read_member<member>};
+}
+
+// A field a document may lack (or hold null): it then reads as `older` sets it.
+template <auto member>
+constexpr JsonField<RecordOf<member>> defaulted(const char* name,
+                                                Older<RecordOf<member>> older = &reset<member>) {
+  return {.name = name,
+          .write = &write_member<member>,
+          .read_as = FieldRead::optional,
+          .read = &read_member<member>,
+          .older = older};
+}
+
+// Defaulted, and written only when it is set.
+template <auto member>
+constexpr JsonField<RecordOf<member>> when_set(const char* name) {
+  JsonField<RecordOf<member>> f = defaulted<member>(name);
+  f.write = &write_when_set<member>;
+  return f;
+}
+
+// Written and read by functions of its own.
+template <class Record>
+constexpr JsonField<Record> custom(const char* name, Written (*write)(const Record&),
+                                   FieldRead read_as,
+                                   void (*read)(const JsonReader&, const char*, Record&) = nullptr,
+                                   Older<Record> older = nullptr) {
+  return {.name = name, .write = write, .read_as = read_as, .read = read, .older = older};
+}
+
+// Written, never read: computed again from the raw samples (a reader never trusts a stale copy).
+constexpr ResultField derived(const char* name, Written (*write)(const Result&)) {
+  return custom<Result>(name, write, FieldRead::derived);
+}
+
+// Written and read by the functions of the row above it, as one.
+constexpr ResultField part(const char* name, Written (*write)(const Result&)) {
+  return custom<Result>(name, write, FieldRead::together);
+}
+
+// ---- Documents written before a field existed -------------------------------------------
+
+// The properties of the eight strategies as fdbench had them before results recorded them:
+// what a document of that time leaves out. Frozen: a strategy added since records its own.
+struct LegacyStrategy {
+  std::string_view name;
+  WorkerKind workers = WorkerKind::threads;
+  FdTable fd_table = FdTable::shared;
+  bool reference = false;
+  bool caller_runs_beside = false;  // a pool's waiting caller or libuv's loop: T + 1 runnable
+  BatchUnit batch_unit = BatchUnit::none;
+  bool recommendable = true;
+};
+constexpr LegacyStrategy kLegacyStrategies[] = {
+    {.name = "threads", .reference = true},
+    {.name = "pool", .caller_runs_beside = true, .recommendable = false},
+    {.name = "pool-batch", .caller_runs_beside = true, .batch_unit = BatchUnit::task},
+    {.name = "fast-pool"},
+    {.name = "process", .workers = WorkerKind::processes, .fd_table = FdTable::per_worker},
+    {.name = "uring", .batch_unit = BatchUnit::submission},
+    {.name = "uring-direct", .fd_table = FdTable::none, .batch_unit = BatchUnit::submission},
+    {.name = "libuv", .caller_runs_beside = true, .batch_unit = BatchUnit::in_flight},
+};
+
+// The strategy as it was then; one added since reads as LegacyStrategy's defaults.
+const LegacyStrategy& legacy(const Result& r) {
+  static constexpr LegacyStrategy kUnknown{};
+  for (const auto& s : kLegacyStrategies) {
+    if (s.name == r.strategy) return s;
+  }
+  return kUnknown;
+}
+
+// ---- The fields written and read by hand ------------------------------------------------
+
+void read_times(const JsonReader& in, const char* name, Result& r) {
+  const json& times = in.field(name);
+  if (!times.is_array()) throw Error(in.path(name) + ": expected an array of integers");
+  for (const auto& t : times) {
+    if (!t.is_number_integer()) throw Error(in.path(name) + ": expected an array of integers");
+    r.times_ns.push_back(t.get<std::int64_t>());
+  }
+}
+
+Written write_failures_by_errno(const Result& r) {
+  if (r.failures_by_errno.empty()) return std::nullopt;
+  json by_errno = json::object();
+  for (const auto& [name, n] : r.failures_by_errno) {
+    by_errno[name] = {{"count", n.count}, {"message", n.message}};
+  }
+  return by_errno;
+}
+
+void read_failures_by_errno(const JsonReader& in, const char* name, Result& r) {
+  r.failures_by_errno = in.errno_counts(name);
+}
+
+// Two arrays of one length: the texts as they always were, and what each is about.
+Written write_warnings(const Result& r) {
+  if (r.warnings.empty()) return std::nullopt;
+  json texts = json::array();
+  for (const auto& w : r.warnings) texts.push_back(w.text);
+  return texts;
+}
+
+Written write_warning_kinds(const Result& r) {
+  if (r.warnings.empty()) return std::nullopt;
+  json kinds = json::array();
+  for (const auto& w : r.warnings) kinds.push_back(std::string(to_string(w.kind)));
+  return kinds;
+}
+
+void read_warnings(const JsonReader& in, const char* name, Result& r) {
+  for (auto& text : in.texts(name)) r.warnings.push_back({WarningKind::other, std::move(text)});
+}
+
+void read_warning_kinds(const JsonReader& in, const char* name, Result& r) {
+  const std::vector<std::string> kinds = in.texts(name);
+  if (kinds.size() != r.warnings.size()) {
+    throw Error(in.path(name) + ": expected one kind for each warning");
+  }
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    if (!parse_warning_kind(kinds[i], r.warnings[i].kind)) {
+      r.warnings[i].kind = WarningKind::other;  // a kind added after this version: still a warning
+    }
+  }
+}
+
+// Schema 1 had no kinds: they are recognised from the texts it wrote, here and nowhere else.
+void kinds_of_old_warnings(Result& r) {
+  for (auto& w : r.warnings) {
+    if (w.text.starts_with("noisy: ")) {
+      w.kind = WarningKind::noisy;
+    } else if (w.text.starts_with("interrupted: ")) {
+      w.kind = WarningKind::cut_short;
+    } else if (w.text.starts_with("descriptor leak: ")) {
+      w.kind = WarningKind::leak;
+    }
+  }
+}
+
+void read_status(const JsonReader& in, const char* name, Result& r) {
+  if (!parse_status(in.text(name), r.status)) {
+    throw Error(in.path(name) + ": '" + in.text(name) +
+                "' is not a status (measured, unavailable, failed, cut-short, timed-out, hung)");
+  }
+  if (!r.ran() && !r.times_ns.empty()) {
+    throw Error(in.path(name) + ": a " + in.text(name) + " result has no times");
+  }
+}
+
+// Schema 1 had no status: an error was "unavailable" unless its words said the repetition
+// timed out or hung, and a cut-short result said so in a warning.
+void status_of_old_result(Result& r) {
+  constexpr std::string_view kTimedOut = "timed out: ";
+  constexpr std::string_view kHung = "hung: ";
+  if (r.error.starts_with(kTimedOut)) {
+    r.status = Status::timed_out;
+    r.error.erase(0, kTimedOut.size());
+  } else if (r.error.starts_with(kHung)) {
+    r.status = Status::hung;
+    r.error.erase(0, kHung.size());
+  } else if (!r.error.empty()) {
+    r.status = Status::unavailable;
+  } else if (r.has_warning(WarningKind::cut_short)) {
+    r.status = Status::cut_short;
+  }
+}
+
+// Values other than strings (a later version's) are kept as their JSON text.
+void read_parameters(const JsonReader& in, const char* name, Result& r) {
+  const json& p = in.field(name);
+  if (!p.is_object()) throw Error(in.path(name) + ": expected an object");
+  for (const auto& [key, value] : p.items()) {
+    r.parameters[key] = value.is_string() ? value.get<std::string>() : value.dump();
+  }
+}
+
+Written write_input(const Result& r) {
+  if (!r.input) return std::nullopt;
+  const InputSummary& in = *r.input;
+  json j = {
+      {"source", in.source},   {"origin", in.origin},       {"layout", in.layout},
+      {"flags", in.flags},     {"keep_open", in.keep_open}, {"files", in.files},
+      {"skipped", in.skipped}, {"missing", in.missing},
+  };
+  if (!in.file_set.empty()) j["file_set"] = in.file_set;
+  return j;
+}
+
+// The schema's place for it is the result: the set-up of whatever the result measured.
+Written write_setup_ns(const Result& r) {
+  if (!r.input || !r.input->setup_ns) return std::nullopt;
+  return *r.input->setup_ns;
+}
+
+// The input record, and the result's setup_ns with it.
+void read_input(const JsonReader& result, const char* name, Result& r) {
+  const JsonReader input(result.field(name), result.path(name));
+  InputSummary s;
+  s.source = input.text("source");
+  s.origin = input.text_or("origin", "");
+  s.layout = input.text_or("layout", "");
+  s.flags = input.text_or("flags", "rdonly");
+  s.keep_open = input.has("keep_open") && input.field("keep_open").is_boolean() &&
+                input.field("keep_open").get<bool>();
+  s.files = input.integer<std::uint64_t>("files");
+  s.skipped = input.counts("skipped");
+  s.missing = input.counts("missing");
+  s.file_set = input.text_or("file_set", "");
+  s.setup_ns = result.optional_integer<std::int64_t>("setup_ns");
+  r.input = std::move(s);
+}
+
+// --latency: the percentiles per operation, every growth event and the stalls.
+json totals_json(const EventTotals& t) {
+  return {
+      {"count", t.count}, {"total_ns", t.total_ns}, {"share_of_repetition", t.share_of_repetition}};
+}
+
+Written write_latency_ns(const Result& r) {
+  if (!r.latency) return std::nullopt;
+  json ns = json::object();
+  for (const auto& [op, p] : r.latency->ns) {
+    ns[op] = {{"count", p.count}, {"p50", p.p50},   {"p90", p.p90},
+              {"p99", p.p99},     {"p999", p.p999}, {"max", p.max}};
+  }
+  return ns;
+}
+
+// Where the table's size is not shown, there are no growth events to tell.
+Written write_growth_events(const Result& r) {
+  if (!r.latency || !r.latency->growth_known) return std::nullopt;
+  json growth = json::array();
+  for (const auto& g : r.latency->growth_events) {
+    growth.push_back({{"repetition", g.repetition},
+                      {"worker", g.worker},
+                      {"index", g.index},
+                      {"fd", g.fd},
+                      {"ns", g.ns},
+                      {"fdsize_before", g.fdsize_before},
+                      {"fdsize_after", g.fdsize_after},
+                      {"shared", g.shared}});
+  }
+  return growth;
+}
+
+Written write_growth_summary(const Result& r) {
+  if (!r.latency || !r.latency->growth_known) return std::nullopt;
+  return totals_json(r.latency->growth_totals);
+}
+
+Written write_stalls(const Result& r) {
+  if (!r.latency) return std::nullopt;
+  json stalls = json::array();
+  for (const auto& s : r.latency->stalls) {
+    stalls.push_back({{"repetition", s.repetition},
+                      {"worker", s.worker},
+                      {"index", s.index},
+                      {"op", s.op},
+                      {"fd", s.fd},
+                      {"ns", s.ns},
+                      {"cause", s.cause}});
+  }
+  return stalls;
+}
+
+Written write_stall_summary(const Result& r) {
+  if (!r.latency) return std::nullopt;
+  return totals_json(r.latency->stall_totals);
+}
+
+EventTotals read_totals(const JsonReader& in) {
+  EventTotals t;
+  t.count = in.integer<std::uint64_t>("count");
+  t.total_ns = in.integer<std::int64_t>("total_ns");
+  t.share_of_repetition = in.number("share_of_repetition");
+  return t;
+}
+
+// Elements of the array `key` of `in`, each read by `read` with its own path.
+template <class Read>
+void each_of(const JsonReader& in, const char* key, Read read) {
+  const json& list = in.field(key);
+  if (!list.is_array()) throw Error(in.path(key) + ": expected an array");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    read(JsonReader(list[i], fmt::format("{}[{}]", in.path(key), i)));
+  }
+}
+
+void read_growth(const JsonReader& in, Latency& latency) {
+  latency.growth_known = in.has("growth_summary");
+  if (!latency.growth_known) return;
+  each_of(in, "growth_events", [&](const JsonReader& g) {
+    latency.growth_events.push_back({g.integer<int>("repetition"), g.integer<int>("worker"),
+                                     g.integer<std::uint64_t>("index"), g.integer<int>("fd"),
+                                     g.integer<std::int64_t>("ns"), g.integer<int>("fdsize_before"),
+                                     g.integer<int>("fdsize_after"), g.flag_or("shared", false)});
+  });
+  latency.growth_totals =
+      read_totals(JsonReader(in.field("growth_summary"), in.path("growth_summary")));
+}
+
+// --latency's fields, present together or not at all: latency_ns and the rows below it.
+void read_latency(const JsonReader& in, const char* name, Result& r) {
+  Latency latency;
+  const json& ns = in.field(name);
+  if (!ns.is_object()) throw Error(in.path(name) + ": expected an object");
+  for (const auto& [op, value] : ns.items()) {
+    const JsonReader p(value, in.path(name) + "." + op);
+    latency.ns[op] = {p.integer<std::uint64_t>("count"), p.integer<std::int64_t>("p50"),
+                      p.integer<std::int64_t>("p90"),    p.integer<std::int64_t>("p99"),
+                      p.integer<std::int64_t>("p999"),   p.integer<std::int64_t>("max")};
+  }
+  read_growth(in, latency);
+  each_of(in, "stalls", [&](const JsonReader& s) {
+    latency.stalls.push_back({s.integer<int>("repetition"), s.integer<int>("worker"),
+                              s.integer<std::uint64_t>("index"), s.text("op"), s.integer<int>("fd"),
+                              s.integer<std::int64_t>("ns"), s.text("cause")});
+  });
+  latency.stall_totals =
+      read_totals(JsonReader(in.field("stall_summary"), in.path("stall_summary")));
+  r.latency = std::move(latency);
+}
+
+// The value --rcu-expedited set for the result. Before results recorded it, a parameter of
+// that name said it (and is dropped either way).
+void read_rcu_expedited(const JsonReader& in, const char* name, Result& r) {
+  r.rcu_expedited = in.integer<int>(name);
+  r.parameters.erase("rcu_expedited");
+}
+
+void rcu_expedited_of_old_result(Result& r) {
+  r.rcu_expedited.reset();
+  const auto old = r.parameters.find("rcu_expedited");
+  if (old == r.parameters.end()) return;
+  if (old->second == "0" || old->second == "1") r.rcu_expedited = old->second == "1" ? 1 : 0;
+  r.parameters.erase(old);
+}
+
+// ---- The tables -------------------------------------------------------------------------
+
+// Rows in the reader's order: an Error names the first wrong field, and a default may depend
+// on the rows above it (a strategy's properties on its name, the workload's on the input).
+// The CSV's columns have an order of their own, hence their numbers.
+// clang-format off
+constexpr ResultField kResultFields[] = {
+    required<&Result::workload>("workload").csv(0),
+    required<&Result::strategy>("strategy").csv(1),
+    required<&Result::threads>("threads").csv(2),
+    required<&Result::batch>("batch").csv(3),
+    required<&Result::kind>("kind").csv(4),
+    defaulted<&Result::pregrow>("pregrow").csv(5),
+    required<&Result::ops>("ops").csv(6),
+    required<&Result::repeat>("repeat").csv(7),
+    required<&Result::warmup>("warmup").csv(8),
+    custom<Result>("times_ns", &write_member<&Result::times_ns>, FieldRead::required,
+                   &read_times).csv(20),
+    defaulted<&Result::fdsize_before>("fdsize_before").csv(15),
+    defaulted<&Result::fdsize_after>("fdsize_after").csv(16),
+    required<&Result::failures>("failures").csv(17),
+    when_set<&Result::first_failure>("first_failure"),
+    custom<Result>("failures_by_errno", &write_failures_by_errno, FieldRead::optional,
+                   &read_failures_by_errno, &reset<&Result::failures_by_errno>),
+    when_set<&Result::error>("error").csv(18),
+    custom<Result>("warnings", &write_warnings, FieldRead::optional, &read_warnings,
+                   &reset<&Result::warnings>),
+    custom<Result>("warning_kinds", &write_warning_kinds, FieldRead::optional,
+                   &read_warning_kinds, &kinds_of_old_warnings).added_in(2),
+    custom<Result>("status", &write_member<&Result::status>, FieldRead::optional, &read_status,
+                   &status_of_old_result).added_in(2).csv(21),
+    custom<Result>("parameters", &write_when_set<&Result::parameters>, FieldRead::optional,
+                   &read_parameters, &reset<&Result::parameters>),
+    custom<Result>("input", &write_input, FieldRead::optional, &read_input,
+                   &reset<&Result::input>),
+    part("setup_ns", &write_setup_ns),
+    custom<Result>("latency_ns", &write_latency_ns, FieldRead::optional, &read_latency,
+                   &reset<&Result::latency>),
+    part("growth_events", &write_growth_events),
+    part("growth_summary", &write_growth_summary),
+    part("stalls", &write_stalls),
+    part("stall_summary", &write_stall_summary),
+    // What the strategy and the workload are: a document from before they were recorded gets
+    // what its strategy was then, and the workload's from the input record (only open results
+    // had one: they counted files, held them only with keep_open, and opened existing files).
+    defaulted<&Result::workers>("workers", [](Result& r) { r.workers = legacy(r).workers; }),
+    defaulted<&Result::fd_table>("fd_table", [](Result& r) { r.fd_table = legacy(r).fd_table; }),
+    defaulted<&Result::reference>("reference",
+                                  [](Result& r) { r.reference = legacy(r).reference; }),
+    defaulted<&Result::runnable_threads>("runnable_threads", [](Result& r) {
+      r.runnable_threads = r.threads + (legacy(r).caller_runs_beside ? 1 : 0);
+    }).csv(19),
+    defaulted<&Result::holds_descriptors>("holds_descriptors", [](Result& r) {
+      r.holds_descriptors = !r.input || r.input->keep_open;
+    }),
+    defaulted<&Result::unit>("unit", [](Result& r) { r.unit = r.input ? "files" : "fds"; }),
+    defaulted<&Result::workload_kind>("workload_kind", [](Result& r) {
+      r.workload_kind = r.input ? WorkloadKind::open : WorkloadKind::create;
+    }).added_in(2),
+    defaulted<&Result::batch_unit>("batch_unit", [](Result& r) {
+      r.batch_unit = legacy(r).batch_unit;
+    }).added_in(2),
+    defaulted<&Result::recommendable>("recommendable", [](Result& r) {
+      r.recommendable = legacy(r).recommendable;
+    }).added_in(2),
+    custom<Result>("rcu_expedited", &write_when_set<&Result::rcu_expedited>, FieldRead::optional,
+                   &read_rcu_expedited, &rcu_expedited_of_old_result).added_in(2),
+    derived("min_ns", [](const Result& r) -> Written { return r.stats.min; }).csv(9),
+    derived("median_ns", [](const Result& r) -> Written { return r.stats.median; }).csv(10),
+    derived("max_ns", [](const Result& r) -> Written { return r.stats.max; }).csv(11),
+    derived("mean_ns", [](const Result& r) -> Written { return r.stats.mean; }).csv(12),
+    derived("stddev_ns", [](const Result& r) -> Written { return r.stats.stddev; }).csv(13),
+    derived("median_ci_ns", [](const Result& r) -> Written {
+      return json::array({r.median_ci.lo, r.median_ci.hi});
+    }),
+    // Below 0.95: too few repetitions for 95%.
+    derived("median_ci_level", [](const Result& r) -> Written { return r.median_ci.level; }),
+    derived("outliers", [](const Result& r) -> Written { return r.outliers; }),
+    derived("ops_per_sec", [](const Result& r) -> Written { return r.ops_per_sec; }).csv(14),
+};
+// clang-format on
+
+void read_rlimit_nofile(const JsonReader& in, const char* name, Environment& env) {
+  const JsonReader limit(in.field(name), in.path(name));
+  env.rlimit_nofile.soft = limit.integer<std::uint64_t>("soft");
+  env.rlimit_nofile.hard = limit.integer<std::uint64_t>("hard");
+}
+
+// Linux's own figures are written on Linux only.
+template <auto member>
+constexpr EnvironmentField linux_only(const char* name) {
+  EnvironmentField f = defaulted<member>(name);
+  f.write = [](const Environment& env) -> Written {
+    if (env.os != "Linux") return std::nullopt;
+    return value_json(env.*member);
+  };
+  return f;
+}
+
+// clang-format off
+constexpr EnvironmentField kEnvironmentFields[] = {
+    required<&Environment::os>("os"),
+    required<&Environment::kernel>("kernel"),
+    required<&Environment::cpu_model>("cpu_model"),
+    required<&Environment::logical_cpus>("logical_cpus"),
+    defaulted<&Environment::fs_type>("fs_type", [](Environment& e) { e.fs_type = "unknown"; }),
+    custom<Environment>("rlimit_nofile", [](const Environment& e) -> Written {
+      return json{{"soft", e.rlimit_nofile.soft}, {"hard", e.rlimit_nofile.hard}};
+    }, FieldRead::required, &read_rlimit_nofile),
+    defaulted<&Environment::fdsize_at_start>("fdsize_at_start"),
+    linux_only<&Environment::io_uring_disabled>("io_uring_disabled"),
+    linux_only<&Environment::rcu_expedited>("rcu_expedited"),
+    // Added after schema_version 1 first shipped: older documents lack them.
+    defaulted<&Environment::build_type>("build_type",
+                                        [](Environment& e) { e.build_type = "unknown"; }),
+    defaulted<&Environment::compiler>("compiler", [](Environment& e) { e.compiler = "unknown"; }),
+    defaulted<&Environment::liburing_version>("liburing_version"),
+    defaulted<&Environment::libuv_version>("libuv_version"),
+    defaulted<&Environment::virtualization>("virtualization",
+                                            [](Environment& e) { e.virtualization = "unknown"; }),
+    defaulted<&Environment::cpu_mitigations>("cpu_mitigations"),
+    defaulted<&Environment::syscall_ns>("syscall_ns"),
+    defaulted<&Environment::cpus_allowed>("cpus_allowed"),
+    defaulted<&Environment::cpu_quota>("cpu_quota"),
+    defaulted<&Environment::memory_bytes>("memory_bytes"),
+    defaulted<&Environment::fs_mount_options>("fs_mount_options"),
+    when_set<&Environment::warnings>("warnings"),
+};
+// clang-format on
+
+}  // namespace
+
+std::span<const ResultField> result_fields() {
+  return kResultFields;
+}
+
+std::span<const EnvironmentField> environment_fields() {
+  return kEnvironmentFields;
+}
+
+}  // namespace fdbench
