@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <numeric>
 #include <utility>
@@ -138,6 +139,7 @@ void PerformanceRun::run() {
   heading();
   harness_open();
   harness_socket();
+  harness_stall();
   survey();
   scaling();
   uring_tuning();
@@ -200,6 +202,44 @@ void PerformanceRun::harness_socket() {
       fmt::format("{} tcp sockets held, 1 thread, --pregrow auto, fresh process each", s_.sockets),
       c);
   judge("harness overhead, socket (fdbench / loop)", times(spread(c.ratios)), outcome);
+}
+
+// The second seed's experiment: 2 threads x 256 sockets from a 64-slot table, fdbench's fresh
+// child against bench/stall_loop.c (the seed's program in a fresh child, its thread created
+// inside the clock). Under the machine's own rcu_expedited: a grace period is milliseconds
+// with 0, microseconds with 1, and this compares like with like either way.
+void PerformanceRun::harness_stall() {
+  std::ifstream rcu_file("/sys/kernel/rcu_expedited");
+  std::string rcu = "unknown";
+  rcu_file >> rcu;
+  section(fmt::format("The fd-table stall: fdbench against the seed's program done minimally "
+                      "(rcu_expedited {}; target 0.9-1.1x unshared, <= 1.1x pre-grown)",
+                      rcu));
+  const std::string repeat = std::to_string(s_.repeat);
+  for (const bool pregrown : {false, true}) {
+    const Comparison c = compare(
+        s_.rounds,
+        [&] {
+          return find(fdbench({"socket", "--strategy", "threads", "--threads", "2", "--pregrow",
+                               pregrown ? "auto" : "off", "--per-thread", "256", "--repeat",
+                               repeat, "--warmup", "1", "--no-latency"}),
+                      "threads", 2)
+              .times_ns;
+        },
+        [&] {
+          return reference("fdbench_stall_loop", {"2", "256", pregrown ? "1" : "0", repeat, "1"});
+        });
+    const Spread ratio = spread(c.ratios);
+    const bool met = pregrown ? ratio.median <= 1.1 : ratio.median >= 0.9 && ratio.median <= 1.1;
+    const double by = ratio.median > 1.1 ? ratio.median - 1.1 : 0.9 - ratio.median;
+    const std::string outcome = verdict(met, by / (ratio.median > 1.1 ? 1.1 : 0.9) * 100);
+    fmt::print("  2 threads x 256 tcp sockets, {}: fdbench {}, seed program {}: {}  {}\n",
+               pregrown ? "pre-grown" : "from a 64-slot table", ms(median(c.a_times)),
+               ms(median(c.b_times)), times(ratio), outcome);
+    judge(fmt::format("fd-table stall, {} (fdbench / seed program)",
+                      pregrown ? "pre-grown" : "unshared start"),
+          times(ratio), outcome);
+  }
 }
 
 void PerformanceRun::survey() {

@@ -69,6 +69,7 @@ class PerformanceRun {
   void heading();
   void harness_open();
   void harness_socket();
+  void harness_stall();
   void survey();
   void scaling();
   void lead(const std::vector<ScalingRound>& rounds);
