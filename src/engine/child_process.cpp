@@ -252,7 +252,7 @@ ChildProcess::ChildProcess(const Body& body, const ChildOptions& options) {
   const std::optional<int> table =
       options.keeps_table_size ? platform::fd_table_size() : std::nullopt;
   const pid_t pid = fork_single_threaded();
-  if (pid < 0) throw Error("cannot fork a child process: " + errno_text(errno));
+  if (pid < 0) throw ForkFailed("cannot fork a child process: " + errno_text(errno), errno);
   if (pid == 0) run_child(body, options, parent_end, child_end, parent, table);
   pid_ = pid;
   channel_ = Channel(std::move(parent_end), pid);

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "fdbench/error.hpp"
 #include "fdbench/unique_fd.hpp"
 
 namespace fdbench {
@@ -111,12 +112,23 @@ struct ChildExit {
 bool read_exact(int fd, void* data, std::size_t size) noexcept;
 bool write_exact(int fd, const void* data, std::size_t size) noexcept;
 
+// What ChildProcess's constructor throws when the system will not make the process (fork
+// failed: EAGAIN at a limit on processes, ENOMEM); err() is fork's errno.
+class ForkFailed : public Error {
+ public:
+  ForkFailed(const std::string& what, int err) : Error(what), err_(err) {}
+  [[nodiscard]] int err() const noexcept { return err_; }
+
+ private:
+  int err_;
+};
+
 class ChildProcess {
  public:
   using Body = std::function<void(Channel& channel)>;
 
   // Forks a child that runs body(its end of the channel) and then _exits(0), or _exit(70) if
-  // body throws. Throws Error if it cannot.
+  // body throws. Throws ForkFailed if fork() fails, Error if anything else does.
   ChildProcess(const Body& body, const ChildOptions& options);
   ChildProcess(ChildProcess&& other) noexcept;
   ChildProcess& operator=(ChildProcess&&) = delete;

@@ -15,6 +15,7 @@
 #include "engine/child_report.hpp"
 #include "engine/measure.hpp"
 #include "engine/measurement.hpp"
+#include "engine/strategies/worker_group.hpp"
 #include "fdbench/error.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/platform.hpp"
@@ -222,6 +223,9 @@ class FreshChildMeasurement final : public Measurement {
     ChildRun run;
     try {
       run = run_in_child(work_, strategy_, config_, pregrow_, traced_);
+    } catch (const ForkFailed& e) {  // EAGAIN at a limit on processes: not here
+      return stop(Status::unavailable,
+                  cannot_create("the repetition's fresh child process", e.err()).what());
     } catch (const Error& e) {  // the child died, or sent what cannot be a sample
       return stop(Status::failed, e.what());
     }

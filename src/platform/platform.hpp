@@ -80,6 +80,13 @@ void wait_shared_word(const std::atomic<std::uint32_t>& word, std::uint32_t seen
 // Wakes every process waiting on `word`, in one call however many there are.
 void wake_shared_word(std::atomic<std::uint32_t>& word) noexcept;
 
+// Which limit on processes and threads stands in the way when the system will not create one
+// (fork or pthread_create failing with EAGAIN), for the message that says so: "ulimit -u is 2
+// for this user" (never for root, whom it does not bind), "pids.max is 10 in cgroup
+// /sys/fs/cgroup/pids/x (10 in use)" (Linux, the tightest along the cgroup's path), both, or,
+// when neither is set, the system-wide limits to look at (src/platform/task_limit.cpp).
+std::string task_limit_text();
+
 // Whether process `pid` exists and has not exited. A zombie counts as exited: always for a
 // child of ours; for other processes only where the OS shows it (Linux).
 bool process_running(int pid) noexcept;

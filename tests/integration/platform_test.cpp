@@ -227,6 +227,26 @@ TEST(Platform, SyncFilesystemWritesBackTheFilesystemOfADescriptor) {
   EXPECT_EQ(filesystem_syncs(), before + 2);
 }
 
+// The limit a refused thread or process is put down to: RLIMIT_NPROC where it binds (not on
+// root, so the child becomes a user no process has first), and nothing of it where it does not.
+TEST(Platform, TaskLimitNamesUlimitUWhereItBinds) {
+  const std::string unlimited = task_limit_text();
+  EXPECT_FALSE(unlimited.empty());
+  if (getuid() == 0) {
+    EXPECT_EQ(unlimited.find("ulimit -u is"), std::string::npos) << unlimited;
+  }
+  if (getuid() != 0 && geteuid() != 0) GTEST_SKIP() << "only root can become a user of its own";
+  EXPECT_EQ(failure_in_child([](int) -> std::string {
+              const rlimit limit{5, 5};
+              if (setrlimit(RLIMIT_NPROC, &limit) != 0) return "setrlimit failed";
+              const auto uid = static_cast<uid_t>(60000 + getpid() % 5000);
+              if (getuid() == 0 && (setgid(uid) != 0 || setuid(uid) != 0)) return "setuid failed";
+              const std::string text = task_limit_text();
+              return text.find("ulimit -u is 5 for this user") == std::string::npos ? text : "";
+            }),
+            "");
+}
+
 TEST(Platform, CloseDescriptorsFromKeepsOnlyTheKeptOne) {
   const AfterClose after = close_in_child(3, true);
   ASSERT_GE(after.kept, 3);

@@ -11,38 +11,30 @@
 #include <thread>
 #include <vector>
 
+#include "engine/strategies/worker_group.hpp"
+
 namespace fdbench {
 
 class ClassicPool {
  public:
+  // Starts `threads` workers; throws cannot_create() (having stopped those that started)
+  // when the system will not create one.
   explicit ClassicPool(int threads) {
     workers_.reserve(threads);
     for (int i = 0; i < threads; ++i) {
-      workers_.emplace_back([this] {
-        for (;;) {
-          std::function<void()> task;
-          {
-            std::unique_lock lock(mutex_);
-            ready_.wait(lock, [this] { return stop_ || !tasks_.empty(); });
-            if (stop_ && tasks_.empty()) return;
-            task = std::move(tasks_.front());
-            tasks_.pop();
-          }
-          task();
-        }
-      });
+      try {
+        start_worker();
+      } catch (const std::exception& e) {  // system_error (EAGAIN at a limit) or bad_alloc
+        Unavailable why =
+            cannot_create(count_of(threads, "thread", "threads"), thread_start_errno(e));
+        stop();
+        throw why;
+      }
     }
   }
   ClassicPool(const ClassicPool&) = delete;
   ClassicPool& operator=(const ClassicPool&) = delete;
-  ~ClassicPool() {
-    {
-      std::lock_guard lock(mutex_);
-      stop_ = true;
-    }
-    ready_.notify_all();
-    for (auto& w : workers_) w.join();
-  }
+  ~ClassicPool() { stop(); }
 
   template <class F>
   std::future<void> enqueue(F&& f) {
@@ -57,6 +49,34 @@ class ClassicPool {
   }
 
  private:
+  void start_worker() {
+    workers_.emplace_back([this] {
+      for (;;) {
+        std::function<void()> task;
+        {
+          std::unique_lock lock(mutex_);
+          ready_.wait(lock, [this] { return stop_ || !tasks_.empty(); });
+          if (stop_ && tasks_.empty()) return;
+          task = std::move(tasks_.front());
+          tasks_.pop();
+        }
+        task();
+      }
+    });
+  }
+
+  // Every worker started finishes the queued tasks and is joined: none is left waiting on a
+  // condition variable about to be destroyed.
+  void stop() noexcept {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    ready_.notify_all();
+    for (auto& w : workers_) w.join();
+    workers_.clear();
+  }
+
   std::vector<std::thread> workers_;
   std::queue<std::function<void()>> tasks_;
   std::mutex mutex_;

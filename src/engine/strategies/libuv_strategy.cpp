@@ -35,6 +35,7 @@
 #include "engine/child_process.hpp"
 #include "engine/strategies/registry.hpp"
 #include "engine/strategies/work_messages.hpp"
+#include "engine/strategies/worker_group.hpp"
 #include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
 #include "platform/platform.hpp"
@@ -43,6 +44,10 @@
 #ifdef FDBENCH_HAVE_LIBUV
 #include <unistd.h>
 #include <uv.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
 #endif
 
 namespace fdbench {
@@ -131,6 +136,29 @@ std::int64_t run_batch(uv_loop_t* loop, Workload& work, std::size_t window, Tall
   return end - start;
 }
 
+// libuv aborts the process when its pool cannot start every thread: whether `count` threads
+// can run at once here is found out first, with threads of our own that only wait. Returns
+// cannot_create()'s text, or "" when they can. Waits until they are gone for good (an exited
+// thread counts against a process limit until the kernel has released it).
+std::string pool_threads_unavailable(int count) {
+  std::atomic<bool> go{false};
+  std::vector<std::thread> started;
+  std::string why;
+  try {
+    started.reserve(static_cast<std::size_t>(count));
+    for (int i = 0; i < count; ++i) started.emplace_back([&go] { go.wait(false); });
+  } catch (const std::exception& e) {  // system_error (EAGAIN at a limit) or bad_alloc
+    why = cannot_create(count_of(count, "thread", "threads"), thread_start_errno(e)).what();
+  }
+  go.store(true);
+  go.notify_all();
+  for (auto& t : started) t.join();
+  for (int i = 0; i < 1000 && platform::thread_count().value_or(1) > 1; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return why;
+}
+
 // Starts every pool thread now (libuv starts them all on the first request), untimed.
 int warm_pool(uv_loop_t* loop) {
   uv_work_t warm{};
@@ -151,7 +179,10 @@ void helper_main(Channel& channel, int threads, int batch) {
     channel.send(ready);
     return;
   }
-  if (const int rc = warm_pool(&loop); rc != 0) {
+  if (const std::string why = pool_threads_unavailable(threads); !why.empty()) {
+    ready.set_error(why.c_str());
+    ready.unavailable = true;
+  } else if (const int rc = warm_pool(&loop); rc != 0) {
     ready.set_error(fmt::format("cannot start libuv's thread pool: {}", uv_strerror(rc)).c_str());
   }
   if (!channel.send(ready) || ready.failed()) return;
@@ -177,13 +208,16 @@ void helper_main(Channel& channel, int threads, int batch) {
 
 class LibuvStrategy final : public Strategy {
  public:
-  explicit LibuvStrategy(const StrategyConfig& config)
+  explicit LibuvStrategy(const StrategyConfig& config) try
       : helper_(make_helper(config), ChildOptions{.keeps_table_size = true}) {
     WorkReply ready;
     if (!helper_.receive(ready)) {
       helper_.throw_died("the libuv helper process died while starting");
     }
+    if (ready.failed() && ready.unavailable) throw Unavailable(ready.error);
     if (ready.failed()) throw Error(ready.error);
+  } catch (const ForkFailed& e) {  // EAGAIN at a limit on processes: not here
+    throw cannot_create("the libuv helper process", e.err());
   }
 
   Repetition run(Workload& work) override {

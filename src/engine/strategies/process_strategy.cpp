@@ -32,6 +32,7 @@
 #include "engine/child_process.hpp"
 #include "engine/strategies/registry.hpp"
 #include "engine/strategies/work_messages.hpp"
+#include "engine/strategies/worker_group.hpp"
 #include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
 #include "platform/platform.hpp"
@@ -161,9 +162,15 @@ class ProcessStrategy final : public Strategy {
     parent_only.reserve(workers);
     const StartLine& start = start_line_;
     for (std::size_t w = 0; w < workers; ++w) {
-      workers_.emplace_back(
-          [=, &start](Channel& channel) { worker_loop(channel, start, w, workers); },
-          ChildOptions{.keeps_table_size = true, .close_in_child = parent_only});
+      try {
+        workers_.emplace_back(
+            [=, &start](Channel& channel) { worker_loop(channel, start, w, workers); },
+            ChildOptions{.keeps_table_size = true, .close_in_child = parent_only});
+      } catch (const ForkFailed& e) {  // EAGAIN at a limit on processes: not here
+        Unavailable why = cannot_create(count_of(config.threads, "process", "processes"), e.err());
+        stop_workers();
+        throw why;
+      }
       parent_only.push_back(workers_.back().channel().fd());
     }
   }
@@ -171,11 +178,7 @@ class ProcessStrategy final : public Strategy {
   ProcessStrategy(const ProcessStrategy&) = delete;
   ProcessStrategy& operator=(const ProcessStrategy&) = delete;
 
-  ~ProcessStrategy() override {
-    start_line_.stop();                          // workers waiting for a release give up
-    for (auto& w : workers_) w.close_channel();  // workers waiting for a message see EOF
-    workers_.clear();                            // reaps them
-  }
+  ~ProcessStrategy() override { stop_workers(); }
 
   Repetition run(Workload& work) override {
     if (broken_) throw Error("a process worker died in an earlier repetition");
@@ -206,6 +209,12 @@ class ProcessStrategy final : public Strategy {
   }
 
  private:
+  void stop_workers() noexcept {
+    start_line_.stop();                          // workers waiting for a release give up
+    for (auto& w : workers_) w.close_channel();  // workers waiting for a message see EOF
+    workers_.clear();                            // reaps them
+  }
+
   void release_all() {
     if (start_line_.shared()) {
       start_line_.release();

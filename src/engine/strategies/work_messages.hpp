@@ -23,11 +23,13 @@ struct WorkRequest {
 };
 
 // Child -> parent: a repetition's time (a duration or a finish time, as the strategy says),
-// its failures, or an error.
+// its failures, or an error (`unavailable`: the child cannot do the work here, as an
+// Unavailable thrown would say).
 struct WorkReply {
   std::int64_t ns = 0;
   Tally tally;
   char error[200] = {};
+  bool unavailable = false;
 
   void set_error(const char* text) { std::snprintf(error, sizeof error, "%s", text); }
   [[nodiscard]] bool failed() const { return error[0] != '\0'; }

@@ -1,24 +1,58 @@
 #include "engine/strategies/worker_group.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <new>
+#include <system_error>
 
 #include "fdbench/error.hpp"
 #include "platform/platform.hpp"
 
 namespace fdbench {
 
+Unavailable cannot_create(std::string_view what, int err) {
+  return Unavailable(
+      fmt::format("cannot create {} ({}; {})", what, errno_text(err), platform::task_limit_text()));
+}
+
+std::string count_of(int n, std::string_view one, std::string_view many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+int thread_start_errno(const std::exception& e) noexcept {
+  if (const auto* system = dynamic_cast<const std::system_error*>(&e))
+    return system->code().value();
+  return ENOMEM;
+}
+
 WorkerGroup::WorkerGroup(int workers, Lifetime lifetime)
     : workers_(workers), lifetime_(lifetime), finish_(workers) {
   FDBENCH_ASSERT(workers >= 1);
   threads_.reserve(workers - 1);
-  for (int w = 1; w < workers; ++w) threads_.emplace_back([this, w] { loop(w); });
+  for (int w = 1; w < workers; ++w) {
+    try {
+      threads_.emplace_back([this, w] { loop(w); });
+    } catch (const std::exception& e) {  // system_error (EAGAIN at a limit) or bad_alloc
+      Unavailable why =
+          cannot_create(count_of(workers - 1, "thread", "threads"), thread_start_errno(e));
+      stop();
+      throw why;
+    }
+  }
 }
 
 WorkerGroup::~WorkerGroup() {
+  stop();
+}
+
+void WorkerGroup::stop() noexcept {
   stop_.store(true, std::memory_order_relaxed);
   epoch_.fetch_add(1, std::memory_order_release);
   epoch_.notify_all();
   for (auto& t : threads_) t.join();
+  threads_.clear();
 }
 
 void WorkerGroup::loop(int worker) {

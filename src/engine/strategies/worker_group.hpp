@@ -6,11 +6,15 @@
 // would: the descriptor table is then shared only while more than one thread still works.
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <functional>
+#include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include "engine/workload.hpp"
+#include "platform/unavailable.hpp"
 
 namespace fdbench {
 
@@ -19,8 +23,21 @@ struct alignas(64) WorkerTally {
   Tally tally;
 };
 
+// What a strategy throws when the system will not create the threads or processes it needs
+// (`what`: "3 threads", "1 process"), fork or pthread_create having failed with `err`: the
+// result is unavailable, and says which limit to look at: "cannot create 3 threads (Resource
+// temporarily unavailable; ulimit -u is 2 for this user)". Made while the threads that did
+// start still run, so that a limit's count includes them.
+Unavailable cannot_create(std::string_view what, int err);
+// "1 thread", "3 threads"; "1 process", "4 processes".
+std::string count_of(int n, std::string_view one, std::string_view many);
+// The errno of a failure to start a std::thread: its system_error's, ENOMEM for bad_alloc.
+int thread_start_errno(const std::exception& e) noexcept;
+
 class WorkerGroup {
  public:
+  // Starts the workers-1 threads; throws cannot_create() (having stopped those that started)
+  // when the system will not create one.
   enum class Lifetime { reused, one_run };
   explicit WorkerGroup(int workers, Lifetime lifetime = Lifetime::reused);
   WorkerGroup(const WorkerGroup&) = delete;
@@ -37,6 +54,8 @@ class WorkerGroup {
     std::int64_t ns = 0;
   };
   void loop(int worker);
+  // Stops and joins every thread started.
+  void stop() noexcept;
 
   int workers_;
   Lifetime lifetime_;

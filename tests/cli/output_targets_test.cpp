@@ -1,0 +1,356 @@
+// An output never replaces what is not its to replace (issue 21, item 1), whichever flag asks
+// for it: --output, each --export-*, --trace-out, tune --save and report -o. A symlink is
+// followed to the file it names; a FIFO, a device or fdbench's own stdout is written in place;
+// an existing file keeps its mode and owner; a file with other hard links, or another user's
+// that fdbench could not give back to them, is refused in one line (exit 2); two outputs that
+// are one file under two names are refused.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/fdbench_process.hpp"
+#include "support/other_user.hpp"
+#include "support/temp_dir.hpp"
+
+namespace fdbench::testing {
+namespace {
+
+constexpr const char* kOld = "the previous content\n";
+
+// Exactly one line, "Error: ...", holding every one of `parts`.
+void expect_one_error_line(const std::string& err, const std::vector<std::string>& parts) {
+  EXPECT_EQ(err.rfind("Error: ", 0), 0U) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << "not one line:\n" << err;
+  for (const auto& part : parts) {
+    EXPECT_NE(err.find(part), std::string::npos) << "message lacks '" << part << "': " << err;
+  }
+}
+
+struct stat lstat_of(const std::string& path) {
+  struct stat info {};
+  EXPECT_EQ(lstat(path.c_str(), &info), 0) << path << ": " << std::strerror(errno);
+  return info;
+}
+
+std::string link_text(const std::string& path) {
+  std::string text(4096, '\0');
+  const ssize_t n = readlink(path.c_str(), text.data(), text.size());
+  text.resize(n < 0 ? 0 : static_cast<std::size_t>(n));
+  return text;
+}
+
+// Reads a FIFO on a thread of its own until its writer closes it. finish() returns what it
+// read; if no writer ever came, it opens the FIFO for writing itself, so the reader is never
+// left blocked (and reads nothing).
+class FifoReader {
+ public:
+  explicit FifoReader(std::string path) : path_(std::move(path)), thread_([this] { read_all(); }) {}
+  FifoReader(const FifoReader&) = delete;
+  FifoReader& operator=(const FifoReader&) = delete;
+  ~FifoReader() {
+    if (thread_.joinable()) finish();
+  }
+
+  std::string finish() {
+    while (!opened_.load()) {  // blocked in open(): give it a writer that writes nothing
+      const int fd = open(path_.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+      if (fd >= 0) close(fd);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    thread_.join();
+    return text_;
+  }
+
+ private:
+  void read_all() {
+    const int fd = open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    opened_.store(true);
+    if (fd < 0) return;
+    char buffer[65536];
+    for (ssize_t n; (n = read(fd, buffer, sizeof buffer)) != 0;) {
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) break;
+      text_.append(buffer, static_cast<std::size_t>(n));
+    }
+    close(fd);
+  }
+
+  std::string path_;
+  std::string text_;
+  std::atomic<bool> opened_{false};
+  std::thread thread_;
+};
+
+// Every output fdbench writes, by the flag that asks for it.
+const std::vector<std::string> kOutputs = {"--output",          "--export-json", "--export-csv",
+                                           "--export-markdown", "--export-html", "--trace-out",
+                                           "tune --save",       "report -o"};
+
+class OutputTargets : public ::testing::TestWithParam<std::string> {
+ protected:
+  // A results file for `report` to read, made once.
+  static void SetUpTestSuite() {
+    inputs_ = std::make_unique<TempDir>();
+    chmod(inputs_->path().c_str(), 0755);  // readable by another user too
+    FastTempDir work;
+    const RunResult run = run_fdbench({"open", "--files", "20", "--threads", "1", "--strategy",
+                                       "threads", "--repeat", "1", "--warmup", "0", "--dir",
+                                       work.path(), "--format", "json", "--output", input()});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    chmod(input().c_str(), 0644);
+  }
+  static void TearDownTestSuite() { inputs_.reset(); }
+  static std::string input() { return *inputs_ / "run.json"; }
+
+  void SetUp() override {
+    // Another user's run must be able to make its files and its outputs here.
+    chmod(work_.path().c_str(), 0777);
+    chmod(out_.path().c_str(), 0777);
+  }
+
+  // The command that writes the output under test to `path`.
+  [[nodiscard]] std::vector<std::string> args(const std::string& path) const {
+    const std::string& kind = GetParam();
+    if (kind == "tune --save") {
+      return {"tune",    "--budget", "1",          "--files", "200",    "--strategy",
+              "threads", "--dir",    work_.path(), "--quiet", "--save", path};
+    }
+    if (kind == "report -o") return {"report", input(), "-o", path};
+    std::vector<std::string> a{"open",       "--files", "20",        "--threads", "1",
+                               "--strategy", "threads", "--repeat",  "1",         "--warmup",
+                               "0",          "--dir",   work_.path()};
+    if (kind == "--output") a.insert(a.end(), {"--format", "json"});
+    a.insert(a.end(), {kind, path});
+    return a;
+  }
+
+  // The flag a message names the output by.
+  [[nodiscard]] std::string flag() const {
+    const std::string& kind = GetParam();
+    if (kind == "report -o") return "--output";
+    return kind.substr(kind.find_last_of(' ') + 1);
+  }
+
+  // Something every document of this output holds.
+  [[nodiscard]] std::string mark() const {
+    const std::string& kind = GetParam();
+    if (kind == "--output" || kind == "--export-json") return "\"schema_version\"";
+    if (kind == "--export-csv") return "strategy,";
+    if (kind == "--export-markdown") return "| threads |";
+    if (kind == "--export-html" || kind == "report -o") return "<html";
+    if (kind == "--trace-out") return "result,strategy,threads,";
+    return "\"strategy\"";  // tune --save: the recommendation
+  }
+
+  // `text` is one whole document of this output.
+  void expect_document(const std::string& text) const {
+    ASSERT_FALSE(text.empty());
+    EXPECT_NE(text.find(mark()), std::string::npos) << text.substr(0, 2000);
+    EXPECT_EQ(text.back(), '\n') << "the document is cut";
+    if (GetParam() == "--output" || GetParam() == "--export-json" || GetParam() == "tune --save") {
+      EXPECT_TRUE(nlohmann::json::accept(text)) << text.substr(0, 2000);
+    }
+  }
+
+  static std::unique_ptr<TempDir> inputs_;
+  FastTempDir work_;  // --dir
+  TempDir out_;       // where the outputs go
+};
+
+std::unique_ptr<TempDir> OutputTargets::inputs_;
+
+TEST_P(OutputTargets, AFifoIsWrittenInPlaceForItsReader) {
+  const std::string fifo = out_ / "fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  FifoReader reader(fifo);
+  const RunResult run = run_fdbench(args(fifo));
+  const std::string received = reader.finish();
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  expect_document(received);
+  EXPECT_TRUE(S_ISFIFO(lstat_of(fifo).st_mode)) << "the FIFO was replaced";
+  EXPECT_EQ(list_names(out_.path()), std::vector<std::string>{"fifo"});
+}
+
+// A private device node with /dev/null's numbers (1, 3), never the real /dev/null.
+TEST_P(OutputTargets, ADeviceIsWrittenInPlace) {
+  if (geteuid() != 0) GTEST_SKIP() << "mknod needs root";
+  const std::string device = out_ / "null";
+  if (mknod(device.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0) {
+    GTEST_SKIP() << "cannot make a device node here: " << std::strerror(errno);
+  }
+  if (const int fd = open(device.c_str(), O_WRONLY | O_CLOEXEC); fd >= 0) {
+    close(fd);
+  } else {
+    GTEST_SKIP() << "cannot open a device node here (a nodev mount?): " << std::strerror(errno);
+  }
+  const RunResult run = run_fdbench(args(device));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const struct stat after = lstat_of(device);
+  EXPECT_TRUE(S_ISCHR(after.st_mode)) << "the device node was replaced";
+  EXPECT_EQ(after.st_rdev, makedev(1, 3));
+  EXPECT_EQ(list_names(out_.path()), std::vector<std::string>{"null"});
+}
+
+// What fdbench's own stdout writes, named through a symlink of the test's own (as
+// /dev/stdout is one): written in place, after what stdout already holds.
+TEST_P(OutputTargets, ItsOwnStdoutIsWrittenInPlace) {
+  const std::string link = out_ / "stdout";
+  ASSERT_EQ(symlink("/proc/self/fd/1", link.c_str()), 0);
+  const RunResult run = run_fdbench(args(link));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find(mark()), std::string::npos) << run.out.substr(0, 2000);
+  EXPECT_EQ(link_text(link), "/proc/self/fd/1");
+  EXPECT_EQ(list_names(out_.path()), std::vector<std::string>{"stdout"});
+}
+
+// out/first -> second (relative) -> <elsewhere>/real (absolute): the links stay, the file
+// they lead to gets the document; made when it is not there yet.
+TEST_P(OutputTargets, ASymlinkIsFollowedToTheFileItNames) {
+  TempDir elsewhere;
+  chmod(elsewhere.path().c_str(), 0777);
+  const std::string real = elsewhere / "real";
+  ASSERT_EQ(symlink("second", (out_ / "first").c_str()), 0);
+  ASSERT_EQ(symlink(real.c_str(), (out_ / "second").c_str()), 0);
+  for (const bool exists : {true, false}) {
+    SCOPED_TRACE(exists ? "the file exists" : "the link dangles");
+    if (exists) write_text(real, kOld);
+    const RunResult run = run_fdbench(args(out_ / "first"));
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(link_text(out_ / "first"), "second");
+    EXPECT_EQ(link_text(out_ / "second"), real);
+    EXPECT_EQ(list_names(out_.path()), (std::vector<std::string>{"first", "second"}));
+    EXPECT_EQ(list_names(elsewhere.path()), std::vector<std::string>{"real"});
+    EXPECT_TRUE(S_ISREG(lstat_of(real).st_mode));
+    expect_document(read_text(real));
+    ASSERT_EQ(unlink(real.c_str()), 0);
+  }
+}
+
+TEST_P(OutputTargets, AnExistingFileKeepsItsMode) {
+  const std::string file = out_ / "out";
+  for (const mode_t mode : {0600, 0640, 0604}) {
+    SCOPED_TRACE(mode);
+    write_text(file, kOld);
+    ASSERT_EQ(chmod(file.c_str(), mode), 0);
+    const RunResult run = run_fdbench(args(file));
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(lstat_of(file).st_mode & 07777, mode);
+    expect_document(read_text(file));
+    EXPECT_EQ(list_names(out_.path()), std::vector<std::string>{"out"});
+  }
+}
+
+// Root can give a file back to its owner: it replaces it with one of the same owner and mode.
+TEST_P(OutputTargets, AnotherUsersFileKeepsItsOwnerWhenRootWritesIt) {
+  if (geteuid() != 0) GTEST_SKIP() << "only root can chown a file to another user";
+  const std::string file = out_ / "out";
+  write_text(file, kOld);
+  ASSERT_EQ(chown(file.c_str(), 65534, 65534), 0);
+  ASSERT_EQ(chmod(file.c_str(), 0640), 0);
+  const RunResult run = run_fdbench(args(file));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const struct stat after = lstat_of(file);
+  EXPECT_EQ(after.st_uid, 65534U);
+  EXPECT_EQ(after.st_gid, 65534U);
+  EXPECT_EQ(after.st_mode & 07777, 0640U);
+  expect_document(read_text(file));
+}
+
+// Any other user would replace it with a file of their own: refused, before anything runs.
+TEST_P(OutputTargets, AnotherUsersFileIsRefused) {
+  if (const std::string why = cannot_switch_user(); !why.empty()) GTEST_SKIP() << why;
+  const std::string file = out_ / "out";
+  write_text(file, kOld);
+  ASSERT_EQ(chown(file.c_str(), 65534, 65534), 0);
+  ASSERT_EQ(chmod(file.c_str(), 0666), 0);  // writable by all: only its owner stands in the way
+  RunOptions options;
+  const auto wrapped = as_user(unused_uid(), args(file), options);
+  const RunResult run = run_fdbench(wrapped, options);
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  expect_one_error_line(run.err, {flag(), file, "another user", "uid 65534"});
+  EXPECT_EQ(read_text(file), kOld);
+  EXPECT_EQ(lstat_of(file).st_uid, 65534U);
+  EXPECT_EQ(list_names(out_.path()), std::vector<std::string>{"out"});
+  EXPECT_EQ(private_dirs(work_.path()), std::vector<std::string>{});
+}
+
+TEST_P(OutputTargets, AFileWithOtherHardLinksIsRefused) {
+  const std::string file = out_ / "out";
+  write_text(file, kOld);
+  ASSERT_EQ(link(file.c_str(), (out_ / "other").c_str()), 0);
+  const RunResult run = run_fdbench(args(file));
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  expect_one_error_line(run.err, {flag(), file, "2 hard links"});
+  EXPECT_EQ(read_text(file), kOld);
+  EXPECT_EQ(lstat_of(file).st_nlink, 2U);
+  EXPECT_EQ(list_names(out_.path()), (std::vector<std::string>{"other", "out"}));
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryOutput, OutputTargets, ::testing::ValuesIn(kOutputs),
+                         [](const ::testing::TestParamInfo<std::string>& output) {
+                           std::string name;
+                           for (const char c : output.param) {
+                             if (std::isalnum(static_cast<unsigned char>(c))) name += c;
+                           }
+                           return name;
+                         });
+
+// Two outputs that name one file, however they spell it, are refused before anything runs.
+TEST(DuplicateOutputs, OneFileUnderTwoNamesIsRefused) {
+  FastTempDir work;
+  TempDir out;
+  ASSERT_EQ(mkdir((out / "sub").c_str(), 0755), 0);
+  ASSERT_EQ(symlink("x.json", (out / "link").c_str()), 0);
+  const std::vector<std::string> run_args{"open", "--files",    "20",       "--threads",
+                                          "1",    "--strategy", "threads",  "--repeat",
+                                          "1",    "--dir",      work.path()};
+  struct Case {
+    std::vector<std::string> outputs;
+    std::vector<std::string> parts;  // what the one line says
+    bool in_out = false;             // run from `out`, so relative names are its
+  };
+  const std::vector<Case> cases{
+      {{"--export-json", out / "x.json", "--export-csv", out / "./x.json"},
+       {"--export-csv", out / "./x.json", "--export-json writes that file too"}},
+      {{"--output", "./x.json", "--export-json", "x.json"},
+       {"--export-json", "x.json", "--output writes that file too"},
+       true},
+      {{"--output", out / "link", "--export-html", out / "x.json"},
+       {"--export-html", "--output writes that file too"}},
+      {{"--export-csv", out / "x.csv", "--trace-out", out / "sub/../x.csv"},
+       {"--trace-out", "--export-csv writes that file too"}},
+      {{"--output", out / "sub/../x.md", "--trace-out", out / "x.md"},
+       {"--trace-out", "--output writes that file too"}},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> args = run_args;
+    args.insert(args.end(), c.outputs.begin(), c.outputs.end());
+    SCOPED_TRACE(describe(args));
+    RunOptions options;
+    if (c.in_out) {
+      options.program = "/bin/sh";
+      args.insert(args.begin(), {"-c", "cd \"$0\" && exec \"$@\"", out.path(), fdbench_binary()});
+    }
+    const RunResult run = run_fdbench(args, options);
+    EXPECT_EQ(run.exit_code, 2) << run.err;
+    expect_one_error_line(run.err, c.parts);
+    EXPECT_EQ(list_names(out.path()), (std::vector<std::string>{"link", "sub"}));
+    EXPECT_EQ(private_dirs(work.path()), std::vector<std::string>{});
+  }
+}
+
+}  // namespace
+}  // namespace fdbench::testing
