@@ -29,7 +29,7 @@ struct CallRecord {
   std::int64_t create_ns = -1;  // how long it took; -1: the item was never run
   std::int64_t close_ns = -1;   // its close (-1: held to the end of the repetition)
   std::int32_t fd = -1;         // the highest descriptor it returned; -1 when it failed
-  std::int16_t worker = -1;     // which worker made it, numbered 0, 1, ... per trace
+  std::int16_t worker = -1;     // which worker made it, numbered 0, 1, ... per repetition
   CallKind kind = CallKind::call;
 };
 // Small, as one is kept per item (and sent through a pipe by a fresh child): a worker number
@@ -42,16 +42,20 @@ class CallTrace {
   CallTrace(const CallTrace&) = delete;
   CallTrace& operator=(const CallTrace&) = delete;
 
-  // Untimed: every record back to "never run".
+  // Untimed, before each repetition: every record back to "never run", and workers numbered
+  // from 0 again. Workers may be new threads each repetition (--order interleaved makes them
+  // per repetition), so a number names a worker within one repetition: 0 ... T-1.
   void reset() noexcept {
     for (auto& r : records_) r = CallRecord{};
+    serial_ = next_serial();
+    next_worker_.store(0, std::memory_order_relaxed);
   }
   [[nodiscard]] CallRecord& at(std::size_t i) noexcept { return records_[i]; }
   [[nodiscard]] const std::vector<CallRecord>& records() const noexcept { return records_; }
   [[nodiscard]] std::vector<CallRecord>& records() noexcept { return records_; }
 
-  // The calling thread's worker number in this trace: given on its first call (one atomic
-  // increment per thread per trace), the same from then on.
+  // The calling thread's worker number in this repetition of the trace: given on its first
+  // call (one atomic increment per thread per repetition), the same from then on.
   [[nodiscard]] std::int16_t worker() noexcept {
     // By serial, not address: a later trace may be allocated where an earlier one was.
     thread_local std::uint64_t owner = 0;

@@ -48,6 +48,10 @@ std::map<std::pair<int, int>, Span> spans_of(const std::string& csv) {
     s.last = std::max(s.last, start);
     ++s.rows;
     EXPECT_GE(std::stoll(cells[9]), 0) << line;
+    // Workers are numbered 0 ... T-1 within a result, whatever ran between its repetitions.
+    const int worker = std::stoi(cells[5]);
+    EXPECT_GE(worker, 0) << line;
+    EXPECT_LT(worker, std::stoi(cells[2])) << line;
   }
   return spans;
 }
