@@ -233,8 +233,8 @@ class FreshChildMeasurement final : public Measurement {
     if (report.error[0] != '\0') {
       return stop(report.unavailable != 0 ? Status::unavailable : Status::failed, report.error);
     }
+    if (!timed) return;  // failures are counted where times are
     total_.merge(report.tally);
-    if (!timed) return;
     r_.times_ns.push_back(report.ns);
     if (latency_) {
       const std::optional<int> before =

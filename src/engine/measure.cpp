@@ -250,8 +250,8 @@ class InProcessMeasurement final : public Measurement {
     const Repetition rep = runner_->run(work_);
     scope.end();
     throw_if_interrupted();  // a repetition cut short by Ctrl-C is no sample
+    if (!timed) return;  // failures are counted where times are: an untimed pass is neither
     total_.merge(rep.tally);
-    if (!timed) return;
     r_.times_ns.push_back(rep.ns);
     if (latency_) latency_->add(trace_->records(), rep.ns, fdsize, shared_);
   }

@@ -152,7 +152,7 @@ bool table_shared_now(const StrategyInfo& strategy, const StrategyConfig& config
 // its repetitions run with.
 Result base_result(const WorkloadFacts& work, const StrategyInfo& strategy,
                    const StrategyConfig& config, const Pregrow& pregrow, int repeat, int warmup);
-// The failed calls of every repetition, warm-up included, by errno.
+// The failed calls of the timed repetitions, by errno.
 void record_failures(Result& r, const Tally& tally);
 // A descriptor leak is a bug: says so in the result, and stops a debug build on the spot.
 void check_no_leak(Result& r, const std::vector<int>& before);

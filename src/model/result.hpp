@@ -110,7 +110,7 @@ struct Result {
   double ops_per_sec = 0;             // ops / median
   std::optional<int> fdsize_before;
   std::optional<int> fdsize_after;
-  std::uint64_t failures = 0;                           // failed calls over all repetitions
+  std::uint64_t failures = 0;                           // failed calls over timed repetitions
   std::string first_failure;                            // errno text of the first failed call
   std::map<std::string, ErrnoCount> failures_by_errno;  // errno name ("EMFILE") -> count
   std::map<std::string, std::string> parameters;        // strategy parameters

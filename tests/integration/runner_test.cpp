@@ -65,9 +65,24 @@ TEST_F(MeasureOpen, MissingFilesAreCountedAsFailures) {
   const auto work = make_open_workload(files_.dir_fd(), files_.path(), names);
   const Result r = measure(*work, *find_strategy("threads"), {2, 1}, 2, 1);
   EXPECT_EQ(r.error, "");
-  EXPECT_EQ(r.failures, 3U);  // one per repetition, warm-up included
+  EXPECT_EQ(r.failures, 2U);  // one per timed repetition: the warm-up's is not counted
   EXPECT_NE(r.first_failure, "");
   EXPECT_FALSE(r.ok());
+}
+
+// Workers made for each repetition (--order interleaved) first do the work once untimed; its
+// failures are not the repetition's: a row must say "2 of 6", not "4 of 6".
+TEST_F(MeasureOpen, FailuresAreCountedInTimedRepetitionsOnlyAlsoWithWorkersPerRepetition) {
+  PathTable names;
+  names.add("1.txt");
+  names.add("no-such-file");
+  names.add("2.txt");
+  const auto work = make_open_workload(files_.dir_fd(), files_.path(), names);
+  const Result r = in_process_measurement(*work, *find_strategy("threads"), {2, 1}, 2, 1, {},
+                                          Workers::per_repetition)
+                       ->run_all();
+  EXPECT_EQ(r.times_ns.size(), 2U);
+  EXPECT_EQ(r.failures, 2U) << "one per timed repetition; warm-up and primer passes not counted";
 }
 
 // A strategy that cannot run here is reported, not run.

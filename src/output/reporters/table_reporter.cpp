@@ -94,7 +94,7 @@ class TableReporter final : public Reporter {
       by_errno += fmt::format("{}{} ({}): {}", by_errno.empty() ? "" : ", ", name, n.message,
                               group_digits(n.count));
     }
-    const auto calls = r.ops * static_cast<std::uint64_t>(r.repeat + r.warmup);
+    const auto calls = r.ops * static_cast<std::uint64_t>(r.times_ns.size());
     if (r.input && r.input->source != "generated") {
       // The user's files: some may be unreadable; that is part of the measured work.
       out_ << fmt::format("  ! {} of {} opens failed ({}); they are included in the time\n",
