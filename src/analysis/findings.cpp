@@ -53,10 +53,6 @@ const Result* with_threads(const Results& rs, int threads) {
   return nullptr;
 }
 
-std::string threads_text(int n) {
-  return fmt::format("{} thread{}", n, n == 1 ? "" : "s");
-}
-
 // "2 threads", or "2 processes" where the workers are processes.
 std::string workers_text(const Result& r) {
   switch (r.workers) {
@@ -65,7 +61,7 @@ std::string workers_text(const Result& r) {
     case WorkerKind::threads:
       break;
   }
-  return threads_text(r.threads);
+  return thread_count_text(r.threads);
 }
 
 // The fastest of `all`, in words. Called fastest only when its median's 95% interval does

@@ -22,6 +22,7 @@
 #include "fdbench/error.hpp"
 #include "inputs/open_input.hpp"
 #include "model/call_trace.hpp"
+#include "model/format.hpp"
 #include "output/trace_out.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/platform.hpp"
@@ -40,8 +41,7 @@ const StrategyInfo& strategy_named(const std::string& name) {
 
 // "uring, 2 threads, pregrow auto": the progress line's name for a result.
 std::string progress_label(const TraceKey& key) {
-  std::string label =
-      fmt::format("{}, {} thread{}", key.strategy, key.threads, key.threads == 1 ? "" : "s");
+  std::string label = fmt::format("{}, {}", key.strategy, thread_count_text(key.threads));
   if (!key.pregrow.empty()) label += ", pregrow " + key.pregrow;
   return label;
 }

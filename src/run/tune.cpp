@@ -14,6 +14,7 @@
 #include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
 #include "inputs/open_input.hpp"
+#include "model/format.hpp"
 #include "output/reporter.hpp"
 #include "platform/platform.hpp"
 #include "run/scheduler.hpp"
@@ -83,8 +84,8 @@ class Bench {
     };
     return {{0, std::string(strategy.name), config.threads, pregrow.label(),
              std::string(to_string(recipe_.facts.workload_kind))},
-            fmt::format("{}, {} thread{}, batch {}", strategy.name, config.threads,
-                        config.threads == 1 ? "" : "s", config.batch),
+            fmt::format("{}, {}, batch {}", strategy.name, thread_count_text(config.threads),
+                        config.batch),
             std::move(start),
             [this](Result& r) { r.input = input_.summary; }};
   }
