@@ -10,10 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "model/environment.hpp"
-#include "platform/platform.hpp"
-#include "run/runner.hpp"
 #include "engine/strategy.hpp"
+#include "model/environment.hpp"
+#include "output/reporter.hpp"
+#include "platform/platform.hpp"
+#include "run/session.hpp"
 #include "support/temp_dir.hpp"
 #include "support/warnings.hpp"
 
