@@ -221,7 +221,7 @@ void Session::run_open(const OpenOptions& options) {
   const auto strategies = options.strategies.empty() ? strategy_names() : options.strategies;
   const bool generated = options.tree.empty() && options.list.empty();
   DescriptorBudget budget = budget_of(strategies, options.threads, options.batch, options.pregrow);
-  if (options.keep_open && generated && options.files_given) budget.workload = options.files;
+  if (options.keep_open && generated && options.files) budget.workload = *options.files;
   ensure_descriptor_budget(budget, "--batch, --threads, --files or --pregrow");
   const std::size_t per_strategy =
       options.threads.size() * (options.keep_open ? options.pregrow.size() : 1);

@@ -170,7 +170,7 @@ TuneReport run_tune(const TuneOptions& options,
   const OpenOptions& open = options.open;
   const bool generated = open.tree.empty() && open.list.empty();
   std::vector<Combination> combos = combinations_of(open.strategies);
-  ensure_sweep_fits(combos, open.keep_open && generated ? open.files : 0);
+  ensure_sweep_fits(combos, open.keep_open && generated ? open.files.value_or(0) : 0);
   Bench bench(open);
   const std::uint64_t held = open.keep_open ? bench.input().summary.files : 0;
   if (open.keep_open && !generated) ensure_sweep_fits(combos, held);  // known only now

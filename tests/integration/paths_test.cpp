@@ -83,7 +83,7 @@ TEST(PathsAbsolute, EveryStrategyOpensEveryFile) {
     options.keep_open = keep_open;
     const auto results = run_open(options);
     EXPECT_EQ(results.size(), 2 * strategy_names().size());
-    expect_clean(results, options.files, "absolute");
+    expect_clean(results, *options.files, "absolute");
   }
   EXPECT_EQ(platform::open_descriptors(), held_before);
   EXPECT_TRUE(testing::list_names(dir.path()).empty()) << "the file set was left behind";
@@ -97,7 +97,7 @@ TEST(PathsRelative, LibuvSaysItCouldOnlyUseAbsolutePaths) {
   options.strategies = {"threads", "libuv"};
   const auto results = run_open(options);
   ASSERT_EQ(results.size(), 2U);
-  expect_clean({results[0]}, options.files, "relative");
+  expect_clean({results[0]}, *options.files, "relative");
   const Result& libuv = results[1];
   EXPECT_EQ(libuv.parameters.at("paths"), "absolute");
   ASSERT_EQ(libuv.parameters.count("paths_note"), 1U);
