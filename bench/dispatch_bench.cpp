@@ -3,7 +3,6 @@
 // open+close pair costs ~2-3 µs on a 2-vCPU VM, so a dispatch cost of 1 µs is a third of it.
 #include <benchmark/benchmark.h>
 
-#include "run/runner.hpp"
 #include "engine/strategy.hpp"
 #include "engine/workload.hpp"
 

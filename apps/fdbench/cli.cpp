@@ -22,6 +22,7 @@
 #include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
 #include "fdbench/version.hpp"
+#include "inputs/file_set.hpp"
 #include "output/atomic_file.hpp"
 #include "output/reporter.hpp"
 #include "platform/platform.hpp"
@@ -155,12 +156,12 @@ struct CommonText {
 };
 
 struct OpenText {
-  std::string files = std::to_string(OpenOptions{}.files);
+  std::string files = std::to_string(*OpenOptions{}.files);
   std::string threads = flag_list(OpenOptions{}.threads);
   std::string strategy = "all";  // OpenOptions::strategies empty: every one
   std::string batch = std::to_string(OpenOptions{}.batch);
   std::string dir;
-  std::string layout = "flat";  // OpenOptions::subdirs 0
+  std::string layout = layout_name(*OpenOptions{}.subdirs);
   std::string keep_files;
   std::string reuse_files;
   std::string tree;
@@ -547,8 +548,8 @@ void apply_kept_set(const OpenText& text, bool files_given, bool layout_given, O
   }
   open.reuse_files = text.reuse_files;
   open.dir = text.reuse_files;
-  open.files_given = files_given;
-  open.layout_given = layout_given;
+  if (!files_given) open.files.reset();     // the set's marker says
+  if (!layout_given) open.subdirs.reset();  // the set's marker says
 }
 
 void apply_uring_tuning(const std::string& text, UringOptions& uring) {

@@ -23,7 +23,7 @@
 #include "output/trace_out.hpp"
 #include "platform/platform.hpp"
 #include "progress_line.hpp"
-#include "run/runner.hpp"
+#include "run/session.hpp"
 #include "run/tune_sweep.hpp"
 #include "test_events.hpp"
 

@@ -53,10 +53,6 @@ const Result* with_threads(const Results& rs, int threads) {
   return nullptr;
 }
 
-std::string threads_text(int n) {
-  return fmt::format("{} thread{}", n, n == 1 ? "" : "s");
-}
-
 // "2 threads", or "2 processes" where the workers are processes.
 std::string workers_text(const Result& r) {
   switch (r.workers) {
@@ -65,7 +61,7 @@ std::string workers_text(const Result& r) {
     case WorkerKind::threads:
       break;
   }
-  return threads_text(r.threads);
+  return thread_count_text(r.threads);
 }
 
 // The fastest of `all`, in words. Called fastest only when its median's 95% interval does
@@ -331,6 +327,62 @@ std::string listed(const std::vector<int>& values) {
   return text;
 }
 
+// What --latency measured of a result's table growth, per repetition on average; `per` is
+// what one record is ("call", or "submission" where `batches`).
+std::string growth_text(const Result& r, const Latency& latency, const std::string& per,
+                        bool batches) {
+  const double reps = std::max(1, r.repeat);
+  std::vector<int> fds;
+  bool shared = true;
+  for (const auto& g : latency.growth_events) {
+    if (std::find(fds.begin(), fds.end(), g.fd) == fds.end()) fds.push_back(g.fd);
+    shared = shared && g.shared;
+  }
+  std::sort(fds.begin(), fds.end());
+  if (!latency.growth_known) {
+    return fmt::format(
+        "Measured per {}: this system does not show the descriptor table's size, so the "
+        "{}s that grew it cannot be told apart",
+        per, per);
+  }
+  if (fds.empty()) return fmt::format("Measured per {0}: no {0} grew the descriptor table", per);
+  const double per_rep = static_cast<double>(latency.growth_totals.count) / reps;
+  return fmt::format(
+      "Measured per {}: {} growth event{} per repetition, at fd{} {}, took {} of the {} ms a "
+      "repetition took on average ({}{})",
+      per,
+      per_rep == std::floor(per_rep) ? fmt::format("{}", per_rep) : fmt::format("{:.1f}", per_rep),
+      per_rep == 1 ? "" : "s", fds.size() == 1 ? "" : "s", listed(fds),
+      format_ms(static_cast<double>(latency.growth_totals.total_ns) / reps) + " ms",
+      format_ms(r.stats.mean),
+      shared ? fmt::format("{} sharing the table", workers_text(r))
+             : std::string("the table was not shared"),
+      batches ? "; whole submissions, which overlap across workers" : "");
+}
+
+// What --latency measured of a result's stalls: how many, over how many repetitions, and
+// their causes; `per` as for growth_text.
+std::string stalls_text(const Result& r, const Latency& latency, const std::string& per) {
+  std::map<std::string, int> causes;
+  for (const auto& s : latency.stalls) ++causes[s.cause];
+  const std::uint64_t stalls = latency.stall_totals.count;
+  if (stalls == 0) return fmt::format("; no {} stalled.", per);
+  std::string why;
+  for (const auto& [cause, label] :
+       {std::pair<const char*, const char*>{"fd-table-growth", "growing the shared table"},
+        {"waiting-on-growth", "waiting on another worker's growth"},
+        {"unexplained", "unexplained"}}) {
+    if (causes[cause] > 0)
+      why += fmt::format("{}{} {}", why.empty() ? "" : ", ", causes[cause], label);
+  }
+  return fmt::format(
+      "; {} call{} stalled (slower than 20 × the median and 200 µs) over {} repetition{}{}: {}.",
+      stalls, stalls == 1 ? "" : "s", r.repeat, r.repeat == 1 ? "" : "s",
+      latency.stalls.size() < stalls ? fmt::format(" (the first {} listed)", latency.stalls.size())
+                                     : std::string(),
+      why);
+}
+
 // What --latency measured of a result's table growth and stalls, per repetition on average.
 Finding events_line(const Result& r, const Latency& latency) {
   const double reps = std::max(1, r.repeat);
@@ -340,60 +392,10 @@ Finding events_line(const Result& r, const Latency& latency) {
       {"growth_events_per_repetition", static_cast<double>(latency.growth_totals.count) / reps},
       {"growth_ns_per_repetition", static_cast<double>(latency.growth_totals.total_ns) / reps},
       {"stalls", static_cast<double>(latency.stall_totals.count)}};
-  std::vector<int> fds;
-  bool shared = true;
-  for (const auto& g : latency.growth_events) {
-    if (std::find(fds.begin(), fds.end(), g.fd) == fds.end()) fds.push_back(g.fd);
-    shared = shared && g.shared;
-  }
-  std::sort(fds.begin(), fds.end());
   // io_uring's records are whole submissions (a batch), which overlap across workers.
   const bool batches = per_submission(latency);
   const std::string per = batches ? "submission" : "call";
-  std::string text;
-  if (!latency.growth_known) {
-    text = fmt::format(
-        "Measured per {}: this system does not show the descriptor table's size, so the "
-        "{}s that grew it cannot be told apart",
-        per, per);
-  } else if (fds.empty()) {
-    text = fmt::format("Measured per {0}: no {0} grew the descriptor table", per);
-  } else {
-    const double per_rep = static_cast<double>(latency.growth_totals.count) / reps;
-    text = fmt::format(
-        "Measured per {}: {} growth event{} per repetition, at fd{} {}, took {} of the {} ms a "
-        "repetition took on average ({}{})",
-        per,
-        per_rep == std::floor(per_rep) ? fmt::format("{}", per_rep)
-                                       : fmt::format("{:.1f}", per_rep),
-        per_rep == 1 ? "" : "s", fds.size() == 1 ? "" : "s", listed(fds),
-        format_ms(static_cast<double>(latency.growth_totals.total_ns) / reps) + " ms",
-        format_ms(r.stats.mean),
-        shared ? fmt::format("{} sharing the table", workers_text(r))
-               : std::string("the table was not shared"),
-        batches ? "; whole submissions, which overlap across workers" : "");
-  }
-  std::map<std::string, int> causes;
-  for (const auto& s : latency.stalls) ++causes[s.cause];
-  const std::uint64_t stalls = latency.stall_totals.count;
-  if (stalls == 0)
-    return {"events", text + fmt::format("; no {} stalled.", per), std::move(numbers)};
-  std::string why;
-  for (const auto& [cause, label] :
-       {std::pair<const char*, const char*>{"fd-table-growth", "growing the shared table"},
-        {"waiting-on-growth", "waiting on another worker's growth"},
-        {"unexplained", "unexplained"}}) {
-    if (causes[cause] > 0)
-      why += fmt::format("{}{} {}", why.empty() ? "" : ", ", causes[cause], label);
-  }
-  return {"events",
-          text + fmt::format("; {} call{} stalled (slower than 20 × the median and 200 µs) over {} "
-                             "repetition{}{}: {}.",
-                             stalls, stalls == 1 ? "" : "s", r.repeat, r.repeat == 1 ? "" : "s",
-                             latency.stalls.size() < stalls
-                                 ? fmt::format(" (the first {} listed)", latency.stalls.size())
-                                 : std::string(),
-                             why),
+  return {"events", growth_text(r, latency, per, batches) + stalls_text(r, latency, per),
           std::move(numbers)};
 }
 
@@ -430,10 +432,8 @@ Finding why_line(const Result& stalled) {
       {{"growths", grew}}};
 }
 
-// Pairs every pregrow=off result with a pre-grown one of the same shape and explains the
-// difference: the RCU grace period a shared table waits for on each growth.
-void growth_findings(std::span<const Result> results, std::string_view workload, Findings& out) {
-  const Results all = select(results, workload);
+// Every pregrow=off result of `all` with the first pre-grown one of the same shape.
+std::vector<GrowthPair> growth_pairs(const Results& all) {
   std::vector<GrowthPair> pairs;
   for (const auto* off : all) {
     if (off->pregrow.grows()) continue;
@@ -444,6 +444,27 @@ void growth_findings(std::span<const Result> results, std::string_view workload,
       }
     }
   }
+  return pairs;
+}
+
+// Where no pair stalled but a table grew: pre-growing made little difference here.
+void little_difference_finding(std::span<const GrowthPair> pairs, Findings& out) {
+  for (const auto& p : pairs) {
+    if (growths(*p.off) > 0) {
+      out.push_back({"pregrow_little_difference",
+                     "Pre-growing made little difference for multi-threaded runs on this "
+                     "kernel (an expedited RCU, rcu_expedited=1, or a kernel without the "
+                     "stall would explain it).",
+                     {}});
+      return;
+    }
+  }
+}
+
+// Pairs every pregrow=off result with a pre-grown one of the same shape and explains the
+// difference: the RCU grace period a shared table waits for on each growth.
+void growth_findings(std::span<const Result> results, std::string_view workload, Findings& out) {
+  const std::vector<GrowthPair> pairs = growth_pairs(select(results, workload));
   if (pairs.empty()) return;
   const auto stalled = [](const GrowthPair& p) {
     // Growth may happen where FDSize is not read (libuv's helper process), so the ratio
@@ -482,16 +503,7 @@ void growth_findings(std::span<const Result> results, std::string_view workload,
   if (worst != nullptr) {
     out.push_back(why_line(*worst->off));
   } else {
-    for (const auto& p : pairs) {
-      if (growths(*p.off) > 0) {
-        out.push_back({"pregrow_little_difference",
-                       "Pre-growing made little difference for multi-threaded runs on this "
-                       "kernel (an expedited RCU, rcu_expedited=1, or a kernel without the "
-                       "stall would explain it).",
-                       {}});
-        break;
-      }
-    }
+    little_difference_finding(pairs, out);
   }
 }
 

@@ -1,13 +1,14 @@
 #pragma once
 // Validated options for each command (the CLI builds them; the library takes them as they are).
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "uring/uring_options.hpp"
 #include "engine/workload.hpp"
 #include "model/settings.hpp"
+#include "uring/uring_options.hpp"
 
 namespace fdbench {
 
@@ -22,7 +23,8 @@ std::string_view to_string(Order order);
 bool parse_order(std::string_view text, Order& order);
 
 struct OpenOptions {
-  std::size_t files = 10000;
+  // --files. Empty only with --reuse-files when --files was not given: the set's marker says.
+  std::optional<std::size_t> files = 10000;
   std::vector<int> threads{1, 2, 4, 8, 16};
   std::vector<std::string> strategies;  // empty: every registered strategy
   int batch = 64;
@@ -35,19 +37,18 @@ struct OpenOptions {
   // --timeout: seconds a repetition may take before it is abandoned as hung; 0: no limit (the
   // CLI's default for a private set; 60 for --tree and --list).
   double timeout_s = 0;
-  std::string dir;           // empty: $TMPDIR or /tmp
-  std::size_t subdirs = 0;   // --layout dirs:K (0: flat)
+  std::string dir;  // empty: $TMPDIR or /tmp
+  // --layout dirs:K (0: flat). Empty only with --reuse-files when --layout was not given.
+  std::optional<std::size_t> subdirs = 0;
   // --keep-files DIR: the generated set is made at DIR itself and left there afterwards.
   std::string keep_files;
   // --reuse-files DIR: the set a --keep-files run left at DIR is checked and opened, nothing is
-  // made. It must hold `files` files laid out as `subdirs` says, unless these were not given:
-  // then the set's marker says.
+  // made. It must hold `files` files laid out as `subdirs` says where these are given; where
+  // they are empty, the set's marker says.
   std::string reuse_files;
-  bool files_given = true;   // false: --reuse-files takes the set's count
-  bool layout_given = true;  // false: --reuse-files takes the set's layout
-  std::string tree;          // --tree DIR: open the regular files under DIR instead
-  std::string list;          // --list FILE: open the paths listed in FILE instead
-  bool list0 = false;        // --list0: the list is NUL-separated
+  std::string tree;    // --tree DIR: open the regular files under DIR instead
+  std::string list;    // --list FILE: open the paths listed in FILE instead
+  bool list0 = false;  // --list0: the list is NUL-separated
   OpenFlags flags = OpenFlags::rdonly;
   PathMode paths = PathMode::relative;      // --paths
   bool keep_open = false;                   // hold every descriptor to the end of the repetition

@@ -4,6 +4,10 @@
 // descriptor and only unlinks names this object created. A kept set (--keep-files) is made
 // at a path the user names and outlives the run, its marker recording what it holds, so that
 // later runs can check it and use it (--reuse-files) instead of making it again.
+//
+// Defined in parts: file_set_create.cpp (making a set, its files created in parallel),
+// file_set.cpp (reusing a kept set, removing what was made), file_set_marker.cpp (the marker
+// and the lock), file_set_clean.cpp (`fdbench clean`).
 #include <cstddef>
 #include <functional>
 #include <optional>
@@ -11,8 +15,8 @@
 #include <utility>
 #include <vector>
 
-#include "model/path_table.hpp"
 #include "fdbench/unique_fd.hpp"
+#include "model/path_table.hpp"
 
 namespace fdbench {
 

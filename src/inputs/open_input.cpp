@@ -36,17 +36,16 @@ FileSet generated_set(const OpenOptions& o, const FileSet::CreationProgress& pro
   if (!o.reuse_files.empty()) {
     summary.origin = o.reuse_files;
     summary.file_set = "reused";
-    return FileSet::open_kept(o.reuse_files, o.files_given ? std::optional(o.files) : std::nullopt,
-                              o.layout_given ? std::optional(o.subdirs) : std::nullopt);
+    return FileSet::open_kept(o.reuse_files, o.files, o.subdirs);
   }
   if (!o.keep_files.empty()) {
     summary.origin = o.keep_files;
     summary.file_set = "kept";
-    return FileSet::create_kept(o.keep_files, o.files, o.subdirs, progress);
+    return FileSet::create_kept(o.keep_files, o.files.value(), o.subdirs.value(), progress);
   }
   summary.origin = o.dir.empty() ? default_dir() : o.dir;
   summary.file_set = "private";
-  return FileSet::create(summary.origin, o.files, o.subdirs, progress);
+  return FileSet::create(summary.origin, o.files.value(), o.subdirs.value(), progress);
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 #include "model/format.hpp"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 namespace fdbench {
 
@@ -28,6 +28,10 @@ std::string format_rate(double per_sec) {
 
 std::string format_ratio(double ratio) {
   return ratio >= 10 ? fmt::format("{:.0f}×", ratio) : fmt::format("{:.1f}×", ratio);
+}
+
+std::string thread_count_text(int threads) {
+  return fmt::format("{} thread{}", threads, threads == 1 ? "" : "s");
 }
 
 std::string threads_text(const Result& r) {

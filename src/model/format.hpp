@@ -17,6 +17,8 @@ std::string format_duration(double ns);
 std::string format_rate(double per_sec);
 // a ratio as "2.3×"
 std::string format_ratio(double ratio);
+// A number of threads in words: "1 thread", "2 threads".
+std::string thread_count_text(int threads);
 // A result's thread count as the tables show it: "2", or "2 (+1)" when more threads or
 // processes than that can be on a CPU during the timed region (runnable_threads).
 std::string threads_text(const Result& r);

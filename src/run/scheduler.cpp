@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <numeric>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -92,10 +93,11 @@ Rounds Scheduler::run(std::span<const PlannedResult> plan, const StopRule& stop,
                       std::size_t first_result,
                       const std::function<void(int round, int rounds)>& on_round) {
   size_window(plan.size());
+  first_result_ = first_result;
   if (stop.budget_s <= 0) {
     std::vector<std::size_t> all(plan.size());
-    for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-    run_round(plan, all, stop.repeat, stop.warmup, true, emit, first_result);
+    std::iota(all.begin(), all.end(), std::size_t{0});
+    run_round(plan, all, stop.repeat, stop.warmup, true, emit);
     return {};
   }
   std::vector<std::optional<Result>> pooled(plan.size());
@@ -112,14 +114,14 @@ Rounds Scheduler::run(std::span<const PlannedResult> plan, const StopRule& stop,
   };
   Rounds rounds;
   const auto start = std::chrono::steady_clock::now();
-  run_round(plan, runnable(), stop.repeat, stop.warmup, false, into_pool, first_result);
+  run_round(plan, runnable(), stop.repeat, stop.warmup, false, into_pool);
   rounds.round_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   rounds.round_over_budget = rounds.round_seconds > stop.budget_s;
   rounds.rounds = rounds_in_budget(stop, rounds.round_seconds);
   for (int round = 2; round <= rounds.rounds; ++round) {
     if (on_round) on_round(round, rounds.rounds);
-    run_round(plan, runnable(), stop.repeat, 0, false, into_pool, first_result);
+    run_round(plan, runnable(), stop.repeat, 0, false, into_pool);
   }
   for (std::size_t i = 0; i < plan.size(); ++i) {
     FDBENCH_ASSERT(pooled[i].has_value());  // the first round measured every result
@@ -134,7 +136,7 @@ Rounds Scheduler::run(std::span<const PlannedResult> plan, const StopRule& stop,
 
 std::vector<std::unique_ptr<Measurement>> Scheduler::start_window(
     std::span<const PlannedResult> plan, std::span<const std::size_t> window, int repeat,
-    int warmup, std::size_t first_result) const {
+    int warmup) const {
   // Results that take turns make their workers per repetition, so that only one result's
   // workers exist at a time; a result measured alone keeps its workers throughout.
   const Workers workers = window.size() > 1 ? Workers::per_repetition : Workers::kept;
@@ -143,7 +145,7 @@ std::vector<std::unique_ptr<Measurement>> Scheduler::start_window(
     MeasurementStart how{{settings_.latency, {}}, workers, repeat, warmup};
     if (trace_out_ != nullptr && settings_.latency) {
       TraceKey key = plan[i].key;
-      key.result = first_result + i;  // results are emitted in plan order
+      key.result = first_result_ + i;  // results are emitted in plan order
       how.extras.on_calls = [out = trace_out_, key](int repetition,
                                                     std::span<const CallRecord> calls) {
         out->add(key, repetition, calls);
@@ -173,11 +175,10 @@ void Scheduler::run_window(std::span<const PlannedResult> plan, std::span<const 
 }
 
 void Scheduler::run_round(std::span<const PlannedResult> plan, std::span<const std::size_t> which,
-                          int repeat, int warmup, bool emit_started, const Emit& emit,
-                          std::size_t first_result) {
+                          int repeat, int warmup, bool emit_started, const Emit& emit) {
   for (std::size_t first = 0; first < which.size(); first += window_) {
     const auto window = which.subspan(first, std::min(window_, which.size() - first));
-    auto running = start_window(plan, window, repeat, warmup, first_result);
+    auto running = start_window(plan, window, repeat, warmup);
     const auto emit_from = [&](std::size_t k) {
       Result r = running[k]->finish();
       stamp(plan[window[k]], r);

@@ -94,12 +94,11 @@ class Scheduler {
   // One pass over the results `which` of the plan, each to `repeat` after `warmup`, in
   // windows; `emit_started`: after Ctrl-C or a hang, emit what ran before going on.
   void run_round(std::span<const PlannedResult> plan, std::span<const std::size_t> which,
-                 int repeat, int warmup, bool emit_started, const Emit& emit,
-                 std::size_t first_result);
+                 int repeat, int warmup, bool emit_started, const Emit& emit);
   // Starts the measurements of the window's results.
   [[nodiscard]] std::vector<std::unique_ptr<Measurement>> start_window(
       std::span<const PlannedResult> plan, std::span<const std::size_t> window, int repeat,
-      int warmup, std::size_t first_result) const;
+      int warmup) const;
   // Runs the window's repetitions in turns until each is done.
   void run_window(std::span<const PlannedResult> plan, std::span<const std::size_t> window,
                   std::vector<std::unique_ptr<Measurement>>& running);
@@ -115,7 +114,8 @@ class Scheduler {
   RepetitionRunner runner_;
   std::size_t window_ = 1;
   std::string order_text_;
-  std::size_t started_ = 0;  // results started so far, for the progress line
+  std::size_t started_ = 0;       // results started so far, for the progress line
+  std::size_t first_result_ = 0;  // run()'s first_result: --trace-out's index of plan[0]
 };
 
 }  // namespace fdbench

@@ -22,6 +22,7 @@
 #include "fdbench/error.hpp"
 #include "inputs/open_input.hpp"
 #include "model/call_trace.hpp"
+#include "model/format.hpp"
 #include "output/trace_out.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/platform.hpp"
@@ -40,8 +41,7 @@ const StrategyInfo& strategy_named(const std::string& name) {
 
 // "uring, 2 threads, pregrow auto": the progress line's name for a result.
 std::string progress_label(const TraceKey& key) {
-  std::string label =
-      fmt::format("{}, {} thread{}", key.strategy, key.threads, key.threads == 1 ? "" : "s");
+  std::string label = fmt::format("{}, {}", key.strategy, thread_count_text(key.threads));
   if (!key.pregrow.empty()) label += ", pregrow " + key.pregrow;
   return label;
 }
@@ -221,7 +221,7 @@ void Session::run_open(const OpenOptions& options) {
   const auto strategies = options.strategies.empty() ? strategy_names() : options.strategies;
   const bool generated = options.tree.empty() && options.list.empty();
   DescriptorBudget budget = budget_of(strategies, options.threads, options.batch, options.pregrow);
-  if (options.keep_open && generated && options.files_given) budget.workload = options.files;
+  if (options.keep_open && generated && options.files) budget.workload = *options.files;
   ensure_descriptor_budget(budget, "--batch, --threads, --files or --pregrow");
   const std::size_t per_strategy =
       options.threads.size() * (options.keep_open ? options.pregrow.size() : 1);

@@ -14,6 +14,7 @@
 #include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
 #include "inputs/open_input.hpp"
+#include "model/format.hpp"
 #include "output/reporter.hpp"
 #include "platform/platform.hpp"
 #include "run/scheduler.hpp"
@@ -83,8 +84,8 @@ class Bench {
     };
     return {{0, std::string(strategy.name), config.threads, pregrow.label(),
              std::string(to_string(recipe_.facts.workload_kind))},
-            fmt::format("{}, {} thread{}, batch {}", strategy.name, config.threads,
-                        config.threads == 1 ? "" : "s", config.batch),
+            fmt::format("{}, {}, batch {}", strategy.name, thread_count_text(config.threads),
+                        config.batch),
             std::move(start),
             [this](Result& r) { r.input = input_.summary; }};
   }
@@ -169,7 +170,7 @@ TuneReport run_tune(const TuneOptions& options,
   const OpenOptions& open = options.open;
   const bool generated = open.tree.empty() && open.list.empty();
   std::vector<Combination> combos = combinations_of(open.strategies);
-  ensure_sweep_fits(combos, open.keep_open && generated ? open.files : 0);
+  ensure_sweep_fits(combos, open.keep_open && generated ? open.files.value_or(0) : 0);
   Bench bench(open);
   const std::uint64_t held = open.keep_open ? bench.input().summary.files : 0;
   if (open.keep_open && !generated) ensure_sweep_fits(combos, held);  // known only now

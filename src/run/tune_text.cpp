@@ -13,7 +13,7 @@ namespace {
 constexpr std::size_t kAlternativesShown = 8;
 
 std::string setting_text(const TunedSetting& s) {
-  return fmt::format("{}, {} thread{}{}", s.strategy, s.threads, s.threads == 1 ? "" : "s",
+  return fmt::format("{}, {}{}", s.strategy, thread_count_text(s.threads),
                      s.batch > 1 ? fmt::format(", batch {}", s.batch) : "");
 }
 
@@ -96,9 +96,9 @@ std::string tune_text(const TuneReport& report) {
                         rec.within_noise.size() - shown);
   }
   text += fmt::format(
-      "  knee:          {} thread{} ({} is within noise of the best with "
+      "  knee:          {} ({} is within noise of the best with "
       "them)\n",
-      rec.knee_threads, rec.knee_threads == 1 ? "" : "s", rec.best.strategy);
+      thread_count_text(rec.knee_threads), rec.best.strategy);
   return text + table_advice(report) + nofile_advice(report.nofile);
 }
 

@@ -209,52 +209,63 @@ bool contains_line(const std::string& text, const std::string& start, const std:
   return false;
 }
 
-TEST(Clean, RemovesOnlyLeftoversOfAKilledRun) {
-  FastTempDir dir;
-  const Snapshot beside = plant_user_files(dir.path());
+// Left by a SIGKILLed run in `dir`, to be removed: its private directory, `killed`.
+void leave_a_killed_run(const FastTempDir& dir, std::string& killed) {
+  FdbenchProcess child(
+      {"open", "--files", "300", "--threads", "1", "--strategy", "threads", "--repeat", "100000",
+       "--warmup", "0", "--layout", "dirs:3", "--dir", dir.path()},
+      as_a_job());
+  ASSERT_TRUE(wait_until([&] {
+    const auto found = private_dirs(dir.path());
+    return !found.empty() && (killed = dir / found[0], true);
+  }));
+  ASSERT_TRUE(child.wait_for_event("repetition-done"));  // killed while it uses its set
+  child.signal(SIGKILL, true);
+  EXPECT_EQ(child.wait().exit_code, 128 + SIGKILL);
+  ASSERT_EQ(private_dirs(dir.path()).size(), 1U) << "SIGKILL cannot clean up";
+}
 
-  // Left by a SIGKILLed run: removed.
-  std::string killed;
-  {
-    FdbenchProcess child(
-        {"open", "--files", "300", "--threads", "1", "--strategy", "threads", "--repeat", "100000",
-         "--warmup", "0", "--layout", "dirs:3", "--dir", dir.path()},
-        as_a_job());
-    ASSERT_TRUE(wait_until([&] {
-      const auto found = private_dirs(dir.path());
-      return !found.empty() && (killed = dir / found[0], true);
-    }));
-    ASSERT_TRUE(child.wait_for_event("repetition-done"));  // killed while it uses its set
-    child.signal(SIGKILL, true);
-    EXPECT_EQ(child.wait().exit_code, 128 + SIGKILL);
-    ASSERT_EQ(private_dirs(dir.path()).size(), 1U) << "SIGKILL cannot clean up";
-  }
+// Directories named like a killed run's that `fdbench clean` leaves.
+struct NotLeftovers {
+  std::string unmarked;  // no marker: not ours, not mentioned
+  std::string running;   // its fdbench is still running (the marker names this test process)
+  std::string foreign;   // holds a file fdbench never creates: said so
+  std::string linked;    // holds a second name of a user's file under one of fdbench's names
+};
 
-  // Named like one, but no marker: not ours, not mentioned.
-  const std::string unmarked = make_dir(dir / "fdbench-NoMark");
-  write_text(unmarked + "/1.txt", "");
+// Makes them in `dir`, and a symlink named like one there, to `user_dir`, a directory of the
+// user's that has a marker: never entered.
+void plant_not_leftovers(const FastTempDir& dir, const TempDir& user_dir, NotLeftovers& left) {
+  left.unmarked = make_dir(dir / "fdbench-NoMark");
+  write_text(left.unmarked + "/1.txt", "");
 
-  // Its fdbench is still running (the marker names this test process): left.
-  const std::string running = make_dir(dir / "fdbench-Runnin");
-  write_marker(running, getpid());
-  write_text(running + "/1.txt", "");
+  left.running = make_dir(dir / "fdbench-Runnin");
+  write_marker(left.running, getpid());
+  write_text(left.running + "/1.txt", "");
 
-  // Holds a file fdbench never creates: left, and said so.
-  const std::string foreign = make_dir(dir / "fdbench-Foreig");
-  write_marker(foreign, dead_pid());
-  write_text(foreign + "/1.txt", "");
-  write_text(foreign + "/holiday.jpg", "the user's\n");
+  left.foreign = make_dir(dir / "fdbench-Foreig");
+  write_marker(left.foreign, dead_pid());
+  write_text(left.foreign + "/1.txt", "");
+  write_text(left.foreign + "/holiday.jpg", "the user's\n");
 
-  // Holds a second name of a user's file under one of fdbench's names: left.
-  const std::string linked = make_dir(dir / "fdbench-Linked");
-  write_marker(linked, dead_pid());
-  ASSERT_EQ(link((dir / "notes").c_str(), (linked + "/5.txt").c_str()), 0);
+  left.linked = make_dir(dir / "fdbench-Linked");
+  write_marker(left.linked, dead_pid());
+  ASSERT_EQ(link((dir / "notes").c_str(), (left.linked + "/5.txt").c_str()), 0);
 
-  // A symlink named like one, to a directory of the user's that has a marker: never entered.
-  TempDir user_dir;
   write_marker(user_dir.path(), dead_pid());
   write_text(user_dir / "1.txt", "");
   ASSERT_EQ(symlink(user_dir.path().c_str(), (dir / "fdbench-SymLnk").c_str()), 0);
+}
+
+TEST(Clean, RemovesOnlyLeftoversOfAKilledRun) {
+  FastTempDir dir;
+  const Snapshot beside = plant_user_files(dir.path());
+  std::string killed;
+  ASSERT_NO_FATAL_FAILURE(leave_a_killed_run(dir, killed));
+  TempDir user_dir;
+  NotLeftovers left;
+  ASSERT_NO_FATAL_FAILURE(plant_not_leftovers(dir, user_dir, left));
+  const auto& [unmarked, running, foreign, linked] = left;
 
   const RunResult run = [&] {
     FdbenchProcess clean({"clean", "--dir", dir.path()}, as_a_job());

@@ -163,10 +163,8 @@ TEST_F(Schema, HandBuiltDocumentWithEveryOptionalField) {
   expect_valid({out_ / "full.json"});
 }
 
-TEST_F(Schema, FieldsTheOpenIssuesAddHaveTheirTypes) {
-  auto doc =
-      nlohmann::json::parse(to_json_document(hand_built_environment(), hand_built_results()));
-  auto& env = doc["environment"];
+// Environment fields the open issues added, each with a value of its type.
+void add_later_environment_fields(nlohmann::json& env) {
   env.update({{"syscall_ns", 1250.5},
               {"cpu_mitigations", {{"meltdown", "Mitigation: PTI"}, {"spectre_v2", "Vulnerable"}}},
               {"build_type", "Release"},
@@ -177,7 +175,11 @@ TEST_F(Schema, FieldsTheOpenIssuesAddHaveTheirTypes) {
               {"cpus_allowed", 2},
               {"memory_bytes", 4294967296LL},
               {"fs_mount_options", "rw,relatime,discard"}});
-  auto& r = doc["results"][0];
+}
+
+// Result fields the open issues added: latency percentiles, growth events and stalls with
+// their summaries, and a parameter.
+void add_later_result_fields(nlohmann::json& r) {
   const nlohmann::json latency = {{"p50", 1200},  {"p90", 1500},     {"p99", 3000},
                                   {"p999", 9000}, {"max", 12000000}, {"count", 2000}};
   r.update(
@@ -213,6 +215,13 @@ TEST_F(Schema, FieldsTheOpenIssuesAddHaveTheirTypes) {
        {"growth_summary", {{"count", 1}, {"total_ns", 7000000}, {"share_of_repetition", 0.7}}},
        {"stall_summary", {{"count", 1}, {"total_ns", 6900000}, {"share_of_repetition", 0.69}}}});
   r["parameters"]["paths"] = "relative";
+}
+
+TEST_F(Schema, FieldsTheOpenIssuesAddHaveTheirTypes) {
+  auto doc =
+      nlohmann::json::parse(to_json_document(hand_built_environment(), hand_built_results()));
+  add_later_environment_fields(doc["environment"]);
+  add_later_result_fields(doc["results"][0]);
   doc["findings"] = {{{"kind", "stall"}, {"text", "4 growth events"}, {"events", 4}}};
   doc["recommendation"] = {{"strategy", "fast-pool"},
                            {"threads", 2},

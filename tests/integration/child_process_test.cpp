@@ -25,6 +25,7 @@
 #include "platform/platform.hpp"
 #include "support/read_within.hpp"
 #include "support/require.hpp"
+#include "support/wait_until.hpp"
 
 namespace fdbench {
 namespace {
@@ -123,6 +124,7 @@ int exit_code_in_process(const std::function<int()>& body) {
 }
 
 using testing::read_within;
+using testing::wait_until;
 
 TEST(ChildProcess, DiesWithItsParent) {
   if (!platform::uses_linux_interfaces()) {
@@ -150,9 +152,7 @@ TEST(ChildProcess, DiesWithItsParent) {
   close(report[0]);
   EXPECT_EQ(parent_code, 128 + SIGKILL);
   ASSERT_TRUE(reported);
-  for (int waited_ms = 0; platform::process_running(child) && waited_ms < 10'000; ++waited_ms) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  wait_until([&] { return !platform::process_running(child); }, std::chrono::seconds(10));
   EXPECT_FALSE(platform::process_running(child)) << "orphaned child " << child;
   kill(child, SIGKILL);  // leave nothing behind, even when the test fails
 }

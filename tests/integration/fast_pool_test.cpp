@@ -12,11 +12,11 @@
 #include <thread>
 #include <vector>
 
-#include "inputs/file_set.hpp"
-#include "platform/platform.hpp"
-#include "run/runner.hpp"
+#include "engine/measure.hpp"
 #include "engine/strategy.hpp"
 #include "engine/workload.hpp"
+#include "inputs/file_set.hpp"
+#include "platform/platform.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench {

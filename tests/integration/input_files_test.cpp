@@ -10,9 +10,9 @@
 
 #include <map>
 
-#include "fdbench/error.hpp"
-#include "run/runner.hpp"
+#include "engine/measure.hpp"
 #include "engine/strategy.hpp"
+#include "fdbench/error.hpp"
 #include "fdbench/unique_fd.hpp"
 #include "support/temp_dir.hpp"
 #include "support/warnings.hpp"

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "engine/measure.hpp"
 #include "fdbench/error.hpp"
 #include "platform/platform.hpp"
-#include "run/runner.hpp"
 #include "support/temp_dir.hpp"
 #include "support/warnings.hpp"
 

@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "engine/measure.hpp"
 #include "engine/strategy.hpp"
 #include "engine/workload.hpp"
 #include "fdbench/error.hpp"
 #include "inputs/file_set.hpp"
 #include "platform/platform.hpp"
-#include "run/runner.hpp"
 #include "support/child_pids.hpp"
 #include "support/require.hpp"
 #include "support/sanitizers.hpp"

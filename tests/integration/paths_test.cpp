@@ -10,10 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "model/environment.hpp"
-#include "platform/platform.hpp"
-#include "run/runner.hpp"
 #include "engine/strategy.hpp"
+#include "model/environment.hpp"
+#include "output/reporter.hpp"
+#include "platform/platform.hpp"
+#include "run/session.hpp"
 #include "support/temp_dir.hpp"
 #include "support/warnings.hpp"
 
@@ -82,7 +83,7 @@ TEST(PathsAbsolute, EveryStrategyOpensEveryFile) {
     options.keep_open = keep_open;
     const auto results = run_open(options);
     EXPECT_EQ(results.size(), 2 * strategy_names().size());
-    expect_clean(results, options.files, "absolute");
+    expect_clean(results, *options.files, "absolute");
   }
   EXPECT_EQ(platform::open_descriptors(), held_before);
   EXPECT_TRUE(testing::list_names(dir.path()).empty()) << "the file set was left behind";
@@ -96,7 +97,7 @@ TEST(PathsRelative, LibuvSaysItCouldOnlyUseAbsolutePaths) {
   options.strategies = {"threads", "libuv"};
   const auto results = run_open(options);
   ASSERT_EQ(results.size(), 2U);
-  expect_clean({results[0]}, options.files, "relative");
+  expect_clean({results[0]}, *options.files, "relative");
   const Result& libuv = results[1];
   EXPECT_EQ(libuv.parameters.at("paths"), "absolute");
   ASSERT_EQ(libuv.parameters.count("paths_note"), 1U);

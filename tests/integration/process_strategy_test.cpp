@@ -19,18 +19,19 @@
 #include <thread>
 #include <vector>
 
-#include "fdbench/error.hpp"
-#include "inputs/file_set.hpp"
+#include "engine/measure.hpp"
 #include "engine/options.hpp"
-#include "platform/platform.hpp"
-#include "run/runner.hpp"
 #include "engine/strategy.hpp"
 #include "engine/workload.hpp"
+#include "fdbench/error.hpp"
+#include "inputs/file_set.hpp"
+#include "platform/platform.hpp"
 #include "support/child_pids.hpp"
 #include "support/fd_table.hpp"
 #include "support/read_within.hpp"
 #include "support/require.hpp"
 #include "support/temp_dir.hpp"
+#include "support/wait_until.hpp"
 
 namespace fdbench {
 namespace {
@@ -39,6 +40,7 @@ using testing::child_pids;
 using testing::new_children;
 using testing::reaped;
 using testing::TempDir;
+using testing::wait_until;
 
 const StrategyInfo& process_strategy() {
   const StrategyInfo* info = find_strategy("process");
@@ -140,10 +142,9 @@ TEST_F(ProcessStrategy, AKilledWorkerIsAnErrorAndEveryWorkerIsReaped) {
     work->after_repetition();
 
     ASSERT_EQ(kill(workers[1], SIGKILL), 0);
-    for (int waited_ms = 0; platform::process_running(workers[1]); ++waited_ms) {
-      ASSERT_LT(waited_ms, 10'000) << "the killed worker still looks alive";
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    ASSERT_TRUE(wait_until([&] { return !platform::process_running(workers[1]); },
+                           std::chrono::seconds(10)))
+        << "the killed worker still looks alive";
     work->before_repetition();
     try {
       strategy->run(*work);
@@ -284,9 +285,7 @@ TEST_F(ProcessStrategy, BusyWorkersDieWithTheirParent) {
   close(busy[0]);
   ASSERT_TRUE(started) << "the workers did not start";
   for (const pid_t pid : workers) {
-    for (int waited_ms = 0; platform::process_running(pid) && waited_ms < 10'000; ++waited_ms) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    wait_until([&] { return !platform::process_running(pid); }, std::chrono::seconds(10));
     EXPECT_FALSE(platform::process_running(pid)) << "orphaned worker " << pid;
     kill(pid, SIGKILL);  // leave nothing behind, even when the test fails
   }

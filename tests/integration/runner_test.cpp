@@ -1,16 +1,17 @@
 // The runner with real descriptors: measure() with the open workload over every strategy,
 // and measure_in_fresh_child() with sockets, where the descriptor table's growth is visible.
-#include "run/runner.hpp"
-
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "engine/measure.hpp"
 #include "fdbench/error.hpp"
 #include "inputs/file_set.hpp"
+#include "output/reporter.hpp"
 #include "platform/platform.hpp"
+#include "run/session.hpp"
 #include "support/require.hpp"
 #include "support/temp_dir.hpp"
 #include "support/warnings.hpp"

@@ -28,12 +28,12 @@
 #include <string>
 #include <vector>
 
+#include "engine/measure.hpp"
+#include "engine/workload.hpp"
 #include "fdbench/error.hpp"
+#include "fdbench/unique_fd.hpp"
 #include "inputs/file_set.hpp"
 #include "platform/platform.hpp"
-#include "fdbench/unique_fd.hpp"
-#include "run/runner.hpp"
-#include "engine/workload.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench {

@@ -15,11 +15,13 @@
 
 #include "fdbench/error.hpp"
 #include "platform/interrupt.hpp"
+#include "support/wait_until.hpp"
 
 namespace fdbench {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::wait_until;
 
 // A step that blocks until release() (a read on a pipe), as an open() on a dead mount would;
 // shared, so that an abandoned step still has its pipe when it is released after the test.
@@ -79,9 +81,7 @@ TEST(TimedRunner, AbandonsAStepThatOutlastsTheLimitWithoutJoiningIt) {
   }  // destroyed with the step still blocked: it must not wait for it
   EXPECT_FALSE(blocker->returned);
   blocker->release();  // the abandoned thread returns later and ends on its own
-  for (int waited_ms = 0; !blocker->returned && waited_ms < 10'000; ++waited_ms) {
-    std::this_thread::sleep_for(1ms);
-  }
+  wait_until([&] { return blocker->returned.load(); }, 10s);
   EXPECT_TRUE(blocker->returned);
 }
 
@@ -96,9 +96,7 @@ TEST(TimedRunner, AbandonsAStepThatCtrlCCannotReach) {
     TimedRunner runner(600s);
     // Once the step is blocked: a signal before it would not test that Ctrl-C cannot reach it.
     std::thread signal_soon([blocker] {
-      for (int waited_ms = 0; !blocker->entered && waited_ms < 10'000; ++waited_ms) {
-        std::this_thread::sleep_for(1ms);
-      }
+      wait_until([&] { return blocker->entered.load(); }, 10s);
       kill(getpid(), SIGINT);
     });
     const auto outcome = runner.run([blocker] { blocker->block(); });

@@ -11,17 +11,16 @@
 #include <string>
 #include <vector>
 
+#include "engine/measure.hpp"
+#include "engine/strategy.hpp"
+#include "engine/workload.hpp"
 #include "fdbench/error.hpp"
+#include "fdbench/unique_fd.hpp"
 #include "inputs/file_set.hpp"
 #include "platform/platform.hpp"
-#include "run/runner.hpp"
-#include "engine/strategy.hpp"
-#include "fdbench/unique_fd.hpp"
-#include "engine/workload.hpp"
 #include "support/require.hpp"
 #include "support/temp_dir.hpp"
 #include "support/warnings.hpp"
-
 
 namespace fdbench {
 namespace {

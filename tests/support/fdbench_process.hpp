@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "support/temp_dir.hpp"
+#include "support/wait_until.hpp"
 
 extern char** environ;
 
@@ -43,18 +44,6 @@ using Clock = std::chrono::steady_clock;
 inline const char* fdbench_binary() {
   const char* from_env = std::getenv("FDBENCH_BINARY");
   return from_env != nullptr && *from_env != '\0' ? from_env : FDBENCH_BINARY;
-}
-
-// Polls `done` every few milliseconds until it holds or `bound` passes. Bounds a wait; asserts
-// nothing about speed.
-inline bool wait_until(const std::function<bool()>& done,
-                       std::chrono::milliseconds bound = std::chrono::seconds(30)) {
-  const auto deadline = Clock::now() + bound;
-  while (!done()) {
-    if (Clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  return true;
 }
 
 struct RunOptions {

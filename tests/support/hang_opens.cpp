@@ -382,16 +382,13 @@ int supervise(pid_t child, int listener, int signals, std::string_view needle) {
   std::exit(kExitUsage);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (argc < 4 || std::strcmp(argv[2], "--") != 0) usage("expected NEEDLE -- PROGRAM");
-  const std::string_view needle = argv[1];
-  if (needle.empty()) usage("NEEDLE is empty (it would hang every open)");
-
+// Starts the child that runs `program` under the filter, once the signal pipe (its write end
+// g_signal_pipe, its read end `signals`) and the socket to the child (this side's end `sock`)
+// are made; SIGINT, SIGTERM and SIGCHLD are handled here from now on. Returns its pid.
+pid_t start_child(char** program, int& signals, int& sock) {
   int pipe_ends[2];
   if (pipe2(pipe_ends, O_CLOEXEC | O_NONBLOCK) != 0) fail("pipe2", errno);
-  const int signals = pipe_ends[0];
+  signals = pipe_ends[0];
   g_signal_pipe = pipe_ends[1];
   int sock_ends[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock_ends) != 0) {
@@ -415,46 +412,64 @@ int main(int argc, char** argv) {
     close(sock_ends[0]);
     close(signals);
     close(g_signal_pipe);
-    run_child(sock_ends[1], supervisor, argv + 3);
+    run_child(sock_ends[1], supervisor, program);
   }
   close(sock_ends[1]);
   sigprocmask(SIG_SETMASK, &before, nullptr);
+  sock = sock_ends[0];
+  return child;
+}
 
+// Why the child's filter cannot hang its opens here (empty: it can): the child's set-up
+// failed, the kernel cannot let a notified call go on, or the child's memory cannot be read.
+std::string why_unavailable(const SetupReport& report, int listener, pid_t child) {
+  if (report.failed_call[0] != '\0') {
+    return std::string(report.failed_call) + ": " + std::strerror(report.error);
+  }
+  if (int error = 0; !kernel_has_continue(listener, error)) {
+    return "SECCOMP_USER_NOTIF_FLAG_CONTINUE (Linux 5.5): " + std::string(std::strerror(error));
+  }
+  char probe[sizeof kProbeText] = {};
+  iovec local{probe, sizeof probe};
+  iovec remote{const_cast<char*>(kProbeText), sizeof probe};
+  const ssize_t n = process_vm_readv(child, &local, 1, &remote, 1, 0);
+  const int read_error = errno;
+  if (n != static_cast<ssize_t>(sizeof probe) ||
+      std::memcmp(probe, kProbeText, sizeof probe) != 0) {
+    return "process_vm_readv cannot read the program's paths: " +
+           std::string(n < 0 ? std::strerror(read_error) : "a short read");
+  }
+  return "";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 4 || std::strcmp(argv[2], "--") != 0) usage("expected NEEDLE -- PROGRAM");
+  const std::string_view needle = argv[1];
+  if (needle.empty()) usage("NEEDLE is empty (it would hang every open)");
+
+  int signals = -1;
+  int sock = -1;
+  const pid_t child = start_child(argv + 3, signals, sock);
   SetupReport report{};
   int listener = -1;
-  if (!receive_report(sock_ends[0], report, listener)) {
-    close(sock_ends[0]);  // a child still waiting for the go-ahead exits
+  if (!receive_report(sock, report, listener)) {
+    close(sock);  // a child still waiting for the go-ahead exits
     const int code = reap(child);
     if (code != kExitUnavailable) return code;  // killed early
     std::fprintf(stderr, "hang_opens: unavailable: no listener came from the child\n");
     return kExitUnavailable;
   }
-  std::string unavailable;
-  if (report.failed_call[0] != '\0') {
-    unavailable = std::string(report.failed_call) + ": " + std::strerror(report.error);
-  } else if (int error = 0; !kernel_has_continue(listener, error)) {
-    unavailable =
-        "SECCOMP_USER_NOTIF_FLAG_CONTINUE (Linux 5.5): " + std::string(std::strerror(error));
-  } else {
-    char probe[sizeof kProbeText] = {};
-    iovec local{probe, sizeof probe};
-    iovec remote{const_cast<char*>(kProbeText), sizeof probe};
-    const ssize_t n = process_vm_readv(child, &local, 1, &remote, 1, 0);
-    const int read_error = errno;
-    if (n != static_cast<ssize_t>(sizeof probe) ||
-        std::memcmp(probe, kProbeText, sizeof probe) != 0) {
-      unavailable = "process_vm_readv cannot read the program's paths: " +
-                    std::string(n < 0 ? std::strerror(read_error) : "a short read");
-    }
-  }
+  const std::string unavailable = why_unavailable(report, listener, child);
   if (!unavailable.empty()) {
-    close(sock_ends[0]);  // the child exits without running the program
+    close(sock);  // the child exits without running the program
     reap(child);
     std::fprintf(stderr, "hang_opens: unavailable: %s\n", unavailable.c_str());
     return kExitUnavailable;
   }
   const char go = 1;
-  if (send(sock_ends[0], &go, 1, MSG_NOSIGNAL) != 1) return reap(child);  // killed meanwhile
-  close(sock_ends[0]);
+  if (send(sock, &go, 1, MSG_NOSIGNAL) != 1) return reap(child);  // killed meanwhile
+  close(sock);
   return supervise(child, listener, signals, needle);
 }

@@ -536,75 +536,90 @@ struct Malformed {
   std::vector<std::string> parts;  // the message names the place and the problem
 };
 
+// A valid document changed by `change`, and what the error must name.
+template <typename Change>
+Malformed edited(const char* what, Change change, std::vector<std::string> parts) {
+  auto j = valid_document();
+  change(j);
+  return {what, j.dump(), std::move(parts)};
+}
+
+// Results the reader must refuse, each in an otherwise valid document.
+std::vector<Malformed> malformed_results() {
+  return {
+      edited("missing result field", [](auto& j) { j["results"][1].erase("threads"); },
+             {"results[1].threads", "missing"}),
+      edited("times not an array", [](auto& j) { j["results"][0]["times_ns"] = "fast"; },
+             {"results[0].times_ns", "array of integers"}),
+      edited("a time not an integer", [](auto& j) { j["results"][0]["times_ns"][1] = 1.5; },
+             {"results[0].times_ns", "array of integers"}),
+      edited("threads a string", [](auto& j) { j["results"][0]["threads"] = "16"; },
+             {"results[0].threads", "expected an integer"}),
+      edited("threads out of range", [](auto& j) { j["results"][0]["threads"] = 1LL << 40; },
+             {"results[0].threads", "out of range"}),
+      edited("workload a number", [](auto& j) { j["results"][0]["workload"] = 1; },
+             {"results[0].workload", "expected a string"}),
+      edited("negative count", [](auto& j) { j["results"][0]["failures_by_errno"]["other"] = -2; },
+             {"results[0].failures_by_errno.other", "expected a count"}),
+      edited("negative errno count",
+             [](auto& j) { j["results"][0]["failures_by_errno"]["EMFILE"]["count"] = -2; },
+             {"results[0].failures_by_errno.EMFILE.count", "out of range"}),
+      edited("errno count missing",
+             [](auto& j) { j["results"][0]["failures_by_errno"]["EMFILE"].erase("count"); },
+             {"results[0].failures_by_errno.EMFILE.count", "missing"}),
+      edited("input not an object", [](auto& j) { j["results"][0]["input"] = "list"; },
+             {"results[0].input", "expected an object"}),
+      edited("unknown workers", [](auto& j) { j["results"][1]["workers"] = "fibers"; },
+             {"results[1].workers", "expected \"threads\" or \"processes\""}),
+      edited("unknown fd_table", [](auto& j) { j["results"][0]["fd_table"] = "global"; },
+             {"results[0].fd_table", "expected \"shared\""}),
+      edited("reference a string", [](auto& j) { j["results"][0]["reference"] = "yes"; },
+             {"results[0].reference", "expected true or false"}),
+      edited("result not an object", [](auto& j) { j["results"][0] = 3; },
+             {"results[0]", "expected an object"}),
+      edited("a status it does not know", [](auto& j) { j["results"][0]["status"] = "exploded"; },
+             {"results[0].status", "'exploded' is not a status"}),
+      edited("a failed result with times", [](auto& j) { j["results"][0]["status"] = "failed"; },
+             {"results[0].status", "has no times"}),
+      edited("a kind for each warning",
+             [](auto& j) { j["results"][0]["warning_kinds"] = nlohmann::json::array(); },
+             {"results[0].warning_kinds", "one kind for each warning"})};
+}
+
+// Documents the reader must refuse for what is outside their results, or for not being one.
+std::vector<Malformed> malformed_documents() {
+  return {edited("missing top-level field", [](auto& j) { j.erase("environment"); },
+                 {"environment", "missing"}),
+          edited("missing environment field", [](auto& j) { j["environment"].erase("kernel"); },
+                 {"environment.kernel", "missing"}),
+          edited("results not an array", [](auto& j) { j["results"] = nlohmann::json::object(); },
+                 {"results", "expected an array"}),
+          edited("schema_version 3", [](auto& j) { j["schema_version"] = 3; },
+                 {"schema_version 3", "not supported", "reads 1 to 2", "a newer fdbench"}),
+          edited("schema_version a string", [](auto& j) { j["schema_version"] = "1"; },
+                 {"schema_version", "expected an integer"}),
+          edited("another tool's document", [](auto& j) { j["tool"]["name"] = "hyperfine"; },
+                 {"tool.name", "not an fdbench document"}),
+          edited("syscall cost a string", [](auto& j) { j["environment"]["syscall_ns"] = "fast"; },
+                 {"environment.syscall_ns", "expected a number"}),
+          edited("mitigation not a string",
+                 [](auto& j) { j["environment"]["cpu_mitigations"]["mds"] = 1; },
+                 {"environment.cpu_mitigations.mds", "expected a string"}),
+          edited("environment warnings not strings",
+                 [](auto& j) { j["environment"]["warnings"] = {1}; },
+                 {"environment.warnings", "expected strings"}),
+          {"not JSON", "fdbench,threads,2\n", {"not valid JSON"}},
+          {"cut short", valid_document().dump().substr(0, 200), {"not valid JSON"}},
+          {"empty", "", {"not valid JSON"}},
+          {"an array", "[1, 2]", {"document", "expected an object"}},
+          {"hyperfine-like",
+           R"({"results": [{"command": "ls", "mean": 0.1}]})",
+           {"schema_version", "missing"}}};
+}
+
 TEST(ResultsJson, MalformedDocumentsAreErrorsThatSayWhere) {
-  std::vector<Malformed> cases;
-  auto edit = [&](const char* what, auto change, std::vector<std::string> parts) {
-    auto j = valid_document();
-    change(j);
-    cases.push_back({what, j.dump(), std::move(parts)});
-  };
-  edit("missing result field", [](auto& j) { j["results"][1].erase("threads"); },
-       {"results[1].threads", "missing"});
-  edit("missing top-level field", [](auto& j) { j.erase("environment"); },
-       {"environment", "missing"});
-  edit("missing environment field", [](auto& j) { j["environment"].erase("kernel"); },
-       {"environment.kernel", "missing"});
-  edit("times not an array", [](auto& j) { j["results"][0]["times_ns"] = "fast"; },
-       {"results[0].times_ns", "array of integers"});
-  edit("a time not an integer", [](auto& j) { j["results"][0]["times_ns"][1] = 1.5; },
-       {"results[0].times_ns", "array of integers"});
-  edit("threads a string", [](auto& j) { j["results"][0]["threads"] = "16"; },
-       {"results[0].threads", "expected an integer"});
-  edit("threads out of range", [](auto& j) { j["results"][0]["threads"] = 1LL << 40; },
-       {"results[0].threads", "out of range"});
-  edit("workload a number", [](auto& j) { j["results"][0]["workload"] = 1; },
-       {"results[0].workload", "expected a string"});
-  edit("negative count", [](auto& j) { j["results"][0]["failures_by_errno"]["other"] = -2; },
-       {"results[0].failures_by_errno.other", "expected a count"});
-  edit("negative errno count",
-       [](auto& j) { j["results"][0]["failures_by_errno"]["EMFILE"]["count"] = -2; },
-       {"results[0].failures_by_errno.EMFILE.count", "out of range"});
-  edit("errno count missing",
-       [](auto& j) { j["results"][0]["failures_by_errno"]["EMFILE"].erase("count"); },
-       {"results[0].failures_by_errno.EMFILE.count", "missing"});
-  edit("input not an object", [](auto& j) { j["results"][0]["input"] = "list"; },
-       {"results[0].input", "expected an object"});
-  edit("unknown workers", [](auto& j) { j["results"][1]["workers"] = "fibers"; },
-       {"results[1].workers", "expected \"threads\" or \"processes\""});
-  edit("unknown fd_table", [](auto& j) { j["results"][0]["fd_table"] = "global"; },
-       {"results[0].fd_table", "expected \"shared\""});
-  edit("reference a string", [](auto& j) { j["results"][0]["reference"] = "yes"; },
-       {"results[0].reference", "expected true or false"});
-  edit("results not an array", [](auto& j) { j["results"] = nlohmann::json::object(); },
-       {"results", "expected an array"});
-  edit("result not an object", [](auto& j) { j["results"][0] = 3; },
-       {"results[0]", "expected an object"});
-  edit("schema_version 3", [](auto& j) { j["schema_version"] = 3; },
-       {"schema_version 3", "not supported", "reads 1 to 2", "a newer fdbench"});
-  edit("a status it does not know", [](auto& j) { j["results"][0]["status"] = "exploded"; },
-       {"results[0].status", "'exploded' is not a status"});
-  edit("a failed result with times", [](auto& j) { j["results"][0]["status"] = "failed"; },
-       {"results[0].status", "has no times"});
-  edit("a kind for each warning",
-       [](auto& j) { j["results"][0]["warning_kinds"] = nlohmann::json::array(); },
-       {"results[0].warning_kinds", "one kind for each warning"});
-  edit("schema_version a string", [](auto& j) { j["schema_version"] = "1"; },
-       {"schema_version", "expected an integer"});
-  edit("another tool's document", [](auto& j) { j["tool"]["name"] = "hyperfine"; },
-       {"tool.name", "not an fdbench document"});
-  edit("syscall cost a string", [](auto& j) { j["environment"]["syscall_ns"] = "fast"; },
-       {"environment.syscall_ns", "expected a number"});
-  edit("mitigation not a string", [](auto& j) { j["environment"]["cpu_mitigations"]["mds"] = 1; },
-       {"environment.cpu_mitigations.mds", "expected a string"});
-  edit("environment warnings not strings", [](auto& j) { j["environment"]["warnings"] = {1}; },
-       {"environment.warnings", "expected strings"});
-  cases.push_back({"not JSON", "fdbench,threads,2\n", {"not valid JSON"}});
-  cases.push_back({"cut short", valid_document().dump().substr(0, 200), {"not valid JSON"}});
-  cases.push_back({"empty", "", {"not valid JSON"}});
-  cases.push_back({"an array", "[1, 2]", {"document", "expected an object"}});
-  cases.push_back({"hyperfine-like",
-                   R"({"results": [{"command": "ls", "mean": 0.1}]})",
-                   {"schema_version", "missing"}});
+  std::vector<Malformed> cases = malformed_results();
+  for (auto& c : malformed_documents()) cases.push_back(std::move(c));
   for (const auto& [what, text, parts] : cases) {
     SCOPED_TRACE(what);
     const std::string message = error_of(text);

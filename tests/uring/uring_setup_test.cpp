@@ -11,16 +11,16 @@
 #include <string>
 #include <vector>
 
+#include "engine/measure.hpp"
+#include "engine/strategy.hpp"
+#include "engine/workload.hpp"
 #include "fdbench/error.hpp"
+#include "fdbench/unique_fd.hpp"
 #include "inputs/file_set.hpp"
 #include "platform/platform.hpp"
-#include "run/runner.hpp"
-#include "engine/strategy.hpp"
-#include "fdbench/unique_fd.hpp"
-#include "engine/workload.hpp"
-#include "uring/ring.hpp"
 #include "support/require.hpp"
 #include "support/temp_dir.hpp"
+#include "uring/ring.hpp"
 
 namespace fdbench {
 namespace {

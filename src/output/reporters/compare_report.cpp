@@ -156,8 +156,7 @@ std::set<std::string> varying_parameters(const std::vector<CompareRow>& rows) {
 }
 
 std::string row_label(const ResultKey& key, const std::set<std::string>& shown_parameters) {
-  std::string label =
-      fmt::format("{}, {} thread{}", key.strategy, key.threads, key.threads == 1 ? "" : "s");
+  std::string label = fmt::format("{}, {}", key.strategy, thread_count_text(key.threads));
   if (key.pregrow.grows()) label += ", pregrow " + key.pregrow.label();
   if (key.batch != 1) label += fmt::format(", batch {}", key.batch);
   for (const auto& [name, value] : key.parameters) {
@@ -300,8 +299,7 @@ std::string my_figure(const Standing& s) {
   const std::string figure = s.reference.ops_per_sec
                                  ? format_rate(r.ops_per_sec) + " " + s.reference.unit
                                  : fmt::format("{} ms", format_ms(r.stats.median));
-  return fmt::format("{} ({}, {} thread{}{})", figure, r.strategy, r.threads,
-                     r.threads == 1 ? "" : "s",
+  return fmt::format("{} ({}, {}{})", figure, r.strategy, thread_count_text(r.threads),
                      r.pregrow.grows() ? ", pregrow " + r.pregrow.label() : "");
 }
 

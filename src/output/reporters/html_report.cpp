@@ -61,10 +61,6 @@ double rate(const Result& r, std::int64_t ns) {
   return ns > 0 ? static_cast<double>(r.ops) * 1e9 / static_cast<double>(ns) : 0;
 }
 
-std::string threads_text(int threads) {
-  return fmt::format("{} thread{}", threads, threads == 1 ? "" : "s");
-}
-
 // Results measuring the same thing (same workload, kind, size, held or not) share a chart.
 using GroupKey = std::tuple<std::string, std::string, std::uint64_t, bool>;
 
@@ -102,7 +98,7 @@ std::optional<svg::Value> rate_value(const Result& r) {
   if (!r.ran() || r.times_ns.empty()) return std::nullopt;
   return svg::Value{
       r.ops_per_sec, rate(r, r.stats.max), rate(r, r.stats.min),
-      fmt::format("{}, {}: {} {}/s (median), {}–{}", r.strategy, threads_text(r.threads),
+      fmt::format("{}, {}: {} {}/s (median), {}–{}", r.strategy, thread_count_text(r.threads),
                   format_rate(r.ops_per_sec), r.unit, format_rate(rate(r, r.stats.max)),
                   format_rate(rate(r, r.stats.min)))};
 }
@@ -175,7 +171,7 @@ std::string pregrow_chart(const std::vector<const Result*>& group, const std::st
         r->stats.median / 1e6, static_cast<double>(r->stats.min) / 1e6,
         static_cast<double>(r->stats.max) / 1e6,
         fmt::format("{}, {}, pregrow {}: {} ms (median), {}–{} ms", r->strategy,
-                    threads_text(r->threads), r->pregrow.label(), format_ms(r->stats.median),
+                    thread_count_text(r->threads), r->pregrow.label(), format_ms(r->stats.median),
                     format_ms(static_cast<double>(r->stats.min)),
                     format_ms(static_cast<double>(r->stats.max)))};
   }
@@ -261,7 +257,7 @@ std::string event_chart(const Result& r, const std::string& id) {
   if (chart.marks.empty()) return "";
   for (std::size_t w = 0; w < workers; ++w) chart.lanes.push_back(fmt::format("worker {}", w));
   chart.title = fmt::format("{}, {}, pregrow {}: the median repetition's growth events and stalls",
-                            r.strategy, threads_text(r.threads), r.pregrow.label());
+                            r.strategy, thread_count_text(r.threads), r.pregrow.label());
   return svg::event_chart(chart);
 }
 

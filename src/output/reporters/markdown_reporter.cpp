@@ -88,7 +88,7 @@ class MarkdownReporter final : public Reporter {
 
  private:
   static std::string who(const Result& r) {
-    return fmt::format("**{}, {} thread{}{}**", r.strategy, r.threads, r.threads == 1 ? "" : "s",
+    return fmt::format("**{}, {}{}**", r.strategy, thread_count_text(r.threads),
                        r.holds_descriptors ? ", pregrow " + r.pregrow.label() : "");
   }
 

@@ -18,6 +18,7 @@ constexpr double kLeft = 78;
 constexpr double kRight = 590;  // the legend is to the right of this
 constexpr double kTop = 20;
 constexpr double kBottom = 290;
+constexpr double kLane = 46;  // an event chart's height per worker
 
 // Colours that stay apart for the colour-blind (Okabe-Ito), then greys.
 constexpr const char* kPalette[] = {"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7",
@@ -142,6 +143,47 @@ std::string tip(const Value& v) {
   return v.tip.empty() ? "" : "<title>" + escape(v.tip) + "</title>";
 }
 
+// An event's colour: a growth, or a stall's cause.
+const char* mark_colour(const std::string& kind) {
+  if (kind == "growth" || kind == "fd-table-growth") return "#D55E00";
+  if (kind == "waiting-on-growth") return "#E69F00";
+  return "#777777";
+}
+
+// One event at (x, y): a diamond labelled with its fd where a call grew the table, a circle
+// where one stalled.
+std::string event_mark(const Mark& m, double x, double y) {
+  const std::string title = m.tip.empty() ? "" : "<title>" + escape(m.tip) + "</title>";
+  if (m.kind == "growth") {
+    return fmt::format(
+        "<path class=\"growth\" fill=\"{0}\" d=\"M{1:.1f} {2:.1f}l7 9l-7 9l-7 -9z\">{3}</path>"
+        "<text class=\"tick\" x=\"{1:.1f}\" y=\"{4:.1f}\" text-anchor=\"middle\">{5}</text>\n",
+        mark_colour(m.kind), x, y - 9, title, y - 13, static_cast<long>(m.fd));
+  }
+  // Larger for longer: 3 px at the 200 µs floor, 3 more per tenfold.
+  const double r = 3 + 3 * std::log10(std::max(m.ns, 2e5) / 2e5);
+  return fmt::format(
+      "<circle class=\"stall\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:.1f}\" fill=\"{}\" "
+      "fill-opacity=\"0.6\">{}</circle>\n",
+      x, y, r, mark_colour(m.kind), title);
+}
+
+// What the events' colours mean, below the axis at `bottom`.
+std::string event_key(double bottom) {
+  const char* keys[][2] = {{"#D55E00", "grew the table (diamond), or a stall growing it"},
+                           {"#E69F00", "stall: waiting on another worker's growth"},
+                           {"#777777", "stall: unexplained"}};
+  constexpr double kKeyX[] = {10, 330, 600};
+  std::string out;
+  for (std::size_t k = 0; k < std::size(keys); ++k) {
+    out += fmt::format(
+        "<rect class=\"key\" x=\"{}\" y=\"{:.1f}\" width=\"10\" height=\"10\" fill=\"{}\"/>"
+        "<text class=\"tick\" x=\"{}\" y=\"{:.1f}\">{}</text>\n",
+        kKeyX[k], bottom + 50, keys[k][0], kKeyX[k] + 14, bottom + 59, keys[k][1]);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string escape(const std::string& text) {
@@ -226,7 +268,6 @@ std::string bar_chart(const Chart& chart) {
 }
 
 std::string event_chart(const EventChart& chart) {
-  constexpr double kLane = 46;
   const double bottom =
       kTop + kLane * static_cast<double>(std::max<std::size_t>(chart.lanes.size(), 1));
   const double height = bottom + 70;
@@ -256,40 +297,10 @@ std::string event_chart(const EventChart& chart) {
       "<text class=\"label\" x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"middle\">descriptor number "
       "(fd)</text>\n",
       kLeft, kRight, bottom, (kLeft + kRight) / 2, bottom + 40);
-  const auto colour_of = [](const std::string& kind) {
-    if (kind == "growth" || kind == "fd-table-growth") return "#D55E00";
-    if (kind == "waiting-on-growth") return "#E69F00";
-    return "#777777";
-  };
   for (const auto& m : chart.marks) {
-    const double x = x_of(m.fd);
-    const double y = kTop + kLane * (static_cast<double>(m.lane) + 0.5);
-    const std::string title = m.tip.empty() ? "" : "<title>" + escape(m.tip) + "</title>";
-    if (m.kind == "growth") {
-      out += fmt::format(
-          "<path class=\"growth\" fill=\"{0}\" d=\"M{1:.1f} {2:.1f}l7 9l-7 9l-7 -9z\">{3}</path>"
-          "<text class=\"tick\" x=\"{1:.1f}\" y=\"{4:.1f}\" text-anchor=\"middle\">{5}</text>\n",
-          colour_of(m.kind), x, y - 9, title, y - 13, static_cast<long>(m.fd));
-      continue;
-    }
-    // Larger for longer: 3 px at the 200 µs floor, 3 more per tenfold.
-    const double r = 3 + 3 * std::log10(std::max(m.ns, 2e5) / 2e5);
-    out += fmt::format(
-        "<circle class=\"stall\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:.1f}\" fill=\"{}\" "
-        "fill-opacity=\"0.6\">{}</circle>\n",
-        x, y, r, colour_of(m.kind), title);
+    out += event_mark(m, x_of(m.fd), kTop + kLane * (static_cast<double>(m.lane) + 0.5));
   }
-  const char* keys[][2] = {{"#D55E00", "grew the table (diamond), or a stall growing it"},
-                           {"#E69F00", "stall: waiting on another worker's growth"},
-                           {"#777777", "stall: unexplained"}};
-  constexpr double kKeyX[] = {10, 330, 600};
-  for (std::size_t k = 0; k < std::size(keys); ++k) {
-    out += fmt::format(
-        "<rect class=\"key\" x=\"{}\" y=\"{:.1f}\" width=\"10\" height=\"10\" fill=\"{}\"/>"
-        "<text class=\"tick\" x=\"{}\" y=\"{:.1f}\">{}</text>\n",
-        kKeyX[k], bottom + 50, keys[k][0], kKeyX[k] + 14, bottom + 59, keys[k][1]);
-  }
-  return out + "</svg></figure>\n";
+  return out + event_key(bottom) + "</svg></figure>\n";
 }
 
 }  // namespace fdbench::svg
