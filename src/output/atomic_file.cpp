@@ -161,20 +161,34 @@ AtomicFile::~AtomicFile() {
   if (fd_ && !tmp_.empty()) unlink(tmp_.c_str());
 }
 
+std::string AtomicFile::message(int err) const {
+  return fmt::format("cannot write {} {}: {}", what_, path_, errno_text(err));
+}
+
 void AtomicFile::fail(int err) {
   fd_.reset();
   if (!tmp_.empty()) unlink(tmp_.c_str());
-  throw Error(fmt::format("cannot write {} {}: {}", what_, path_, errno_text(err)));
+  throw Error(message(err));
 }
 
 void AtomicFile::write(std::string_view content) {
-  if (!fd_) fail(EBADF);  // an earlier write failed, or the file is committed
+  if (!fd_) fail(EBADF);  // committed, or failed already
+  if (write_error_ != 0) throw Error(message(write_error_));
   const char* p = content.data();
   std::size_t left = content.size();
   while (left > 0) {
     const ssize_t n = ::write(fd_.get(), p, left);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail(errno);
+    if (n < 0) {
+      // The descriptor stays until commit() or the destructor, so a run's descriptors do not
+      // change under it (a result's leak check counts them); the file gives back the space it
+      // took at once (a full disk).
+      write_error_ = errno;
+      if (!tmp_.empty()) {
+        [[maybe_unused]] const int emptied = ftruncate(fd_.get(), 0);
+      }
+      throw Error(message(write_error_));
+    }
     p += n;
     left -= static_cast<std::size_t>(n);
   }
@@ -182,6 +196,7 @@ void AtomicFile::write(std::string_view content) {
 
 void AtomicFile::commit() {
   if (!fd_) fail(EBADF);
+  if (write_error_ != 0) fail(write_error_);
   if (tmp_.empty()) {  // written in place: nothing to rename
     fd_.reset();
     return;

@@ -35,17 +35,23 @@ class AtomicFile {
   AtomicFile& operator=(const AtomicFile&) = delete;
   ~AtomicFile();
 
+  // Throws Error when the content cannot be written; the file is then emptied but stays open
+  // (the descriptors of a run do not change under it) until commit() throws the same error,
+  // or the destructor removes it.
   void write(std::string_view content);
   // Syncs the file and renames it into place (a stream: closes it); once.
   void commit();
 
  private:
+  [[nodiscard]] std::string message(int err) const;
+  // Closes and removes the file, and throws Error saying `err`.
   [[noreturn]] void fail(int err);
   void open_beside();
   std::string path_;
   std::string what_;
-  std::string target_;  // the file it names, symlinks followed
-  std::string tmp_;     // empty when written in place
+  std::string target_;   // the file it names, symlinks followed
+  std::string tmp_;      // empty when written in place
+  int write_error_ = 0;  // errno of a write that failed
   UniqueFd fd_;
 };
 
