@@ -285,16 +285,20 @@ std::optional<int> output_temporary_owner(std::string_view name) {
 
 namespace {
 
-// Why the temporary `name` in `dir` stays ("" when it was removed).
+// Why the temporary `name` in `dir` stays ("" when it was removed). Only a regular file is
+// ever opened (a device could act on an open), and never through a symlink.
 std::string clean_temporary(int dir, const std::string& name, int pid) {
+  struct stat seen {};
+  if (fstatat(dir, name.c_str(), &seen, AT_SYMLINK_NOFOLLOW) != 0) return errno_text(errno);
+  if (S_ISLNK(seen.st_mode)) return "a symlink (never followed), not a temporary fdbench made";
+  if (!S_ISREG(seen.st_mode)) return "not a regular file, not a temporary fdbench made";
   UniqueFd fd(openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
-  if (!fd) {
-    return errno == ELOOP ? "a symlink (never followed), not a temporary fdbench made"
-                          : errno_text(errno);
-  }
+  if (!fd) return errno_text(errno);
   struct stat info {};
   if (fstat(fd.get(), &info) != 0) return errno_text(errno);
-  if (!S_ISREG(info.st_mode)) return "not a regular file, not a temporary fdbench made";
+  if (info.st_dev != seen.st_dev || info.st_ino != seen.st_ino) {
+    return "changed while it was looked at";
+  }
   if (info.st_nlink != 1) return fmt::format("has {} hard links", info.st_nlink);
   if (geteuid() != 0 && info.st_uid != geteuid()) {
     return fmt::format("belongs to another user (uid {})", info.st_uid);
@@ -329,8 +333,9 @@ CleanedTemporaries clean_output_temporaries(const std::string& dir) {
   }
   std::vector<std::pair<std::string, int>> found;
   while (const dirent* entry = readdir(listing)) {
-    if (const auto pid = output_temporary_owner(entry->d_name))
+    if (const auto pid = output_temporary_owner(entry->d_name)) {
       found.emplace_back(entry->d_name, *pid);
+    }
   }
   closedir(listing);
   CleanedTemporaries report;
