@@ -45,11 +45,12 @@ struct LimitedRun {
   RunResult run;
   nlohmann::json doc;
 };
-LimitedRun run_limited(std::vector<std::string> args, const std::string& work) {
+LimitedRun run_limited(std::vector<std::string> args, const std::string& work,
+                       int processes = kProcesses) {
   RunOptions options = as_a_job();
   args.insert(args.end(), {"--repeat", "1", "--warmup", "0", "--format", "json"});
   if (args[0] == "open") args.insert(args.end(), {"--dir", work});
-  const auto wrapped = as_user(unused_uid(), args, options, kProcesses);  // sets the program
+  const auto wrapped = as_user(unused_uid(), args, options, processes);  // sets the program
   FdbenchProcess child(wrapped, options);
   LimitedRun limited{child.wait(), {}};
   const auto left = child.leftovers();
@@ -141,6 +142,30 @@ TEST_F(ProcessLimit, AFreshChildThatCannotStartItsWorkersIsUnavailable) {
   ASSERT_TRUE(doc.is_object()) << run.out;
   ASSERT_FALSE(doc.at("results").empty());
   for (const auto& result : doc.at("results")) expect_cannot_create(result);
+}
+
+// --timeout (a --tree's default) runs repetitions on a thread of its own: when not even that
+// one can be made, the run ends at once with one line naming the limit, not std::terminate.
+TEST_F(ProcessLimit, NoThreadForTimeoutIsAnErrorInOneLine) {
+  TempDir tree;
+  chmod(tree.path().c_str(), 0755);
+  for (const char* name : {"a", "b", "c"}) write_text(tree / name, "");
+  for (const char* command : {"open", "tune"}) {
+    SCOPED_TRACE(command);
+    std::vector<std::string> args{command, "--tree", tree.path(), "--strategy", "threads"};
+    if (std::string(command) == "tune") args.insert(args.end(), {"--budget", "1"});
+    RunOptions options = as_a_job();
+    const auto wrapped = as_user(unused_uid(), args, options, 1);  // fdbench alone
+    FdbenchProcess child(wrapped, options);
+    const RunResult run = child.wait();
+    EXPECT_EQ(run.exit_code, 1) << run.err;
+    EXPECT_EQ(run.err.find("terminate"), std::string::npos) << run.err;
+    const auto line = run.err.find("Error: cannot create the thread that --timeout runs");
+    ASSERT_NE(line, std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("ulimit -u is 1 for this user", line), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("--timeout none", line), std::string::npos) << run.err;
+    EXPECT_EQ(child.leftovers().running, 0);
+  }
 }
 
 }  // namespace
