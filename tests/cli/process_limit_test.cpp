@@ -7,12 +7,16 @@
 // thread: a strategy that needs more starts some and then cannot start the next.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "platform/platform.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/other_user.hpp"
 #include "support/temp_dir.hpp"
@@ -166,6 +170,79 @@ TEST_F(ProcessLimit, NoThreadForTimeoutIsAnErrorInOneLine) {
     EXPECT_NE(run.err.find("--timeout none", line), std::string::npos) << run.err;
     EXPECT_EQ(child.leftovers().running, 0);
   }
+}
+
+// A cgroup of the test's own whose pids.max is `max`, made where this (root) process can: under
+// cgroup v1's pids hierarchy, or v2's root when it gives its children the pids controller.
+// Removed at the end; path() is empty when none could be made.
+class PidsCgroup {
+ public:
+  explicit PidsCgroup(int max) {
+    for (const auto& line : lines_of(read_text("/proc/self/mountinfo"))) {
+      std::istringstream fields(line);
+      std::string id, parent, device, root, mount_point, word;
+      fields >> id >> parent >> device >> root >> mount_point;
+      while (fields >> word && word != "-") {
+      }
+      std::string type, source, options;
+      fields >> type >> source >> options;
+      const bool v1 = type == "cgroup" && ("," + options + ",").find(",pids,") != std::string::npos;
+      const bool v2 =
+          type == "cgroup2" &&
+          read_text(mount_point + "/cgroup.subtree_control").find("pids") != std::string::npos;
+      if (root != "/" || (!v1 && !v2)) continue;
+      const std::string dir = mount_point + "/fdtest-" + std::to_string(getpid());
+      if (mkdir(dir.c_str(), 0755) != 0) continue;
+      path_ = dir;
+      if (write_into("pids.max", std::to_string(max))) return;
+      rmdir(path_.c_str());
+      path_.clear();
+    }
+  }
+  PidsCgroup(const PidsCgroup&) = delete;
+  PidsCgroup& operator=(const PidsCgroup&) = delete;
+  ~PidsCgroup() {
+    if (!path_.empty()) rmdir(path_.c_str());  // empty again once its processes are gone
+  }
+  [[nodiscard]] const std::string& path() const { return path_; }
+
+ private:
+  bool write_into(const std::string& file, const std::string& text) const {
+    std::ofstream out(path_ + "/" + file);
+    out << text;
+    return static_cast<bool>(out.flush());
+  }
+  std::string path_;
+};
+
+// The other limit a refused thread is put down to: a cgroup's pids.max, named with its cgroup.
+TEST(PidsLimit, AStrategyThatCannotStartItsWorkersNamesTheCgroupsPidsMax) {
+  if (!platform::uses_linux_interfaces()) GTEST_SKIP() << "cgroups are Linux's";
+  if (geteuid() != 0) GTEST_SKIP() << "only root can make a cgroup";
+  const PidsCgroup cgroup(2);
+  if (cgroup.path().empty()) GTEST_SKIP() << "no pids controller this process can use here";
+  FastTempDir work;
+  RunOptions options = as_a_job();
+  options.program = "/bin/sh";
+  // The shell moves itself into the cgroup, then becomes fdbench.
+  FdbenchProcess child(
+      {"-c", "echo $$ > \"$0/cgroup.procs\" && exec \"$@\"", cgroup.path(), fdbench_binary(),
+       "open", "--files", "50", "--threads", "4", "--strategy", "threads,process", "--repeat", "1",
+       "--warmup", "0", "--dir", work.path(), "--format", "json"},
+      options);
+  const RunResult run = child.wait();
+  EXPECT_EQ(child.leftovers().running, 0);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto doc = nlohmann::json::parse(run.out);
+  ASSERT_EQ(doc.at("results").size(), 2U);
+  for (const auto& result : doc.at("results")) {
+    SCOPED_TRACE(result.dump());
+    EXPECT_EQ(result.at("status"), "unavailable");
+    const std::string error = result.at("error");
+    EXPECT_EQ(error.rfind("cannot create ", 0), 0U) << error;
+    EXPECT_NE(error.find("pids.max is 2 in cgroup " + cgroup.path()), std::string::npos) << error;
+  }
+  EXPECT_EQ(private_dirs(work.path()), std::vector<std::string>{});
 }
 
 }  // namespace
