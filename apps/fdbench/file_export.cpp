@@ -25,17 +25,12 @@ void FileExport::section(const Section& section) {
 
 void FileExport::add(const Result& result) {
   results_.push_back(result);
-  if (!streams_) write(false, findings(results_, env_));
+  if (!streams_ && error_.empty()) write(false, findings(results_, env_));
 }
 
 void FileExport::end(std::span<const Result> /*all*/, std::span<const Finding> findings,
                      bool complete) {
-  if (broken_) return;
-  try {
-    write(complete, findings);
-  } catch (const Error& e) {
-    error_ = e.what();
-  }
+  if (error_.empty()) write(complete, findings);
 }
 
 // Replays the run so far into a fresh reporter: every format, streaming or not, then writes
@@ -55,9 +50,8 @@ void FileExport::write(bool complete, std::span<const Finding> findings) {
   reporter->end(results_, findings, complete);
   try {
     write_file_atomically(path_, text.str(), flag_);
-  } catch (const Error&) {
-    broken_ = true;
-    throw;
+  } catch (const Error& e) {
+    error_ = e.what();
   }
 }
 

@@ -3,7 +3,8 @@
 // a file for the whole run. The file is rewritten atomically after every finished result, so
 // an interrupted run leaves what it measured (marked incomplete) and a reader never sees half
 // a file. A target written in place (a device, a FIFO, fdbench's own stdout) takes the one
-// document at the end instead.
+// document at the end instead. An export that cannot be written (a full disk) is given up,
+// its previous content kept, and said once at the end: the run and the other outputs go on.
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,15 +20,16 @@ class FileExport final : public Reporter {
 
   void begin(const Environment& env) override;
   void section(const Section& section) override;
-  // Rewrites the file (unless it streams); throws Error when it cannot, which stops the run.
+  // Rewrites the file (unless it streams). A failure is kept in error(), never thrown: the run
+  // goes on without this file, which is not tried again.
   void add(const Result& result) override;
-  // Writes the final file; a failure is kept in error() instead of thrown (end() runs while
-  // another error may be on its way out).
+  // Writes the final file, unless a write already failed; a failure is kept in error().
   void end(std::span<const Result> all, std::span<const Finding> findings, bool complete) override;
 
-  // Why end() could not write the file; empty if it could or if add() already threw.
+  // Why the file could not be written (the first failure, naming the flag, the file and the
+  // errno's text); empty if it was.
   [[nodiscard]] const std::string& error() const { return error_; }
-  [[nodiscard]] bool written() const { return !broken_ && error_.empty(); }
+  [[nodiscard]] bool written() const { return error_.empty(); }
 
  private:
   // The run so far as the format writes it, with `findings` (while it runs: the results so
@@ -40,9 +42,8 @@ class FileExport final : public Reporter {
   Environment env_;
   std::vector<std::pair<std::size_t, Section>> sections_;  // each before result #first
   std::vector<Result> results_;
-  bool streams_;         // written in place: once, at the end
-  bool broken_ = false;  // a write failed: the run stops, the file is not tried again
-  std::string error_;
+  bool streams_;       // written in place: once, at the end
+  std::string error_;  // a write failed: the file is not tried again
 };
 
 }  // namespace fdbench::cli

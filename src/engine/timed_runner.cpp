@@ -1,12 +1,16 @@
 #include "engine/timed_runner.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <optional>
+#include <system_error>
 #include <utility>
 
 #include "engine/child_process.hpp"
 #include "fdbench/error.hpp"
 #include "platform/interrupt.hpp"
+#include "platform/platform.hpp"
 
 namespace fdbench {
 
@@ -18,7 +22,16 @@ constexpr auto kSignalPoll = std::chrono::milliseconds(100);
 }  // namespace
 
 TimedRunner::TimedRunner(std::chrono::nanoseconds limit)
-    : limit_(limit), state_(std::make_shared<State>()), thread_(loop, state_) {}
+    : limit_(limit), state_(std::make_shared<State>()) {
+  try {
+    thread_ = std::thread(loop, state_);
+  } catch (const std::system_error& e) {  // EAGAIN at a limit on processes and threads
+    throw Error(fmt::format(
+        "cannot create the thread that --timeout runs repetitions on ({}; {}): raise that "
+        "limit, or give --timeout none",
+        errno_text(e.code().value()), platform::task_limit_text()));
+  }
+}
 
 TimedRunner::~TimedRunner() {
   {

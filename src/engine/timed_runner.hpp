@@ -31,6 +31,7 @@ class TimedRunner {
   // repetition looks for it at its untimed edges) before it is taken for hung.
   static constexpr std::chrono::seconds kSignalGrace{3};
 
+  // Starts the runner's thread; throws Error, naming the limit, when the system will not.
   explicit TimedRunner(std::chrono::nanoseconds limit);
   TimedRunner(const TimedRunner&) = delete;
   TimedRunner& operator=(const TimedRunner&) = delete;

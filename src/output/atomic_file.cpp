@@ -1,23 +1,32 @@
 #include "output/atomic_file.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <random>
 
 #include "fdbench/error.hpp"
+#include "platform/platform.hpp"
 
 namespace fdbench {
 
 namespace {
 
 constexpr int kMaxSymlinks = 40;  // as the kernel's own path walk allows
+
+// What a temporary's name adds to its target's: "<target>.tmp-fdbench-<pid>-XXXXXX".
+constexpr std::string_view kTemporaryMark = ".tmp-fdbench-";
+constexpr std::size_t kSuffixLength = 6;
 
 std::optional<struct stat> stat_of(const std::string& path) {
   struct stat info {};
@@ -61,8 +70,19 @@ std::string random_suffix() {
   thread_local std::mt19937 random{std::random_device{}()};
   std::uniform_int_distribution<std::size_t> pick(0, sizeof(kChars) - 2);
   std::string suffix;
-  for (int i = 0; i < 6; ++i) suffix += kChars[pick(random)];
+  for (std::size_t i = 0; i < kSuffixLength; ++i) suffix += kChars[pick(random)];
   return suffix;
+}
+
+// A fresh temporary name beside `target`, saying which run made it.
+std::string temporary_name(const std::string& target) {
+  return fmt::format("{}{}{}-{}", target, kTemporaryMark, getpid(), random_suffix());
+}
+
+std::string directory_of(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
 }
 
 // Why fdbench will not replace the existing regular file `info` describes ("" when it will).
@@ -118,6 +138,7 @@ bool same_output(const std::string& a, const std::string& b) {
 AtomicFile::AtomicFile(std::string path, std::string what)
     : path_(std::move(path)), what_(std::move(what)) {
   if (const auto stream = in_place(path_)) {
+    in_place_ = true;
     fd_.reset(*stream >= 0 ? fcntl(*stream, F_DUPFD_CLOEXEC, 0)
                            : open(path_.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC));
     if (!fd_) fail(errno);
@@ -136,17 +157,14 @@ void AtomicFile::open_beside() {
   if (const std::string why = before ? refusal_of(*before) : ""; !why.empty()) {
     throw Error(fmt::format("cannot write {} {}: it {}", what_, path_, why));
   }
-  for (int attempt = 0; attempt < 100 && !fd_; ++attempt) {
-    tmp_ = target_ + ".tmp-" + random_suffix();
-    // 0666 less the umask, as a new file from any other program gets.
-    fd_.reset(open(tmp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666));
-    if (!fd_ && errno != EEXIST) break;
-  }
-  if (!fd_) {
-    const int err = errno;
-    tmp_.clear();
-    fail(err);
-  }
+  existed_ = before.has_value();
+  // 0666 less the umask, as a new file from any other program gets.
+  fd_.reset(platform::open_unnamed_file(directory_of(target_), 0666));
+  unnamed_ = fd_.valid();
+  if (!unnamed_) open_named_temporary();  // says why when it cannot be made either
+  // Held for as long as this object lives: clean_output_temporaries() leaves a locked one.
+  // Best effort: a filesystem without locks still has the pid in the name.
+  [[maybe_unused]] const int locked = flock(fd_.get(), LOCK_EX | LOCK_NB);
   // The file it replaces keeps its mode and owner: its readers stay who they were.
   if (before) {
     if (fchmod(fd_.get(), before->st_mode & 07777) != 0) fail(errno);
@@ -157,24 +175,71 @@ void AtomicFile::open_beside() {
   }
 }
 
+void AtomicFile::open_named_temporary() {
+  for (int attempt = 0; attempt < 100 && !fd_; ++attempt) {
+    tmp_ = temporary_name(target_);
+    fd_.reset(open(tmp_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666));
+    if (!fd_ && errno != EEXIST) break;
+  }
+  if (!fd_) {
+    const int err = errno;
+    tmp_.clear();
+    fail(err);
+  }
+}
+
+// The unnamed file gets its name: the target's own when there was none (no other name ever
+// exists), else a temporary one that commit() renames over the target at once.
+void AtomicFile::name_unnamed() {
+  if (!existed_) {
+    const int err = platform::name_unnamed_file(fd_.get(), target_);
+    if (err == 0) return;
+    if (err != EEXIST) fail(err);  // EEXIST: made meanwhile, and replaced like any other
+  }
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string name = temporary_name(target_);
+    const int err = platform::name_unnamed_file(fd_.get(), name);
+    if (err == 0) {
+      tmp_ = std::move(name);
+      return;
+    }
+    if (err != EEXIST) fail(err);
+  }
+  fail(EEXIST);
+}
+
 AtomicFile::~AtomicFile() {
   if (fd_ && !tmp_.empty()) unlink(tmp_.c_str());
+}
+
+std::string AtomicFile::message(int err) const {
+  return fmt::format("cannot write {} {}: {}", what_, path_, errno_text(err));
 }
 
 void AtomicFile::fail(int err) {
   fd_.reset();
   if (!tmp_.empty()) unlink(tmp_.c_str());
-  throw Error(fmt::format("cannot write {} {}: {}", what_, path_, errno_text(err)));
+  throw Error(message(err));
 }
 
 void AtomicFile::write(std::string_view content) {
-  if (!fd_) fail(EBADF);  // an earlier write failed, or the file is committed
+  if (!fd_) fail(EBADF);  // committed, or failed already
+  if (write_error_ != 0) throw Error(message(write_error_));
   const char* p = content.data();
   std::size_t left = content.size();
   while (left > 0) {
     const ssize_t n = ::write(fd_.get(), p, left);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail(errno);
+    if (n < 0) {
+      // The descriptor stays until commit() or the destructor, so a run's descriptors do not
+      // change under it (a result's leak check counts them); the file gives back the space it
+      // took at once (a full disk).
+      write_error_ = errno;
+      if (!in_place_) {
+        [[maybe_unused]] const int emptied = ftruncate(fd_.get(), 0);
+      }
+      throw Error(message(write_error_));
+    }
     p += n;
     left -= static_cast<std::size_t>(n);
   }
@@ -182,12 +247,14 @@ void AtomicFile::write(std::string_view content) {
 
 void AtomicFile::commit() {
   if (!fd_) fail(EBADF);
-  if (tmp_.empty()) {  // written in place: nothing to rename
+  if (write_error_ != 0) fail(write_error_);
+  if (in_place_) {  // nothing to rename
     fd_.reset();
     return;
   }
   if (fsync(fd_.get()) != 0) fail(errno);
-  if (std::rename(tmp_.c_str(), target_.c_str()) != 0) fail(errno);
+  if (unnamed_) name_unnamed();
+  if (!tmp_.empty() && std::rename(tmp_.c_str(), target_.c_str()) != 0) fail(errno);
   fd_.reset();
   tmp_.clear();
 }
@@ -197,6 +264,90 @@ void write_file_atomically(const std::string& path, std::string_view content,
   AtomicFile file(path, std::string(what));
   file.write(content);
   file.commit();
+}
+
+std::optional<int> output_temporary_owner(std::string_view name) {
+  const auto mark = name.rfind(kTemporaryMark);
+  if (mark == std::string_view::npos || mark == 0) return std::nullopt;
+  const std::string_view rest = name.substr(mark + kTemporaryMark.size());
+  const auto dash = rest.find('-');
+  if (dash == std::string_view::npos || rest.size() - dash - 1 != kSuffixLength) {
+    return std::nullopt;
+  }
+  for (const char c : rest.substr(dash + 1)) {
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0) return std::nullopt;
+  }
+  int pid = 0;
+  const auto [end, ec] = std::from_chars(rest.data(), rest.data() + dash, pid);
+  if (ec != std::errc() || end != rest.data() + dash || pid <= 0) return std::nullopt;
+  return pid;
+}
+
+namespace {
+
+// Why the temporary `name` in `dir` stays ("" when it was removed). Only a regular file is
+// ever opened (a device could act on an open), and never through a symlink.
+std::string clean_temporary(int dir, const std::string& name, int pid) {
+  struct stat seen {};
+  if (fstatat(dir, name.c_str(), &seen, AT_SYMLINK_NOFOLLOW) != 0) return errno_text(errno);
+  if (S_ISLNK(seen.st_mode)) return "a symlink (never followed), not a temporary fdbench made";
+  if (!S_ISREG(seen.st_mode)) return "not a regular file, not a temporary fdbench made";
+  UniqueFd fd(openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (!fd) return errno_text(errno);
+  struct stat info {};
+  if (fstat(fd.get(), &info) != 0) return errno_text(errno);
+  if (info.st_dev != seen.st_dev || info.st_ino != seen.st_ino) {
+    return "changed while it was looked at";
+  }
+  if (info.st_nlink != 1) return fmt::format("has {} hard links", info.st_nlink);
+  if (geteuid() != 0 && info.st_uid != geteuid()) {
+    return fmt::format("belongs to another user (uid {})", info.st_uid);
+  }
+  if (pid != getpid() && platform::process_running(pid)) {
+    return fmt::format("fdbench (pid {}) may still be writing it", pid);
+  }
+  if (flock(fd.get(), LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+    return "a running fdbench is writing it";
+  }
+  // Still the same file under that name: nothing else is ever removed.
+  struct stat now {};
+  if (fstatat(dir, name.c_str(), &now, AT_SYMLINK_NOFOLLOW) != 0 || now.st_dev != info.st_dev ||
+      now.st_ino != info.st_ino) {
+    return "changed while it was looked at";
+  }
+  if (unlinkat(dir, name.c_str(), 0) != 0) return errno_text(errno);
+  return "";
+}
+
+}  // namespace
+
+CleanedTemporaries clean_output_temporaries(const std::string& dir) {
+  UniqueFd dir_fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dir_fd) throw Error(fmt::format("{}: {}", dir, errno_text(errno)));
+  const int listed = dup(dir_fd.get());
+  DIR* listing = listed < 0 ? nullptr : fdopendir(listed);
+  if (listing == nullptr) {
+    const int err = errno;
+    if (listed >= 0) close(listed);
+    throw Error(fmt::format("{}: {}", dir, errno_text(err)));
+  }
+  std::vector<std::pair<std::string, int>> found;
+  while (const dirent* entry = readdir(listing)) {
+    if (const auto pid = output_temporary_owner(entry->d_name)) {
+      found.emplace_back(entry->d_name, *pid);
+    }
+  }
+  closedir(listing);
+  CleanedTemporaries report;
+  for (const auto& [name, pid] : found) {
+    const std::string path = dir + "/" + name;
+    if (const std::string why = clean_temporary(dir_fd.get(), name, pid); why.empty()) {
+      report.removed.push_back(path);
+    } else {
+      report.kept.push_back(fmt::format("{}: {}", path, why));
+    }
+  }
+  return report;
 }
 
 }  // namespace fdbench

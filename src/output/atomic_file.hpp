@@ -1,6 +1,8 @@
 #pragma once
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "fdbench/unique_fd.hpp"
 
@@ -22,10 +24,15 @@ bool output_streams(const std::string& path);
 bool same_output(const std::string& a, const std::string& b);
 
 // An output file written whole or not at all. A regular target is written beside the file
-// it names (a symlink followed to the end) under a temporary name and renamed over it by
-// commit(): readers see the old file or the complete new one, never half of it; an existing
-// file keeps its mode and owner, a new one gets 0666 less the umask. Destroyed without a
-// commit, the temporary file is removed. A target that output_streams() is written in place.
+// it names (a symlink followed to the end) and given its name by commit(): readers see the old
+// file or the complete new one, never half of it; an existing file keeps its mode and owner, a
+// new one gets 0666 less the umask. Where the filesystem can (Linux: O_TMPFILE), the new file
+// has no name at all until commit() links it, so a run killed meanwhile (SIGKILL) leaves
+// nothing; a new target is then linked under its own name directly, an existing one under a
+// temporary name renamed over it at once. Elsewhere it is written under a temporary name,
+// "<target>.tmp-fdbench-<pid>-XXXXXX", held locked (flock) while this object lives, which
+// clean_output_temporaries() removes once no live run holds it. Destroyed without a commit,
+// nothing is left. A target that output_streams() is written in place.
 // Errors throw Error naming the file as `what` calls it (the flag that asked for it:
 // "--output", "--export-json", "--trace-out").
 class AtomicFile {
@@ -35,22 +42,48 @@ class AtomicFile {
   AtomicFile& operator=(const AtomicFile&) = delete;
   ~AtomicFile();
 
+  // Throws Error when the content cannot be written; the file is then emptied but stays open
+  // (the descriptors of a run do not change under it) until commit() throws the same error,
+  // or the destructor removes it.
   void write(std::string_view content);
   // Syncs the file and renames it into place (a stream: closes it); once.
   void commit();
 
  private:
+  [[nodiscard]] std::string message(int err) const;
+  // Closes and removes the file, and throws Error saying `err`.
   [[noreturn]] void fail(int err);
   void open_beside();
+  void open_named_temporary();
+  void name_unnamed();
   std::string path_;
   std::string what_;
-  std::string target_;  // the file it names, symlinks followed
-  std::string tmp_;     // empty when written in place
+  std::string target_;     // the file it names, symlinks followed
+  std::string tmp_;        // the temporary's name, while it has one
+  bool in_place_ = false;  // a stream: written where it is
+  bool unnamed_ = false;   // no name until commit() (O_TMPFILE)
+  bool existed_ = false;   // the target existed when this object was made
+  int write_error_ = 0;    // errno of a write that failed
   UniqueFd fd_;
 };
 
 // The whole of `content` through an AtomicFile.
 void write_file_atomically(const std::string& path, std::string_view content,
                            std::string_view what);
+
+// The pid in the name of an output's temporary file ("run.json.tmp-fdbench-4242-a1B2c3"), or
+// nullopt when `name` is not one.
+std::optional<int> output_temporary_owner(std::string_view name);
+
+struct CleanedTemporaries {
+  std::vector<std::string> removed;  // paths
+  std::vector<std::string> kept;     // "<path>: <why it was left>"
+};
+// For `fdbench clean`: removes the temporary files that runs killed while writing an output
+// left in `dir` (where the filesystem gives unnamed files, none is ever left). Only a regular
+// file named as AtomicFile names them, with one link, of this user (any, for root), whose run
+// is gone and that no live run holds locked is removed; the others are said in `kept`.
+// Throws Error if `dir` cannot be read.
+CleanedTemporaries clean_output_temporaries(const std::string& dir);
 
 }  // namespace fdbench

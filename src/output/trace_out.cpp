@@ -4,6 +4,7 @@
 
 #include <iterator>
 
+#include "fdbench/error.hpp"
 #include "model/latency.hpp"
 
 namespace fdbench {
@@ -20,6 +21,7 @@ TraceOut::TraceOut(std::string path) : path_(std::move(path)), file_(path_, "--t
 }
 
 void TraceOut::add(const TraceKey& key, int repetition, std::span<const CallRecord> calls) {
+  if (!error_.empty()) return;
   const std::string prefix =
       fmt::format("{},{},{},{},{}", key.result, key.strategy, key.threads, key.pregrow, repetition);
   auto out = std::back_inserter(buffer_);
@@ -37,15 +39,24 @@ void TraceOut::add(const TraceKey& key, int repetition, std::span<const CallReco
       ++rows_;
     }
     if (buffer_.size() >= kFlushBytes) {
-      file_.write(buffer_);
-      buffer_.clear();
+      flush();
+      if (!error_.empty()) return;
     }
   }
 }
 
-std::uint64_t TraceOut::commit() {
-  file_.write(buffer_);
+void TraceOut::flush() {
+  try {
+    file_.write(buffer_);
+  } catch (const Error& e) {
+    error_ = e.what();
+  }
   buffer_.clear();
+}
+
+std::uint64_t TraceOut::commit() {
+  if (error_.empty()) flush();
+  if (!error_.empty()) throw Error(error_);
   file_.commit();
   return rows_;
 }

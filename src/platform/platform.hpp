@@ -176,6 +176,17 @@ int sync_filesystem(int fd) noexcept;
 // How many times this process has called sync_filesystem(), for tests to observe.
 std::uint64_t filesystem_syncs() noexcept;
 
+// ---- Files named only once they are whole (src/platform/unnamed_file.cpp)
+
+// A new regular file in directory `dir`, open for reading and writing, that has no name yet
+// (Linux: O_TMPFILE): a process killed while it writes one leaves nothing behind. `mode` as
+// open()'s, less the umask. -1 with errno where the OS, the filesystem or this process (no
+// /proc to name it through) cannot make one: callers fall back to a file with a name.
+int open_unnamed_file(const std::string& dir, unsigned mode) noexcept;
+// Gives a file from open_unnamed_file() the name `path`, which must not exist: 0 or errno
+// (EEXIST when it does).
+int name_unnamed_file(int fd, const std::string& path) noexcept;
+
 // ---- Mounts (src/platform/mounts.cpp)
 
 // Options of the mount holding `path`: the mount's own, then the filesystem's ("rw,relatime,

@@ -111,7 +111,8 @@ std::string task_limit_text() {
            first_word("/proc/sys/kernel/pid_max") + ", or memory ran out";
   }
 #else
-  if (limits.empty()) return "ulimit -u is unlimited: the system's own limit, or memory";
+  if (limits.empty())
+    return "no ulimit -u limits it: the system's own limit on processes, or memory";
 #endif
   std::string text = limits.front();
   for (std::size_t i = 1; i < limits.size(); ++i) text += ", " + limits[i];

@@ -1,6 +1,8 @@
 // --export-json/--export-csv/--export-markdown: each file holds the run so far while it runs,
 // all formats combine in one run, an interrupted run leaves every file with the results it
-// finished (JSON says complete: false), and no temporary file is ever left beside them.
+// finished (JSON says complete: false), and no temporary file is ever left beside them. An
+// output that cannot be written is said once and given up; the run and the others go on.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -12,11 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "output/reporter.hpp"
 #include "model/results_json.hpp"
+#include "output/reporter.hpp"
 #include "support/contract.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
+#include "support/tmpfs.hpp"
 
 namespace fdbench::testing {
 namespace {
@@ -102,7 +105,7 @@ TEST_F(Exports, TheFilesHoldEachFinishedResultDuringTheRunAndAfterAnInterrupt) {
   EXPECT_EQ(nlohmann::json::parse(run.out).at("results"), after.at("results"));
 }
 
-TEST(ExportErrors, AnExportThatCannotBeWrittenStopsTheRunWithOneLine) {
+TEST(ExportErrors, AnExportThatCannotBeWrittenIsSaidInOneLine) {
   // The directory goes away after parsing accepted it: the first write fails.
   FastTempDir work;
   TempDir out;
@@ -119,6 +122,74 @@ TEST(ExportErrors, AnExportThatCannotBeWrittenStopsTheRunWithOneLine) {
             std::string::npos)
       << run.err;
   EXPECT_EQ(count_of(run.err, "Error:"), 1U) << run.err;
+}
+
+// A full disk under one output (issue 21, item 8): that output is given up and said once, in
+// one line naming it and the errno's text; the measurement, stdout and the other outputs go on
+// to the end; the exit code says an output failed (1). Nothing is left on the full disk.
+TEST(ExportErrors, AFullDiskUnderOneOutputLeavesTheRunAndTheOtherOutputsWhole) {
+  const Tmpfs full("size=64k");
+  if (!full.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here (not root?)";
+  {  // fill it up
+    const int fd = open((full.path() + "/filler").c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    ASSERT_GE(fd, 0);
+    const std::string block(4096, 'x');
+    while (write(fd, block.data(), block.size()) > 0) {
+    }
+    close(fd);
+  }
+  FastTempDir work;
+  TempDir out;
+  struct Case {
+    std::string flag;
+    std::string file;
+    std::vector<std::string> extra;  // what makes the output large
+  };
+  // --trace-out: 4 results of 10,000 files, rows written a megabyte at a time while it runs.
+  const std::vector<Case> cases{{"--export-html", "run.html", {"--files", "20"}},
+                                {"--trace-out", "trace.csv", {"--files", "10000"}}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.flag);
+    const std::string failing = full.path() + "/" + c.file;
+    std::vector<std::string> args{"open",
+                                  "--threads",
+                                  "1,2",
+                                  "--strategy",
+                                  "threads,fast-pool",
+                                  "--repeat",
+                                  "2",
+                                  "--warmup",
+                                  "0",
+                                  "--order",
+                                  "sequential",
+                                  "--dir",
+                                  work.path(),
+                                  "--format",
+                                  "json",
+                                  c.flag,
+                                  failing,
+                                  "--export-csv",
+                                  out / "run.csv"};
+    args.insert(args.end(), c.extra.begin(), c.extra.end());
+    const RunResult run = run_fdbench(args);
+    EXPECT_EQ(run.exit_code, 1) << run.err;
+    EXPECT_EQ(count_of(run.err, "Error:"), 1U) << run.err;
+    EXPECT_NE(run.err.find("Error: cannot write " + c.flag + " " + failing +
+                           ": No space left on device\n"),
+              std::string::npos)
+        << run.err;
+    // The measurement went on to the end, and stdout and the CSV have every result.
+    const auto doc = nlohmann::json::parse(run.out);
+    EXPECT_EQ(doc.at("complete"), true);
+    ASSERT_EQ(doc.at("results").size(), 4U);
+    for (const auto& result : doc.at("results")) EXPECT_EQ(result.at("status"), "measured");
+    EXPECT_EQ(lines_of(read_text(out / "run.csv")).size(), 5U);
+    EXPECT_NE(run.err.find("wrote " + out / "run.csv" + " (4 results)"), std::string::npos)
+        << run.err;
+    EXPECT_EQ(list_names(full.path()), std::vector<std::string>{"filler"});
+    EXPECT_EQ(list_names(out.path()), std::vector<std::string>{"run.csv"});
+    EXPECT_EQ(private_dirs(work.path()), std::vector<std::string>{});
+  }
 }
 
 }  // namespace

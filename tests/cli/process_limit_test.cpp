@@ -7,12 +7,16 @@
 // thread: a strategy that needs more starts some and then cannot start the next.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "platform/platform.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/other_user.hpp"
 #include "support/temp_dir.hpp"
@@ -45,11 +49,12 @@ struct LimitedRun {
   RunResult run;
   nlohmann::json doc;
 };
-LimitedRun run_limited(std::vector<std::string> args, const std::string& work) {
+LimitedRun run_limited(std::vector<std::string> args, const std::string& work,
+                       int processes = kProcesses) {
   RunOptions options = as_a_job();
   args.insert(args.end(), {"--repeat", "1", "--warmup", "0", "--format", "json"});
   if (args[0] == "open") args.insert(args.end(), {"--dir", work});
-  const auto wrapped = as_user(unused_uid(), args, options, kProcesses);  // sets the program
+  const auto wrapped = as_user(unused_uid(), args, options, processes);  // sets the program
   FdbenchProcess child(wrapped, options);
   LimitedRun limited{child.wait(), {}};
   const auto left = child.leftovers();
@@ -141,6 +146,103 @@ TEST_F(ProcessLimit, AFreshChildThatCannotStartItsWorkersIsUnavailable) {
   ASSERT_TRUE(doc.is_object()) << run.out;
   ASSERT_FALSE(doc.at("results").empty());
   for (const auto& result : doc.at("results")) expect_cannot_create(result);
+}
+
+// --timeout (a --tree's default) runs repetitions on a thread of its own: when not even that
+// one can be made, the run ends at once with one line naming the limit, not std::terminate.
+TEST_F(ProcessLimit, NoThreadForTimeoutIsAnErrorInOneLine) {
+  TempDir tree;
+  chmod(tree.path().c_str(), 0755);
+  for (const char* name : {"a", "b", "c"}) write_text(tree / name, "");
+  for (const char* command : {"open", "tune"}) {
+    SCOPED_TRACE(command);
+    std::vector<std::string> args{command, "--tree", tree.path(), "--strategy", "threads"};
+    if (std::string(command) == "tune") args.insert(args.end(), {"--budget", "1"});
+    RunOptions options = as_a_job();
+    const auto wrapped = as_user(unused_uid(), args, options, 1);  // fdbench alone
+    FdbenchProcess child(wrapped, options);
+    const RunResult run = child.wait();
+    EXPECT_EQ(run.exit_code, 1) << run.err;
+    EXPECT_EQ(run.err.find("terminate"), std::string::npos) << run.err;
+    const auto line = run.err.find("Error: cannot create the thread that --timeout runs");
+    ASSERT_NE(line, std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("ulimit -u is 1 for this user", line), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("--timeout none", line), std::string::npos) << run.err;
+    EXPECT_EQ(child.leftovers().running, 0);
+  }
+}
+
+// A cgroup of the test's own whose pids.max is `max`, made where this (root) process can: under
+// cgroup v1's pids hierarchy, or v2's root when it gives its children the pids controller.
+// Removed at the end; path() is empty when none could be made.
+class PidsCgroup {
+ public:
+  explicit PidsCgroup(int max) {
+    for (const auto& line : lines_of(read_text("/proc/self/mountinfo"))) {
+      std::istringstream fields(line);
+      std::string id, parent, device, root, mount_point, word;
+      fields >> id >> parent >> device >> root >> mount_point;
+      while (fields >> word && word != "-") {
+      }
+      std::string type, source, options;
+      fields >> type >> source >> options;
+      const bool v1 = type == "cgroup" && ("," + options + ",").find(",pids,") != std::string::npos;
+      const bool v2 =
+          type == "cgroup2" &&
+          read_text(mount_point + "/cgroup.subtree_control").find("pids") != std::string::npos;
+      if (root != "/" || (!v1 && !v2)) continue;
+      const std::string dir = mount_point + "/fdtest-" + std::to_string(getpid());
+      if (mkdir(dir.c_str(), 0755) != 0) continue;
+      path_ = dir;
+      if (write_into("pids.max", std::to_string(max))) return;
+      rmdir(path_.c_str());
+      path_.clear();
+    }
+  }
+  PidsCgroup(const PidsCgroup&) = delete;
+  PidsCgroup& operator=(const PidsCgroup&) = delete;
+  ~PidsCgroup() {
+    if (!path_.empty()) rmdir(path_.c_str());  // empty again once its processes are gone
+  }
+  [[nodiscard]] const std::string& path() const { return path_; }
+
+ private:
+  bool write_into(const std::string& file, const std::string& text) const {
+    std::ofstream out(path_ + "/" + file);
+    out << text;
+    return static_cast<bool>(out.flush());
+  }
+  std::string path_;
+};
+
+// The other limit a refused thread is put down to: a cgroup's pids.max, named with its cgroup.
+TEST(PidsLimit, AStrategyThatCannotStartItsWorkersNamesTheCgroupsPidsMax) {
+  if (!platform::uses_linux_interfaces()) GTEST_SKIP() << "cgroups are Linux's";
+  if (geteuid() != 0) GTEST_SKIP() << "only root can make a cgroup";
+  const PidsCgroup cgroup(2);
+  if (cgroup.path().empty()) GTEST_SKIP() << "no pids controller this process can use here";
+  FastTempDir work;
+  RunOptions options = as_a_job();
+  options.program = "/bin/sh";
+  // The shell moves itself into the cgroup, then becomes fdbench.
+  FdbenchProcess child(
+      {"-c", "echo $$ > \"$0/cgroup.procs\" && exec \"$@\"", cgroup.path(), fdbench_binary(),
+       "open", "--files", "50", "--threads", "4", "--strategy", "threads,process", "--repeat", "1",
+       "--warmup", "0", "--dir", work.path(), "--format", "json"},
+      options);
+  const RunResult run = child.wait();
+  EXPECT_EQ(child.leftovers().running, 0);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto doc = nlohmann::json::parse(run.out);
+  ASSERT_EQ(doc.at("results").size(), 2U);
+  for (const auto& result : doc.at("results")) {
+    SCOPED_TRACE(result.dump());
+    EXPECT_EQ(result.at("status"), "unavailable");
+    const std::string error = result.at("error");
+    EXPECT_EQ(error.rfind("cannot create ", 0), 0U) << error;
+    EXPECT_NE(error.find("pids.max is 2 in cgroup " + cgroup.path()), std::string::npos) << error;
+  }
+  EXPECT_EQ(private_dirs(work.path()), std::vector<std::string>{});
 }
 
 }  // namespace

@@ -168,8 +168,9 @@ TEST(TimedOutRun, CtrlCEndsARunThatHangs) {
   FdbenchProcess fdbench(under_tool({"open", "--tree", tree.dir.path(), "--strategy", "threads",
                                      "--threads", "1", "--export-json", out / "r.json", "--quiet"}),
                          under_hang_opens());
-  // The repetition under way: its open of the hanging file is what Ctrl-C cannot reach.
-  const bool started = fdbench.wait_for_event("repetition-started");
+  // The repetition under way and blocked in its open of the hanging file, which Ctrl-C cannot
+  // reach (signalled at "repetition-started", a loaded machine could stop the run before it).
+  const bool started = fdbench.wait_for_event("open-held ");
   fdbench.signal(SIGINT);  // to the tool, which passes it on to fdbench
   const RunResult run = fdbench.wait();
   if (run.exit_code == kUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << run.err;
