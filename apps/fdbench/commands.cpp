@@ -58,7 +58,12 @@ int clean(const Command& command, std::ostream& out, std::ostream& err) {
     const auto report = FileSet::clean_leftovers(command.clean_dir);
     for (const auto& path : report.removed) out << "removed " << path << "\n";
     for (const auto& why : report.kept) out << "left " << why << "\n";
-    if (report.removed.empty() && report.kept.empty()) {
+    // An output's temporary, named where the filesystem has no O_TMPFILE, of a killed run.
+    const auto temporaries = clean_output_temporaries(command.clean_dir);
+    for (const auto& path : temporaries.removed) out << "removed " << path << "\n";
+    for (const auto& why : temporaries.kept) out << "left " << why << "\n";
+    if (report.removed.empty() && report.kept.empty() && temporaries.removed.empty() &&
+        temporaries.kept.empty()) {
       out << "nothing to clean in " << command.clean_dir << "\n";
     }
     return code;

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 #include <set>
@@ -310,6 +312,24 @@ TEST(Clean, EmptyDirectoryHasNothingToClean) {
   const RunResult run = run_fdbench({"clean", "--dir", dir.path()});
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(read_text(dir / "unrelated.txt"), "mine\n");
+}
+
+// Where a filesystem has no O_TMPFILE, an output is written under a temporary name that a run
+// killed meanwhile leaves behind; clean removes it once that run is gone, and nothing else.
+TEST(Clean, RemovesAnOutputTemporaryThatAKilledRunLeft) {
+  TempDir dir;
+  const pid_t gone = fork();
+  ASSERT_GE(gone, 0);
+  if (gone == 0) _exit(0);
+  ASSERT_EQ(waitpid(gone, nullptr, 0), gone);
+  const std::string temporary = dir / ("r.json.tmp-fdbench-" + std::to_string(gone) + "-abcdef");
+  write_text(temporary, "partial");
+  write_text(dir / "r.json", "the user's\n");
+  const RunResult run = run_fdbench({"clean", "--dir", dir.path()});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("removed " + temporary), std::string::npos) << run.out;
+  EXPECT_FALSE(exists(temporary));
+  EXPECT_EQ(read_text(dir / "r.json"), "the user's\n");
 }
 
 TEST(Interrupt, CtrlCKeepsResultsAndCleansUp) {
