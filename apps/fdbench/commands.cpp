@@ -115,6 +115,43 @@ int run_session(const Command& command, Session& session, std::ostream& err) {
   }
 }
 
+// Once the run is over, every output is written or said to have failed, each on its own: one
+// that failed makes the exit code 1 unless it is an error already.
+int finish_outputs(const Command& command, std::size_t results, TraceOut* trace_out,
+                   const std::vector<const FileExport*>& exports, const std::string& buffered,
+                   std::ostream& err, int code) {
+  const auto failed = [&](const std::string& why) {
+    err << "Error: " << why << "\n";
+    if (code == 0) code = 1;
+  };
+  if (trace_out != nullptr) {
+    try {
+      const std::uint64_t rows = trace_out->commit();
+      err << fmt::format("fdbench: wrote {} ({} call{})\n", command.trace_out, rows,
+                         rows == 1 ? "" : "s");
+    } catch (const Error& e) {
+      failed(e.what());
+    }
+  }
+  for (std::size_t i = 0; i < exports.size(); ++i) {
+    if (exports[i]->written()) {
+      err << fmt::format("fdbench: wrote {} ({})\n", command.exports[i].path,
+                         results_text(results));
+    } else if (!exports[i]->error().empty()) {
+      failed(exports[i]->error());
+    }
+  }
+  if (!command.output.empty()) {
+    try {
+      write_file_atomically(command.output, buffered, "--output");
+      err << fmt::format("fdbench: wrote {} ({})\n", command.output, results_text(results));
+    } catch (const Error& e) {
+      failed(e.what());
+    }
+  }
+  return code;
+}
+
 int measure(const Command& command, std::ostream& out, std::ostream& err) {
   std::ostringstream buffer;
   std::ostream& sink = command.output.empty() ? out : buffer;
@@ -145,37 +182,9 @@ int measure(const Command& command, std::ostream& out, std::ostream& err) {
     }
     session.set_trace_out(&*trace_out);
   }
-  int code = run_session(command, session, err);
-  if (trace_out) {
-    try {
-      const std::uint64_t rows = trace_out->commit();
-      err << fmt::format("fdbench: wrote {} ({} call{})\n", command.trace_out, rows,
-                         rows == 1 ? "" : "s");
-    } catch (const Error& e) {
-      err << "Error: " << e.what() << "\n";
-      code = code == 0 ? 1 : code;
-    }
-  }
-  for (std::size_t i = 0; i < exports.size(); ++i) {
-    if (exports[i]->written()) {
-      err << fmt::format("fdbench: wrote {} ({})\n", command.exports[i].path,
-                         results_text(session.results().size()));
-    } else if (!exports[i]->error().empty()) {
-      err << "Error: " << exports[i]->error() << "\n";
-      code = code == 0 ? 1 : code;
-    }
-  }
-  if (!command.output.empty()) {
-    try {
-      write_file_atomically(command.output, buffer.str(), "--output");
-      err << fmt::format("fdbench: wrote {} ({})\n", command.output,
-                         results_text(session.results().size()));
-    } catch (const Error& e) {
-      err << "Error: " << e.what() << "\n";
-      code = code == 0 ? 1 : code;
-    }
-  }
-  return code;
+  const int code = run_session(command, session, err);
+  return finish_outputs(command, session.results().size(), trace_out ? &*trace_out : nullptr,
+                        exports, buffer.str(), err, code);
 }
 
 // The environment capture every results file carries, as its JSON or as a table of fields
