@@ -14,18 +14,11 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "reference.h"
+#include "fresh_child.h"
 
-enum { kReportFd = 3, kMaxThreads = 64 };
-
-struct Report {
-  int64_t ns;
-  long failures;
-  int error; /* errno of a failed set-up step, 0 if none */
-};
+enum { kMaxThreads = 64 };
 
 struct Share {
   int* fds;
@@ -40,17 +33,18 @@ static void* create_sockets(void* arg) {
   return NULL;
 }
 
-static void report_and_exit(const struct Report* report) {
-  const ssize_t written = write(kReportFd, report, sizeof *report);
-  _exit(written == (ssize_t)sizeof *report ? 0 : 1);
-}
+struct Settings {
+  long threads;
+  long per_thread;
+  long pregrow;
+};
 
-static void child(int report_fd, long threads, long per_thread, long pregrow) {
+static void child(const void* arg) {
+  const struct Settings* s = arg;
+  const long threads = s->threads;
+  const long per_thread = s->per_thread;
+  const long pregrow = s->pregrow;
   struct Report report = {0, 0, 0};
-  if (report_fd != kReportFd) {
-    dup2(report_fd, kReportFd);
-    close(report_fd);
-  }
   const long total = threads * per_thread;
   int* fds = malloc((size_t)total * sizeof *fds);
   if (fds == NULL) {
@@ -95,49 +89,6 @@ static void child(int report_fd, long threads, long per_thread, long pregrow) {
   report_and_exit(&report);
 }
 
-/* One repetition in a fresh child; exits with a one-line error if it could not run. */
-static struct Report repetition(long threads, long per_thread, long pregrow) {
-  int fds[2];
-  if (pipe(fds) != 0) {
-    fprintf(stderr, "Error: cannot create a pipe: %s\n", strerror(errno));
-    exit(1);
-  }
-  const pid_t pid = fork();
-  if (pid < 0) {
-    fprintf(stderr, "Error: cannot fork: %s\n", strerror(errno));
-    exit(1);
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    child(fds[1], threads, per_thread, pregrow);
-  }
-  close(fds[1]);
-  struct Report report = {0, 0, -1};
-  ssize_t got = 0;
-  while ((got = read(fds[0], &report, sizeof report)) < 0 && errno == EINTR) {
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (got != (ssize_t)sizeof report || report.error != 0 || report.failures != 0) {
-    fprintf(stderr, "Error: a repetition failed: %s\n",
-            got != (ssize_t)sizeof report ? "the child did not report"
-            : report.error != 0           ? strerror(report.error)
-                                          : "socket() failed");
-    exit(1);
-  }
-  return report;
-}
-
-/* Hold nothing but 0-2, so every child forked from here gets the smallest table. */
-static void close_inherited(void) {
-#if defined(__linux__)
-  if (close_range(3, ~0U, 0) == 0) return;
-#endif
-  for (int fd = 3; fd < getdtablesize(); ++fd) close(fd);
-}
-
 int main(int argc, char** argv) {
   if (argc != 6) {
     fprintf(stderr, "Usage: %s THREADS PER_THREAD PREGROW REPEAT WARMUP\n", argv[0]);
@@ -148,9 +99,10 @@ int main(int argc, char** argv) {
   const long pregrow = reference_count(argv[3], "PREGROW", 0, 1);
   const long repeat = reference_count(argv[4], "REPEAT", 1, 100000);
   const long warmup = reference_count(argv[5], "WARMUP", 0, 100000);
+  const struct Settings settings = {threads, per_thread, pregrow};
   close_inherited();
   for (long r = 0; r < warmup + repeat; ++r) {
-    const struct Report report = repetition(threads, per_thread, pregrow);
+    const struct Report report = fresh_child_repetition(child, &settings, "socket() failed");
     if (r >= warmup) printf("%lld\n", (long long)report.ns);
   }
   return 0;
