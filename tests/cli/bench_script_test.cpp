@@ -11,7 +11,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
-namespace {
+namespace bench_script_test {
 
 struct ScriptRun {
   int exit_code = -1;
@@ -71,5 +71,5 @@ TEST(BenchScript, DirMustBeAWritableDirectory) {
   expect_usage_error("--dir", "--dir needs a directory");
 }
 
-}  // namespace
+}  // namespace bench_script_test
 }  // namespace fdbench::testing

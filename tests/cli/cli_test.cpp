@@ -26,7 +26,7 @@
 #include "support/warnings.hpp"
 
 namespace fdbench::testing {
-namespace {
+namespace cli_test {
 
 std::size_t csv_fields(const std::string& line) {
   std::size_t fields = 1;
@@ -387,5 +387,5 @@ TEST(ListFlag, ReadsThePathsFromStdin) {
   EXPECT_EQ(list_names(dir.path()), (std::vector<std::string>{"a", "b", "c"}));
 }
 
-}  // namespace
+}  // namespace cli_test
 }  // namespace fdbench::testing

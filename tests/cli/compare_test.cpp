@@ -13,7 +13,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
-namespace {
+namespace compare_test {
 
 // Two small real runs of the same configurations, written with --export-json.
 class Compare : public ::testing::Test {
@@ -136,5 +136,5 @@ TEST(Env, TableAndJson) {
   EXPECT_TRUE(env.at("rlimit_nofile").at("soft").is_number_integer());
 }
 
-}  // namespace
+}  // namespace compare_test
 }  // namespace fdbench::testing

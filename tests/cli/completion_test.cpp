@@ -16,10 +16,10 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
-namespace {
+namespace completion_test {
 
-const std::vector<std::string> kSubcommands = {"open",   "socket", "strategies", "clean", "tune",
-                                               "report", "env",    "compare",    "completion"};
+const std::vector<std::string> kSubcommands = {
+    "open", "socket", "strategies", "clean", "tune", "report", "env", "compare", "completion"};
 
 class Completion : public ::testing::Test {
  protected:
@@ -125,5 +125,5 @@ TEST_F(Completion, OnlyBashIsWritten) {
   EXPECT_EQ(run_fdbench({"completion"}).exit_code, 2);
 }
 
-}  // namespace
+}  // namespace completion_test
 }  // namespace fdbench::testing

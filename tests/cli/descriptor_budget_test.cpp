@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "platform/platform.hpp"
 #include "engine/strategy.hpp"
+#include "platform/platform.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/require.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
-namespace {
+namespace descriptor_budget_test {
 
 constexpr rlim_t kLimit = 1024;
 
@@ -114,5 +114,5 @@ TEST_P(BatchedStrategy, RaisesTheHardLimitTooWithCapSysResource) {
 INSTANTIATE_TEST_SUITE_P(DescriptorBudget, BatchedStrategy, ::testing::Values("uring", "libuv"),
                          [](const auto& param) { return std::string(param.param); });
 
-}  // namespace
+}  // namespace descriptor_budget_test
 }  // namespace fdbench::testing

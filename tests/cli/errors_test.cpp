@@ -14,22 +14,14 @@
 #include <thread>
 #include <vector>
 
+#include "support/error_line.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/require.hpp"
 #include "support/temp_dir.hpp"
 #include "support/tmpfs.hpp"
 
 namespace fdbench::testing {
-namespace {
-
-// Exactly one line, "Error: ...", holding every one of `parts`.
-void expect_one_error_line(const std::string& err, const std::vector<std::string>& parts) {
-  EXPECT_EQ(err.rfind("Error: ", 0), 0U) << err;
-  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << "not one line:\n" << err;
-  for (const auto& part : parts) {
-    EXPECT_NE(err.find(part), std::string::npos) << "message lacks '" << part << "': " << err;
-  }
-}
+namespace errors_test {
 
 RunResult run_bounded(const std::vector<std::string>& args, RunOptions options = as_a_job()) {
   options.timeout = std::chrono::seconds(30);
@@ -203,5 +195,5 @@ TEST(Errors, ListWithNothingToOpenIsAnError) {
   }
 }
 
-}  // namespace
+}  // namespace errors_test
 }  // namespace fdbench::testing

@@ -22,7 +22,7 @@
 #include "support/tmpfs.hpp"
 
 namespace fdbench::testing {
-namespace {
+namespace export_test {
 
 std::size_t count_of(const std::string& text, const std::string& part) {
   std::size_t n = 0;
@@ -192,5 +192,5 @@ TEST(ExportErrors, AFullDiskUnderOneOutputLeavesTheRunAndTheOtherOutputsWhole) {
   }
 }
 
-}  // namespace
+}  // namespace export_test
 }  // namespace fdbench::testing

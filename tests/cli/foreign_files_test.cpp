@@ -22,7 +22,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
-namespace {
+namespace foreign_files_test {
 
 // The user's files and their contents, to compare after the run.
 using Snapshot = std::map<std::string, std::string>;
@@ -297,5 +297,5 @@ TEST(Clean, RemovesOnlyLeftoversOfAKilledRun) {
   expect_intact(beside);
 }
 
-}  // namespace
+}  // namespace foreign_files_test
 }  // namespace fdbench::testing

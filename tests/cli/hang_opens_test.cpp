@@ -3,6 +3,8 @@
 // exit code comes back, and nothing outlives a kill. Skipped where seccomp user notification
 // is unavailable (the tool exits 77). Every wait is bounded; no speed is asserted.
 #ifdef FDBENCH_HANG_OPENS
+#include "support/hang_opens.hpp"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -18,9 +20,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
-namespace {
-
-constexpr int kUnavailable = 77;
+namespace hang_opens_test {
 
 RunOptions hang_opens_job() {
   RunOptions options = as_a_job();
@@ -41,7 +41,7 @@ TEST(HangOpens, AnOpenWithoutTheNeedleGoesThrough) {
   write_text(dir / "plain.txt", "plain text\n");
   FdbenchProcess child({"hang-here", "--", "/bin/cat", dir / "plain.txt"}, hang_opens_job());
   const RunResult run = child.wait();
-  if (run.exit_code == kUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << run.err;
+  if (run.exit_code == kHangOpensUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << run.err;
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(run.out, "plain text\n");
   EXPECT_EQ(run.err, "");
@@ -58,7 +58,8 @@ class HungCat : public ::testing::Test {
     child.emplace(std::vector<std::string>{"hang-here", "--", "/bin/cat", dir / "hang-here.txt"},
                   hang_opens_job());
     if (const auto early = exited_before_the_hang(*child)) {
-      if (early->exit_code == kUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << early->err;
+      if (early->exit_code == kHangOpensUnavailable)
+        FDBENCH_SKIP_WITHOUT("hang_opens") << early->err;
       FAIL() << "it did not hang: exit code " << early->exit_code << "\n" << early->err;
     }
   }
@@ -90,7 +91,7 @@ TEST_F(HungCat, SigtermToTheToolEndsTheBlockedProgram) {
 TEST(HangOpens, TheProgramsExitCodeComesBack) {
   FdbenchProcess child({"hang-here", "--", "/bin/sh", "-c", "exit 3"}, hang_opens_job());
   const RunResult run = child.wait();
-  if (run.exit_code == kUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << run.err;
+  if (run.exit_code == kHangOpensUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << run.err;
   EXPECT_EQ(run.exit_code, 3) << run.err;
   const auto left = child.leftovers();
   EXPECT_EQ(left.running + left.orphans, 0);
@@ -106,6 +107,6 @@ TEST(HangOpens, ABadCommandLineIsOneLineAndExitCode2) {
   }
 }
 
-}  // namespace
+}  // namespace hang_opens_test
 }  // namespace fdbench::testing
 #endif  // FDBENCH_HANG_OPENS

@@ -10,7 +10,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
-namespace {
+namespace help_test {
 
 const std::vector<std::vector<std::string>> kHelps = {
     {"--help"},          {"open", "--help"},   {"socket", "--help"},
@@ -43,5 +43,5 @@ TEST(Help, ShowsTheOptionsStructsDefaults) {
   EXPECT_NE(socket.out.find("N=256 "), std::string::npos) << socket.out;          // --per-thread
 }
 
-}  // namespace
+}  // namespace help_test
 }  // namespace fdbench::testing

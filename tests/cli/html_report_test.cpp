@@ -21,7 +21,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
-namespace {
+namespace html_report_test {
 
 // For every svg.chart: its rendered size, what it holds, whether each mark lies inside its
 // view box, and how many pixels of a canvas it paints that are not the background.
@@ -198,5 +198,5 @@ TEST_F(HtmlReport, ChromiumDrawsEveryChart) {
   }
 }
 
-}  // namespace
+}  // namespace html_report_test
 }  // namespace fdbench::testing

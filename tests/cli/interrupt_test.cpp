@@ -24,7 +24,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
-namespace {
+namespace interrupt_test {
 
 constexpr double kStopBound = 5.0;  // seconds from the signal to the exit; the goal is 2
 
@@ -37,7 +37,7 @@ enum class Stage {
   keep_open,        // open --keep-open: fresh children that hold the files, with workers
 };
 
-struct Case {
+struct InterruptCase {
   const char* name;
   Stage stage;
 };
@@ -148,7 +148,7 @@ void expect_nothing_left(FdbenchProcess& child, const std::string& dir, const st
 }
 
 struct Param {
-  Case what;
+  InterruptCase what;
   int signal;
   bool whole_group;
 };
@@ -205,7 +205,7 @@ TEST_P(InterruptAt, StopsPromptlyCleansUpAndKeepsWhatFinished) {
   expect_nothing_left(child, dir.path(), out);
 }
 
-constexpr Case kCases[] = {
+constexpr InterruptCase kCases[] = {
     {"CreatingFiles", Stage::creating_files},
     {"Repetitions", Stage::repetitions},
     {"ProcessWorkers", Stage::process_workers},
@@ -216,14 +216,14 @@ constexpr Case kCases[] = {
 
 std::vector<Param> all_params() {
   std::vector<Param> params;
-  for (const Case& c : kCases) {
+  for (const InterruptCase& c : kCases) {
     for (const int sig : {SIGINT, SIGTERM}) {
       for (const bool group : {false, true}) params.push_back({c, sig, group});
     }
   }
   // The others (a closed terminal's SIGHUP, a CPU limit's SIGXCPU, ...) at the stages with the
   // most to clean up: the private set in this process, and fresh children with workers.
-  for (const Case& c : {kCases[1], kCases[4]}) {
+  for (const InterruptCase& c : {kCases[1], kCases[4]}) {
     for (const auto& s : kOtherSignals) params.push_back({c, s.number, false});
   }
   return params;
@@ -370,5 +370,5 @@ TEST(ProcessWorkers, NothingOutlivesARunEvenWhenAWorkerIsKilled) {
   EXPECT_EQ(private_dirs(dir.path()), std::vector<std::string>{});
 }
 
-}  // namespace
+}  // namespace interrupt_test
 }  // namespace fdbench::testing

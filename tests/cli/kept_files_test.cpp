@@ -18,7 +18,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
-namespace {
+namespace kept_files_test {
 
 std::size_t lines_in(const std::string& text) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
@@ -189,5 +189,5 @@ TEST_F(KeptFiles, CtrlCWhileMakingTheSetRemovesItButNotOnceMade) {
   EXPECT_EQ(open("--reuse-files").exit_code, 0);
 }
 
-}  // namespace
+}  // namespace kept_files_test
 }  // namespace fdbench::testing

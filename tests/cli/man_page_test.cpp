@@ -15,7 +15,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
-namespace {
+namespace man_page_test {
 
 const std::string kOutputOptions = "OUTPUT OPTIONS";
 
@@ -129,5 +129,5 @@ TEST_F(ManPage, RendersWithoutWarnings) {
   EXPECT_EQ(read_text(scratch / "err"), "");
 }
 
-}  // namespace
+}  // namespace man_page_test
 }  // namespace fdbench::testing

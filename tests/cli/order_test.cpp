@@ -18,7 +18,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
-namespace {
+namespace order_test {
 
 struct Span {
   std::int64_t first = std::numeric_limits<std::int64_t>::max();
@@ -137,5 +137,5 @@ TEST(TraceOutErrors, RefusedInOneLine) {
   EXPECT_FALSE(exists(file));
 }
 
-}  // namespace
+}  // namespace order_test
 }  // namespace fdbench::testing

@@ -12,7 +12,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
-namespace {
+namespace output_file_test {
 
 constexpr const char* kOld = "{\"the previous results\": true}\n";
 
@@ -105,5 +105,5 @@ TEST_F(OutputFile, InterruptReplacesItWithACompleteDocument) {
   }
 }
 
-}  // namespace
+}  // namespace output_file_test
 }  // namespace fdbench::testing

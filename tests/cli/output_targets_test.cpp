@@ -21,23 +21,15 @@
 #include <thread>
 #include <vector>
 
+#include "support/error_line.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/other_user.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
-namespace {
+namespace output_targets_test {
 
-constexpr const char* kOld = "the previous content\n";
-
-// Exactly one line, "Error: ...", holding every one of `parts`.
-void expect_one_error_line(const std::string& err, const std::vector<std::string>& parts) {
-  EXPECT_EQ(err.rfind("Error: ", 0), 0U) << err;
-  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << "not one line:\n" << err;
-  for (const auto& part : parts) {
-    EXPECT_NE(err.find(part), std::string::npos) << "message lacks '" << part << "': " << err;
-  }
-}
+constexpr const char* kPreviousContent = "the previous content\n";
 
 struct stat lstat_of(const std::string& path) {
   struct stat info {};
@@ -226,7 +218,7 @@ TEST_P(OutputTargets, ASymlinkIsFollowedToTheFileItNames) {
   ASSERT_EQ(symlink(real.c_str(), (out_ / "second").c_str()), 0);
   for (const bool exists : {true, false}) {
     SCOPED_TRACE(exists ? "the file exists" : "the link dangles");
-    if (exists) write_text(real, kOld);
+    if (exists) write_text(real, kPreviousContent);
     const RunResult run = run_fdbench(args(out_ / "first"));
     EXPECT_EQ(run.exit_code, 0) << run.err;
     EXPECT_EQ(link_text(out_ / "first"), "second");
@@ -243,7 +235,7 @@ TEST_P(OutputTargets, AnExistingFileKeepsItsMode) {
   const std::string file = out_ / "out";
   for (const mode_t mode : {0600, 0640, 0604}) {
     SCOPED_TRACE(mode);
-    write_text(file, kOld);
+    write_text(file, kPreviousContent);
     ASSERT_EQ(chmod(file.c_str(), mode), 0);
     const RunResult run = run_fdbench(args(file));
     EXPECT_EQ(run.exit_code, 0) << run.err;
@@ -257,7 +249,7 @@ TEST_P(OutputTargets, AnExistingFileKeepsItsMode) {
 TEST_P(OutputTargets, AnotherUsersFileKeepsItsOwnerWhenRootWritesIt) {
   if (geteuid() != 0) GTEST_SKIP() << "only root can chown a file to another user";
   const std::string file = out_ / "out";
-  write_text(file, kOld);
+  write_text(file, kPreviousContent);
   ASSERT_EQ(chown(file.c_str(), 65534, 65534), 0);
   ASSERT_EQ(chmod(file.c_str(), 0640), 0);
   const RunResult run = run_fdbench(args(file));
@@ -273,7 +265,7 @@ TEST_P(OutputTargets, AnotherUsersFileKeepsItsOwnerWhenRootWritesIt) {
 TEST_P(OutputTargets, AnotherUsersFileIsRefused) {
   if (const std::string why = cannot_switch_user(); !why.empty()) GTEST_SKIP() << why;
   const std::string file = out_ / "out";
-  write_text(file, kOld);
+  write_text(file, kPreviousContent);
   ASSERT_EQ(chown(file.c_str(), 65534, 65534), 0);
   ASSERT_EQ(chmod(file.c_str(), 0666), 0);  // writable by all: only its owner stands in the way
   RunOptions options;
@@ -281,7 +273,7 @@ TEST_P(OutputTargets, AnotherUsersFileIsRefused) {
   const RunResult run = run_fdbench(wrapped, options);
   EXPECT_EQ(run.exit_code, 2) << run.err;
   expect_one_error_line(run.err, {flag(), file, "another user", "uid 65534"});
-  EXPECT_EQ(read_text(file), kOld);
+  EXPECT_EQ(read_text(file), kPreviousContent);
   EXPECT_EQ(lstat_of(file).st_uid, 65534U);
   EXPECT_EQ(list_names(out_.path()), std::vector<std::string>{"out"});
   EXPECT_EQ(private_dirs(work_.path()), std::vector<std::string>{});
@@ -289,12 +281,12 @@ TEST_P(OutputTargets, AnotherUsersFileIsRefused) {
 
 TEST_P(OutputTargets, AFileWithOtherHardLinksIsRefused) {
   const std::string file = out_ / "out";
-  write_text(file, kOld);
+  write_text(file, kPreviousContent);
   ASSERT_EQ(link(file.c_str(), (out_ / "other").c_str()), 0);
   const RunResult run = run_fdbench(args(file));
   EXPECT_EQ(run.exit_code, 2) << run.err;
   expect_one_error_line(run.err, {flag(), file, "2 hard links"});
-  EXPECT_EQ(read_text(file), kOld);
+  EXPECT_EQ(read_text(file), kPreviousContent);
   EXPECT_EQ(lstat_of(file).st_nlink, 2U);
   EXPECT_EQ(list_names(out_.path()), (std::vector<std::string>{"other", "out"}));
 }
@@ -352,5 +344,5 @@ TEST(DuplicateOutputs, OneFileUnderTwoNamesIsRefused) {
   }
 }
 
-}  // namespace
+}  // namespace output_targets_test
 }  // namespace fdbench::testing

@@ -20,7 +20,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
-namespace {
+namespace output_temporaries_test {
 
 // The state letter of process `pid` ("R", "S", "T" stopped, ...), '?' when it is gone.
 char state_of(pid_t pid) {
@@ -145,5 +145,5 @@ TEST(OutputTemporaries, ASigkillDuringAnExportRewriteLeavesNoTemporary) {
   expect_no_temporary(out.path(), writing, finals);
 }
 
-}  // namespace
+}  // namespace output_temporaries_test
 }  // namespace fdbench::testing

@@ -22,7 +22,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
-namespace {
+namespace process_limit_test {
 
 constexpr int kProcesses = 2;  // fdbench and one more
 
@@ -245,5 +245,5 @@ TEST(PidsLimit, AStrategyThatCannotStartItsWorkersNamesTheCgroupsPidsMax) {
   EXPECT_EQ(private_dirs(work.path()), std::vector<std::string>{});
 }
 
-}  // namespace
+}  // namespace process_limit_test
 }  // namespace fdbench::testing

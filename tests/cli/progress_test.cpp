@@ -11,7 +11,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
-namespace {
+namespace progress_test {
 
 const std::string kErase = "\r\033[K";
 
@@ -81,5 +81,5 @@ TEST(ProgressOffATerminal, QuietIsInEveryMeasuringCommandsHelp) {
   }
 }
 
-}  // namespace
+}  // namespace progress_test
 }  // namespace fdbench::testing

@@ -14,13 +14,12 @@
 #include "support/require.hpp"
 
 namespace fdbench::testing {
-namespace {
+namespace rcu_expedited_test {
 
-const std::vector<std::string> kSocket = {"socket", "--per-thread", "64", "--repeat", "2",
-                                          "--warmup", "0"};
+const std::vector<std::string> kSocket = {"socket", "--per-thread", "64", "--repeat",
+                                          "2",      "--warmup",     "0"};
 
-std::vector<std::string> with(std::vector<std::string> args,
-                              const std::vector<std::string>& more) {
+std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
   args.insert(args.end(), more.begin(), more.end());
   return args;
 }
@@ -68,14 +67,15 @@ TEST_F(RcuExpeditedSet, EachValueIsABlockOfResultsAndTheOriginalComesBackAlsoAft
   EXPECT_EQ(platform::rcu_expedited(), original_);
   const auto doc = nlohmann::json::parse(run.out);
   std::vector<std::string> order;
-  for (const auto& r : doc["results"]) order.push_back(std::to_string(r["rcu_expedited"].get<int>()));
+  for (const auto& r : doc["results"])
+    order.push_back(std::to_string(r["rcu_expedited"].get<int>()));
   EXPECT_EQ(order, (std::vector<std::string>{"0", "0", "1", "1"}));  // pregrow off, auto each
 
   const std::string other = original_ == 0 ? "1" : "0";
   for (const int sig : {SIGINT, SIGTERM}) {
-    FdbenchProcess fdbench({"socket", "--per-thread", "64", "--repeat", "100000",
-                            "--rcu-expedited", other},
-                           as_a_job());
+    FdbenchProcess fdbench(
+        {"socket", "--per-thread", "64", "--repeat", "100000", "--rcu-expedited", other},
+        as_a_job());
     ASSERT_TRUE(wait_until([&] { return platform::rcu_expedited() == std::stoi(other); }))
         << "fdbench never set it";
     fdbench.signal(sig);
@@ -85,5 +85,5 @@ TEST_F(RcuExpeditedSet, EachValueIsABlockOfResultsAndTheOriginalComesBackAlsoAft
   }
 }
 
-}  // namespace
+}  // namespace rcu_expedited_test
 }  // namespace fdbench::testing

@@ -17,7 +17,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
-namespace {
+namespace schema_test {
 
 struct Validation {
   int exit_code = -1;
@@ -303,5 +303,5 @@ TEST_F(Schema, AnInterruptedExport) {
   expect_valid({file});
 }
 
-}  // namespace
+}  // namespace schema_test
 }  // namespace fdbench::testing

@@ -17,13 +17,12 @@
 
 #include "platform/platform.hpp"
 #include "support/fdbench_process.hpp"
+#include "support/hang_opens.hpp"
 #include "support/require.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
-namespace {
-
-constexpr int kUnavailable = 77;  // fdbench_hang_opens: no seccomp user notification here
+namespace timeout_test {
 
 RunOptions under_hang_opens() {
   RunOptions options = as_a_job();
@@ -57,7 +56,7 @@ std::string line_starting(const std::string& text, const std::string& prefix) {
   return {};
 }
 
-struct Case {
+struct HangingCase {
   const char* strategy;
   bool keep_open;  // each repetition in a fresh child process
 };
@@ -76,7 +75,7 @@ std::string expect_timed_out_line(const RunResult& run, const HangingTree& tree)
   return line;
 }
 
-class TimedOut : public ::testing::TestWithParam<Case> {};
+class TimedOut : public ::testing::TestWithParam<HangingCase> {};
 
 TEST_P(TimedOut, ExitsOneNamingTheFileAndKeepsWhatItMeasured) {
   const HangingTree tree;
@@ -98,7 +97,7 @@ TEST_P(TimedOut, ExitsOneNamingTheFileAndKeepsWhatItMeasured) {
   if (GetParam().keep_open) args.push_back("--keep-open");
   FdbenchProcess fdbench(under_tool(args), under_hang_opens());
   const RunResult run = fdbench.wait();
-  if (run.exit_code == kUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << run.err;
+  if (run.exit_code == kHangOpensUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << run.err;
   ASSERT_EQ(run.exit_code, 1) << run.err;
   expect_timed_out_line(run, tree);
 
@@ -121,14 +120,14 @@ TEST_P(TimedOut, ExitsOneNamingTheFileAndKeepsWhatItMeasured) {
   EXPECT_EQ(read_text(tree.hanging), "never opened\n");  // the user's files are as they were
 }
 
-INSTANTIATE_TEST_SUITE_P(Strategies, TimedOut,
-                         ::testing::Values(Case{"threads", false}, Case{"pool", false},
-                                           Case{"process", false}, Case{"libuv", false},
-                                           Case{"threads", true}),
-                         [](const auto& each) {
-                           return std::string(each.param.strategy) +
-                                  (each.param.keep_open ? "_kept_open" : "");
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Strategies, TimedOut,
+    ::testing::Values(HangingCase{"threads", false}, HangingCase{"pool", false},
+                      HangingCase{"process", false}, HangingCase{"libuv", false},
+                      HangingCase{"threads", true}),
+    [](const auto& each) {
+      return std::string(each.param.strategy) + (each.param.keep_open ? "_kept_open" : "");
+    });
 
 // Results measured before the hang are kept and reported beside the one that hung: here the
 // tree's other files are measured first (the hanging file is opened only by the second
@@ -142,7 +141,7 @@ TEST(TimedOutRun, ResultsBeforeTheHangAreKept) {
                                      "--timeout", "1", "--export-json", out / "r.json", "--quiet"}),
                          under_hang_opens());
   const RunResult run = fdbench.wait();
-  if (run.exit_code == kUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << run.err;
+  if (run.exit_code == kHangOpensUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << run.err;
   const auto doc = nlohmann::json::parse(read_text(out / "r.json"));
   ASSERT_EQ(doc.at("results").size(), 2U) << doc.dump(1);
   if (doc.at("results").at(0).at("status") == "unavailable") {
@@ -173,7 +172,7 @@ TEST(TimedOutRun, CtrlCEndsARunThatHangs) {
   const bool started = fdbench.wait_for_event("open-held ");
   fdbench.signal(SIGINT);  // to the tool, which passes it on to fdbench
   const RunResult run = fdbench.wait();
-  if (run.exit_code == kUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << run.err;
+  if (run.exit_code == kHangOpensUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << run.err;
   ASSERT_TRUE(started) << "no repetition started: " << run.err;
   ASSERT_EQ(run.exit_code, 128 + SIGINT) << run.err;
   EXPECT_NE(run.err.find("interrupted by signal"), std::string::npos) << run.err;
@@ -196,7 +195,7 @@ TEST(TimedOutTune, StopsTheSweepNamingTheFileAndSavesNothing) {
                                      "--timeout", "1", "--save", saved, "--quiet"}),
                          under_hang_opens());
   const RunResult run = fdbench.wait();
-  if (run.exit_code == kUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << run.err;
+  if (run.exit_code == kHangOpensUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << run.err;
   ASSERT_EQ(run.exit_code, 1) << run.err;
   const std::string line = expect_timed_out_line(run, tree);
   EXPECT_NE(line.find("nothing recommended"), std::string::npos) << line;
@@ -205,6 +204,6 @@ TEST(TimedOutTune, StopsTheSweepNamingTheFileAndSavesNothing) {
   EXPECT_EQ(fdbench.leftovers().running, 0);
 }
 
-}  // namespace
+}  // namespace timeout_test
 }  // namespace fdbench::testing
 #endif  // FDBENCH_HANG_OPENS

@@ -1,7 +1,5 @@
 // `fdbench tune` run for real: it recommends a strategy that can run here and a program may
 // adopt, writes the same recommendation with --save, and words it in the table.
-#include "run/tune_sweep.hpp"
-
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -10,11 +8,12 @@
 #include <vector>
 
 #include "engine/strategy.hpp"
+#include "run/tune_sweep.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
-namespace {
+namespace tune_test {
 
 class Tune : public ::testing::Test {
  protected:
@@ -98,5 +97,5 @@ TEST_F(Tune, UsageErrorsNameTheirFlag) {
   }
 }
 
-}  // namespace
+}  // namespace tune_test
 }  // namespace fdbench::testing

@@ -22,7 +22,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench {
-namespace {
+namespace atomic_file_test {
 
 using testing::list_names;
 using testing::read_text;
@@ -195,5 +195,5 @@ TEST(CleanOutputTemporaries, RemovesOnlyWhatADeadRunLeftAndNoLiveOneHolds) {
   EXPECT_THROW(clean_output_temporaries(dir / "missing"), Error);
 }
 
-}  // namespace
+}  // namespace atomic_file_test
 }  // namespace fdbench

@@ -28,7 +28,7 @@
 #include "support/wait_until.hpp"
 
 namespace fdbench {
-namespace {
+namespace child_process_test {
 
 struct Question {
   int number = 0;
@@ -336,5 +336,5 @@ TEST(ChildProcess, ForkingWhileAnotherThreadRunsIsCaughtInDebugBuilds) {
 #endif
 }
 
-}  // namespace
+}  // namespace child_process_test
 }  // namespace fdbench

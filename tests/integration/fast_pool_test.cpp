@@ -20,7 +20,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench {
-namespace {
+namespace fast_pool_test {
 
 const StrategyInfo& fast_pool() {
   const StrategyInfo* info = find_strategy("fast-pool");
@@ -170,5 +170,5 @@ TEST(FastPool, OpensRealFilesWithoutLeaks) {
   }
 }
 
-}  // namespace
+}  // namespace fast_pool_test
 }  // namespace fdbench

@@ -16,7 +16,7 @@
 #include "platform/platform.hpp"
 
 namespace fdbench {
-namespace {
+namespace fd_table_test {
 
 // In a child: stop with a message when `ok` is false.
 void require(bool ok, const char* what) {
@@ -134,5 +134,5 @@ TEST(RaiseNofileLimit, ConcurrentCallsNeverLowerIt) {
       ::testing::ExitedWithCode(0), "");
 }
 
-}  // namespace
+}  // namespace fd_table_test
 }  // namespace fdbench

@@ -13,7 +13,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench {
-namespace {
+namespace file_set_planted_test {
 
 using testing::exists;
 using testing::list_names;
@@ -124,5 +124,5 @@ TEST_F(PlantedEntries, CleanLeavesAHardLinkUnderOneOfOurNames) {
   expect_user_files_intact();
 }
 
-}  // namespace
+}  // namespace file_set_planted_test
 }  // namespace fdbench

@@ -13,7 +13,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench {
-namespace {
+namespace file_set_test {
 
 using testing::exists;
 using testing::list_names;
@@ -166,5 +166,5 @@ TEST_F(FileSetTest, ZeroFilesIsJustTheMarker) {
   EXPECT_FALSE(exists(path));
 }
 
-}  // namespace
+}  // namespace file_set_test
 }  // namespace fdbench

@@ -18,7 +18,7 @@
 #include "support/warnings.hpp"
 
 namespace fdbench {
-namespace {
+namespace input_files_test {
 
 using testing::TempDir;
 using testing::write_text;
@@ -38,9 +38,9 @@ std::map<std::string, Snapshot> snapshot(const std::string& root) {
            root, std::filesystem::directory_options::none, ignored)) {
     struct stat info {};
     if (lstat(entry.path().c_str(), &info) != 0) continue;
-    out[entry.path().string()] = {
-        info.st_size, info.st_mtim.tv_sec * 1'000'000'000LL + info.st_mtim.tv_nsec,
-        info.st_ctim.tv_sec * 1'000'000'000LL + info.st_ctim.tv_nsec};
+    out[entry.path().string()] = {info.st_size,
+                                  info.st_mtim.tv_sec * 1'000'000'000LL + info.st_mtim.tv_nsec,
+                                  info.st_ctim.tv_sec * 1'000'000'000LL + info.st_ctim.tv_nsec};
   }
   return out;
 }
@@ -56,8 +56,8 @@ UniqueFd make_hostile_tree(const TempDir& dir) {
   chmod((dir / "unreadable.txt").c_str(), 0);
   EXPECT_EQ(mkfifo((dir / "fifo").c_str(), 0644), 0);
   EXPECT_EQ(symlink("/nonexistent/target", (dir / "dangling").c_str()), 0);
-  EXPECT_EQ(symlink("loop", (dir / "loop").c_str()), 0);                 // points at itself
-  EXPECT_EQ(symlink("..", (dir / "src/deep/up").c_str()), 0);           // a directory cycle
+  EXPECT_EQ(symlink("loop", (dir / "loop").c_str()), 0);       // points at itself
+  EXPECT_EQ(symlink("..", (dir / "src/deep/up").c_str()), 0);  // a directory cycle
   EXPECT_EQ(symlink((dir / "a.txt").c_str(), (dir / "link-to-a").c_str()), 0);
   UniqueFd sock(socket(AF_UNIX, SOCK_STREAM, 0));
   sockaddr_un addr{};
@@ -152,5 +152,5 @@ TEST(InputFiles, MissingTreeOrListIsAnError) {
   EXPECT_THROW(read_list("/nonexistent/fdbench-test", false), Error);
 }
 
-}  // namespace
+}  // namespace input_files_test
 }  // namespace fdbench

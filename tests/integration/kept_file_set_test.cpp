@@ -16,7 +16,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench {
-namespace {
+namespace kept_file_set_test {
 
 using testing::exists;
 using testing::list_names;
@@ -215,5 +215,5 @@ TEST_F(KeptSet, LeftoverSweepLeavesKeptSets) {
   EXPECT_EQ(list_names(kept).size(), 4U);
 }
 
-}  // namespace
+}  // namespace kept_file_set_test
 }  // namespace fdbench

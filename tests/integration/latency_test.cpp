@@ -11,14 +11,14 @@
 #include <vector>
 
 #include "engine/measure.hpp"
-#include "platform/platform.hpp"
-#include "output/reporter.hpp"
-#include "model/results_json.hpp"
 #include "engine/strategy.hpp"
+#include "model/results_json.hpp"
+#include "output/reporter.hpp"
+#include "platform/platform.hpp"
 #include "support/require.hpp"
 
 namespace fdbench {
-namespace {
+namespace latency_test {
 
 constexpr int kRepeat = 3;
 
@@ -32,15 +32,15 @@ Result traced_sockets(const char* strategy, const Pregrow& pregrow, int batch = 
 }
 
 // Skips a test of an io_uring strategy where it cannot run, or cannot create sockets.
-#define SKIP_WITHOUT(strategy)                                                              \
-  do {                                                                                      \
-    if (const auto reason = find_strategy(strategy)->unavailable_reason(); !reason.empty()) \
+#define SKIP_WITHOUT(strategy)                                                                   \
+  do {                                                                                           \
+    if (const auto reason = find_strategy(strategy)->unavailable_reason(); !reason.empty())      \
       FDBENCH_SKIP_WITHOUT(testing::strategy_feature(strategy)) << (strategy) << ": " << reason; \
   } while (0)
-#define SKIP_IF_NO_URING_SOCKETS(r)                                                         \
-  do {                                                                                      \
-    if ((r).error.find("IORING_OP_SOCKET") != std::string::npos)                            \
-      FDBENCH_SKIP_WITHOUT("uring") << (r).error;                                          \
+#define SKIP_IF_NO_URING_SOCKETS(r)                              \
+  do {                                                           \
+    if ((r).error.find("IORING_OP_SOCKET") != std::string::npos) \
+      FDBENCH_SKIP_WITHOUT("uring") << (r).error;                \
   } while (0)
 
 // Submission records per worker: ceil(share / batch).
@@ -204,5 +204,9 @@ TEST(Latency, JsonKeepsEveryField) {
   EXPECT_EQ(*doc.results[0].latency, *r.latency);
 }
 
-}  // namespace
+// A unity build compiles the next file in the same translation unit.
+#undef SKIP_WITHOUT
+#undef SKIP_IF_NO_URING_SOCKETS
+
+}  // namespace latency_test
 }  // namespace fdbench

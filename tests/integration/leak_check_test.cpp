@@ -19,7 +19,7 @@
 #include "support/warnings.hpp"
 
 namespace fdbench {
-namespace {
+namespace leak_check_test {
 
 // One item: open /dev/null, keep nothing, close nothing.
 class LeakingWorkload final : public Workload {
@@ -128,5 +128,5 @@ TEST(LeakCheck, AStrategyThatThrowsInAFreshChildStillEndsTheRepetition) {
   EXPECT_EQ(testing::read_text(marker), "ran") << "after_repetition() did not run in the child";
 }
 
-}  // namespace
+}  // namespace leak_check_test
 }  // namespace fdbench

@@ -21,7 +21,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench {
-namespace {
+namespace libuv_strategy_test {
 
 using testing::child_pids;
 using testing::new_children;
@@ -35,7 +35,7 @@ const StrategyInfo& libuv() {
 #define SKIP_WITHOUT_LIBUV()                                                 \
   do {                                                                       \
     if (const auto reason = libuv().unavailable_reason(); !reason.empty()) { \
-      FDBENCH_SKIP_WITHOUT("libuv") << reason;                                \
+      FDBENCH_SKIP_WITHOUT("libuv") << reason;                               \
     }                                                                        \
   } while (0)
 
@@ -231,5 +231,8 @@ TEST(LibuvStrategyLimits, TooManyThreadsIsAClearError) {
   }
 }
 
-}  // namespace
+// A unity build compiles the next file in the same translation unit.
+#undef SKIP_WITHOUT_LIBUV
+
+}  // namespace libuv_strategy_test
 }  // namespace fdbench

@@ -2,7 +2,6 @@
 // failures, cancellation (before the call and midway), calls from several threads, and no
 // descriptor left behind in any of these cases.
 #include "fdbench/open_many.hpp"
-#include "fdbench/tune.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -20,12 +19,13 @@
 #include <utility>
 #include <vector>
 
+#include "fdbench/tune.hpp"
 #include "platform/platform.hpp"
 #include "support/require.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench {
-namespace {
+namespace open_many_test {
 
 using testing::TempDir;
 
@@ -83,14 +83,13 @@ OpenManyOptions options(const char* strategy, int threads, int batch, std::stop_
 class OpenManyStrategyTest : public OpenManyTest, public ::testing::WithParamInterface<Setting> {
  protected:
   [[nodiscard]] static OpenManyOptions options() {
-    return fdbench::options(GetParam().strategy, GetParam().threads, 16);  // several batches
+    return open_many_test::options(GetParam().strategy, GetParam().threads, 16);  // several batches
   }
 };
 
-#define SKIP_IF_UNAVAILABLE(result)                                                        \
-  do {                                                                                     \
-    if ((result).error == EOPNOTSUPP)                                                     \
-      FDBENCH_SKIP_WITHOUT("uring") << (result).message;                                \
+#define SKIP_IF_UNAVAILABLE(result)                                                      \
+  do {                                                                                   \
+    if ((result).error == EOPNOTSUPP) FDBENCH_SKIP_WITHOUT("uring") << (result).message; \
   } while (0)
 
 TEST_P(OpenManyStrategyTest, ReturnsEveryDescriptorInInputOrder) {
@@ -288,5 +287,8 @@ TEST_F(OpenManyTest, UringCancelledWhileRunningIsAllOrNothing) {
   }
 }
 
-}  // namespace
+// A unity build compiles the next file in the same translation unit.
+#undef SKIP_IF_UNAVAILABLE
+
+}  // namespace open_many_test
 }  // namespace fdbench

@@ -19,7 +19,7 @@
 #include "support/warnings.hpp"
 
 namespace fdbench {
-namespace {
+namespace paths_test {
 
 using testing::TempDir;
 
@@ -149,5 +149,5 @@ TEST(PathsAbsolute, RelativeTreeAndListEntriesAreResolvedAgainstTheCurrentDirect
   }
 }
 
-}  // namespace
+}  // namespace paths_test
 }  // namespace fdbench

@@ -28,7 +28,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench::platform {
-namespace {
+namespace platform_test {
 
 using testing::fdsize_in_proc_status;
 
@@ -529,5 +529,5 @@ TEST(Platform, CaptureEnvironment) {
   for (const auto& w : env.warnings) EXPECT_NE(w.find(env.build_type), std::string::npos) << w;
 }
 
-}  // namespace
+}  // namespace platform_test
 }  // namespace fdbench::platform

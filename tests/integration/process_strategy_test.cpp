@@ -34,7 +34,7 @@
 #include "support/wait_until.hpp"
 
 namespace fdbench {
-namespace {
+namespace process_strategy_test {
 
 using testing::child_pids;
 using testing::new_children;
@@ -418,5 +418,5 @@ TEST(ProcessStrategySockets, EachWorkerGrowsItsOwnTable) {
   }
 }
 
-}  // namespace
+}  // namespace process_strategy_test
 }  // namespace fdbench

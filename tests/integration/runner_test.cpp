@@ -17,7 +17,7 @@
 #include "support/warnings.hpp"
 
 namespace fdbench {
-namespace {
+namespace runner_test {
 
 using testing::TempDir;
 
@@ -340,5 +340,5 @@ TEST(Session, AnnouncesWhatTheNextResultsMeasure) {
   EXPECT_TRUE(pipes.fresh_child);
 }
 
-}  // namespace
+}  // namespace runner_test
 }  // namespace fdbench

@@ -13,7 +13,7 @@
 #include "engine/workload.hpp"
 
 namespace fdbench {
-namespace {
+namespace scheduler_test {
 
 const StrategyInfo& threads_strategy() {
   const StrategyInfo* info = find_strategy("threads");
@@ -120,5 +120,5 @@ TEST(Scheduler, ARoundLongerThanTheBudgetIsTheOnlyOne) {
   EXPECT_EQ(results[0].repeat, 2);
 }
 
-}  // namespace
+}  // namespace scheduler_test
 }  // namespace fdbench

@@ -37,7 +37,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench {
-namespace {
+namespace strategy_test {
 
 using testing::TempDir;
 
@@ -455,5 +455,5 @@ TEST(Strategies, NothingIsLeftOpenWhenAStrategyIsDestroyed) {
   }
 }
 
-}  // namespace
+}  // namespace strategy_test
 }  // namespace fdbench

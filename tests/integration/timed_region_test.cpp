@@ -24,16 +24,16 @@
 #include <thread>
 
 #include "engine/measure.hpp"
-#include "model/path_table.hpp"
 #include "engine/strategy.hpp"
-#include "fdbench/unique_fd.hpp"
 #include "engine/workload.hpp"
+#include "engine/workloads/item_workload.hpp"
+#include "fdbench/unique_fd.hpp"
+#include "model/path_table.hpp"
 #include "support/require.hpp"
 #include "support/temp_dir.hpp"
-#include "engine/workloads/item_workload.hpp"
 
 namespace fdbench {
-namespace {
+namespace timed_region_test {
 
 using std::chrono::milliseconds;
 
@@ -181,5 +181,5 @@ TEST(TimedRegion, NeedsLeases) {
 
 #endif
 
-}  // namespace
+}  // namespace timed_region_test
 }  // namespace fdbench

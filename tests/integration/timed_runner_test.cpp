@@ -18,7 +18,7 @@
 #include "support/wait_until.hpp"
 
 namespace fdbench {
-namespace {
+namespace timed_runner_test {
 
 using namespace std::chrono_literals;
 using testing::wait_until;
@@ -109,5 +109,5 @@ TEST(TimedRunner, AbandonsAStepThatCtrlCCannotReach) {
   EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
-}  // namespace
+}  // namespace timed_runner_test
 }  // namespace fdbench

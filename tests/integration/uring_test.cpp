@@ -23,14 +23,15 @@
 #include "support/warnings.hpp"
 
 namespace fdbench {
-namespace {
+namespace uring_test {
 
 using testing::TempDir;
 
-#define SKIP_IF_UNAVAILABLE(info)                                           \
+#define SKIP_UNAVAILABLE_STRATEGY(info)                                           \
   do {                                                                      \
     if (const auto reason = (info).unavailable_reason(); !reason.empty()) { \
-      FDBENCH_SKIP_WITHOUT(testing::strategy_feature((info).name)) << (info).name << ": " << reason; \
+      FDBENCH_SKIP_WITHOUT(testing::strategy_feature((info).name))          \
+          << (info).name << ": " << reason;                                 \
     }                                                                       \
   } while (0)
 
@@ -124,7 +125,7 @@ class UringOpen : public ::testing::TestWithParam<const char*> {
 };
 
 TEST_P(UringOpen, OpensEveryFileWithoutFailuresOrLeaks) {
-  SKIP_IF_UNAVAILABLE(info_);
+  SKIP_UNAVAILABLE_STRATEGY(info_);
   const auto work = make_open_workload(files_.dir_fd(), files_.path(), files_.names());
   const auto held_before = platform::open_descriptors();
   for (const int threads : {1, 2}) {
@@ -143,7 +144,7 @@ TEST_P(UringOpen, OpensEveryFileWithoutFailuresOrLeaks) {
 }
 
 TEST_P(UringOpen, TriesEveryNameExactlyOnce) {
-  SKIP_IF_UNAVAILABLE(info_);
+  SKIP_UNAVAILABLE_STRATEGY(info_);
   std::size_t missing = 0;
   const PathTable names = with_missing_names(files_, 7, missing);
   const auto work = make_open_workload(files_.dir_fd(), files_.path(), names);
@@ -164,7 +165,7 @@ TEST_P(UringOpen, TriesEveryNameExactlyOnce) {
 }
 
 TEST_P(UringOpen, HeldFilesAreReleasedAfterTheRepetition) {
-  SKIP_IF_UNAVAILABLE(info_);
+  SKIP_UNAVAILABLE_STRATEGY(info_);
   OpenSpec spec;
   spec.dir_fd = files_.dir_fd();
   spec.dir_path = files_.path();
@@ -179,7 +180,7 @@ TEST_P(UringOpen, HeldFilesAreReleasedAfterTheRepetition) {
 }
 
 TEST_P(UringOpen, RefusesDescriptorKindsItCannotCreate) {
-  SKIP_IF_UNAVAILABLE(info_);
+  SKIP_UNAVAILABLE_STRATEGY(info_);
   const auto work = make_socket_workload(SocketKind::eventfd, 8);
   const Result r = measure(*work, info_, {1, 4}, 1, 0);
   EXPECT_EQ(r.error, std::string(info_.name) + " cannot create eventfd descriptors");
@@ -187,7 +188,7 @@ TEST_P(UringOpen, RefusesDescriptorKindsItCannotCreate) {
 }
 
 TEST_P(UringOpen, HandsEachItemItsOwnFile) {
-  SKIP_IF_UNAVAILABLE(info_);
+  SKIP_UNAVAILABLE_STRATEGY(info_);
   std::size_t missing = 0;
   const PathTable names = with_missing_names(files_, 9, missing);
   RecordingOpenWorkload work(files_.dir_fd(), names);
@@ -210,7 +211,7 @@ TEST_P(UringOpen, HandsEachItemItsOwnFile) {
 }
 
 TEST_P(UringOpen, SocketsGrowTheDescriptorTableOnlyWithNormalDescriptors) {
-  SKIP_IF_UNAVAILABLE(info_);
+  SKIP_UNAVAILABLE_STRATEGY(info_);
   ensure_nofile(600);
   const Result r = measure_in_fresh_child(socket_workload_recipe(SocketKind::tcp, 512), info_,
                                           {2, 64}, Pregrow{}, 2, 0);
@@ -227,7 +228,7 @@ TEST_P(UringOpen, SocketsGrowTheDescriptorTableOnlyWithNormalDescriptors) {
 }
 
 TEST_P(UringOpen, ResultsRecordTheRingFeaturesTheyUsed) {
-  SKIP_IF_UNAVAILABLE(info_);
+  SKIP_UNAVAILABLE_STRATEGY(info_);
   const auto work = make_open_workload(files_.dir_fd(), files_.path(), files_.names());
   StrategyConfig plain{1, 8};
   plain.uring.setup_flags = false;
@@ -261,6 +262,8 @@ INSTANTIATE_TEST_SUITE_P(uring, UringOpen, ::testing::Values("uring", "uring-dir
                                                                            : std::string("direct");
                          });
 
+// A unity build compiles the next file in the same translation unit.
+#undef SKIP_UNAVAILABLE_STRATEGY
 
-}  // namespace
+}  // namespace uring_test
 }  // namespace fdbench

@@ -14,7 +14,7 @@
 #include "support/require.hpp"
 
 namespace fdbench {
-namespace {
+namespace worker_group_test {
 
 int threads_now() {
   return platform::thread_count().value_or(-1);
@@ -53,5 +53,5 @@ TEST(WorkerGroup, AOneRunGroupsWorkersEndWithTheirShare) {
       << threads_now() << " threads, " << before << " before the group";
 }
 
-}  // namespace
+}  // namespace worker_group_test
 }  // namespace fdbench

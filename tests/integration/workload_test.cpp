@@ -19,7 +19,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench {
-namespace {
+namespace workload_test {
 
 using testing::TempDir;
 
@@ -202,5 +202,5 @@ TEST(SocketItems, RunRangeMakesWhatTheDescriptionSaysAndHoldsIt) {
   }
 }
 
-}  // namespace
+}  // namespace workload_test
 }  // namespace fdbench

@@ -11,7 +11,7 @@
 #include "support/warnings.hpp"
 
 namespace fdbench::testing {
-namespace {
+namespace limits_test {
 
 // Peak resident memory allowed for a 100,000-file run. The names take ~1 MB; the rest is
 // code, 256 thread stacks as they are touched, and the JSON document.
@@ -48,5 +48,5 @@ TEST(Limits, HundredThousandFilesWith256Threads) {
   EXPECT_EQ(left.running + left.orphans, 0);
 }
 
-}  // namespace
+}  // namespace limits_test
 }  // namespace fdbench::testing

@@ -28,6 +28,8 @@
 // without running PROGRAM (tests skip on 77). A bad command line exits 2, a failure of this
 // supervisor 125, a PROGRAM that is not found 127, one that cannot be run 126. PROGRAM is
 // killed if this supervisor dies: without it, every filtered call would fail with ENOSYS.
+#include "hang_opens.hpp"
+
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -61,7 +63,7 @@
 namespace {
 
 constexpr int kExitUsage = 2;
-constexpr int kExitUnavailable = 77;
+constexpr int kExitUnavailable = fdbench::testing::kHangOpensUnavailable;
 constexpr int kExitFailure = 125;
 constexpr int kExitCannotRun = 126;
 constexpr int kExitNotFound = 127;

@@ -8,7 +8,7 @@
 #include <thread>
 
 namespace fdbench {
-namespace {
+namespace call_trace_test {
 
 std::int16_t on_another_thread(CallTrace& trace) {
   std::int16_t number = -1;
@@ -38,5 +38,5 @@ TEST(CallTrace, EachRepetitionNumbersFromZeroAlsoWithNewThreadsAndOtherTracesBet
   EXPECT_EQ(a.worker(), 0) << "a thread that worked for b numbers afresh in a";
 }
 
-}  // namespace
+}  // namespace call_trace_test
 }  // namespace fdbench

@@ -8,7 +8,7 @@
 #include <string>
 
 namespace fdbench {
-namespace {
+namespace child_report_test {
 
 // A plausible report of 512 items: 2 ms, one EMFILE, the table grown 64 → 1024.
 ChildReport sound() {
@@ -60,5 +60,5 @@ TEST(ChildReport, AnErrorTextIsAlwaysTerminated) {
   EXPECT_EQ(std::strlen(r.error), sizeof r.error - 1);
 }
 
-}  // namespace
+}  // namespace child_report_test
 }  // namespace fdbench

@@ -15,7 +15,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench::cli {
-namespace {
+namespace cli_parse_test {
 
 using fdbench::testing::TempDir;
 
@@ -445,11 +445,11 @@ TEST(GeneralFlags, VersionExits0AndPrintsTheVersion) {
   EXPECT_NE(o.out.find("fdbench " + std::string(version())), std::string::npos) << o.out;
 }
 
-}  // namespace
+}  // namespace cli_parse_test
 }  // namespace fdbench::cli
 
 namespace fdbench::cli {
-namespace {
+namespace cli_parse_test {
 
 TEST(Timeout, NoneForPrivateSetsAMinuteForTheUsersFiles) {
   const TempDir tree;
@@ -475,5 +475,5 @@ TEST(Timeout, WhatIsNotANumberOfSecondsIsAUsageError) {
   }
 }
 
-}  // namespace
+}  // namespace cli_parse_test
 }  // namespace fdbench::cli

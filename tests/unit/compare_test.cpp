@@ -15,7 +15,7 @@
 #include "support/results.hpp"
 
 namespace fdbench {
-namespace {
+namespace compare_test {
 
 TEST(MannWhitney, ScipyDocumentationExampleExact) {
   // SciPy's mannwhitneyu documentation: males vs females, U = 17, p = 0.1111 (exact).
@@ -322,17 +322,19 @@ TEST(CompareReport, MitigationsAlikeEverywhereAreOneLineAndSyscallCostIsRounded)
   EXPECT_NE(j.dump().find("cpu_mitigations.mds"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace compare_test
 }  // namespace fdbench
 
 namespace fdbench {
-namespace {
+namespace compare_test {
 
 TEST(CompareKey, WhatAMachineMadeOfAConfigurationDoesNotKeepRunsApart) {
   Result a;
   a.strategy = "uring";
-  a.parameters = {{"batch", "64"}, {"ring_setup", "single_issuer,defer_taskrun"},
-                  {"ring_fd", "registered"}, {"dispatch", "T threads"}};
+  a.parameters = {{"batch", "64"},
+                  {"ring_setup", "single_issuer,defer_taskrun"},
+                  {"ring_fd", "registered"},
+                  {"dispatch", "T threads"}};
   Result b = a;
   b.parameters["ring_setup"] = "none";  // an older kernel accepted fewer flags
   b.parameters["ring_fd"] = "not registered";
@@ -347,5 +349,5 @@ TEST(CompareKey, WhatAMachineMadeOfAConfigurationDoesNotKeepRunsApart) {
   EXPECT_NE(key_of(c), key_of(d));
 }
 
-}  // namespace
+}  // namespace compare_test
 }  // namespace fdbench

@@ -10,7 +10,7 @@
 #include "model/result.hpp"
 
 namespace fdbench {
-namespace {
+namespace errno_names_test {
 
 TEST(ErrnoName, NamesThePosixValues) {
   EXPECT_EQ(errno_name(EMFILE), "EMFILE");
@@ -54,5 +54,5 @@ TEST(AddFailures, CountsUnderTheNameWithTheMessage) {
   EXPECT_FALSE(by_errno.at("other").message.empty());
 }
 
-}  // namespace
+}  // namespace errno_names_test
 }  // namespace fdbench

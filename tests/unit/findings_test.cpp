@@ -12,7 +12,7 @@
 #include "support/results.hpp"
 
 namespace fdbench {
-namespace {
+namespace findings_test {
 
 using testing::ResultBuilder;
 
@@ -364,5 +364,5 @@ TEST(Findings, TheSyscallCostExplainsWhyBatchingWins) {
                            [](const Finding& f) { return f.kind == "syscall_cost"; }));
 }
 
-}  // namespace
+}  // namespace findings_test
 }  // namespace fdbench

@@ -15,12 +15,12 @@
 #include <vector>
 
 #include "analysis/findings.hpp"
-#include "output/reporter.hpp"
 #include "fdbench/version.hpp"
+#include "output/reporter.hpp"
 #include "support/results.hpp"
 
 namespace fdbench {
-namespace {
+namespace golden_test {
 
 using testing::ResultBuilder;
 
@@ -134,5 +134,5 @@ INSTANTIATE_TEST_SUITE_P(Formats, Golden,
                            return std::string(param_info.param.first);
                          });
 
-}  // namespace
+}  // namespace golden_test
 }  // namespace fdbench

@@ -14,7 +14,7 @@
 #include "support/results.hpp"
 
 namespace fdbench {
-namespace {
+namespace html_report_test {
 
 using testing::ResultBuilder;
 
@@ -152,5 +152,5 @@ TEST(HtmlReport, LatencyDrawsTheMedianRepetitionsGrowthEventsAndStallsPerWorker)
   EXPECT_NE(page.find("worker 1, create of fd 65: 6.90 ms (waiting-on-growth)"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace html_report_test
 }  // namespace fdbench

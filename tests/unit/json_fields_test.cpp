@@ -20,7 +20,7 @@
 #include "support/results.hpp"
 
 namespace fdbench {
-namespace {
+namespace json_fields_test {
 
 const nlohmann::json& schema() {
   static const nlohmann::json kSchema = [] {
@@ -211,5 +211,5 @@ TEST(JsonFields, OnlyTheRequiredFieldsAreRequired) {
   }
 }
 
-}  // namespace
+}  // namespace json_fields_test
 }  // namespace fdbench

@@ -9,7 +9,7 @@
 #include <vector>
 
 namespace fdbench {
-namespace {
+namespace latency_test {
 
 constexpr std::int64_t kUs = 1000;
 
@@ -281,5 +281,5 @@ TEST(Submissions, TheirParameterSaysPerSubmissionAndTheBatch) {
       << note;
 }
 
-}  // namespace
+}  // namespace latency_test
 }  // namespace fdbench

@@ -13,7 +13,7 @@
 #include "support/results.hpp"
 
 namespace fdbench {
-namespace {
+namespace markdown_reporter_test {
 
 using testing::ResultBuilder;
 
@@ -136,5 +136,5 @@ TEST(MarkdownReporter, AnInterruptedRunSaysSo) {
       << text;
 }
 
-}  // namespace
+}  // namespace markdown_reporter_test
 }  // namespace fdbench

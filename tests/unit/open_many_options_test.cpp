@@ -7,7 +7,7 @@
 #include "fdbench/tune.hpp"
 
 namespace fdbench {
-namespace {
+namespace open_many_options_test {
 
 TEST(OpenStrategy, NamesAreFdbenchsOwn) {
   EXPECT_EQ(open_strategy("threads"), OpenStrategy::threads);
@@ -63,5 +63,5 @@ TEST(OpenManyOptionsFrom, ARecommendationPrefersASettingOpenManyRunsAsMeasured) 
   EXPECT_EQ(open_many_options(rec), std::nullopt);
 }
 
-}  // namespace
+}  // namespace open_many_options_test
 }  // namespace fdbench

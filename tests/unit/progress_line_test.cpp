@@ -9,7 +9,7 @@
 #include <string>
 
 namespace fdbench::cli {
-namespace {
+namespace progress_line_test {
 
 constexpr std::int64_t kMs = 1'000'000;
 
@@ -128,5 +128,5 @@ TEST(ProgressLineSilence, WritesNothingUntilThereIsSomethingToShow) {
   EXPECT_EQ(terminal.str(), "");
 }
 
-}  // namespace
+}  // namespace progress_line_test
 }  // namespace fdbench::cli

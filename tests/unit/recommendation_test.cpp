@@ -12,7 +12,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench {
-namespace {
+namespace recommendation_test {
 
 using testing::ResultBuilder;
 
@@ -173,5 +173,5 @@ TEST(RecommendationJson, AMissingFileIsNamed) {
   }
 }
 
-}  // namespace
+}  // namespace recommendation_test
 }  // namespace fdbench

@@ -17,7 +17,7 @@
 #include "support/results.hpp"
 
 namespace fdbench {
-namespace {
+namespace reporter_test {
 
 using testing::linux_environment;
 using testing::ResultBuilder;
@@ -491,5 +491,5 @@ TEST(Reporters, NothingMeasuredStillGivesValidOutput) {
   EXPECT_EQ(lines_of(report("csv", {})), std::vector<std::string>{csv_header()});
 }
 
-}  // namespace
+}  // namespace reporter_test
 }  // namespace fdbench

@@ -1,17 +1,17 @@
 // FDBENCH_TEST_REQUIRE (tests/support/require.hpp): what CI names must be features the tests
 // know, and a required feature's skip is a failure.
-#include <gtest/gtest.h>
+#include "support/require.hpp"
+
 #include <gtest/gtest-spi.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
 #include <string>
 
-#include "support/require.hpp"
-
 namespace fdbench {
-namespace {
+namespace require_test {
 
 // Sets FDBENCH_TEST_REQUIRE for one test and puts back what was there.
 class RequireVariable : public ::testing::Test {
@@ -29,7 +29,9 @@ class RequireVariable : public ::testing::Test {
   std::optional<std::string> saved_;
 };
 
-void skip_without_uring() { FDBENCH_SKIP_WITHOUT("uring") << "probe said no"; }
+void skip_without_uring() {
+  FDBENCH_SKIP_WITHOUT("uring") << "probe said no";
+}
 
 TEST(RequiredFeatures, AreAllKnown) {
   for (const auto& name : testing::required_features()) {
@@ -47,8 +49,9 @@ TEST(RequiredFeatures, StrategiesNeedTheirFamily) {
 
 TEST_F(RequireVariable, ARequiredFeatureFailsWhereItWouldSkip) {
   setenv("FDBENCH_TEST_REQUIRE", "libuv,uring", 1);
-  EXPECT_FATAL_FAILURE(skip_without_uring(), "uring, which FDBENCH_TEST_REQUIRE requires, is "
-                                             "unavailable:\nprobe said no");
+  EXPECT_FATAL_FAILURE(skip_without_uring(),
+                       "uring, which FDBENCH_TEST_REQUIRE requires, is "
+                       "unavailable:\nprobe said no");
 }
 
 TEST_F(RequireVariable, NamesAreMatchedWhole) {
@@ -63,5 +66,5 @@ TEST_F(RequireVariable, NamesAreMatchedWhole) {
       << "a skip for a feature nobody listed is a mistake in the test";
 }
 
-}  // namespace
+}  // namespace require_test
 }  // namespace fdbench

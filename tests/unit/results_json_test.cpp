@@ -18,7 +18,7 @@
 #include "support/temp_dir.hpp"
 
 namespace fdbench {
-namespace {
+namespace results_json_test {
 
 using testing::ResultBuilder;
 
@@ -655,5 +655,5 @@ TEST(ResultsJson, FileErrorsNameTheFile) {
   EXPECT_EQ(read_results_file(good).results.size(), 1U);
 }
 
-}  // namespace
+}  // namespace results_json_test
 }  // namespace fdbench

@@ -5,11 +5,11 @@
 #include <cerrno>
 #include <vector>
 
-#include "model/result.hpp"
 #include "engine/workload.hpp"
+#include "model/result.hpp"
 
 namespace fdbench {
-namespace {
+namespace statistics_test {
 
 TEST(Statistics, EmptyIsAllZero) {
   const Summary s = summarize({});
@@ -271,5 +271,5 @@ TEST(Tally, CountsFailuresAndKeepsTheFirstErrno) {
   EXPECT_EQ(a.first_errno, EMFILE);
 }
 
-}  // namespace
+}  // namespace statistics_test
 }  // namespace fdbench

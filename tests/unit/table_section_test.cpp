@@ -9,7 +9,7 @@
 #include "output/reporters/section_text.hpp"
 
 namespace fdbench {
-namespace {
+namespace table_section_test {
 
 // The two header lines the table prints for `section`.
 std::string header(const Section& section) {
@@ -135,5 +135,5 @@ TEST(TableSection, LatencyLineSaysWhatWasTimed) {
             "events (430 µs), 0 stalls (0 ns), each a whole submission");
 }
 
-}  // namespace
+}  // namespace table_section_test
 }  // namespace fdbench

@@ -13,6 +13,7 @@
 
 #include "analysis/compare.hpp"
 #include "model/format.hpp"
+#include "output/reporters/section_text.hpp"
 
 namespace fdbench {
 
@@ -50,12 +51,6 @@ void write_text(std::ostream& out, const Grid& grid) {
   };
   line(grid.header);
   for (const auto& row : grid.rows) line(row);
-}
-
-std::string markdown_cell(std::string_view text) {
-  std::string out;
-  for (const char c : text) out += c == '|' ? std::string("\\|") : std::string(1, c);
-  return out;
 }
 
 void write_markdown(std::ostream& out, const Grid& grid) {

@@ -18,22 +18,12 @@ namespace fdbench {
 
 namespace {
 
-// A table cell: a pipe would end the cell, a newline the row.
-std::string cell(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    if (c == '|') out += '\\';
-    out += c == '\n' ? ' ' : c;
-  }
-  return out;
-}
-
 class MarkdownReporter final : public Reporter {
  public:
   explicit MarkdownReporter(std::ostream& out) : out_(out) {}
 
   void begin(const Environment& env) override {
-    out_ << fmt::format("# fdbench {}\n\n{}\n", version(), cell(environment_summary(env)));
+    out_ << fmt::format("# fdbench {}\n\n{}\n", version(), markdown_cell(environment_summary(env)));
     for (const auto& w : env.warnings) out_ << "\n> ! " << w << "\n";
     out_ << std::flush;
   }
@@ -57,10 +47,10 @@ class MarkdownReporter final : public Reporter {
       out_ << fmt::format("|:--|--:|{}--:|--:|--:|{}\n", growth ? ":--|" : "",
                           growth ? ":--|" : "");
     }
-    out_ << fmt::format("| {} | {} |", cell(r.strategy), threads_text(r));
-    if (growth) out_ << fmt::format(" {} |", cell(r.pregrow.label()));
+    out_ << fmt::format("| {} | {} |", markdown_cell(r.strategy), threads_text(r));
+    if (growth) out_ << fmt::format(" {} |", markdown_cell(r.pregrow.label()));
     if (!r.ran()) {
-      out_ << fmt::format(" {} | | |{}\n", cell(error_text(r)), growth ? " |" : "");
+      out_ << fmt::format(" {} | | |{}\n", markdown_cell(error_text(r)), growth ? " |" : "");
     } else {
       out_ << fmt::format(" {} | {}–{} | {} |", format_ms(r.stats.median),
                           format_ms(static_cast<double>(r.stats.min)),

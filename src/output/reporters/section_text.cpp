@@ -119,4 +119,13 @@ std::string latency_text(const Result& r) {
                             whole);
 }
 
+std::string markdown_cell(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '|') out += '\\';
+    out += c == '\n' ? ' ' : c;
+  }
+  return out;
+}
+
 }  // namespace fdbench

@@ -2,6 +2,7 @@
 // The words for a Section (what the next results measure), shared by the human-readable
 // reporters, so each says it the same way.
 #include <string>
+#include <string_view>
 
 #include "output/reporter.hpp"
 
@@ -18,5 +19,8 @@ std::string findings_heading(bool complete);
 // submission: submit p50 ..." where a strategy timed its io_uring submissions. Empty without
 // latency.
 std::string latency_text(const Result& r);
+// A Markdown table cell: a pipe escaped (it would end the cell), a newline made a space (it
+// would end the row).
+std::string markdown_cell(std::string_view text);
 
 }  // namespace fdbench
