@@ -6,8 +6,16 @@
 set(FDBENCH_PCH_COMMON <algorithm> <chrono> <cstdint> <functional> <map> <memory> <optional>
     <string> <string_view> <utility> <vector> <fmt/format.h>)
 
+# fdbench_precompile_common(TARGET [REUSE_FROM OTHER]): the common headers, compiled for TARGET
+# or taken from OTHER (which must be compiled with the same flags and definitions).
 function(fdbench_precompile_common target)
-  if(FDBENCH_PCH)
+  if(NOT FDBENCH_PCH)
+    return()
+  endif()
+  cmake_parse_arguments(arg "" "REUSE_FROM" "" ${ARGN})
+  if(arg_REUSE_FROM)
+    target_precompile_headers(${target} REUSE_FROM ${arg_REUSE_FROM})
+  else()
     target_precompile_headers(${target} PRIVATE ${FDBENCH_PCH_COMMON})
   endif()
 endfunction()
