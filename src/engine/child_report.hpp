@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/workload.hpp"
+#include "model/result.hpp"
 
 namespace fdbench {
 
@@ -18,6 +19,8 @@ struct ChildReport {
   std::int32_t shared = 0;       // --latency: more than one thread was alive while timed
   std::int32_t signal = 0;       // SIGINT or SIGTERM stopped the repetition: it is no sample
   std::int32_t unavailable = 0;  // 1: `error` says why this cannot run here (else it failed)
+  std::int32_t counted = 0;      // 1: `usage` is what the timed region took (0: not counted)
+  TimedRegion usage;
   char error[240] = {};
 };
 
@@ -25,7 +28,8 @@ struct ChildReport {
 // `descriptors` per item) that the parent saw live for `lived_ns` from fork to report, or ""
 // when nothing is: a time that is not positive or longer than the child lived, more failures
 // than calls, errno counts that do not add up, a table that shrank, a flag that is neither 0
-// nor 1 (shared, unavailable), a signal fdbench does not stop on, or more call records than items.
+// nor 1 (shared, unavailable, counted), a signal fdbench does not stop on, or more call records
+// than items.
 // The error text is made NUL-terminated first.
 std::string implausible(ChildReport& report, std::uint64_t ops, std::int64_t lived_ns);
 

@@ -88,6 +88,10 @@ void child_repetition(Channel& channel, const WorkloadRecipe& recipe, const Stra
     }
     report.ns = rep.ns;
     report.tally = rep.tally;
+    if (rep.usage) {
+      report.counted = 1;
+      report.usage = *rep.usage;
+    }
     report.fdsize_after = platform::fd_table_size().value_or(-1);
     work->set_trace(nullptr);
     if (trace) report.traced = trace->records().size();
@@ -162,6 +166,7 @@ std::string implausible(ChildReport& report, std::uint64_t ops, std::int64_t liv
   if (report.unavailable != 0 && report.unavailable != 1) {
     return fmt::format("unavailable {}", report.unavailable);
   }
+  if (report.counted != 0 && report.counted != 1) return fmt::format("counted {}", report.counted);
   if (report.traced > ops) return fmt::format("{} call records for {} items", report.traced, ops);
   if (report.error[0] != '\0' || report.signal != 0) return {};  // no sample to check
   if (report.ns <= 0 || report.ns > lived_ns) {
@@ -236,6 +241,7 @@ class FreshChildMeasurement final : public Measurement {
     if (!timed) return;  // failures are counted where times are
     total_.merge(report.tally);
     r_.times_ns.push_back(report.ns);
+    record_usage(report.counted != 0 ? std::optional<TimedRegion>(report.usage) : std::nullopt);
     if (latency_) {
       const std::optional<int> before =
           report.fdsize_before >= 0 ? std::optional<int>(report.fdsize_before) : std::nullopt;

@@ -152,10 +152,20 @@ void Measurement::run_next() {
   ++next_;
 }
 
+void Measurement::record_usage(const std::optional<TimedRegion>& usage) {
+  if (!usage) counted_ = false;
+  if (counted_) {
+    r_.timed_region_samples.push_back(*usage);
+  } else {
+    r_.timed_region_samples.clear();  // some repetitions alone would make a misleading median
+  }
+}
+
 void Measurement::stop(Status status, std::string error) {
   r_.status = status;
   r_.error = std::move(error);
   r_.times_ns.clear();
+  r_.timed_region_samples.clear();
   stopped_ = true;
 }
 
@@ -253,6 +263,7 @@ class InProcessMeasurement final : public Measurement {
     if (!timed) return;  // failures are counted where times are: an untimed pass is neither
     total_.merge(rep.tally);
     r_.times_ns.push_back(rep.ns);
+    record_usage(rep.usage);
     if (latency_) latency_->add(trace_->records(), rep.ns, fdsize, shared_);
   }
 

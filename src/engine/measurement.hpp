@@ -99,6 +99,9 @@ class Measurement {
   Measurement(Result base, int repeat, int warmup);
   // One repetition; `timed` is false for a warm-up. Ends the measurement by stop().
   virtual void repetition(bool timed) = 0;
+  // What a timed repetition's region took (nullopt: its workers were not counted), recorded
+  // beside its time. One repetition not counted leaves the result not counted.
+  void record_usage(const std::optional<TimedRegion>& usage);
   // Ends the measurement with `status` (unavailable or failed) and why: no times are kept.
   void stop(Status status, std::string error);
   // What the subclass holds (workers, a trace) is released before the leak check.
@@ -116,6 +119,7 @@ class Measurement {
   std::atomic<int> next_ = 0;  // read by next_repetition_text() while a repetition runs
   bool stopped_ = false;
   bool check_leaks_ = true;
+  bool counted_ = true;  // every timed repetition so far had its timed region counted
 };
 
 // How the strategy's workers live in an in-process measurement.

@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,9 @@ struct DescriptorUse {
 struct Repetition {
   std::int64_t ns = 0;
   Tally tally;
+  // What the timed region took (page faults, context switches), summed over the workers, each
+  // read around its own timed part; nullopt where the strategy's workers cannot be counted here.
+  std::optional<TimedRegion> usage;
 };
 
 class Strategy {

@@ -470,6 +470,25 @@ void read_latency(const JsonReader& in, const char* name, Result& r) {
   r.latency = std::move(latency);
 }
 
+// The timed region's page faults and context switches, each the median per repetition. Left
+// out where they were not counted; a document without them (or older) reads as not counted.
+Written write_timed_region(const Result& r) {
+  if (!r.timed_region) return std::nullopt;
+  const TimedRegion& t = *r.timed_region;
+  return json{{"minor_faults", t.minor_faults},
+              {"major_faults", t.major_faults},
+              {"voluntary_switches", t.voluntary_switches},
+              {"involuntary_switches", t.involuntary_switches}};
+}
+
+void read_timed_region(const JsonReader& in, const char* name, Result& r) {
+  const JsonReader t(in.field(name), in.path(name));
+  r.timed_region = TimedRegion{t.integer<std::uint64_t>("minor_faults"),
+                               t.integer<std::uint64_t>("major_faults"),
+                               t.integer<std::uint64_t>("voluntary_switches"),
+                               t.integer<std::uint64_t>("involuntary_switches")};
+}
+
 // The value --rcu-expedited set for the result. Before results recorded it, a parameter of
 // that name said it (and is dropped either way).
 void read_rcu_expedited(const JsonReader& in, const char* name, Result& r) {
@@ -552,6 +571,8 @@ constexpr ResultField kResultFields[] = {
     }).added_in(2),
     custom<Result>("rcu_expedited", &write_when_set<&Result::rcu_expedited>, FieldRead::optional,
                    &read_rcu_expedited, &rcu_expedited_of_old_result).added_in(2),
+    custom<Result>("timed_region", &write_timed_region, FieldRead::optional, &read_timed_region,
+                   &reset<&Result::timed_region>).added_in(3),
     derived("min_ns", [](const Result& r) -> Written { return r.stats.min; }).csv(9),
     derived("median_ns", [](const Result& r) -> Written { return r.stats.median; }).csv(10),
     derived("max_ns", [](const Result& r) -> Written { return r.stats.max; }).csv(11),

@@ -25,6 +25,7 @@ constexpr std::pair<WarningKind, std::string_view> kWarningNames[] = {
     {WarningKind::noisy, "noisy"},
     {WarningKind::cut_short, "cut-short"},
     {WarningKind::leak, "leak"},
+    {WarningKind::page_faults, "page-faults"},
     {WarningKind::other, "other"}};
 
 template <class Enum, std::size_t N>
@@ -99,7 +100,55 @@ std::string error_text(const Result& result) {
   return result.error.empty() ? std::string(words) : fmt::format("{}: {}", words, result.error);
 }
 
+TimedRegion& TimedRegion::operator+=(const TimedRegion& other) {
+  minor_faults += other.minor_faults;
+  major_faults += other.major_faults;
+  voluntary_switches += other.voluntary_switches;
+  involuntary_switches += other.involuntary_switches;
+  return *this;
+}
+
+std::optional<TimedRegion> median_timed_region(std::span<const TimedRegion> repetitions) {
+  if (repetitions.empty()) return std::nullopt;
+  const auto median = [&](std::uint64_t TimedRegion::*count) {
+    std::vector<std::uint64_t> v;
+    v.reserve(repetitions.size());
+    for (const auto& r : repetitions) v.push_back(r.*count);
+    std::sort(v.begin(), v.end());
+    const std::size_t mid = v.size() / 2;
+    // Halves first: the sum of two counts near 2^64 must not wrap.
+    return v.size() % 2 == 1 ? v[mid]
+                             : v[mid - 1] / 2 + v[mid] / 2 + (v[mid - 1] % 2 + v[mid] % 2) / 2;
+  };
+  return TimedRegion{median(&TimedRegion::minor_faults), median(&TimedRegion::major_faults),
+                     median(&TimedRegion::voluntary_switches),
+                     median(&TimedRegion::involuntary_switches)};
+}
+
+namespace {
+
+// The timed regions' medians from their samples (a document read back has the medians alone),
+// and the warning they call for.
+void finalize_timed_region(Result& result) {
+  if (!result.timed_region_samples.empty()) {
+    // Counted for every timed repetition or not at all: a median of some says nothing.
+    result.timed_region = result.timed_region_samples.size() == result.times_ns.size()
+                              ? median_timed_region(result.timed_region_samples)
+                              : std::nullopt;
+  }
+  if (!result.timed_region || result.timed_region->page_faults() == 0) return;
+  const TimedRegion& t = *result.timed_region;
+  result.warn(WarningKind::page_faults,
+              fmt::format("page faults while timed: a median of {} minor and {} major per "
+                          "repetition; the clock held the kernel's memory work (pages first "
+                          "touched or copied), not only the calls measured",
+                          t.minor_faults, t.major_faults));
+}
+
+}  // namespace
+
 void finalize(Result& result) {
+  finalize_timed_region(result);
   result.stats = summarize(result.times_ns);
   result.ops_per_sec =
       result.stats.median > 0 ? static_cast<double>(result.ops) * 1e9 / result.stats.median : 0.0;

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,12 +47,13 @@ std::string_view status_words(Status status);
 
 // What a warning is about; the text says it for people.
 enum class WarningKind {
-  noisy,      // the repetitions spread wider than kNoisySpread of the median
-  cut_short,  // how many of the timed repetitions ran before Ctrl-C
-  leak,       // the run held descriptors afterwards that it did not hold before
+  noisy,        // the repetitions spread wider than kNoisySpread of the median
+  cut_short,    // how many of the timed repetitions ran before Ctrl-C
+  leak,         // the run held descriptors afterwards that it did not hold before
+  page_faults,  // the timed regions took page faults: the clock held memory work too
   other,
 };
-// The JSON spellings: "noisy", "cut-short", "leak", "other".
+// The JSON spellings: "noisy", "cut-short", "leak", "page-faults", "other".
 std::string_view to_string(WarningKind kind);
 bool parse_warning_kind(std::string_view text, WarningKind& kind);
 
@@ -88,6 +90,23 @@ struct ErrnoCount {
   bool operator==(const ErrnoCount&) const = default;
 };
 
+// What a timed region took besides the measured calls, summed over a repetition's workers, each
+// read off the clock around its own timed part (getrusage): page faults, and the times a worker
+// waited (voluntary context switches) or was preempted (involuntary ones).
+struct TimedRegion {
+  std::uint64_t minor_faults = 0;
+  std::uint64_t major_faults = 0;
+  std::uint64_t voluntary_switches = 0;
+  std::uint64_t involuntary_switches = 0;
+
+  [[nodiscard]] std::uint64_t page_faults() const { return minor_faults + major_faults; }
+  TimedRegion& operator+=(const TimedRegion& other);
+  bool operator==(const TimedRegion&) const = default;
+};
+// Each count's median over `repetitions` (of an even number, the mean of the middle two,
+// rounded down); nullopt for none.
+std::optional<TimedRegion> median_timed_region(std::span<const TimedRegion> repetitions);
+
 struct Result {
   std::string workload;  // "open" or "socket"
   std::string strategy;  // "threads", "pool", ...
@@ -110,6 +129,11 @@ struct Result {
   double ops_per_sec = 0;             // ops / median
   std::optional<int> fdsize_before;
   std::optional<int> fdsize_after;
+  // What each timed repetition's region took, where every one's workers could be counted (in
+  // memory only: the JSON keeps the medians), and their medians per repetition. nullopt: not
+  // counted (threads where the OS counts only whole processes, a document before schema 3).
+  std::vector<TimedRegion> timed_region_samples;
+  std::optional<TimedRegion> timed_region;
   std::uint64_t failures = 0;                           // failed calls over timed repetitions
   std::string first_failure;                            // errno text of the first failed call
   std::map<std::string, ErrnoCount> failures_by_errno;  // errno name ("EMFILE") -> count
@@ -153,8 +177,9 @@ inline constexpr double kNoisySpread = 0.20;
 // "timed out: threads, 1 thread: ...".
 std::string error_text(const Result& result);
 
-// Fills stats, ops_per_sec, median_ci and outliers from times_ns, and warns (once) when the
-// repetitions spread wider than kNoisySpread of the median.
+// Fills stats, ops_per_sec, median_ci and outliers from times_ns (and timed_region from its
+// samples, where there are any), and warns (once) when the repetitions spread wider than
+// kNoisySpread of the median, and when the timed regions took page faults.
 void finalize(Result& result);
 
 // Adds `count` failures with errno `err` under its name; err <= 0 stands for an errno value

@@ -13,9 +13,10 @@
 namespace fdbench {
 
 // The output contract's version: 2 added each result's `status`, `warning_kinds`,
-// `batch_unit`, `workload_kind`, `recommendable` and `rcu_expedited`. Every version from 1 on
+// `batch_unit`, `workload_kind`, `recommendable` and `rcu_expedited`; 3 each result's
+// `timed_region` (page faults and context switches while timed). Every version from 1 on
 // reads; what an older one lacks is derived once, by the field tables (json_fields.hpp).
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 struct ResultsDocument {
   int schema_version = kSchemaVersion;

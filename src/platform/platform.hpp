@@ -91,6 +91,23 @@ std::string task_limit_text();
 // child of ours; for other processes only where the OS shows it (Linux).
 bool process_running(int pid) noexcept;
 
+// ---- What a thread or process has taken (src/platform/usage.cpp)
+
+// Page faults and context switches since a thread or process began (getrusage). The counts
+// only grow: what a stretch of work took is the difference of two readings around it.
+struct Usage {
+  std::uint64_t minor_faults = 0;          // served from memory (a first touch, copy-on-write)
+  std::uint64_t major_faults = 0;          // that had to wait for I/O
+  std::uint64_t voluntary_switches = 0;    // gave up the CPU: waited for something
+  std::uint64_t involuntary_switches = 0;  // was taken off the CPU: preempted
+};
+// The calling thread's own (Linux, FreeBSD: RUSAGE_THREAD), or nullopt where the OS counts
+// only whole processes (macOS, the other BSDs, the portable build).
+std::optional<Usage> thread_usage() noexcept;
+// The whole process's, every thread's together (RUSAGE_SELF); nullopt only if getrusage fails.
+// In a process of one thread (a forked worker) that is the thread's own, on every system.
+std::optional<Usage> process_usage() noexcept;
+
 // ---- Work that hangs (--timeout; src/platform/hung_work.cpp). Linux only: elsewhere the
 // OS shows no other thread's system call, and these find nothing and do nothing.
 

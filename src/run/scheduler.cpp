@@ -26,8 +26,12 @@ constexpr std::uint64_t kInterleavedLatencyBytes = 512ULL << 20;
 // once every round is in.
 void pool(std::optional<Result>& pooled, Result part) {
   auto& w = part.warnings;
+  // Warnings that follow from the samples are made again from the pooled ones.
   w.erase(std::remove_if(w.begin(), w.end(),
-                         [](const Warning& s) { return s.kind == WarningKind::noisy; }),
+                         [](const Warning& s) {
+                           return s.kind == WarningKind::noisy ||
+                                  s.kind == WarningKind::page_faults;
+                         }),
           w.end());
   if (!pooled) {
     pooled = std::move(part);
@@ -35,6 +39,10 @@ void pool(std::optional<Result>& pooled, Result part) {
   }
   Result& r = *pooled;
   r.times_ns.insert(r.times_ns.end(), part.times_ns.begin(), part.times_ns.end());
+  // A round whose regions were not counted leaves the pool not counted (finalize: the samples
+  // no longer match the times).
+  r.timed_region_samples.insert(r.timed_region_samples.end(), part.timed_region_samples.begin(),
+                                part.timed_region_samples.end());
   r.repeat += part.repeat;
   r.failures += part.failures;
   if (r.first_failure.empty()) r.first_failure = part.first_failure;

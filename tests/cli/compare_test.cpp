@@ -93,7 +93,7 @@ TEST_F(Compare, UnreadableInputsAreOneLineAndExitTwo) {
   write_text(bad / "garbage.json", "workload,strategy\nopen,threads\n");
   write_text(bad / "empty.json", "");
   auto v2 = nlohmann::json::parse(full);
-  v2["schema_version"] = 3;
+  v2["schema_version"] = 4;
   write_text(bad / "v2.json", v2.dump());
   auto broken = nlohmann::json::parse(full);
   broken["results"][0]["times_ns"] = "fast";
@@ -102,7 +102,7 @@ TEST_F(Compare, UnreadableInputsAreOneLineAndExitTwo) {
       {bad / "truncated.json", "not valid JSON"},
       {bad / "garbage.json", "not valid JSON"},
       {bad / "empty.json", "not valid JSON"},
-      {bad / "v2.json", "schema_version 3 is not supported"},
+      {bad / "v2.json", "schema_version 4 is not supported"},
       {bad / "field.json", "results[0].times_ns"},
       {bad / "missing.json", "No such file"},
       {bad.path(), ""},

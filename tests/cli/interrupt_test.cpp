@@ -123,7 +123,7 @@ void expect_partial_document(const std::string& path, const std::string& err) {
   const std::string text = read_text(path);
   ASSERT_FALSE(text.empty()) << "no --output file written";
   const auto doc = nlohmann::json::parse(text);
-  EXPECT_EQ(doc.at("schema_version"), 2);
+  EXPECT_EQ(doc.at("schema_version"), 3);
   EXPECT_EQ(doc.at("complete"), false);
   const auto& results = doc.at("results");
   EXPECT_EQ(static_cast<int>(results.size()), results_kept(err)) << err;

@@ -39,7 +39,7 @@ TEST_F(OutputFile, RuntimeErrorStillReplacesItWithACompleteDocument) {
   EXPECT_EQ(run.exit_code, 1) << run.err;
   EXPECT_EQ(run.err.rfind("Error: ", 0), 0U) << run.err;
   const auto doc = nlohmann::json::parse(read_text(output_));
-  EXPECT_EQ(doc.at("schema_version"), 2);
+  EXPECT_EQ(doc.at("schema_version"), 3);
   EXPECT_EQ(doc.at("complete"), false);
   EXPECT_TRUE(doc.at("results").is_array());
 }

@@ -13,6 +13,7 @@
 
 #include "engine/strategy.hpp"
 #include "output/reporter.hpp"
+#include "platform/platform.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -102,11 +103,15 @@ std::vector<Result> hand_built_results() {
                          "",
                          1'500'000};
   r.warnings = {{WarningKind::other, "a warning"}};
+  r.timed_region_samples = {{2, 0, 14, 1}, {3, 1, 20, 0}};  // a page fault: its warning too
   finalize(r);
   Result unavailable = r;
   unavailable.times_ns.clear();
   unavailable.failures = 0;
   unavailable.failures_by_errno.clear();
+  unavailable.timed_region_samples.clear();
+  unavailable.timed_region.reset();
+  unavailable.warnings = {{WarningKind::other, "a warning"}};
   unavailable.status = Status::unavailable;
   unavailable.error = "io_uring_disabled is 2";
   finalize(unavailable);
@@ -134,9 +139,16 @@ TEST_F(Schema, IsAJsonSchemaThatRejectsBrokenDocuments) {
              {"Permission denied", {{"count", 1}, {"message", "x"}}}};
        },
        "does not match"},
-      {"another version", [](nlohmann::json& j) { j["schema_version"] = 3; }, "is not one of"},
+      {"another version", [](nlohmann::json& j) { j["schema_version"] = 4; }, "is not one of"},
       {"a status it does not know", [](nlohmann::json& j) { j["results"][0]["status"] = "ok"; },
        "is not one of"},
+      {"a negative page fault count",
+       [](nlohmann::json& j) { j["results"][0]["timed_region"]["minor_faults"] = -1; }, "minimum"},
+      {"a context switch count as a fraction",
+       [](nlohmann::json& j) { j["results"][0]["timed_region"]["voluntary_switches"] = 0.5; },
+       "is not of type"},
+      {"a warning kind it does not know",
+       [](nlohmann::json& j) { j["results"][0]["warning_kinds"][0] = "faults"; }, "is not one of"},
       {"a time as text", [](nlohmann::json& j) { j["results"][0]["times_ns"][0] = "1ms"; },
        "is not of type"},
   };
@@ -234,6 +246,27 @@ TEST_F(Schema, FieldsTheOpenIssuesAddHaveTheirTypes) {
   expect_valid({out_ / "later.json"});
 }
 
+// Every result that ran carries its timed region's counts as non-negative integers: every
+// strategy where the OS counts a thread's own (Linux), and those of worker processes elsewhere.
+void expect_timed_regions_counted(const std::string& file) {
+  SCOPED_TRACE(file);
+  int counted = 0;
+  for (const auto& r : nlohmann::json::parse(read_text(file)).at("results")) {
+    SCOPED_TRACE(r.at("strategy").get<std::string>());
+    if (r.at("status") != "measured") continue;  // an unavailable one has no timed region
+    if (platform::uses_linux_interfaces() || r.at("workers") == "processes") {
+      ASSERT_TRUE(r.contains("timed_region")) << r.dump();
+    }
+    if (!r.contains("timed_region")) continue;
+    ++counted;
+    for (const auto& [count, value] : r.at("timed_region").items()) {
+      EXPECT_TRUE(value.is_number_unsigned()) << count << " = " << value;
+    }
+    EXPECT_EQ(r.at("timed_region").size(), 4U);
+  }
+  EXPECT_GT(counted, 0);
+}
+
 TEST_F(Schema, RealOpenSocketAndKeepOpenRuns) {
   const std::string open = run_to_file({"open", "--files", "50", "--threads", "1,2", "--repeat",
                                         "2", "--warmup", "0", "--dir", work_.path()},
@@ -247,6 +280,7 @@ TEST_F(Schema, RealOpenSocketAndKeepOpenRuns) {
                    "--kind", "udp", "--repeat", "2", "--warmup", "0"},
                   "socket.json");
   expect_valid({open, keep, socket});
+  for (const auto& file : {open, keep, socket}) expect_timed_regions_counted(file);
   // Every strategy's count, as the registry declares it: "pool" at 2 threads is 2 + its caller.
   int checked = 0;
   const auto doc = nlohmann::json::parse(read_text(open));

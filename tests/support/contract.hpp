@@ -1,5 +1,5 @@
 #pragma once
-// The JSON output contract (schema_version 2), checked field by field. Shared by
+// The JSON output contract (schema_version 3), checked field by field. Shared by
 // the reporter unit tests (hand-built results) and the CLI tests (real runs).
 #include <gtest/gtest.h>
 
@@ -94,6 +94,15 @@ inline void expect_result_contract(const nlohmann::json& r) {
     EXPECT_TRUE(r.at("error").is_string());
     EXPECT_FALSE(r.at("error").get<std::string>().empty()) << "error present but empty";
   }
+  if (r.contains("timed_region")) {  // counted: four counts, medians per repetition
+    EXPECT_TRUE(ran) << status << " with a timed region";
+    const auto& t = r.at("timed_region");
+    for (const char* count :
+         {"minor_faults", "major_faults", "voluntary_switches", "involuntary_switches"}) {
+      ASSERT_TRUE(t.contains(count)) << "timed_region lacks " << count;
+      EXPECT_TRUE(t.at(count).is_number_unsigned()) << count << " = " << t.at(count);
+    }
+  }
   if (r.contains("warnings")) {
     ASSERT_TRUE(r.contains("warning_kinds")) << r.dump();
     EXPECT_EQ(r.at("warning_kinds").size(), r.at("warnings").size());
@@ -102,7 +111,7 @@ inline void expect_result_contract(const nlohmann::json& r) {
 
 inline void expect_document_contract(const nlohmann::json& doc) {
   ASSERT_TRUE(doc.is_object());
-  EXPECT_EQ(doc.at("schema_version"), 2);
+  EXPECT_EQ(doc.at("schema_version"), 3);
   ASSERT_TRUE(doc.contains("tool"));
   EXPECT_EQ(doc.at("tool").at("name"), "fdbench");
   EXPECT_TRUE(doc.at("tool").at("version").is_string());

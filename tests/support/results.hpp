@@ -116,6 +116,17 @@ class ResultBuilder {
     r_.repeat = repeat;
     return *this;
   }
+  // What each timed repetition's region took, as a measurement records it (finalize() makes
+  // the medians).
+  ResultBuilder& timed_regions(std::vector<TimedRegion> per_repetition) {
+    r_.timed_region_samples = std::move(per_repetition);
+    return *this;
+  }
+  // The medians alone, as a document read back has them.
+  ResultBuilder& timed_region(TimedRegion medians) {
+    r_.timed_region = medians;
+    return *this;
+  }
   ResultBuilder& latency(Latency measured) {
     r_.latency = std::move(measured);
     return *this;

@@ -74,7 +74,8 @@ Result open_result() {
       .warnings(
           {{WarningKind::leak, "descriptor leak: held {0,1,2} before the run, {0,1,2,3} after"},
            {WarningKind::other, "second"}})
-      .holds_descriptors(true);  // kept open
+      .holds_descriptors(true)  // kept open
+      .timed_region({0, 0, 12, 3});
 }
 
 // Unavailable: no samples, no table sizes.
@@ -95,7 +96,8 @@ Result uring_result() {
       .parameters({{"batch", "64"},
                    {"ring_setup", "single_issuer,defer_taskrun"},
                    {"ring_fd", "registered"},
-                   {"close", "batched"}});
+                   {"close", "batched"}})
+      .timed_regions({{0, 0, 3, 1}, {2, 0, 5, 0}, {1, 0, 4, 2}});
 }
 
 void expect_same(const Result& a, const Result& b) {
@@ -136,6 +138,7 @@ void expect_same(const Result& a, const Result& b) {
   EXPECT_EQ(a.reference, b.reference);
   EXPECT_EQ(a.holds_descriptors, b.holds_descriptors);
   EXPECT_EQ(a.unit, b.unit);
+  EXPECT_EQ(a.timed_region, b.timed_region);
   ASSERT_EQ(a.input.has_value(), b.input.has_value());
   if (a.input) {
     EXPECT_EQ(a.input->source, b.input->source);
@@ -312,6 +315,53 @@ TEST(ResultsJson, EveryStatusAndWarningKindComesBack) {
   const ResultsDocument doc = parse_results_json(text);
   ASSERT_EQ(doc.results.size(), results.size());
   for (std::size_t i = 0; i < results.size(); ++i) expect_same(doc.results[i], results[i]);
+}
+
+// The timed region's counts are the medians per repetition, written as integers, and come back;
+// the page faults among them make a typed warning.
+TEST(ResultsJson, TheTimedRegionIsWrittenAsIntegersAndComesBack) {
+  const Result r = uring_result();
+  ASSERT_TRUE(r.timed_region.has_value());
+  EXPECT_EQ(*r.timed_region, (TimedRegion{1, 0, 4, 1}));
+  const std::string text = to_json_document(full_environment(), std::vector<Result>{r});
+  const auto written = nlohmann::json::parse(text).at("results").at(0).at("timed_region");
+  for (const char* count :
+       {"minor_faults", "major_faults", "voluntary_switches", "involuntary_switches"}) {
+    EXPECT_TRUE(written.at(count).is_number_unsigned()) << count << " = " << written.at(count);
+  }
+  EXPECT_EQ(written.at("minor_faults"), 1);
+  EXPECT_EQ(written.at("voluntary_switches"), 4);
+  const ResultsDocument doc = parse_results_json(text);
+  ASSERT_EQ(doc.results.size(), 1U);
+  EXPECT_EQ(doc.results[0].timed_region, r.timed_region);
+  EXPECT_TRUE(doc.results[0].has_warning(WarningKind::page_faults));
+  EXPECT_EQ(doc.results[0].warnings, r.warnings);  // read back, not warned twice
+}
+
+// A result whose regions were not counted leaves the field out, and reads back as not counted.
+TEST(ResultsJson, ATimedRegionNotCountedIsLeftOut) {
+  const Result r = ResultBuilder::open("threads", 2).ops(10).times({5, 6});
+  const std::string text = to_json_document(full_environment(), std::vector<Result>{r});
+  EXPECT_FALSE(nlohmann::json::parse(text).at("results").at(0).contains("timed_region"));
+  EXPECT_FALSE(parse_results_json(text).results.at(0).timed_region.has_value());
+}
+
+// Documents of schema 1 and 2 had no timed region: their results read as not counted, not as
+// zero counts, and warn of nothing.
+TEST(ResultsJson, OlderDocumentsHaveNoTimedRegion) {
+  for (const int version : {1, 2}) {
+    SCOPED_TRACE(version);
+    auto j = nlohmann::json::parse(
+        to_json_document(full_environment(), std::vector<Result>{uring_result()}));
+    j["schema_version"] = version;
+    j["results"][0].erase("timed_region");
+    j["results"][0].erase("warnings");
+    j["results"][0].erase("warning_kinds");
+    const ResultsDocument doc = parse_results_json(j.dump());
+    ASSERT_EQ(doc.results.size(), 1U);
+    EXPECT_FALSE(doc.results[0].timed_region.has_value());
+    EXPECT_FALSE(doc.results[0].has_warning(WarningKind::page_faults));
+  }
 }
 
 // A document of schema 1 had no status and no warning kinds: the reader derives both, once,
@@ -581,6 +631,15 @@ std::vector<Malformed> malformed_results() {
              {"results[0].status", "'exploded' is not a status"}),
       edited("a failed result with times", [](auto& j) { j["results"][0]["status"] = "failed"; },
              {"results[0].status", "has no times"}),
+      edited("a timed region's count negative",
+             [](auto& j) { j["results"][0]["timed_region"]["minor_faults"] = -1; },
+             {"results[0].timed_region.minor_faults", "out of range"}),
+      edited("a timed region's count a fraction",
+             [](auto& j) { j["results"][0]["timed_region"]["voluntary_switches"] = 1.5; },
+             {"results[0].timed_region.voluntary_switches", "expected an integer"}),
+      edited("a timed region without a count",
+             [](auto& j) { j["results"][0]["timed_region"].erase("major_faults"); },
+             {"results[0].timed_region.major_faults", "missing"}),
       edited("a kind for each warning",
              [](auto& j) { j["results"][0]["warning_kinds"] = nlohmann::json::array(); },
              {"results[0].warning_kinds", "one kind for each warning"})};
@@ -594,8 +653,8 @@ std::vector<Malformed> malformed_documents() {
                  {"environment.kernel", "missing"}),
           edited("results not an array", [](auto& j) { j["results"] = nlohmann::json::object(); },
                  {"results", "expected an array"}),
-          edited("schema_version 3", [](auto& j) { j["schema_version"] = 3; },
-                 {"schema_version 3", "not supported", "reads 1 to 2", "a newer fdbench"}),
+          edited("schema_version 4", [](auto& j) { j["schema_version"] = 4; },
+                 {"schema_version 4", "not supported", "reads 1 to 3", "a newer fdbench"}),
           edited("schema_version a string", [](auto& j) { j["schema_version"] = "1"; },
                  {"schema_version", "expected an integer"}),
           edited("another tool's document", [](auto& j) { j["tool"]["name"] = "hyperfine"; },
@@ -641,13 +700,13 @@ TEST(ResultsJson, FileErrorsNameTheFile) {
     EXPECT_NE(std::string(e.what()).find(missing), std::string::npos) << e.what();
   }
   const std::string bad = dir / "bad.json";
-  testing::write_text(bad, R"({"schema_version": 3})");
+  testing::write_text(bad, R"({"schema_version": 4})");
   try {
     read_results_file(bad);
-    ADD_FAILURE() << "read a schema_version 3 file";
+    ADD_FAILURE() << "read a schema_version 4 file";
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()).rfind(bad + ": ", 0), 0U) << e.what();
-    EXPECT_NE(std::string(e.what()).find("schema_version 3"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("schema_version 4"), std::string::npos) << e.what();
   }
   const std::string good = dir / "good.json";
   testing::write_text(good,

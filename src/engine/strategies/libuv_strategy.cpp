@@ -10,7 +10,8 @@
 // untimed) that sets UV_THREADPOOL_SIZE = T before its first libuv call, owns the loop and
 // the pool, and warms the pool with one untimed request (which starts all T threads). Each
 // run() asks the helper for one repetition; the helper times it itself (first request
-// issued to last close completed), so the round trip to the parent is not measured.
+// issued to last close completed), so the round trip to the parent is not measured, and reads
+// its own page faults and context switches around that (the helper's whole: loop and pool).
 // libuv has no openat(): every file is opened by its full path, built before the clock, also
 // with --paths relative (the strategy says so in the registry, and the result records it).
 // fdbench itself never starts a libuv pool (and libuv re-creates its pool in a forked child
@@ -28,6 +29,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -119,18 +121,22 @@ void on_close(uv_fs_t* req) {
 }
 
 // Runs one repetition of an open workload and returns its time; untimed set-up first, full
-// paths included (--paths absolute gives them; otherwise they are joined here).
-std::int64_t run_batch(uv_loop_t* loop, Workload& work, std::size_t window, Tally& tally) {
+// paths included (--paths absolute gives them; otherwise they are joined here). `usage`: what
+// the helper (its loop thread and the pool's together) took while timed.
+std::int64_t run_batch(uv_loop_t* loop, Workload& work, std::size_t window, Tally& tally,
+                       std::optional<TimedRegion>& usage) {
   const ItemSpec spec = work.spec();
   const PathTable joined = spec.absolute ? PathTable() : joined_paths(spec.dir_path, *spec.paths);
   Batch batch{loop, &work, &spec, spec.absolute ? spec.paths : &joined, 0, spec.paths->size(), {}};
   std::vector<Slot> slots(std::min(window, batch.count));
   for (auto& slot : slots) slot.batch = &batch;
 
+  const auto before = platform::process_usage();
   const std::int64_t start = platform::now_ns();
   for (auto& slot : slots) open_next(slot);
   const int rc = uv_run(loop, UV_RUN_DEFAULT);
   const std::int64_t end = platform::now_ns();
+  usage = taken_between(before, platform::process_usage());
   if (rc != 0) throw Error(fmt::format("uv_run left {} active handles", rc));
   tally = batch.tally;
   return end - start;
@@ -196,7 +202,7 @@ void helper_main(Channel& channel, int threads, int batch) {
       Workload& work = *command.work;
       if (*command.mismatch() != '\0') throw Error(command.mismatch());
       work.before_repetition();
-      reply.ns = run_batch(&loop, work, window, reply.tally);
+      reply.ns = run_batch(&loop, work, window, reply.tally, reply.usage);
       work.after_repetition();  // here, where the kept descriptors are
     } catch (const std::exception& e) {
       reply.set_error(e.what());
@@ -228,7 +234,7 @@ class LibuvStrategy final : public Strategy {
       helper_.throw_died("the libuv helper process died");
     }
     if (reply.failed()) throw Error(std::string("libuv: ") + reply.error);
-    return {reply.ns, reply.tally};
+    return {reply.ns, reply.tally, reply.usage};
   }
 
  private:

@@ -139,8 +139,13 @@ void worker_loop(Channel& channel, const StartLine& start, std::size_t worker,
 
     char go = 0;
     if (!(start.shared() ? start.wait(ticket) : channel.receive(go))) return;  // stopped
+    // A process of one thread: its own counts, on every system. Read once released (one
+    // system call on the clock before its share), or the wait for the release, begun before
+    // the clock started, would count as the work's.
+    const auto before = platform::process_usage();
     work.run_range(begin, end, done.tally);
     done.ns = platform::now_ns();
+    done.usage = taken_between(before, platform::process_usage());
     if (!channel.send(done)) return;
     try {
       work.after_repetition();
@@ -198,11 +203,13 @@ class ProcessStrategy final : public Strategy {
     const std::int64_t start = platform::now_ns();
     release_all();
     Repetition rep;
+    rep.usage = TimedRegion{};
     std::int64_t end = start;
     for (std::size_t w = 0; w < workers_.size(); ++w) {
       if (!workers_[w].receive(reply)) died(w);
       end = std::max(end, reply.ns);
       rep.tally.merge(reply.tally);
+      add_usage(rep.usage, reply.usage);
     }
     rep.ns = end - start;
     return rep;

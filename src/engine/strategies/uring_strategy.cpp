@@ -66,6 +66,7 @@ class UringStrategy final : public Strategy {
     };
     Repetition rep;
     rep.ns = group_.run(body);
+    rep.usage = group_.usage();
     for (int w = 0; w < workers_.size(); ++w) {
       if (workers_[w].error < 0) {
         throw Error("io_uring_enter failed: " + errno_text(-workers_[w].error));

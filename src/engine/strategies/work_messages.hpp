@@ -3,8 +3,10 @@
 // `libuv` helper), sent over their ChildProcess channel.
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 
 #include "engine/workload.hpp"
+#include "model/result.hpp"
 
 namespace fdbench {
 
@@ -23,11 +25,13 @@ struct WorkRequest {
 };
 
 // Child -> parent: a repetition's time (a duration or a finish time, as the strategy says),
-// its failures, or an error (`unavailable`: the child cannot do the work here, as an
+// its failures and what its timed part took (page faults, context switches), or an error
+// (`unavailable`: the child cannot do the work here, as an
 // Unavailable thrown would say).
 struct WorkReply {
   std::int64_t ns = 0;
   Tally tally;
+  std::optional<TimedRegion> usage;  // what the timed part took; nullopt: not counted
   char error[200] = {};
   bool unavailable = false;
 

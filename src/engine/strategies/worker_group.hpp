@@ -8,12 +8,15 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
 
 #include "engine/workload.hpp"
+#include "model/result.hpp"
+#include "platform/platform.hpp"
 #include "platform/unavailable.hpp"
 
 namespace fdbench {
@@ -34,6 +37,14 @@ std::string count_of(int n, std::string_view one, std::string_view many);
 // The errno of a failure to start a std::thread: its system_error's, ENOMEM for bad_alloc.
 int thread_start_errno(const std::exception& e) noexcept;
 
+// What a thread or a process took between two readings (platform::thread_usage() or
+// process_usage()) around its timed part; nullopt if either reading is missing.
+std::optional<TimedRegion> taken_between(const std::optional<platform::Usage>& before,
+                                         const std::optional<platform::Usage>& after) noexcept;
+// Adds `part` to `sum`; the sum stays nullopt once any part is (a worker that was not counted
+// leaves the repetition not counted).
+void add_usage(std::optional<TimedRegion>& sum, const std::optional<TimedRegion>& part) noexcept;
+
 class WorkerGroup {
  public:
   // Starts the workers-1 threads; throws cannot_create() (having stopped those that started)
@@ -48,10 +59,14 @@ class WorkerGroup {
   // Runs body(w) on every worker w at once; returns nanoseconds from the release to the
   // moment the last worker finished. A one_run group runs once.
   std::int64_t run(const std::function<void(int)>& body);
+  // What the last run's workers took while timed (platform::thread_usage() around each one's
+  // body), summed; nullopt where the OS does not count a thread's own.
+  [[nodiscard]] std::optional<TimedRegion> usage() const noexcept;
 
  private:
   struct alignas(64) Finish {
     std::int64_t ns = 0;
+    std::optional<TimedRegion> usage;  // what the worker's body took
   };
   void loop(int worker);
   // Stops and joins every thread started.

@@ -59,8 +59,8 @@ class MarkdownReporter final : public Reporter {
       out_ << "\n";
     }
     note_failures(r);
-    if (const auto latency = latency_text(r); !latency.empty()) {
-      notes_.push_back(fmt::format("{}: {}", who(r), latency));
+    if (const auto detail = detail_text(r); !detail.empty()) {
+      notes_.push_back(fmt::format("{}: {}", who(r), detail));
     }
     for (const auto& w : r.warnings) notes_.push_back(fmt::format("{}: {}", who(r), w.text));
     out_ << std::flush;

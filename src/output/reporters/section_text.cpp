@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string_view>
+#include <utility>
 
 #include "model/format.hpp"
 
@@ -126,6 +127,30 @@ std::string markdown_cell(std::string_view text) {
     out += c == '\n' ? ' ' : c;
   }
   return out;
+}
+
+std::string timed_region_text(const Result& r) {
+  if (!r.timed_region) return {};
+  const TimedRegion& t = *r.timed_region;
+  const std::pair<std::uint64_t, std::string_view> counts[] = {
+      {t.minor_faults, "minor fault"},
+      {t.major_faults, "major fault"},
+      {t.voluntary_switches, "voluntary switch"},
+      {t.involuntary_switches, "involuntary switch"}};
+  std::string text;
+  for (const auto& [n, what] : counts) {
+    if (n == 0) continue;
+    const std::string_view plural = n == 1 ? "" : what.ends_with("switch") ? "es" : "s";
+    text += fmt::format("{}{} {}{}", text.empty() ? "" : ", ", group_digits(n), what, plural);
+  }
+  return text.empty() ? text : "while timed, per repetition: " + text;
+}
+
+std::string detail_text(const Result& r) {
+  const std::string latency = latency_text(r);
+  const std::string region = timed_region_text(r);
+  if (latency.empty() || region.empty()) return latency + region;
+  return latency + "; " + region;
 }
 
 }  // namespace fdbench

@@ -22,5 +22,12 @@ std::string latency_text(const Result& r);
 // A Markdown table cell: a pipe escaped (it would end the cell), a newline made a space (it
 // would end the row).
 std::string markdown_cell(std::string_view text);
+// What the timed region took besides the calls, the counts that are not zero, each the median
+// per repetition: "while timed, per repetition: 3 minor faults, 2 involuntary switches". Empty
+// when none is above zero or they were not counted.
+std::string timed_region_text(const Result& r);
+// The line under a result: latency_text() and timed_region_text(), those that say something,
+// joined by "; ". Empty when neither does.
+std::string detail_text(const Result& r);
 
 }  // namespace fdbench

@@ -70,8 +70,8 @@ class TableReporter final : public Reporter {
       if (growth) out_ << "  " << fdsize_text(r);
       out_ << "\n";
       if (r.failures != 0) failure_line(r);
-      if (const auto latency = latency_text(r); !latency.empty()) {
-        out_ << "  " << latency << "\n";
+      if (const auto detail = detail_text(r); !detail.empty()) {
+        out_ << "  " << detail << "\n";
       }
     }
     for (const auto& w : r.warnings) out_ << "  ! " << w.text << "\n";

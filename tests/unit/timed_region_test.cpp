@@ -1,0 +1,105 @@
+// What a timed region took besides its calls (page faults, context switches), on hand-built
+// results: the medians per repetition, the warning page faults make, and the detail line.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "output/reporter.hpp"
+#include "output/reporters/section_text.hpp"
+#include "support/results.hpp"
+
+namespace fdbench {
+namespace timed_region_test {
+
+using testing::ResultBuilder;
+
+TEST(TimedRegion, EachCountIsItsOwnMedian) {
+  const std::vector<TimedRegion> odd{{5, 0, 1, 9}, {1, 2, 3, 0}, {3, 0, 2, 4}};
+  EXPECT_EQ(median_timed_region(odd), (TimedRegion{3, 0, 2, 4}));
+  // Of an even number, the mean of the middle two, rounded down: an integer, as JSON has it.
+  const std::vector<TimedRegion> even{{0, 0, 1, 2}, {1, 0, 4, 2}, {3, 0, 2, 7}, {9, 1, 8, 3}};
+  EXPECT_EQ(median_timed_region(even), (TimedRegion{2, 0, 3, 2}));
+  const std::vector<TimedRegion> none;
+  EXPECT_FALSE(median_timed_region(none).has_value());
+}
+
+TEST(TimedRegion, TheMedianOfHugeCountsDoesNotWrap) {
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  const std::vector<TimedRegion> two{{kMax, kMax - 1, 0, 1}, {kMax, kMax, 0, 2}};
+  EXPECT_EQ(median_timed_region(two), (TimedRegion{kMax, kMax - 1, 0, 1}));
+}
+
+TEST(TimedRegion, PageFaultsWhileTimedAreATypedWarning) {
+  const Result minor = ResultBuilder::open("threads", 2)
+                           .ops(100)
+                           .times({10, 11, 12})
+                           .timed_regions({{3, 0, 0, 0}, {2, 0, 1, 0}, {4, 0, 0, 0}});
+  ASSERT_TRUE(minor.timed_region.has_value());
+  EXPECT_EQ(minor.timed_region->minor_faults, 3U);
+  ASSERT_TRUE(minor.has_warning(WarningKind::page_faults));
+  const Result major =
+      ResultBuilder::socket("process", 2).ops(100).times({10}).timed_regions({{0, 1, 0, 0}});
+  EXPECT_TRUE(major.has_warning(WarningKind::page_faults));
+  for (const auto& w : minor.warnings) {
+    if (w.kind != WarningKind::page_faults) continue;
+    EXPECT_NE(w.text.find("3 minor and 0 major"), std::string::npos) << w.text;
+    EXPECT_NE(w.text.find("not only the calls"), std::string::npos) << w.text;
+  }
+}
+
+// A median of 0 is no warning, even when some repetitions took a fault; switches alone are
+// none either (waiting and being preempted are what the evidence of the kernel is for).
+TEST(TimedRegion, NoWarningWithoutAMedianPageFault) {
+  const Result some = ResultBuilder::open("threads", 2)
+                          .ops(100)
+                          .times({10, 11, 12})
+                          .timed_regions({{0, 0, 0, 0}, {5, 1, 0, 0}, {0, 0, 0, 0}});
+  EXPECT_FALSE(some.has_warning(WarningKind::page_faults));
+  const Result switches =
+      ResultBuilder::open("pool", 2).ops(100).times({10}).timed_regions({{0, 0, 40, 7}});
+  EXPECT_FALSE(switches.has_warning(WarningKind::page_faults));
+  const Result uncounted = ResultBuilder::open("threads", 2).ops(100).times({10});
+  EXPECT_FALSE(uncounted.timed_region.has_value());
+  EXPECT_FALSE(uncounted.has_warning(WarningKind::page_faults));
+}
+
+// Counted for every timed repetition or not at all: a median of some would mislead.
+TEST(TimedRegion, NotCountedUnlessEveryRepetitionWas) {
+  const Result r =
+      ResultBuilder::open("threads", 2).ops(100).times({10, 11, 12}).timed_regions({{7, 0, 0, 0}});
+  EXPECT_FALSE(r.timed_region.has_value());
+  EXPECT_FALSE(r.has_warning(WarningKind::page_faults));
+}
+
+TEST(TimedRegion, DetailLineShowsOnlyTheCountsAboveZero) {
+  Result r = ResultBuilder::open("threads", 2).ops(100).times({10}).timed_region({3, 0, 0, 2});
+  EXPECT_EQ(timed_region_text(r),
+            "while timed, per repetition: 3 minor faults, 2 involuntary "
+            "switches");
+  r.timed_region = TimedRegion{1, 1, 1, 0};
+  EXPECT_EQ(timed_region_text(r),
+            "while timed, per repetition: 1 minor fault, 1 major fault, 1 voluntary switch");
+  r.timed_region = TimedRegion{};
+  EXPECT_EQ(timed_region_text(r), "");
+  r.timed_region.reset();
+  EXPECT_EQ(timed_region_text(r), "");
+}
+
+TEST(TimedRegion, TheTableShowsItUnderTheResult) {
+  const Result r =
+      ResultBuilder::open("threads", 2).ops(100).times({10'000}).timed_region({0, 0, 12'000, 1});
+  std::ostringstream out;
+  auto table = make_reporter("table", out);
+  table->add(r);
+  EXPECT_NE(out.str().find("\n  while timed, per repetition: 12,000 voluntary switches, 1 "
+                           "involuntary switch\n"),
+            std::string::npos)
+      << out.str();
+}
+
+}  // namespace timed_region_test
+}  // namespace fdbench
