@@ -76,9 +76,21 @@ TEST(Errors, BadCommandLinesAndInputsAreOneLineWithTheCauseAndTheFix) {
        {"--tree", missing, "No such file", "name another directory"}},
       {{"open", "--tree", dir / "file"}, 2, {"--tree", "not a directory", "name a directory"}},
       {{"open", "--list", missing}, 2, {"--list", missing, "No such file"}},
-      {{"open", "--no-such-flag"}, 2, {"--no-such-flag", "fdbench --help"}},
-      {{"frobnicate"}, 2, {"frobnicate", "fdbench --help"}},
-      {{"open", "--files"}, 2, {"--files", "fdbench --help"}},
+      {{"open", "--no-such-flag"},
+       2,
+       {"fdbench open: unknown option '--no-such-flag'", "; see 'fdbench open --help'"}},
+      {{"open", "--fils", "1000"},
+       2,
+       {"fdbench open: unknown option '--fils' (did you mean --files?); see 'fdbench open "
+        "--help'"}},
+      {{"frobnicate"}, 2, {"fdbench: unknown command 'frobnicate'", "; see 'fdbench --help'"}},
+      {{"tune", "--files"},
+       2,
+       {"fdbench tune: --files needs a value (N); see 'fdbench tune --help'"}},
+      {{"open", "extra"},
+       2,
+       {"fdbench open: unexpected argument 'extra'", "'fdbench open --help'"}},
+      {{"open", "--threads", "x"}, 2, {"fdbench open: --threads", "'fdbench open --help'"}},
   };
   for (const auto& [args, code, parts] : cases) {
     SCOPED_TRACE(describe(args));

@@ -417,6 +417,56 @@ TEST(GeneralFlags, UnknownOptionExits2) {
   expect_usage_error({"socket", "--files", "10"}, "--files");  // an open flag on socket
 }
 
+// Each parse error is fdbench's own line: the command, what is wrong, and where its usage is.
+TEST(GeneralFlags, ParseErrorsAreOneLineNamingTheCommandAndItsHelp) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+      {{"open", "--fils", "1000"},
+       "fdbench open: unknown option '--fils' (did you mean --files?); see 'fdbench open --help'"},
+      {{"open", "--fils=1000"},
+       "fdbench open: unknown option '--fils' (did you mean --files?); see 'fdbench open --help'"},
+      {{"socket", "--files", "3"},
+       "fdbench socket: unknown option '--files' (an option of open, tune); see 'fdbench socket "
+       "--help'"},
+      {{"open", "--zzzzzz"}, "fdbench open: unknown option '--zzzzzz'; see 'fdbench open --help'"},
+      {{"--files", "3"},
+       "fdbench: unknown option '--files' (an option of open, tune); see "
+       "'fdbench --help'"},
+      {{"opne"}, "fdbench: unknown command 'opne' (did you mean open?); see 'fdbench --help'"},
+      {{"open", "extra"}, "fdbench open: unexpected argument 'extra'; see 'fdbench open --help'"},
+      {{"open", "--keep-open", "yes"},
+       "fdbench open: unexpected argument 'yes' (--keep-open takes no value); see 'fdbench open "
+       "--help'"},
+      {{"open", "--files"}, "fdbench open: --files needs a value (N); see 'fdbench open --help'"},
+      {{"open", "--files", "--threads", "2"},
+       "fdbench open: --files needs a value (N); it took --threads as its value; see 'fdbench "
+       "open --help'"},
+      {{"open", "--files", "1", "--files", "2"},
+       "fdbench open: --files is given more than once; give it once; see 'fdbench open --help'"},
+      {{"completion"},
+       "fdbench completion: SHELL is missing (the shell: bash); see 'fdbench completion --help'"},
+      {{"open", "--files", "many"},
+       "fdbench open: --files: 'many' is not a whole number; see 'fdbench open --help'"},
+      {{"open", "--files", "0"},
+       "fdbench open: --files: 0 is out of range (allowed: 1 to 10000000); see 'fdbench open "
+       "--help'"},
+  };
+  for (const auto& [args, line] : cases) {
+    SCOPED_TRACE(describe(args));
+    const Outcome o = parse(args);
+    EXPECT_EQ(o.parsed.exit_code, 2);
+    EXPECT_EQ(o.err, "Error: " + line + "\n");
+    EXPECT_EQ(o.out, "");
+  }
+}
+
+// A mistake that is not about the form of the line names its command, without the help.
+TEST(GeneralFlags, OtherUsageErrorsNameTheCommand) {
+  const Outcome o = parse({"compare", "a.json"});
+  EXPECT_EQ(o.err,
+            "Error: fdbench compare: name two or more results files (written with --format json "
+            "or --export-json), or one with --references\n");
+}
+
 TEST(GeneralFlags, HelpExits0) {
   for (const auto& args : {std::vector<std::string>{"--help"},
                            {"open", "--help"},
