@@ -509,6 +509,21 @@ void apply_open_input(const OpenText& text, OpenOptions& open) {
   if (!existing && !kept) check_directory("--dir", open.dir, true);
 }
 
+// --files and --layout shape the set fdbench makes; with --tree or --list there is none, and
+// a run that left them unused would look like one that used them.
+void reject_set_options(const CLI::App& cmd, const OpenText& text) {
+  if (text.tree.empty() && text.list.empty()) return;
+  const std::string input = text.tree.empty() ? "--list" : "--tree";
+  for (const char* flag : {"--files", "--layout"}) {
+    if (cmd.get_option_no_throw(flag) != nullptr && cmd.count(flag) > 0) {
+      throw UsageError(fmt::format(
+          "{} and {}: {} is for the set of files fdbench makes, {} opens files that exist; "
+          "drop {}",
+          input, flag, flag, input, flag));
+    }
+  }
+}
+
 // The directory `path` is in ("." for a bare name), as the kernel resolves it.
 std::string parent_of(std::string path) {
   while (path.size() > 1 && path.back() == '/') path.pop_back();
@@ -951,6 +966,7 @@ void reject_suite_options(const CLI::App& app, std::string_view subcommand) {
 Command open_command(const Texts& texts, const CLI::App& open) {
   Command command;
   command.kind = Command::Kind::open;
+  reject_set_options(open, texts.open);
   apply_open(texts.open, command.open);
   apply_kept_set(texts.open, open.count("--files") > 0, open.count("--layout") > 0, command.open);
   apply_common(texts.open_common, command.open.repeat, command.open.warmup, command);
@@ -983,9 +999,10 @@ Command suite_command(const Texts& texts) {
   return command;
 }
 
-Command tune_command(const TuneText& text) {
+Command tune_command(const TuneText& text, const CLI::App& tune) {
   Command command;
   command.kind = Command::Kind::tune;
+  reject_set_options(tune, text.open);
   OpenOptions& open = command.tune.open;
   open.files = static_cast<std::size_t>(parse_number("--files", text.open.files, 1, kMaxFiles));
   open.keep_open = text.open.keep_open;
@@ -1084,7 +1101,7 @@ Command make_command(const CLI::App& app, const Subcommands& sub, const Texts& t
   if (sub.compare->parsed()) return compare_command(texts.compare);
   if (sub.completion->parsed()) return completion_command(app, hints, texts.shell);
   if (sub.report->parsed()) return report_command(texts);
-  if (sub.tune->parsed()) return tune_command(texts.tune);
+  if (sub.tune->parsed()) return tune_command(texts.tune, *sub.tune);
   if (sub.strategies->parsed()) {
     Command command;
     command.kind = Command::Kind::strategies;

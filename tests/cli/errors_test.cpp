@@ -91,6 +91,18 @@ TEST(Errors, BadCommandLinesAndInputsAreOneLineWithTheCauseAndTheFix) {
        2,
        {"fdbench open: unexpected argument 'extra'", "'fdbench open --help'"}},
       {{"open", "--threads", "x"}, 2, {"fdbench open: --threads", "'fdbench open --help'"}},
+      {{"open", "--tree", dir.path(), "--files", "10"},
+       2,
+       {"fdbench open: --tree and --files", "drop --files"}},
+      {{"open", "--tree", dir.path(), "--layout", "dirs:5"},
+       2,
+       {"fdbench open: --tree and --layout", "drop --layout"}},
+      {{"open", "--list", dir / "file", "--files", "10"},
+       2,
+       {"fdbench open: --list and --files", "drop --files"}},
+      {{"tune", "--tree", dir.path(), "--files", "10"},
+       2,
+       {"fdbench tune: --tree and --files", "drop --files"}},
   };
   for (const auto& [args, code, parts] : cases) {
     SCOPED_TRACE(describe(args));

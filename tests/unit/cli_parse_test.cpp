@@ -162,6 +162,21 @@ TEST_F(OpenFlags, BadInputAndModeValues) {
   expect_usage_error(open({"--tree", dir_.path(), "--flags", "rdwr"}), "--flags");
 }
 
+// --files and --layout shape the set fdbench makes; with the user's files they would be
+// ignored, so they are refused.
+TEST_F(OpenFlags, SetOptionsWithTheUsersFilesAreRefused) {
+  fdbench::testing::write_text(dir_ / "list", "a\n");
+  expect_usage_error(open({"--tree", dir_.path(), "--files", "10"}), "--tree and --files");
+  expect_usage_error(open({"--tree", dir_.path(), "--layout", "dirs:5"}), "--tree and --layout");
+  expect_usage_error(open({"--list", dir_ / "list", "--files", "10"}), "--list and --files");
+  expect_usage_error(open({"--list", dir_ / "list", "--layout", "flat"}), "--list and --layout");
+  expect_usage_error({"tune", "--tree", dir_.path(), "--files", "10"}, "--tree and --files");
+  const Outcome o = parse(open({"--tree", dir_.path(), "--files", "10"}));
+  EXPECT_EQ(o.err,
+            "Error: fdbench open: --tree and --files: --files is for the set of files fdbench "
+            "makes, --tree opens files that exist; drop --files\n");
+}
+
 TEST_F(OpenFlags, ValidValuesParse) {
   const std::string output = dir_ / "out.csv";
   const Command c = expect_command(
