@@ -61,7 +61,7 @@ struct Parsed {
 Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 
 // Runs a command; returns the process exit code (0, 1 runtime error, 2 unreadable input of
-// compare, 128+signal).
+// compare or report, or a --list read as the wrong kind, 128+signal).
 int run(const Command& command, std::ostream& out, std::ostream& err);
 
 }  // namespace fdbench::cli

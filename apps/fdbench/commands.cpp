@@ -111,7 +111,7 @@ int run_session(const Command& command, Session& session, std::ostream& err) {
   } catch (const Error& e) {
     session.finish(false);
     err << "Error: " << e.what() << "\n";
-    return 1;
+    return dynamic_cast<const UsageError*>(&e) != nullptr ? 2 : 1;  // --list read as the wrong kind
   }
 }
 
@@ -311,7 +311,7 @@ int tune(const Command& command, std::ostream& out, std::ostream& err) {
     return 1;
   } catch (const Error& e) {
     err << "Error: " << e.what() << "\n";
-    return 1;
+    return dynamic_cast<const UsageError*>(&e) != nullptr ? 2 : 1;  // --list read as the wrong kind
   }
 }
 

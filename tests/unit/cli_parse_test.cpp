@@ -177,6 +177,17 @@ TEST_F(OpenFlags, SetOptionsWithTheUsersFilesAreRefused) {
             "makes, --tree opens files that exist; drop --files\n");
 }
 
+// A list separated otherwise than --list0 says is refused before anything runs.
+TEST_F(OpenFlags, ListSeparatedOtherwiseThanSaidIsRefused) {
+  fdbench::testing::write_text(dir_ / "nul", std::string("a\0b\0", 4));
+  fdbench::testing::write_text(dir_ / "lines", "a\nb\n");
+  expect_usage_error(open({"--list", dir_ / "nul"}), "add --list0");
+  expect_usage_error(open({"--list", dir_ / "lines", "--list0"}), "drop --list0");
+  expect_usage_error({"tune", "--list", dir_ / "nul"}, "add --list0");
+  EXPECT_TRUE(parse(open({"--list", dir_ / "nul", "--list0"})).parsed.command.has_value());
+  EXPECT_TRUE(parse(open({"--list", dir_ / "lines"})).parsed.command.has_value());
+}
+
 TEST_F(OpenFlags, ValidValuesParse) {
   const std::string output = dir_ / "out.csv";
   const Command c = expect_command(
