@@ -134,6 +134,7 @@ std::string extras_cause(const CLI::App& app, const CLI::App& cmd, int argc,
                          const char* const* argv) {
   auto left = cmd.remaining(false);
   if (left.empty()) left = app.remaining(false);
+  std::erase(left, "--");  // the end of options, not an argument
   if (left.empty()) return "";
   const std::string& first = left.front();
   if (looks_like_option(first)) return unknown_option(app, cmd, first);
@@ -150,11 +151,15 @@ std::string mismatch_cause(const CLI::App& app, const CLI::App& cmd, int argc,
     }
   }
   for (int i = first_argument(app, cmd, argc, argv); i < argc; ++i) {
-    const CLI::Option* option = cmd.get_option_no_throw(argv[i]);
+    const std::string arg = argv[i];
+    const auto equals = arg.find('=');  // "--files=N"
+    const std::string name = arg.substr(0, equals);
+    const CLI::Option* option = cmd.get_option_no_throw(name);
     if (option == nullptr || !takes_value(*option)) continue;
-    if (i + 1 == argc || looks_like_option(argv[i + 1])) {
-      return fmt::format("{} needs a value ({})", argv[i], option->get_type_name());
-    }
+    const bool missing = equals == std::string::npos
+                             ? i + 1 == argc || looks_like_option(argv[i + 1])
+                             : equals + 1 == arg.size();
+    if (missing) return fmt::format("{} needs a value ({})", name, option->get_type_name());
   }
   return "";
 }

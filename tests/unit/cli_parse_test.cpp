@@ -463,6 +463,10 @@ TEST(GeneralFlags, ParseErrorsAreOneLineNamingTheCommandAndItsHelp) {
        "fdbench open: unexpected argument 'yes' (--keep-open takes no value); see 'fdbench open "
        "--help'"},
       {{"open", "--files"}, "fdbench open: --files needs a value (N); see 'fdbench open --help'"},
+      {{"open", "--files="}, "fdbench open: --files needs a value (N); see 'fdbench open --help'"},
+      {{"--", "x"},
+       "fdbench: unknown command 'x' (the commands: open, socket, strategies, clean, "
+       "env, compare, report, completion, tune); see 'fdbench --help'"},
       {{"open", "--files", "--threads", "2"},
        "fdbench open: --files needs a value (N); it took --threads as its value; see 'fdbench "
        "open --help'"},
