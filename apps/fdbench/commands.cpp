@@ -20,6 +20,7 @@
 #include "output/atomic_file.hpp"
 #include "output/html_report.hpp"
 #include "output/reporter.hpp"
+#include "output/results_file.hpp"
 #include "output/trace_out.hpp"
 #include "platform/platform.hpp"
 #include "progress_line.hpp"
@@ -111,7 +112,7 @@ int run_session(const Command& command, Session& session, std::ostream& err) {
   } catch (const Error& e) {
     session.finish(false);
     err << "Error: " << e.what() << "\n";
-    return 1;
+    return dynamic_cast<const UsageError*>(&e) != nullptr ? 2 : 1;  // --list read as the wrong kind
   }
 }
 
@@ -214,7 +215,8 @@ int print_environment(const std::string& dir, const std::string& format, std::os
 int compare_files(const Command& command, std::ostream& out, std::ostream& err) {
   std::vector<ResultsDocument> documents;
   try {
-    for (const auto& path : command.compare_files) documents.push_back(read_results_file(path));
+    for (const auto& path : command.compare_files)
+      documents.push_back(read_results_file(path, "compare"));
   } catch (const Error& e) {
     err << "Error: " << e.what() << "\n";
     return 2;
@@ -237,7 +239,7 @@ int write_report(const Command& command, std::ostream& out, std::ostream& err) {
   std::vector<ReportInput> inputs;
   try {
     for (const auto& path : command.compare_files) {
-      inputs.push_back({path, read_results_file(path)});
+      inputs.push_back({path, read_results_file(path, "report")});
     }
   } catch (const Error& e) {
     err << "Error: " << e.what() << "\n";
@@ -311,7 +313,7 @@ int tune(const Command& command, std::ostream& out, std::ostream& err) {
     return 1;
   } catch (const Error& e) {
     err << "Error: " << e.what() << "\n";
-    return 1;
+    return dynamic_cast<const UsageError*>(&e) != nullptr ? 2 : 1;  // --list read as the wrong kind
   }
 }
 

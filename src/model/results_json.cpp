@@ -2,9 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
+#include <algorithm>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "fdbench/error.hpp"
 #include "model/json_fields.hpp"
@@ -71,14 +70,29 @@ void flatten(const json& node, const std::string& prefix, int depth,
 
 ResultsDocument read_document(const json& root);
 
+// Where a text stops being JSON, in words: empty, cut short, or the line and column.
+std::string not_json(std::string_view text, std::size_t byte) {
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    return "not valid JSON: the file is empty";
+  }
+  if (byte > text.size()) return "not valid JSON: it ends before the document does (cut short?)";
+  const std::string_view before = text.substr(0, byte == 0 ? 0 : byte - 1);
+  const auto line = std::count(before.begin(), before.end(), '\n') + 1;
+  const auto newline = before.rfind('\n');
+  const auto column = before.size() - (newline == std::string_view::npos ? 0 : newline + 1) + 1;
+  return fmt::format("not valid JSON at line {}, column {}", line, column);
+}
+
 }  // namespace
 
 ResultsDocument parse_results_json(std::string_view text) {
   json root;
   try {
     root = json::parse(text.begin(), text.end());
-  } catch (const json::exception& e) {  // parse_error, and out_of_range for huge numbers
-    throw Error(fmt::format("not valid JSON: {}", e.what()));
+  } catch (const json::parse_error& e) {
+    throw Error(not_json(text, e.byte));
+  } catch (const json::exception&) {  // out_of_range: a number beyond any double
+    throw Error("not valid JSON: it holds a number too large to read");
   }
   try {
     return read_document(root);
@@ -139,17 +153,5 @@ ResultsDocument read_document(const json& root) {
 }
 
 }  // namespace
-
-ResultsDocument read_results_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: {}", path, errno_text(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  try {
-    return parse_results_json(text.str());
-  } catch (const Error& e) {
-    throw Error(fmt::format("{}: {}", path, e.what()));
-  }
-}
 
 }  // namespace fdbench

@@ -32,11 +32,9 @@ struct ResultsDocument {
 };
 
 // Parses a document written by `fdbench --format json`. Throws Error naming what is wrong
-// ("results[3].times_ns: expected an array of integers") for anything malformed; unknown
+// ("results[3].times_ns: expected an array of integers", "not valid JSON at line 3, column
+// 7") for anything malformed (output/results_file.hpp says what else a file is); unknown
 // fields are ignored (fields may be added, never renamed).
 ResultsDocument parse_results_json(std::string_view text);
-
-// Reads and parses a file; Error names the file.
-ResultsDocument read_results_file(const std::string& path);
 
 }  // namespace fdbench

@@ -1,6 +1,7 @@
 // fdbench compare and fdbench env, end to end: two real runs side by side in every format,
 // --references against the seeds' published figures, and every unreadable input (missing,
 // malformed, truncated, another schema version) one "Error:" line with exit code 2.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fdbench/tune.hpp"
 #include "support/contract.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
@@ -90,7 +92,7 @@ TEST_F(Compare, UnreadableInputsAreOneLineAndExitTwo) {
   TempDir bad;
   const std::string full = read_text(path("a.json"));
   write_text(bad / "truncated.json", full.substr(0, full.size() / 2));
-  write_text(bad / "garbage.json", "workload,strategy\nopen,threads\n");
+  write_text(bad / "garbage.json", "these are not results\n");
   write_text(bad / "empty.json", "");
   auto v2 = nlohmann::json::parse(full);
   v2["schema_version"] = 4;
@@ -118,6 +120,39 @@ TEST_F(Compare, UnreadableInputsAreOneLineAndExitTwo) {
       EXPECT_EQ(run.err.rfind("Error: " + file, 0), 0U) << run.err;
       EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
       EXPECT_NE(run.err.find(cause), std::string::npos) << run.err;
+    }
+  }
+}
+
+// What fdbench writes besides results, and JSON that is not fdbench's, each said for what it
+// is: one line naming the file and what compare and report read.
+TEST_F(Compare, FilesThatAreNotResultsSayWhatTheyAre) {
+  TempDir other;
+  FastTempDir work;
+  const RunResult csv = run_fdbench({"open", "--files", "20", "--threads", "1", "--strategy",
+                                     "threads", "--repeat", "1", "--warmup", "0", "--dir",
+                                     work.path(), "--format", "csv", "--output", other / "a.csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  Recommendation saved;
+  saved.best = {"threads", 2, 1, 1e5};
+  write_text(other / "tune.json", recommendation_json(saved) + "\n");
+  write_text(other / "other.json", R"({"name": "not fdbench"})");
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {other / "a.csv", "fdbench's CSV export"},
+      {other / "tune.json", "a recommendation written by fdbench tune --save"},
+      {other / "other.json",
+       "JSON, but not an fdbench results document (it has no schema_version)"},
+  };
+  for (const auto& [file, what] : cases) {
+    for (const std::string command : {"compare", "report"}) {
+      const std::vector<std::string> args{command, path("a.json"), file};
+      SCOPED_TRACE(describe(args));
+      const RunResult run = run_fdbench(args);
+      EXPECT_EQ(run.exit_code, 2) << run.err;
+      EXPECT_EQ(run.out, "");
+      EXPECT_EQ(run.err, fmt::format("Error: {} is {}; {} reads the JSON results of a run "
+                                     "(written with --format json or --export-json)\n",
+                                     file, what, command));
     }
   }
 }

@@ -13,7 +13,10 @@
 #include <vector>
 
 #include "fdbench/error.hpp"
+#include "fdbench/tune.hpp"
 #include "output/reporter.hpp"
+#include "output/results_file.hpp"
+#include "output/trace_out.hpp"
 #include "support/results.hpp"
 #include "support/temp_dir.hpp"
 
@@ -667,9 +670,10 @@ std::vector<Malformed> malformed_documents() {
           edited("environment warnings not strings",
                  [](auto& j) { j["environment"]["warnings"] = {1}; },
                  {"environment.warnings", "expected strings"}),
-          {"not JSON", "fdbench,threads,2\n", {"not valid JSON"}},
-          {"cut short", valid_document().dump().substr(0, 200), {"not valid JSON"}},
-          {"empty", "", {"not valid JSON"}},
+          {"not JSON", "fdbench,threads,2\n", {"not valid JSON at line 1"}},
+          {"not JSON further on", "{\n  \"a\": x}", {"not valid JSON at line 2, column 8"}},
+          {"cut short", valid_document().dump().substr(0, 200), {"not valid JSON", "cut short"}},
+          {"empty", "", {"not valid JSON", "empty"}},
           {"an array", "[1, 2]", {"document", "expected an object"}},
           {"hyperfine-like",
            R"({"results": [{"command": "ls", "mean": 0.1}]})",
@@ -694,7 +698,7 @@ TEST(ResultsJson, FileErrorsNameTheFile) {
   testing::TempDir dir;
   const std::string missing = dir / "missing.json";
   try {
-    read_results_file(missing);
+    read_results_file(missing, "compare");
     ADD_FAILURE() << "read a missing file";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find(missing), std::string::npos) << e.what();
@@ -702,7 +706,7 @@ TEST(ResultsJson, FileErrorsNameTheFile) {
   const std::string bad = dir / "bad.json";
   testing::write_text(bad, R"({"schema_version": 4})");
   try {
-    read_results_file(bad);
+    read_results_file(bad, "compare");
     ADD_FAILURE() << "read a schema_version 4 file";
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()).rfind(bad + ": ", 0), 0U) << e.what();
@@ -711,7 +715,59 @@ TEST(ResultsJson, FileErrorsNameTheFile) {
   const std::string good = dir / "good.json";
   testing::write_text(good,
                       to_json_document(full_environment(), std::vector<Result>{open_result()}));
-  EXPECT_EQ(read_results_file(good).results.size(), 1U);
+  EXPECT_EQ(read_results_file(good, "compare").results.size(), 1U);
+}
+
+// What compare and report are given instead of results: each told apart, in one line that
+// names the file, what it is and what the command reads.
+TEST(ResultsFile, OtherDocumentsAreToldApart) {
+  Recommendation saved;
+  saved.best = {"threads", 2, 1, 1e5};
+  const std::string csv = csv_header() + "\nopen,threads,1\n";
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {csv, "fdbench's CSV export"},
+      {std::string(TraceOut::kHeader) + "\n", "a --trace-out file"},
+      {recommendation_json(saved), "a recommendation written by fdbench tune --save"},
+      {R"({"comparison": {}})", "fdbench compare's JSON output"},
+      {R"({"name": "something else"})", "JSON, but not an fdbench results document"},
+      {"[1, 2]", "JSON, but not an fdbench results document (it is an array)"},
+      {"<!DOCTYPE html>\n<html>", "an HTML report"},
+      {"# fdbench 0.1.0\n", "fdbench's markdown output"},
+      {"fdbench 0.1.0 · Linux 6.8\n", "fdbench's table output"},
+  };
+  for (const auto& [text, kind] : cases) {
+    SCOPED_TRACE(text.substr(0, 60));
+    EXPECT_EQ(other_document(text).rfind(kind, 0), 0U) << other_document(text);
+  }
+  EXPECT_EQ(other_document(to_json_document(full_environment(), {})), "");
+  EXPECT_EQ(other_document(R"({"schema_version": 3})"), "");  // the reader says what is wrong
+  EXPECT_EQ(other_document("not json at all"), "");
+}
+
+TEST(ResultsFile, AFileThatIsSomethingElseIsOneLineSayingWhat) {
+  testing::TempDir dir;
+  const std::string csv = dir / "a.csv";
+  testing::write_text(csv, csv_header() + "\n");
+  try {
+    read_results_file(csv, "compare");
+    ADD_FAILURE() << "read a CSV export";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              csv +
+                  " is fdbench's CSV export; compare reads the JSON results of a run (written "
+                  "with --format json or --export-json)");
+  }
+  const std::string text = dir / "notes.txt";
+  testing::write_text(text, "hello\n");
+  try {
+    read_results_file(text, "report");
+    ADD_FAILURE() << "read a text file";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              text +
+                  ": not valid JSON at line 1, column 1; report reads the JSON results of a "
+                  "run (written with --format json or --export-json)");
+  }
 }
 
 }  // namespace results_json_test
