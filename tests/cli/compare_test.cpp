@@ -128,6 +128,12 @@ TEST(Env, TableAndJson) {
   for (const char* field : kEnvironmentFields) {
     EXPECT_NE(table.out.find(field), std::string::npos) << field << "\n" << table.out;
   }
+  // The context a run would record now: when, where, who, and how loaded.
+  for (const char* field : {"context.date ", "context.host ", "context.user ",
+                            "context.load.load_average ", "context.load.cpu_pressure "}) {
+    EXPECT_NE(table.out.find(field), std::string::npos) << field << "\n" << table.out;
+  }
+  EXPECT_EQ(table.out.find("command_line"), std::string::npos) << table.out;
   const RunResult json = run_fdbench({"env", "--format", "json", "--dir", "/"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const auto env = nlohmann::json::parse(json.out);
