@@ -92,9 +92,9 @@ TEST_F(Compare, UnreadableInputsAreOneLineAndExitTwo) {
   write_text(bad / "truncated.json", full.substr(0, full.size() / 2));
   write_text(bad / "garbage.json", "workload,strategy\nopen,threads\n");
   write_text(bad / "empty.json", "");
-  auto v2 = nlohmann::json::parse(full);
-  v2["schema_version"] = 3;
-  write_text(bad / "v2.json", v2.dump());
+  auto newer = nlohmann::json::parse(full);
+  newer["schema_version"] = 4;
+  write_text(bad / "newer.json", newer.dump());
   auto broken = nlohmann::json::parse(full);
   broken["results"][0]["times_ns"] = "fast";
   write_text(bad / "field.json", broken.dump());
@@ -102,7 +102,7 @@ TEST_F(Compare, UnreadableInputsAreOneLineAndExitTwo) {
       {bad / "truncated.json", "not valid JSON"},
       {bad / "garbage.json", "not valid JSON"},
       {bad / "empty.json", "not valid JSON"},
-      {bad / "v2.json", "schema_version 3 is not supported"},
+      {bad / "newer.json", "schema_version 4 is not supported"},
       {bad / "field.json", "results[0].times_ns"},
       {bad / "missing.json", "No such file"},
       {bad.path(), ""},
