@@ -1135,7 +1135,9 @@ Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out, 
   const Subcommands sub = add_subcommands(app, texts, hints);
   if (const auto code = parse_arguments(app, argc, argv, out, err)) return {std::nullopt, *code};
   try {
-    return {make_command(app, sub, texts, hints), 0};
+    Command command = make_command(app, sub, texts, hints);
+    command.command_line.assign(argv, argv + argc);
+    return {std::move(command), 0};
   } catch (const UsageError& e) {
     const bool see_help = dynamic_cast<const BadValue*>(&e) != nullptr;
     err << "Error: " << usage_line(command_name(app), e.what(), see_help) << "\n";

@@ -47,6 +47,7 @@ struct Command {
   std::string text;                        // completion: the script to print
   TuneOptions tune;
   std::string save;  // tune --save FILE: the recommendation's JSON
+  std::vector<std::string> command_line;  // argv as given: the results' context records it
 };
 
 struct Parsed {

@@ -94,9 +94,9 @@ TEST_F(Compare, UnreadableInputsAreOneLineAndExitTwo) {
   write_text(bad / "truncated.json", full.substr(0, full.size() / 2));
   write_text(bad / "garbage.json", "these are not results\n");
   write_text(bad / "empty.json", "");
-  auto v2 = nlohmann::json::parse(full);
-  v2["schema_version"] = 4;
-  write_text(bad / "v2.json", v2.dump());
+  auto newer = nlohmann::json::parse(full);
+  newer["schema_version"] = 4;
+  write_text(bad / "newer.json", newer.dump());
   auto broken = nlohmann::json::parse(full);
   broken["results"][0]["times_ns"] = "fast";
   write_text(bad / "field.json", broken.dump());
@@ -104,7 +104,7 @@ TEST_F(Compare, UnreadableInputsAreOneLineAndExitTwo) {
       {bad / "truncated.json", "not valid JSON"},
       {bad / "garbage.json", "not valid JSON"},
       {bad / "empty.json", "not valid JSON"},
-      {bad / "v2.json", "schema_version 4 is not supported"},
+      {bad / "newer.json", "schema_version 4 is not supported"},
       {bad / "field.json", "results[0].times_ns"},
       {bad / "missing.json", "No such file"},
       {bad.path(), ""},
@@ -163,6 +163,12 @@ TEST(Env, TableAndJson) {
   for (const char* field : kEnvironmentFields) {
     EXPECT_NE(table.out.find(field), std::string::npos) << field << "\n" << table.out;
   }
+  // The context a run would record now: when, where, who, and how loaded.
+  for (const char* field : {"context.date ", "context.host ", "context.user ",
+                            "context.load.load_average ", "context.load.cpu_pressure "}) {
+    EXPECT_NE(table.out.find(field), std::string::npos) << field << "\n" << table.out;
+  }
+  EXPECT_EQ(table.out.find("command_line"), std::string::npos) << table.out;
   const RunResult json = run_fdbench({"env", "--format", "json", "--dir", "/"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const auto env = nlohmann::json::parse(json.out);
