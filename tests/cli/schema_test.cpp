@@ -289,7 +289,8 @@ TEST_F(Schema, FieldsTheOpenIssuesAddHaveTheirTypes) {
 void expect_timed_regions_counted(const std::string& file) {
   SCOPED_TRACE(file);
   int counted = 0;
-  for (const auto& r : nlohmann::json::parse(read_text(file)).at("results")) {
+  const auto doc = nlohmann::json::parse(read_text(file));  // outlives the loop over its results
+  for (const auto& r : doc.at("results")) {
     SCOPED_TRACE(r.at("strategy").get<std::string>());
     if (r.at("status") != "measured") continue;  // an unavailable one has no timed region
     if (platform::uses_linux_interfaces() || r.at("workers") == "processes") {
