@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <climits>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
@@ -23,13 +25,22 @@
 #include "fdbench/error.hpp"
 #include "fdbench/version.hpp"
 #include "inputs/file_set.hpp"
+#include "inputs/input_files.hpp"
 #include "output/atomic_file.hpp"
 #include "output/reporter.hpp"
+#include "parse_error.hpp"
 #include "platform/platform.hpp"
 
 namespace fdbench::cli {
 
 namespace {
+
+// A value its option does not take (not a number, out of range, not one of its words): what
+// the command's --help answers, so its line points there.
+class BadValue : public UsageError {
+ public:
+  using UsageError::UsageError;
+};
 
 constexpr long long kMaxFiles = 10'000'000;
 constexpr long long kMaxPerThread = 1'000'000;
@@ -50,11 +61,10 @@ long long parse_number(std::string_view flag, std::string_view text, long long m
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec == std::errc::result_out_of_range ||
       (ec == std::errc{} && end == text.data() + text.size() && (value < min || value > max))) {
-    throw UsageError(
-        fmt::format("{}: {} is out of range (allowed: {} to {})", flag, text, min, max));
+    throw BadValue(fmt::format("{}: {} is out of range (allowed: {} to {})", flag, text, min, max));
   }
   if (ec != std::errc{} || end != text.data() + text.size()) {
-    throw UsageError(fmt::format("{}: '{}' is not a whole number", flag, text));
+    throw BadValue(fmt::format("{}: '{}' is not a whole number", flag, text));
   }
   return value;
 }
@@ -64,11 +74,11 @@ std::vector<std::string> split_list(std::string_view flag, const std::string& te
   std::string item;
   std::istringstream in(text);
   while (std::getline(in, item, ',')) {
-    if (item.empty()) throw UsageError(fmt::format("{}: empty item in '{}'", flag, text));
+    if (item.empty()) throw BadValue(fmt::format("{}: empty item in '{}'", flag, text));
     if (std::find(items.begin(), items.end(), item) == items.end()) items.push_back(item);
   }
   if (items.empty() || text.back() == ',') {
-    throw UsageError(fmt::format("{}: expected a comma-separated list, got '{}'", flag, text));
+    throw BadValue(fmt::format("{}: expected a comma-separated list, got '{}'", flag, text));
   }
   return items;
 }
@@ -275,8 +285,8 @@ std::vector<std::string> parse_strategies(const std::string& text) {
   std::vector<std::string> names;
   for (const auto& name : split_list("--strategy", text)) {
     if (find_strategy(name) == nullptr) {
-      throw UsageError(fmt::format("--strategy: unknown strategy '{}' (choose from {}, or all)",
-                                   name, join(strategy_names())));
+      throw BadValue(fmt::format("--strategy: unknown strategy '{}' (choose from {}, or all)", name,
+                                 join(strategy_names())));
     }
     names.push_back(name);
   }
@@ -288,8 +298,7 @@ std::vector<Pregrow> parse_pregrow_list(const std::string& text) {
   for (const auto& item : split_list("--pregrow", text)) {
     Pregrow p;
     if (!parse_pregrow(item, p)) {
-      throw UsageError(
-          fmt::format("--pregrow: '{}' is not off, auto or a descriptor number", item));
+      throw BadValue(fmt::format("--pregrow: '{}' is not off, auto or a descriptor number", item));
     }
     if (p.mode == Pregrow::Mode::fd) parse_number("--pregrow", item, 0, kMaxPregrowFd);
     list.push_back(p);
@@ -302,13 +311,13 @@ std::size_t parse_layout(const std::string& text) {
   if (text.rfind("dirs:", 0) == 0) {
     return static_cast<std::size_t>(parse_number("--layout", text.substr(5), 1, 100000));
   }
-  throw UsageError(fmt::format("--layout: '{}' is not flat or dirs:K", text));
+  throw BadValue(fmt::format("--layout: '{}' is not flat or dirs:K", text));
 }
 
 void check_choice(std::string_view flag, const std::string& value,
                   const std::vector<std::string>& choices) {
   if (std::find(choices.begin(), choices.end(), value) == choices.end()) {
-    throw UsageError(
+    throw BadValue(
         fmt::format("{}: unknown format '{}' (choose from {})", flag, value, join(choices)));
   }
 }
@@ -393,7 +402,7 @@ std::vector<int> parse_rcu_expedited(const std::string& text) {
   std::vector<int> values;
   for (const auto& item : split_list("--rcu-expedited", text)) {
     if (item != "0" && item != "1") {
-      throw UsageError(fmt::format(
+      throw BadValue(fmt::format(
           "--rcu-expedited: '{}' is not keep, 0, 1 or a list of them such as 0,1", item));
     }
     values.push_back(item == "1" ? 1 : 0);
@@ -425,12 +434,12 @@ double parse_timeout(const std::string& text, bool existing) {
   const double seconds = std::strtod(text.c_str(), &end);
   if (end != text.c_str() + text.size() || !std::isdigit(static_cast<unsigned char>(text[0])) ||
       !(seconds >= 0)) {
-    throw UsageError(fmt::format(
+    throw BadValue(fmt::format(
         "--timeout: '{}' is not a number of seconds (such as 60 or 0.5) or none", text));
   }
   if (seconds > kMaxTimeout) {
-    throw UsageError(fmt::format(
-        "--timeout: {} is out of range (allowed: up to {} seconds, or none)", text, kMaxTimeout));
+    throw BadValue(fmt::format("--timeout: {} is out of range (allowed: up to {} seconds, or none)",
+                               text, kMaxTimeout));
   }
   return seconds;
 }
@@ -463,14 +472,24 @@ void apply_common(const CommonText& text, int& repeat, int& warmup, Command& com
   command.socket.rcu_expedited = rcu;
   Order order{};
   if (!parse_order(text.order, order)) {
-    throw UsageError(fmt::format(
-        "--order: unknown value '{}' (choose from interleaved, sequential)", text.order));
+    throw BadValue(fmt::format("--order: unknown value '{}' (choose from interleaved, sequential)",
+                               text.order));
   }
   command.open.order = order;
   command.socket.order = order;
   command.open.timeout_s =
       parse_timeout(text.timeout, !command.open.tree.empty() || !command.open.list.empty());
   command.socket.timeout_s = parse_timeout(text.timeout, false);
+}
+
+// A list file separated otherwise than --list0 says, refused before the run starts. A pipe
+// is read once, by the run: read_list() refuses it there.
+void check_list_separator(const std::string& list, bool list0) {
+  std::ifstream in(list, std::ios::binary);
+  std::string head(2 * PATH_MAX, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  if (auto why = list_separator_mistake(list, head, list0); !why.empty()) throw UsageError(why);
 }
 
 // The user's files instead of a generated set: --tree or --list.
@@ -497,10 +516,26 @@ void apply_open_input(const OpenText& text, OpenOptions& open) {
     if (S_ISDIR(info.st_mode)) {
       throw UsageError(fmt::format("--list {}: is a directory (did you mean --tree?)", open.list));
     }
+    if (S_ISREG(info.st_mode)) check_list_separator(open.list, open.list0);
   }
   open.dir = text.dir.empty() ? default_dir() : text.dir;
   const bool kept = !text.keep_files.empty() || !text.reuse_files.empty();
   if (!existing && !kept) check_directory("--dir", open.dir, true);
+}
+
+// --files and --layout shape the set fdbench makes; with --tree or --list there is none, and
+// a run that left them unused would look like one that used them.
+void reject_set_options(const CLI::App& cmd, const OpenText& text) {
+  if (text.tree.empty() && text.list.empty()) return;
+  const std::string input = text.tree.empty() ? "--list" : "--tree";
+  for (const char* flag : {"--files", "--layout"}) {
+    if (cmd.get_option_no_throw(flag) != nullptr && cmd.count(flag) > 0) {
+      throw UsageError(fmt::format(
+          "{} and {}: {} is for the set of files fdbench makes, {} opens files that exist; "
+          "drop {}",
+          input, flag, flag, input, flag));
+    }
+  }
 }
 
 // The directory `path` is in ("." for a bare name), as the kernel resolves it.
@@ -554,8 +589,8 @@ void apply_kept_set(const OpenText& text, bool files_given, bool layout_given, O
 
 void apply_uring_tuning(const std::string& text, UringOptions& uring) {
   if (!parse_uring_tuning(text, uring)) {
-    throw UsageError(fmt::format("--uring-tuning: unknown value '{}' (choose from {})", text,
-                                 join(uring_tuning_names())));
+    throw BadValue(fmt::format("--uring-tuning: unknown value '{}' (choose from {})", text,
+                               join(uring_tuning_names())));
   }
 }
 
@@ -566,18 +601,18 @@ void apply_open(const OpenText& text, OpenOptions& open) {
   open.batch = static_cast<int>(parse_number("--batch", text.batch, 1, kMaxFiles));
   open.subdirs = parse_layout(text.layout);
   if (!parse_open_flags(text.flags, open.flags)) {
-    throw UsageError(fmt::format("--flags: unknown value '{}' (choose from {})", text.flags,
-                                 join(open_flags_names())));
+    throw BadValue(fmt::format("--flags: unknown value '{}' (choose from {})", text.flags,
+                               join(open_flags_names())));
   }
   if (!parse_path_mode(text.paths, open.paths)) {
-    throw UsageError(fmt::format("--paths: unknown value '{}' (choose from {})", text.paths,
-                                 join(path_mode_names())));
+    throw BadValue(fmt::format("--paths: unknown value '{}' (choose from {})", text.paths,
+                               join(path_mode_names())));
   }
   open.keep_open = text.keep_open;
   apply_uring_tuning(text.uring_tuning, open.uring);
   if (!parse_uring_close(text.uring_close, open.uring.close)) {
-    throw UsageError(fmt::format("--uring-close: unknown value '{}' (choose from {})",
-                                 text.uring_close, join(uring_close_names())));
+    throw BadValue(fmt::format("--uring-close: unknown value '{}' (choose from {})",
+                               text.uring_close, join(uring_close_names())));
   }
   open.pregrow = parse_pregrow_list(text.pregrow);
   if (!open.keep_open && (open.pregrow.size() != 1 || open.pregrow[0].mode != Pregrow::Mode::off)) {
@@ -595,8 +630,8 @@ void apply_socket(const SocketText& text, SocketOptions& socket) {
   socket.per_thread =
       static_cast<std::size_t>(parse_number("--per-thread", text.per_thread, 1, kMaxPerThread));
   if (!parse_socket_kind(text.kind, socket.kind)) {
-    throw UsageError(fmt::format("--kind: unknown kind '{}' (choose from {})", text.kind,
-                                 join(socket_kind_names())));
+    throw BadValue(fmt::format("--kind: unknown kind '{}' (choose from {})", text.kind,
+                               join(socket_kind_names())));
   }
   socket.pregrow = parse_pregrow_list(text.pregrow);
   apply_uring_tuning(text.uring_tuning, socket.uring);
@@ -853,6 +888,7 @@ CLI::App* add_tune_command(CLI::App& app, TuneText& text, OptionHints& hints) {
        &text.open.tree, kDirectories},
       {"--list", "FILE", "Open the paths listed in this file (one per line) instead",
        &text.open.list, kFiles},
+      {"--list0", "", "The --list file is NUL-separated", &text.open.list0},
       {"--keep-open", "",
        "Hold every descriptor until the repetition ends (advice on the fd table)",
        &text.open.keep_open},
@@ -925,9 +961,7 @@ std::optional<int> parse_arguments(CLI::App& app, int argc, const char* const* a
     return app.exit(e, out, err);
   } catch (const CLI::ParseError& e) {
     // One line, like every other error: scripts and people read the first line only.
-    std::string what = e.what();
-    std::replace(what.begin(), what.end(), '\n', ' ');
-    err << "Error: " << what << " (run 'fdbench --help' for usage)\n";
+    err << "Error: " << parse_error_line(app, e, argc, argv) << "\n";
     return 2;
   }
   return std::nullopt;
@@ -947,6 +981,7 @@ void reject_suite_options(const CLI::App& app, std::string_view subcommand) {
 Command open_command(const Texts& texts, const CLI::App& open) {
   Command command;
   command.kind = Command::Kind::open;
+  reject_set_options(open, texts.open);
   apply_open(texts.open, command.open);
   apply_kept_set(texts.open, open.count("--files") > 0, open.count("--layout") > 0, command.open);
   apply_common(texts.open_common, command.open.repeat, command.open.warmup, command);
@@ -979,9 +1014,10 @@ Command suite_command(const Texts& texts) {
   return command;
 }
 
-Command tune_command(const TuneText& text) {
+Command tune_command(const TuneText& text, const CLI::App& tune) {
   Command command;
   command.kind = Command::Kind::tune;
+  reject_set_options(tune, text.open);
   OpenOptions& open = command.tune.open;
   open.files = static_cast<std::size_t>(parse_number("--files", text.open.files, 1, kMaxFiles));
   open.keep_open = text.open.keep_open;
@@ -1005,7 +1041,7 @@ Command clean_command(const Texts& texts) {
     struct stat info {};
     if (lstat(set.c_str(), &info) != 0) {
       throw UsageError(
-          fmt::format("clean {}: {}: name a set made with --keep-files", set, errno_text(errno)));
+          fmt::format("{}: {}: name a set made with --keep-files", set, errno_text(errno)));
     }
   }
   command.clean_sets = texts.clean_sets;
@@ -1031,7 +1067,7 @@ Command compare_command(const CompareText& text) {
   command.kind = Command::Kind::compare;
   if (text.files.empty() || (text.files.size() == 1 && !text.references)) {
     throw UsageError(
-        "compare: name two or more results files (written with --format json or "
+        "name two or more results files (written with --format json or "
         "--export-json), or one with --references");
   }
   check_choice("--format", text.format, formats_of("compare"));
@@ -1044,8 +1080,7 @@ Command compare_command(const CompareText& text) {
 Command completion_command(const CLI::App& app, const OptionHints& hints,
                            const std::string& shell) {
   if (shell != "bash") {
-    throw UsageError(
-        fmt::format("completion: '{}' is not a shell fdbench writes for (bash)", shell));
+    throw BadValue(fmt::format("'{}' is not a shell fdbench writes for (bash)", shell));
   }
   Command command;
   command.kind = Command::Kind::completion;
@@ -1058,7 +1093,7 @@ Command completion_command(const CLI::App& app, const OptionHints& hints,
 Command report_command(const Texts& texts) {
   if (texts.report_files.empty()) {
     throw UsageError(
-        "report: name one or more results files (written with --format json or "
+        "name one or more results files (written with --format json or "
         "--export-json)");
   }
   check_output("--output", texts.report_output);
@@ -1081,7 +1116,7 @@ Command make_command(const CLI::App& app, const Subcommands& sub, const Texts& t
   if (sub.compare->parsed()) return compare_command(texts.compare);
   if (sub.completion->parsed()) return completion_command(app, hints, texts.shell);
   if (sub.report->parsed()) return report_command(texts);
-  if (sub.tune->parsed()) return tune_command(texts.tune);
+  if (sub.tune->parsed()) return tune_command(texts.tune, *sub.tune);
   if (sub.strategies->parsed()) {
     Command command;
     command.kind = Command::Kind::strategies;
@@ -1100,9 +1135,12 @@ Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out, 
   const Subcommands sub = add_subcommands(app, texts, hints);
   if (const auto code = parse_arguments(app, argc, argv, out, err)) return {std::nullopt, *code};
   try {
-    return {make_command(app, sub, texts, hints), 0};
+    Command command = make_command(app, sub, texts, hints);
+    command.command_line.assign(argv, argv + argc);
+    return {std::move(command), 0};
   } catch (const UsageError& e) {
-    err << "Error: " << e.what() << "\n";
+    const bool see_help = dynamic_cast<const BadValue*>(&e) != nullptr;
+    err << "Error: " << usage_line(command_name(app), e.what(), see_help) << "\n";
     return {std::nullopt, 2};
   }
 }

@@ -47,6 +47,7 @@ struct Command {
   std::string text;                        // completion: the script to print
   TuneOptions tune;
   std::string save;  // tune --save FILE: the recommendation's JSON
+  std::vector<std::string> command_line;  // argv as given: the results' context records it
 };
 
 struct Parsed {
@@ -55,11 +56,13 @@ struct Parsed {
 };
 
 // Parses and validates. Help and --version are printed to `out` (exit 0); every usage error
-// is one line "Error: ..." on `err` naming the flag, with exit code 2.
+// is one line "Error: fdbench COMMAND: ..." on `err` naming the flag, with exit code 2; a
+// mistake in the line's form (an unknown option or command, a missing or bad value) ends with
+// "; see 'fdbench COMMAND --help'".
 Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 
 // Runs a command; returns the process exit code (0, 1 runtime error, 2 unreadable input of
-// compare, 128+signal).
+// compare or report, or a --list read as the wrong kind, 128+signal).
 int run(const Command& command, std::ostream& out, std::ostream& err);
 
 }  // namespace fdbench::cli

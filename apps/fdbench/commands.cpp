@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -15,11 +16,13 @@
 #include "fdbench/error.hpp"
 #include "file_export.hpp"
 #include "inputs/file_set.hpp"
+#include "model/context.hpp"
 #include "model/environment.hpp"
 #include "model/results_json.hpp"
 #include "output/atomic_file.hpp"
 #include "output/html_report.hpp"
 #include "output/reporter.hpp"
+#include "output/results_file.hpp"
 #include "output/trace_out.hpp"
 #include "platform/platform.hpp"
 #include "progress_line.hpp"
@@ -111,7 +114,7 @@ int run_session(const Command& command, Session& session, std::ostream& err) {
   } catch (const Error& e) {
     session.finish(false);
     err << "Error: " << e.what() << "\n";
-    return 1;
+    return dynamic_cast<const UsageError*>(&e) != nullptr ? 2 : 1;  // --list read as the wrong kind
   }
 }
 
@@ -164,7 +167,8 @@ int measure(const Command& command, std::ostream& out, std::ostream& err) {
     exports.push_back(static_cast<const FileExport*>(reporters.back().get()));
   }
   const std::string dir = command.open.dir.empty() ? default_dir() : command.open.dir;
-  Session session(capture_environment(dir), std::move(reporters));
+  Session session(capture_environment(dir), std::move(reporters),
+                  capture_context(command.command_line));
   std::optional<ProgressLine> progress;
   if (const auto columns = platform::terminal_columns(2); columns && !command.quiet) {
     progress.emplace(err, *columns, platform::now_ns);
@@ -187,15 +191,35 @@ int measure(const Command& command, std::ostream& out, std::ostream& err) {
                         exports, buffer.str(), err, code);
 }
 
+// The context a run started now would record, as "context.date", "context.load_before..."
+// rows: who, where, when and how loaded, without a command line (there is no run).
+void add_context_fields(const nlohmann::json& context, std::map<std::string, std::string>& fields) {
+  for (const auto& [name, value] : context.items()) {
+    if (name == "command_line") continue;
+    const std::string row = name == "load_before" ? "context.load" : "context." + name;
+    if (value.is_object()) {
+      for (const auto& [part, v] : value.items()) fields.emplace(row + "." + part, v.dump());
+    } else {
+      fields.emplace(row, value.is_string() ? value.get<std::string>() : value.dump());
+    }
+  }
+  if (!context.at("load_before").contains("cpu_pressure")) {
+    fields.emplace("context.load.cpu_pressure", "(not known here)");
+  }
+}
+
 // The environment capture every results file carries, as its JSON or as a table of fields
-// read back from that JSON, so the table lists every field the JSON has.
+// read back from that JSON, so the table lists every field the JSON has; the table adds the
+// context a run would record now (date, host, user, load and CPU pressure).
 int print_environment(const std::string& dir, const std::string& format, std::ostream& out) {
-  const std::string document = to_json_document(capture_environment(dir), {});
+  const RunContext context = capture_context({});
+  const std::string document = to_json_document(capture_environment(dir), {}, {}, &context);
   if (format == "json") {
     out << nlohmann::json::parse(document).at("environment").dump(2) << "\n";
     return 0;
   }
   auto fields = parse_results_json(document).environment_fields;
+  add_context_fields(nlohmann::json::parse(document).at("context"), fields);
   // A field the JSON holds as null (or an empty group, such as cpu_mitigations where the
   // kernel does not list them) was not measurable here: the table says so, not nothing.
   const auto environment = nlohmann::json::parse(document).at("environment");
@@ -214,7 +238,8 @@ int print_environment(const std::string& dir, const std::string& format, std::os
 int compare_files(const Command& command, std::ostream& out, std::ostream& err) {
   std::vector<ResultsDocument> documents;
   try {
-    for (const auto& path : command.compare_files) documents.push_back(read_results_file(path));
+    for (const auto& path : command.compare_files)
+      documents.push_back(read_results_file(path, "compare"));
   } catch (const Error& e) {
     err << "Error: " << e.what() << "\n";
     return 2;
@@ -237,7 +262,7 @@ int write_report(const Command& command, std::ostream& out, std::ostream& err) {
   std::vector<ReportInput> inputs;
   try {
     for (const auto& path : command.compare_files) {
-      inputs.push_back({path, read_results_file(path)});
+      inputs.push_back({path, read_results_file(path, "report")});
     }
   } catch (const Error& e) {
     err << "Error: " << e.what() << "\n";
@@ -287,9 +312,11 @@ int tune(const Command& command, std::ostream& out, std::ostream& err) {
   };
   try {
     const Environment env = capture_environment(command.tune.open.dir);
+    RunContext context = capture_context(command.command_line);
     const TuneReport report = run_tune(command.tune, progress);
+    context.load_after = capture_load();
     if (command.format == "json") {
-      out << tune_json_document(env, report) << "\n";
+      out << tune_json_document(env, report, &context) << "\n";
     } else {
       print_tune_table(env, report, out);
     }
@@ -311,7 +338,7 @@ int tune(const Command& command, std::ostream& out, std::ostream& err) {
     return 1;
   } catch (const Error& e) {
     err << "Error: " << e.what() << "\n";
-    return 1;
+    return dynamic_cast<const UsageError*>(&e) != nullptr ? 2 : 1;  // --list read as the wrong kind
   }
 }
 

@@ -40,6 +40,7 @@ void FileExport::write(bool complete, std::span<const Finding> findings) {
   auto reporter = make_reporter(format_, text);
   FDBENCH_ASSERT(reporter != nullptr);  // the CLI validated the format
   reporter->begin(env_);
+  if (context_) reporter->context(*context_);
   auto next_section = sections_.begin();
   for (std::size_t i = 0; i <= results_.size(); ++i) {
     for (; next_section != sections_.end() && next_section->first == i; ++next_section) {

@@ -6,6 +6,7 @@
 // document at the end instead. An export that cannot be written (a full disk) is given up,
 // its previous content kept, and said once at the end: the run and the other outputs go on.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@ class FileExport final : public Reporter {
   FileExport(std::string format, std::string path, std::string flag);
 
   void begin(const Environment& env) override;
+  void context(const RunContext& context) override { context_ = context; }
   void section(const Section& section) override;
   // Rewrites the file (unless it streams). A failure is kept in error(), never thrown: the run
   // goes on without this file, which is not tried again.
@@ -40,6 +42,7 @@ class FileExport final : public Reporter {
   std::string path_;
   std::string flag_;
   Environment env_;
+  std::optional<RunContext> context_;
   std::vector<std::pair<std::size_t, Section>> sections_;  // each before result #first
   std::vector<Result> results_;
   bool streams_;       // written in place: once, at the end

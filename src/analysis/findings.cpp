@@ -64,6 +64,13 @@ std::string workers_text(const Result& r) {
   return thread_count_text(r.threads);
 }
 
+// What a finding says of `r`, for a script to match against the results without reading the
+// sentence.
+FindingSubject subject(const Result& r, std::string role) {
+  return {std::move(role), r.workload,        r.kind,         r.strategy, r.threads,
+          r.batch,         r.pregrow.label(), r.rcu_expedited};
+}
+
 // The fastest of `all`, in words. Called fastest only when its median's 95% interval does
 // not overlap any other result's; otherwise every result within noise of it is named, tied.
 void fastest_finding(const Results& all, Findings& out) {
@@ -82,8 +89,9 @@ void fastest_finding(const Results& all, Findings& out) {
                                best->ops == 1 ? "" : "s"),
                    {{"threads", best->threads},
                     {"ops_per_sec", best->ops_per_sec},
-                    {"median_ns", best->stats.median},
-                    {"files", static_cast<double>(best->ops)}}});
+                    {"median_ns", whole_ns(best->stats.median)},
+                    {"files", best->ops}},
+                   {subject(*best, "fastest")}});
     return;
   }
   std::sort(tied.begin(), tied.end(),
@@ -95,6 +103,8 @@ void fastest_finding(const Results& all, Findings& out) {
                           format_rate(tied[i]->ops_per_sec));
   }
   if (tied.size() > kNamed) others += fmt::format(" and {} more", tied.size() - kNamed);
+  std::vector<FindingSubject> subjects = {subject(*best, "fastest")};
+  for (const auto* r : tied) subjects.push_back(subject(*r, "tied"));
   out.push_back(
       {"tied",
        fmt::format("Opening files: fastest here, tied within noise (the 95% intervals "
@@ -102,8 +112,9 @@ void fastest_finding(const Results& all, Findings& out) {
                    best->strategy, workers_text(*best), format_rate(best->ops_per_sec), others),
        {{"threads", best->threads},
         {"ops_per_sec", best->ops_per_sec},
-        {"median_ns", best->stats.median},
-        {"tied_with", static_cast<double>(tied.size())}}});
+        {"median_ns", whole_ns(best->stats.median)},
+        {"tied_with", tied.size()}},
+       std::move(subjects)});
 }
 
 // The knee of the reference strategy: the fewest threads within noise of its best (their
@@ -124,10 +135,13 @@ void knee_finding(const Results& plain, Findings& out) {
     if (within_noise(r.median_ci, base.median_ci)) return std::string("within noise of it");
     return ratio < 1.1 ? fmt::format("{:.2f}× slower", ratio) : format_ratio(ratio) + " slower";
   };
-  std::map<std::string, double> numbers = {
-      {"best_threads", plain_best->threads}, {"best_median_ns", plain_best->stats.median},
-      {"knee_threads", knee->threads},       {"knee_median_ns", knee->stats.median},
-      {"most_threads", most->threads},       {"most_median_ns", most->stats.median}};
+  std::map<std::string, FindingNumber> numbers = {
+      {"best_threads", plain_best->threads}, {"best_median_ns", whole_ns(plain_best->stats.median)},
+      {"knee_threads", knee->threads},       {"knee_median_ns", whole_ns(knee->stats.median)},
+      {"most_threads", most->threads},       {"most_median_ns", whole_ns(most->stats.median)}};
+  std::vector<FindingSubject> subjects = {subject(*knee, "knee")};
+  if (plain_best != knee) subjects.push_back(subject(*plain_best, "best"));
+  subjects.push_back(subject(*most, "most"));
   if (knee == plain_best) {
     out.push_back(
         {"knee",
@@ -135,7 +149,7 @@ void knee_finding(const Results& plain, Findings& out) {
              "`{}` reached its best with {} ({} ms); more threads did not help: with {} it was {}.",
              knee->strategy, workers_text(*knee), format_ms(knee->stats.median), most->threads,
              compared_with(*most, *knee)),
-         std::move(numbers)});
+         std::move(numbers), std::move(subjects)});
     return;
   }
   std::string line = fmt::format(
@@ -146,7 +160,7 @@ void knee_finding(const Results& plain, Findings& out) {
   if (most != plain_best && !within_noise(most->median_ci, plain_best->median_ci)) {
     line += fmt::format("; with {} it was {}", most->threads, compared_with(*most, *plain_best));
   }
-  out.push_back({"knee", line + ".", std::move(numbers)});
+  out.push_back({"knee", line + ".", std::move(numbers), std::move(subjects)});
 }
 
 // Every other strategy at its own best thread count against the reference at its best, and
@@ -162,10 +176,13 @@ void league_findings(const Results& all, const Results& plain, Findings& out) {
   }
   std::string league;
   std::string single;  // the seed's observation: dispatch cost shows most with one thread
-  std::map<std::string, double> league_numbers = {
-      {"reference_median_ns", plain_best->stats.median}};
-  std::map<std::string, double> single_numbers;
+  std::map<std::string, FindingNumber> league_numbers = {
+      {"reference_median_ns", whole_ns(plain_best->stats.median)}};
+  std::map<std::string, FindingNumber> single_numbers;
+  std::vector<FindingSubject> league_subjects = {subject(*plain_best, "reference")};
+  std::vector<FindingSubject> single_subjects;
   const Result* plain_one = with_threads(plain, 1);
+  if (plain_one != nullptr) single_subjects.push_back(subject(*plain_one, "reference"));
   for (const auto& name : names) {
     const Results mine = only(all, [&](const Result& r) { return r.strategy == name; });
     const Result* best_of = fastest(mine);
@@ -174,11 +191,13 @@ void league_findings(const Results& all, const Results& plain, Findings& out) {
                           workers_text(*best_of));
     league_numbers[name + ".ratio"] = ratio;
     league_numbers[name + ".threads"] = best_of->threads;
+    league_subjects.push_back(subject(*best_of, "compared"));
     const Result* one = with_threads(mine, 1);
     if (one != nullptr && plain_one != nullptr) {
       const double one_ratio = one->stats.median / plain_one->stats.median;
       single += fmt::format("{}`{}` {}", single.empty() ? "" : ", ", name, format_ratio(one_ratio));
       single_numbers[name + ".ratio"] = one_ratio;
+      single_subjects.push_back(subject(*one, "compared"));
     }
   }
   if (!league.empty()) {
@@ -186,15 +205,15 @@ void league_findings(const Results& all, const Results& plain, Findings& out) {
                    fmt::format("Time of each strategy at its best, as a multiple of `{}` at "
                                "its best ({} ms; below 1× is faster): {}.",
                                plain_best->strategy, format_ms(plain_best->stats.median), league),
-                   std::move(league_numbers)});
+                   std::move(league_numbers), std::move(league_subjects)});
   }
   if (!single.empty()) {
-    single_numbers["reference_median_ns"] = plain_one->stats.median;
+    single_numbers["reference_median_ns"] = whole_ns(plain_one->stats.median);
     out.push_back({"one_thread",
                    fmt::format("With one thread, as a multiple of plain open+close in a loop "
                                "(the cost of handing out work): {}.",
                                single),
-                   std::move(single_numbers)});
+                   std::move(single_numbers), std::move(single_subjects)});
   }
 }
 
@@ -241,8 +260,9 @@ void syscall_finding(std::span<const Result> results, std::string_view workload,
   const double syscall = *env.syscall_ns;
   const int calls = plain->holds_descriptors ? 1 : 2;
   const double per_file = plain->stats.median / static_cast<double>(plain->ops);
-  std::map<std::string, double> numbers = {
+  std::map<std::string, FindingNumber> numbers = {
       {"syscall_ns", syscall}, {"syscalls_per_file", calls}, {"reference_ns_per_file", per_file}};
+  std::vector<FindingSubject> subjects = {subject(*plain, "reference")};
   const auto pti = env.cpu_mitigations.find("meltdown");
   std::string text = fmt::format(
       "A trivial system call took {} here (getppid, measured{}). {} a file is {} of them: {} of "
@@ -256,13 +276,14 @@ void syscall_finding(std::span<const Result> results, std::string_view workload,
     numbers["batched_ns_per_file"] = batched_per_file;
     numbers["batch"] = batched->batch;
     numbers["ratio"] = batched->stats.median / plain->stats.median;
+    subjects.push_back(subject(*batched, "batched"));
     text += fmt::format(
         ". `{}` submits up to {} operations per system call and took {} per file with 1 thread "
         "({} the time)",
         batched->strategy, batched->batch, micros(batched_per_file),
         format_ratio(batched->stats.median / plain->stats.median));
   }
-  out.push_back({"syscall_cost", text + ".", std::move(numbers)});
+  out.push_back({"syscall_cost", text + ".", std::move(numbers), std::move(subjects)});
 }
 
 int growths(const Result& r) {
@@ -300,10 +321,11 @@ Finding pair_line(const GrowthPair& p) {
       : p.ratio() >= 1 ? format_ratio(p.ratio()) + " slower without pre-growing"
                        : format_ratio(1 / p.ratio()) + " faster without pre-growing";
   const std::string rcu = off.rcu_setting();
-  std::map<std::string, double> numbers = {{"threads", off.threads},
-                                           {"median_ns", off.stats.median},
-                                           {"pregrown_median_ns", p.grown->stats.median},
-                                           {"ratio", p.ratio()}};
+  std::map<std::string, FindingNumber> numbers = {
+      {"threads", off.threads},
+      {"median_ns", whole_ns(off.stats.median)},
+      {"pregrown_median_ns", whole_ns(p.grown->stats.median)},
+      {"ratio", p.ratio()}};
   if (off.fdsize_before) numbers["fdsize_before"] = *off.fdsize_before;
   if (off.fdsize_after) numbers["fdsize_after"] = *off.fdsize_after;
   if (off.rcu_expedited) numbers["rcu_expedited"] = *off.rcu_expedited;
@@ -315,7 +337,8 @@ Finding pair_line(const GrowthPair& p) {
                   format_ms(off.stats.median), off.fdsize_before.value_or(-1),
                   off.fdsize_after.value_or(-1), format_ms(p.grown->stats.median),
                   p.grown->pregrow.label(), verdict),
-      std::move(numbers)};
+      std::move(numbers),
+      {subject(off, "not-pregrown"), subject(*p.grown, "pregrown")}};
 }
 
 // "64, 128, 256 and 512".
@@ -386,17 +409,20 @@ std::string stalls_text(const Result& r, const Latency& latency, const std::stri
 // What --latency measured of a result's table growth and stalls, per repetition on average.
 Finding events_line(const Result& r, const Latency& latency) {
   const double reps = std::max(1, r.repeat);
-  std::map<std::string, double> numbers = {
+  std::map<std::string, FindingNumber> numbers = {
       {"threads", r.threads},
-      {"mean_ns", r.stats.mean},
+      {"mean_ns", whole_ns(r.stats.mean)},
       {"growth_events_per_repetition", static_cast<double>(latency.growth_totals.count) / reps},
-      {"growth_ns_per_repetition", static_cast<double>(latency.growth_totals.total_ns) / reps},
-      {"stalls", static_cast<double>(latency.stall_totals.count)}};
+      {"growth_ns_per_repetition",
+       whole_ns(static_cast<double>(latency.growth_totals.total_ns) / reps)},
+      {"stalls", latency.stall_totals.count}};
   // io_uring's records are whole submissions (a batch), which overlap across workers.
   const bool batches = per_submission(latency);
   const std::string per = batches ? "submission" : "call";
-  return {"events", growth_text(r, latency, per, batches) + stalls_text(r, latency, per),
-          std::move(numbers)};
+  return {"events",
+          growth_text(r, latency, per, batches) + stalls_text(r, latency, per),
+          std::move(numbers),
+          {subject(r, "measured")}};
 }
 
 // "separate processes (`process`) and io_uring direct descriptors (`uring-direct`)": every
@@ -429,7 +455,8 @@ Finding why_line(const Result& stalled) {
           grew > 0 ? fmt::format(" {} time{}", grew, grew == 1 ? "" : "s")
                    : std::string(" (in the process that held the descriptors)"),
           avoid.empty() ? std::string() : fmt::format("; {} never share the table", avoid)),
-      {{"growths", grew}}};
+      {{"growths", grew}},
+      {subject(stalled, "stalled")}};
 }
 
 // Every pregrow=off result of `all` with the first pre-grown one of the same shape.
@@ -449,16 +476,17 @@ std::vector<GrowthPair> growth_pairs(const Results& all) {
 
 // Where no pair stalled but a table grew: pre-growing made little difference here.
 void little_difference_finding(std::span<const GrowthPair> pairs, Findings& out) {
+  std::vector<FindingSubject> grew;
   for (const auto& p : pairs) {
-    if (growths(*p.off) > 0) {
-      out.push_back({"pregrow_little_difference",
-                     "Pre-growing made little difference for multi-threaded runs on this "
-                     "kernel (an expedited RCU, rcu_expedited=1, or a kernel without the "
-                     "stall would explain it).",
-                     {}});
-      return;
-    }
+    if (growths(*p.off) > 0) grew.push_back(subject(*p.off, "not-pregrown"));
   }
+  if (grew.empty()) return;
+  out.push_back({"pregrow_little_difference",
+                 "Pre-growing made little difference for multi-threaded runs on this "
+                 "kernel (an expedited RCU, rcu_expedited=1, or a kernel without the "
+                 "stall would explain it).",
+                 {},
+                 std::move(grew)});
 }
 
 // Pairs every pregrow=off result with a pre-grown one of the same shape and explains the
@@ -487,18 +515,24 @@ void growth_findings(std::span<const Result> results, std::string_view workload,
     Finding worst_line = pair_line(*worst);
     worst_line.kind = "pregrow_worst";
     worst_line.numbers["stalled_results"] = stalls;
-    worst_line.numbers["results"] = static_cast<double>(pairs.size());
+    worst_line.numbers["results"] = pairs.size();
     worst_line.text = fmt::format(
         "{} of {} {} results were at least 2× slower without pre-growing the table. The worst: {}",
         stalls, pairs.size(), workload, worst_line.text);
     out.push_back(std::move(worst_line));
     if (worst->off->latency) out.push_back(events_line(*worst->off, *worst->off->latency));
   } else {
+    std::vector<FindingSubject> subjects;
+    for (const auto& p : pairs) {
+      subjects.push_back(subject(*p.off, "not-pregrown"));
+      subjects.push_back(subject(*p.grown, "pregrown"));
+    }
     out.push_back({"pregrow_no_effect",
                    fmt::format("Pre-growing the table changed none of the {} {} results by 2× "
                                "or more.",
                                pairs.size(), workload),
-                   {{"results", static_cast<double>(pairs.size())}}});
+                   {{"results", pairs.size()}},
+                   std::move(subjects)});
   }
   if (worst != nullptr) {
     out.push_back(why_line(*worst->off));
@@ -507,51 +541,55 @@ void growth_findings(std::span<const Result> results, std::string_view workload,
   }
 }
 
+// A finding about `subjects` results that each say what went wrong; none when there are none.
+void failure_finding(const char* kind, std::string text, std::vector<FindingSubject> subjects,
+                     Findings& out) {
+  if (subjects.empty()) return;
+  const std::size_t results = subjects.size();
+  out.push_back({kind, std::move(text), {{"results", results}}, std::move(subjects)});
+}
+
 void failure_findings(std::span<const Result> results, Findings& out) {
-  int failed = 0;
-  int broke = 0;
-  int unavailable = 0;
-  int stuck = 0;
+  std::vector<FindingSubject> failed;
+  std::vector<FindingSubject> broke;
+  std::vector<FindingSubject> unavailable;
+  std::vector<FindingSubject> stuck;
   for (const auto& r : results) {
     if (r.hung()) {
-      ++stuck;
+      stuck.push_back(subject(r, "hung"));
     } else if (r.status == Status::unavailable) {
-      ++unavailable;
+      unavailable.push_back(subject(r, "unavailable"));
     } else if (r.status == Status::failed) {
-      ++broke;
+      broke.push_back(subject(r, "failed"));
     } else if (r.failures != 0) {
-      ++failed;
+      failed.push_back(subject(r, "failed-calls"));
     }
   }
-  if (failed != 0) {
-    out.push_back({"failures",
-                   fmt::format("{} result{} had failed calls and must not be read as timings "
-                               "(see the rows marked FAILED).",
-                               failed, failed == 1 ? "" : "s"),
-                   {{"results", failed}}});
-  }
-  if (broke != 0) {
-    out.push_back({"failed",
-                   fmt::format("{} result{} broke off while running (a worker died, or the "
-                               "kernel refused a call the strategy needs): {} no timings, and "
-                               "the row says why.",
-                               broke, broke == 1 ? "" : "s", broke == 1 ? "it has" : "they have"),
-                   {{"results", broke}}});
-  }
-  if (stuck != 0) {
-    out.push_back({"hung",
-                   "A repetition did not finish in time and was abandoned, so the run stopped "
-                   "there (its row says which, and what it was opening): an open() on a mount "
-                   "that does not answer, such as a dead NFS or FUSE server, waits for ever, and "
-                   "a --timeout shorter than a repetition stops it too.",
-                   {{"results", stuck}}});
-  }
-  if (unavailable != 0) {
-    out.push_back({"unavailable",
-                   fmt::format("{} combination{} could not run here (marked unavailable).",
-                               unavailable, unavailable == 1 ? "" : "s"),
-                   {{"results", unavailable}}});
-  }
+  const std::size_t n_failed = failed.size();
+  const std::size_t n_broke = broke.size();
+  const std::size_t n_unavailable = unavailable.size();
+  failure_finding("failures",
+                  fmt::format("{} result{} had failed calls and must not be read as timings "
+                              "(see the rows marked FAILED).",
+                              n_failed, n_failed == 1 ? "" : "s"),
+                  std::move(failed), out);
+  failure_finding("failed",
+                  fmt::format("{} result{} broke off while running (a worker died, or the "
+                              "kernel refused a call the strategy needs): {} no timings, and "
+                              "the row says why.",
+                              n_broke, n_broke == 1 ? "" : "s",
+                              n_broke == 1 ? "it has" : "they have"),
+                  std::move(broke), out);
+  failure_finding("hung",
+                  "A repetition did not finish in time and was abandoned, so the run stopped "
+                  "there (its row says which, and what it was opening): an open() on a mount "
+                  "that does not answer, such as a dead NFS or FUSE server, waits for ever, and "
+                  "a --timeout shorter than a repetition stops it too.",
+                  std::move(stuck), out);
+  failure_finding("unavailable",
+                  fmt::format("{} combination{} could not run here (marked unavailable).",
+                              n_unavailable, n_unavailable == 1 ? "" : "s"),
+                  std::move(unavailable), out);
 }
 
 }  // namespace

@@ -96,6 +96,21 @@ InputFiles scan_tree(const std::string& root) {
   return input;
 }
 
+std::string list_separator_mistake(const std::string& list_file, std::string_view head,
+                                   bool nul_separated) {
+  const bool has_nul = head.find('\0') != std::string_view::npos;
+  if (!nul_separated && has_nul) {
+    return fmt::format("--list {}: the paths are NUL-separated (as find -print0 writes them); "
+                       "add --list0",
+                       list_file);
+  }
+  if (nul_separated && !has_nul && head.find('\n') != std::string_view::npos) {
+    return fmt::format("--list0: {} has one path per line and no NUL between them; drop --list0",
+                       list_file);
+  }
+  return "";
+}
+
 InputFiles read_list(const std::string& list_file, bool nul_separated) {
   InputFiles input;
   input.source = "list";
@@ -106,8 +121,15 @@ InputFiles read_list(const std::string& list_file, bool nul_separated) {
   if (!in) throw Error(fmt::format("--list {}: {}", list_file, errno_text(errno)));
   std::string entry;
   std::size_t count = 0;
-  while (std::getline(in, entry, nul_separated ? '\0' : '\n')) {
+  const char separator = nul_separated ? '\0' : '\n';
+  while (std::getline(in, entry, separator)) {
     if ((++count & 1023) == 0) throw_if_interrupted();
+    if (count == 1) {  // the first entry and what ended it: enough to tell the separator
+      const std::string head = in.eof() ? entry : entry + separator;
+      if (auto why = list_separator_mistake(list_file, head, nul_separated); !why.empty()) {
+        throw UsageError(why);
+      }
+    }
     if (!nul_separated && !entry.empty() && entry.back() == '\r') entry.pop_back();
     if (entry.empty()) continue;
     struct stat info {};

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "model/path_table.hpp"
 
@@ -25,7 +26,16 @@ struct InputFiles {
 InputFiles scan_tree(const std::string& root);
 
 // The paths listed in `list_file`, one per line (or NUL-separated). Relative paths are
-// relative to the current directory. Throws Error if the list cannot be read.
+// relative to the current directory. Throws Error if the list cannot be read, UsageError if
+// it is separated otherwise than `nul_separated` says (list_separator_mistake).
 InputFiles read_list(const std::string& list_file, bool nul_separated);
+
+// Why a list whose first bytes are `head` is not separated as `nul_separated` says, as the
+// line that refuses it: a NUL in a list of lines (find -print0 wrote it: --list0), or lines
+// and no NUL in a NUL-separated one (drop --list0). "" when they agree, or it cannot tell.
+// `head` must hold the first path and what ends it (a path is at most PATH_MAX bytes), or the
+// whole list.
+std::string list_separator_mistake(const std::string& list_file, std::string_view head,
+                                   bool nul_separated);
 
 }  // namespace fdbench

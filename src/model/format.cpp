@@ -40,4 +40,22 @@ std::string threads_text(const Result& r) {
   return fmt::format("{} ({:+})", r.threads, extra);
 }
 
+std::string shell_quoted(const std::vector<std::string>& words) {
+  std::string line;
+  for (const auto& word : words) {
+    if (!line.empty()) line += ' ';
+    const bool safe = !word.empty() && word.find_first_not_of(
+                                           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                           "0123456789-_./=:,+@%") == std::string::npos;
+    if (safe) {
+      line += word;
+      continue;
+    }
+    line += '\'';
+    for (const char c : word) line += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    line += '\'';
+  }
+  return line;
+}
+
 }  // namespace fdbench

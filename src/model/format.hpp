@@ -1,7 +1,8 @@
 #pragma once
-// Number formatting shared by the human-readable outputs.
+// Number and text formatting shared by the human-readable outputs.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "model/result.hpp"
 
@@ -22,5 +23,9 @@ std::string thread_count_text(int threads);
 // A result's thread count as the tables show it: "2", or "2 (+1)" when more threads or
 // processes than that can be on a CPU during the timed region (runnable_threads).
 std::string threads_text(const Result& r);
+
+// A command line as a POSIX shell would take it back: each word as it is where that is safe,
+// else in single quotes (fdbench open --dir '/tmp/a b').
+std::string shell_quoted(const std::vector<std::string>& words);
 
 }  // namespace fdbench

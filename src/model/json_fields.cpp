@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string_view>
 #include <type_traits>
@@ -86,6 +87,7 @@ T read_value(const JsonReader& in, const char* name) {
   } else if constexpr (std::is_integral_v<T>) {
     return in.integer<T>(name);
   } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+    (void)in.field(name);  // "missing" where it is required and absent
     return in.texts(name);
   } else {
     static_assert(std::is_same_v<T, std::map<std::string, std::string>>);
@@ -574,10 +576,10 @@ constexpr ResultField kResultFields[] = {
     custom<Result>("timed_region", &write_timed_region, FieldRead::optional, &read_timed_region,
                    &reset<&Result::timed_region>).added_in(3),
     derived("min_ns", [](const Result& r) -> Written { return r.stats.min; }).csv(9),
-    derived("median_ns", [](const Result& r) -> Written { return r.stats.median; }).csv(10),
+    derived("median_ns", [](const Result& r) -> Written { return whole_ns(r.stats.median); }).csv(10),
     derived("max_ns", [](const Result& r) -> Written { return r.stats.max; }).csv(11),
-    derived("mean_ns", [](const Result& r) -> Written { return r.stats.mean; }).csv(12),
-    derived("stddev_ns", [](const Result& r) -> Written { return r.stats.stddev; }).csv(13),
+    derived("mean_ns", [](const Result& r) -> Written { return whole_ns(r.stats.mean); }).csv(12),
+    derived("stddev_ns", [](const Result& r) -> Written { return whole_ns(r.stats.stddev); }).csv(13),
     derived("median_ci_ns", [](const Result& r) -> Written {
       return json::array({r.median_ci.lo, r.median_ci.hi});
     }),
@@ -636,6 +638,104 @@ constexpr EnvironmentField kEnvironmentFields[] = {
 };
 // clang-format on
 
+// ---- --latency's percentiles as CSV columns ----------------------------------------------
+
+// One value per operation, in latency_ns's order (the operations' names sorted), so that the
+// n-th value of every latency column is the same operation's.
+template <class Value>
+Written per_operation(const Result& r, Value value) {
+  if (!r.latency || r.latency->ns.empty()) return std::nullopt;
+  json values = json::array();
+  for (const auto& [op, p] : r.latency->ns) values.push_back(value(op, p));
+  return values;
+}
+
+template <std::int64_t LatencyPercentiles::*percentile>
+Written percentile_column(const Result& r) {
+  return per_operation(
+      r, [](const std::string&, const LatencyPercentiles& p) { return json(p.*percentile); });
+}
+
+constexpr CsvPartColumn kCsvPartColumns[] = {
+    {"latency_op", 22,
+     [](const Result& r) {
+       return per_operation(
+           r, [](const std::string& op, const LatencyPercentiles&) { return json(op); });
+     }},
+    {"latency_count", 23,
+     [](const Result& r) {
+       return per_operation(
+           r, [](const std::string&, const LatencyPercentiles& p) { return json(p.count); });
+     }},
+    {"latency_p50_ns", 24, &percentile_column<&LatencyPercentiles::p50>},
+    {"latency_p90_ns", 25, &percentile_column<&LatencyPercentiles::p90>},
+    {"latency_p99_ns", 26, &percentile_column<&LatencyPercentiles::p99>},
+    {"latency_p999_ns", 27, &percentile_column<&LatencyPercentiles::p999>},
+    {"latency_max_ns", 28, &percentile_column<&LatencyPercentiles::max>},
+};
+
+// ---- The run's context ---------------------------------------------------------------
+
+// {"load_average": [1, 5, 15 minutes], "cpu_pressure": {...}}, each part where it is known.
+json load_json(const LoadSnapshot& load) {
+  json j = json::object();
+  if (const auto& a = load.load_average) j["load_average"] = {a->one, a->five, a->fifteen};
+  if (const auto& p = load.cpu_pressure) {
+    j["cpu_pressure"] = {{"some_avg10", p->some_avg10},
+                         {"some_avg60", p->some_avg60},
+                         {"some_total_us", p->some_total_us}};
+  }
+  return j;
+}
+
+LoadSnapshot read_load(const JsonReader& in) {
+  LoadSnapshot load;
+  if (in.has("load_average")) {
+    const json& a = in.field("load_average");
+    if (!a.is_array() || a.size() != 3 ||
+        !std::all_of(a.begin(), a.end(), [](const json& v) { return v.is_number(); })) {
+      throw Error(in.path("load_average") + ": expected three numbers");
+    }
+    load.load_average =
+        platform::LoadAverages{a[0].get<double>(), a[1].get<double>(), a[2].get<double>()};
+  }
+  if (in.has("cpu_pressure")) {
+    const JsonReader p(in.field("cpu_pressure"), in.path("cpu_pressure"));
+    load.cpu_pressure = platform::CpuPressure{p.number("some_avg10"), p.number("some_avg60"),
+                                              p.integer<std::uint64_t>("some_total_us")};
+  }
+  return load;
+}
+
+template <std::optional<LoadSnapshot> RunContext::*member>
+Written write_load(const RunContext& c) {
+  if (!(c.*member)) return std::nullopt;
+  return load_json(*(c.*member));
+}
+
+template <std::optional<LoadSnapshot> RunContext::*member>
+void read_load_member(const JsonReader& in, const char* name, RunContext& c) {
+  c.*member = read_load(JsonReader(in.field(name), in.path(name)));
+}
+
+template <std::optional<LoadSnapshot> RunContext::*member>
+constexpr ContextField load_field(const char* name) {
+  return custom<RunContext>(name, &write_load<member>, FieldRead::optional,
+                            &read_load_member<member>, &reset<member>);
+}
+
+// The context is new in schema 3 as a whole: a document that has one has these.
+// clang-format off
+constexpr ContextField kContextFields[] = {
+    required<&RunContext::date>("date").added_in(3),
+    required<&RunContext::host>("host").added_in(3),
+    required<&RunContext::command_line>("command_line").added_in(3),
+    required<&RunContext::user>("user").added_in(3),
+    load_field<&RunContext::load_before>("load_before").added_in(3),
+    load_field<&RunContext::load_after>("load_after").added_in(3),
+};
+// clang-format on
+
 }  // namespace
 
 std::span<const ResultField> result_fields() {
@@ -644,6 +744,14 @@ std::span<const ResultField> result_fields() {
 
 std::span<const EnvironmentField> environment_fields() {
   return kEnvironmentFields;
+}
+
+std::span<const ContextField> context_fields() {
+  return kContextFields;
+}
+
+std::span<const CsvPartColumn> csv_part_columns() {
+  return kCsvPartColumns;
 }
 
 }  // namespace fdbench

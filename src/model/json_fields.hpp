@@ -1,16 +1,17 @@
 #pragma once
-// The JSON contract's fields in one place: a table of the fields of a result and one of the
-// environment, a row per field with its JSON name, the schema_version that added it, how its
-// value is written, how a document's value is read, and what a document without it reads as.
-// The json reporter writes every row, the reader (results_json.cpp) reads every row, the CSV's
-// columns are rows, and a unit test holds the names to docs/fdbench.schema.json: a field is
-// added here, once. What is nested (the input record, --latency's events and stalls) or read
-// with a mapping from schema 1 (status, warning kinds) has functions of its own, named in its
-// row.
+// The JSON contract's fields in one place: a table of the fields of a result, one of the
+// environment and one of the run's context, a row per field with its JSON name, the schema_version
+// that added it, how its value is written, how a document's value is read, and what a document
+// without it reads as. The json reporter writes every row, the reader (results_json.cpp) reads
+// every row, the CSV's columns are rows, and a unit test holds the names to
+// docs/fdbench.schema.json: a field is added here, once. What is nested (the input record,
+// --latency's events and stalls) or read with a mapping from schema 1 (status, warning kinds) has
+// functions of its own, named in its row.
 #include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <span>
 
+#include "model/context.hpp"
 #include "model/environment.hpp"
 #include "model/result.hpp"
 
@@ -54,10 +55,22 @@ struct JsonField {
 
 using ResultField = JsonField<Result>;
 using EnvironmentField = JsonField<Environment>;
+using ContextField = JsonField<RunContext>;
 
-// Every field of a result and of the environment, in the order the reader reads them (a
-// malformed document's Error names the first wrong field in this order).
+// Every field of a result, of the environment and of the run's context, in the order the
+// reader reads them (a malformed document's Error names the first wrong field in this order).
 std::span<const ResultField> result_fields();
 std::span<const EnvironmentField> environment_fields();
+std::span<const ContextField> context_fields();
+
+// A CSV column that is a part of a result field rather than a field of its own: --latency's
+// percentiles, one column each, from the latency_ns row's value. Numbered among the rows'
+// columns; empty cells where the result has no such part.
+struct CsvPartColumn {
+  const char* name;  // the CSV's header
+  int csv_column;
+  std::optional<nlohmann::json> (*write)(const Result&);
+};
+std::span<const CsvPartColumn> csv_part_columns();
 
 }  // namespace fdbench

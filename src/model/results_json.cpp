@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
+#include <algorithm>
+#include <limits>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "fdbench/error.hpp"
 #include "model/json_fields.hpp"
@@ -45,6 +45,12 @@ Environment read_environment(const JsonReader& in) {
   return env;
 }
 
+RunContext read_context(const JsonReader& in) {
+  RunContext context;
+  read_fields(in, context_fields(), context);
+  return context;
+}
+
 Result read_result(const JsonReader& in) {
   Result r;
   read_fields(in, result_fields(), r);
@@ -71,14 +77,29 @@ void flatten(const json& node, const std::string& prefix, int depth,
 
 ResultsDocument read_document(const json& root);
 
+// Where a text stops being JSON, in words: empty, cut short, or the line and column.
+std::string not_json(std::string_view text, std::size_t byte) {
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    return "not valid JSON: the file is empty";
+  }
+  if (byte > text.size()) return "not valid JSON: it ends before the document does (cut short?)";
+  const std::string_view before = text.substr(0, byte == 0 ? 0 : byte - 1);
+  const auto line = std::count(before.begin(), before.end(), '\n') + 1;
+  const auto newline = before.rfind('\n');
+  const auto column = before.size() - (newline == std::string_view::npos ? 0 : newline + 1) + 1;
+  return fmt::format("not valid JSON at line {}, column {}", line, column);
+}
+
 }  // namespace
 
 ResultsDocument parse_results_json(std::string_view text) {
   json root;
   try {
     root = json::parse(text.begin(), text.end());
-  } catch (const json::exception& e) {  // parse_error, and out_of_range for huge numbers
-    throw Error(fmt::format("not valid JSON: {}", e.what()));
+  } catch (const json::parse_error& e) {
+    throw Error(not_json(text, e.byte));
+  } catch (const json::exception&) {  // out_of_range: a number beyond any double
+    throw Error("not valid JSON: it holds a number too large to read");
   }
   try {
     return read_document(root);
@@ -89,19 +110,55 @@ ResultsDocument parse_results_json(std::string_view text) {
 
 namespace {
 
+// An integer as one; a number with a fraction, or a count schema 1 and 2 wrote as 2.0, as a
+// double (equal to the integer all the same).
+FindingNumber read_number(const json& value) {
+  if (value.is_number_integer() && !value.is_number_unsigned()) {
+    return value.get<std::int64_t>();
+  }
+  if (value.is_number_unsigned() &&
+      value.get<std::uint64_t>() <=
+          static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+    return static_cast<std::int64_t>(value.get<std::uint64_t>());
+  }
+  return value.get<double>();
+}
+
+FindingSubject read_subject(const JsonReader& in) {
+  FindingSubject s;
+  s.role = in.text_or("role", "");
+  s.workload = in.text("workload");
+  s.kind = in.text_or("kind", "");
+  s.strategy = in.text("strategy");
+  s.threads = in.integer<int>("threads");
+  s.batch = in.optional_integer<int>("batch").value_or(1);
+  s.pregrow = in.text_or("pregrow", "off");
+  s.rcu_expedited = in.optional_integer<int>("rcu_expedited");
+  return s;
+}
+
 Finding read_finding(const json& node, const std::string& path) {
   const JsonReader in(node, path);
   Finding f;
   f.kind = in.text("kind");
   f.text = in.text("text");
-  if (!in.has("numbers")) return f;
-  const json& numbers = in.field("numbers");
-  if (!numbers.is_object()) throw Error(fmt::format("{}.numbers: expected an object", path));
-  for (const auto& [name, value] : numbers.items()) {
-    if (!value.is_number()) {
-      throw Error(fmt::format("{}.numbers.{}: expected a number", path, name));
+  if (in.has("numbers")) {
+    const json& numbers = in.field("numbers");
+    if (!numbers.is_object()) throw Error(fmt::format("{}.numbers: expected an object", path));
+    for (const auto& [name, value] : numbers.items()) {
+      if (!value.is_number()) {
+        throw Error(fmt::format("{}.numbers.{}: expected a number", path, name));
+      }
+      f.numbers[name] = read_number(value);
     }
-    f.numbers[name] = value.get<double>();
+  }
+  if (in.has("subjects")) {  // schema 3 on
+    const json& subjects = in.field("subjects");
+    if (!subjects.is_array()) throw Error(fmt::format("{}.subjects: expected an array", path));
+    for (std::size_t i = 0; i < subjects.size(); ++i) {
+      f.subjects.push_back(
+          read_subject(JsonReader(subjects[i], fmt::format("{}.subjects[{}]", path, i))));
+    }
   }
   return f;
 }
@@ -122,6 +179,7 @@ ResultsDocument read_document(const json& root) {
                  doc.field("complete").get<bool>();
   out.environment = read_environment(JsonReader(doc.field("environment"), "environment"));
   flatten(doc.field("environment"), "", 0, out.environment_fields);
+  if (doc.has("context")) out.context = read_context(JsonReader(doc.field("context"), "context"));
   const json& results = doc.field("results");
   if (!results.is_array()) throw Error("results: expected an array");
   for (std::size_t i = 0; i < results.size(); ++i) {
@@ -139,17 +197,5 @@ ResultsDocument read_document(const json& root) {
 }
 
 }  // namespace
-
-ResultsDocument read_results_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: {}", path, errno_text(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  try {
-    return parse_results_json(text.str());
-  } catch (const Error& e) {
-    throw Error(fmt::format("{}: {}", path, e.what()));
-  }
-}
 
 }  // namespace fdbench

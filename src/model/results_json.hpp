@@ -2,10 +2,12 @@
 // Reading a JSON results document back: for `compare` and `report`, which only read
 // Results. Writing is the json reporter's job (reporter.hpp).
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "model/context.hpp"
 #include "model/environment.hpp"
 #include "model/finding.hpp"
 #include "model/result.hpp"
@@ -13,9 +15,11 @@
 namespace fdbench {
 
 // The output contract's version: 2 added each result's `status`, `warning_kinds`,
-// `batch_unit`, `workload_kind`, `recommendable` and `rcu_expedited`; 3 each result's
-// `timed_region` (page faults and context switches while timed). Every version from 1 on
-// reads; what an older one lacks is derived once, by the field tables (json_fields.hpp).
+// `batch_unit`, `workload_kind`, `recommendable` and `rcu_expedited`; 3 added each result's
+// `timed_region` (page faults and context switches while timed), the run's `context` and each
+// finding's `subjects`, and writes counts and whole nanoseconds as integers. Every version from
+// 1 on reads; what an older one lacks is derived once, by the field tables (json_fields.hpp),
+// or left absent where nothing can tell it (the context, the timed region).
 inline constexpr int kSchemaVersion = 3;
 
 struct ResultsDocument {
@@ -26,17 +30,16 @@ struct ResultsDocument {
   // Every environment field as text, nested ones as "parent.child" and including fields this
   // version does not know: what `compare` shows when environments differ. Nulls are left out.
   std::map<std::string, std::string> environment_fields;
+  std::optional<RunContext> context;  // the run's (schema 3 on); none in older documents
   std::vector<Result> results;
   std::vector<Finding> findings;   // as the run computed them
   bool findings_recorded = false;  // the document has them (older ones do not)
 };
 
 // Parses a document written by `fdbench --format json`. Throws Error naming what is wrong
-// ("results[3].times_ns: expected an array of integers") for anything malformed; unknown
+// ("results[3].times_ns: expected an array of integers", "not valid JSON at line 3, column
+// 7") for anything malformed (output/results_file.hpp says what else a file is); unknown
 // fields are ignored (fields may be added, never renamed).
 ResultsDocument parse_results_json(std::string_view text);
-
-// Reads and parses a file; Error names the file.
-ResultsDocument read_results_file(const std::string& path);
 
 }  // namespace fdbench

@@ -1,5 +1,6 @@
 #pragma once
 // Statistics as small pure functions over raw samples (nanoseconds).
+#include <cmath>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -14,6 +15,12 @@ struct Summary {
   double mean = 0;
   double stddev = 0;  // sample standard deviation (n - 1); 0 for fewer than two samples
 };
+
+// A median, a mean or a deviation of nanoseconds to the whole nanosecond, as the JSON contract
+// and findings write it: the clock counts whole nanoseconds, and a fraction of one is noise.
+inline std::int64_t whole_ns(double ns) {
+  return std::llround(ns);
+}
 
 // Summary of `samples`; all zero for an empty span.
 Summary summarize(std::span<const std::int64_t> samples);

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/context.hpp"
 #include "model/environment.hpp"
 #include "analysis/findings.hpp"
 #include "model/result.hpp"
@@ -36,6 +37,10 @@ class Reporter {
  public:
   virtual ~Reporter() = default;
   virtual void begin(const Environment& env) = 0;
+  // The run's record (date, host, command line, user, load): given after begin with the load
+  // before the run, and again just before end with the load after it. Formats that write a
+  // whole document keep it; the others need not.
+  virtual void context(const RunContext& /*context*/) {}
   virtual void section(const Section& /*section*/) {}
   virtual void add(const Result& result) = 0;
   // `findings` are the run's, computed once from `all` (findings.hpp). `complete` is false
@@ -48,9 +53,11 @@ class Reporter {
 std::unique_ptr<Reporter> make_reporter(std::string_view format, std::ostream& out);
 std::vector<std::string> reporter_names();
 
-// The JSON document of the output contract (schema_version kSchemaVersion).
+// The JSON document of the output contract (schema_version kSchemaVersion); with the run's
+// context where `context` is not nullptr.
 std::string to_json_document(const Environment& env, std::span<const Result> results,
-                             std::span<const Finding> findings = {});
+                             std::span<const Finding> findings = {},
+                             const RunContext* context = nullptr);
 // CSV: one header row and one row per result.
 std::string csv_header();
 std::string csv_row(const Result& result);

@@ -3,6 +3,7 @@
 // concern, and #ifdefs live there only.
 #include <atomic>
 #include <cstdint>
+#include <ctime>
 #include <map>
 #include <optional>
 #include <string>
@@ -155,6 +156,39 @@ std::optional<std::uint64_t> memory_bytes();
 // batches, a few ms in all. Every open and close pays at least this, so it tells why two
 // machines differ (page-table isolation alone can make it ten times dearer).
 double syscall_ns();
+
+// ---- Who, where, when and how loaded: a run's context (src/platform/machine_load.cpp)
+
+// This machine's name (gethostname); "unknown" where it cannot be read.
+std::string host_name();
+// The real user id this process runs as.
+std::uint32_t user_id() noexcept;
+// `when` as UTC in ISO 8601 with seconds: "2026-12-05T09:14:03Z".
+std::string utc_date(std::time_t when);
+std::string utc_date_now();
+
+// The run-queue load averages over 1, 5 and 15 minutes (getloadavg); nullopt where unknown.
+struct LoadAverages {
+  double one = 0;
+  double five = 0;
+  double fifteen = 0;
+  bool operator==(const LoadAverages&) const = default;
+};
+std::optional<LoadAverages> load_averages();
+
+// Linux pressure stall information for the CPU (/proc/pressure/cpu, its "some" line): the
+// share of time some runnable task waited for a CPU over the last 10 and 60 seconds, in
+// percent, and the total waited since boot in microseconds. nullopt where the file is absent
+// (other systems, the portable build, a kernel without PSI).
+struct CpuPressure {
+  double some_avg10 = 0;
+  double some_avg60 = 0;
+  std::uint64_t some_total_us = 0;
+  bool operator==(const CpuPressure&) const = default;
+};
+std::optional<CpuPressure> cpu_pressure();
+// The same from that file's text; nullopt for text without a whole "some" line.
+std::optional<CpuPressure> cpu_pressure_from(std::string_view text);
 
 // ---- Terminals (src/platform/terminal.cpp)
 

@@ -178,9 +178,13 @@ std::vector<PlannedResult> socket_plan(const SocketOptions& options,
 
 }  // namespace
 
-Session::Session(Environment env, std::vector<std::unique_ptr<Reporter>> reporters)
-    : env_(std::move(env)), reporters_(std::move(reporters)) {
-  for (auto& reporter : reporters_) reporter->begin(env_);
+Session::Session(Environment env, std::vector<std::unique_ptr<Reporter>> reporters,
+                 std::optional<RunContext> context)
+    : env_(std::move(env)), context_(std::move(context)), reporters_(std::move(reporters)) {
+  for (auto& reporter : reporters_) {
+    reporter->begin(env_);
+    if (context_) reporter->context(*context_);
+  }
 }
 
 void Session::emit(Result result) {
@@ -203,7 +207,11 @@ void Session::finish(bool complete) {
   if (finished_) return;
   finished_ = true;
   const auto concluded = findings(results_, env_);
-  for (auto& reporter : reporters_) reporter->end(results_, concluded, complete);
+  if (context_) context_->load_after = capture_load();
+  for (auto& reporter : reporters_) {
+    if (context_) reporter->context(*context_);
+    reporter->end(results_, concluded, complete);
+  }
 }
 
 void Session::each_rcu_setting(const std::vector<int>& values, const std::function<void()>& block) {

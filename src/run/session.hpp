@@ -11,6 +11,7 @@
 #include "engine/measure.hpp"
 #include "engine/options.hpp"
 #include "inputs/file_set.hpp"
+#include "model/context.hpp"
 #include "model/environment.hpp"
 #include "model/result.hpp"
 #include "output/reporter.hpp"
@@ -22,7 +23,10 @@ namespace fdbench {
 
 class Session {
  public:
-  Session(Environment env, std::vector<std::unique_ptr<Reporter>> reporters);
+  // `context`, where given, is the run's record (context.hpp): the reporters get it at once,
+  // and again with the load after the run when it finishes.
+  Session(Environment env, std::vector<std::unique_ptr<Reporter>> reporters,
+          std::optional<RunContext> context = std::nullopt);
   // Tells `progress` (nullptr: no one; not owned) where the run is, between timed regions.
   void set_progress(Progress* progress) { progress_ = progress; }
   // --trace-out: where each timed repetition's call records go (nullptr: nowhere; not owned).
@@ -49,6 +53,7 @@ class Session {
   // Tells the progress line what the command will measure.
   void plan_progress(std::size_t results, int repetitions);
   Environment env_;
+  std::optional<RunContext> context_;
   std::vector<std::unique_ptr<Reporter>> reporters_;
   std::vector<Result> results_;
   bool finished_ = false;

@@ -210,10 +210,12 @@ TuneOptions short_tune_options() {
   return options;
 }
 
-std::string tune_json_document(const Environment& env, const TuneReport& report) {
+std::string tune_json_document(const Environment& env, const TuneReport& report,
+                               const RunContext* context) {
   std::vector<Result> results = report.sweep;
   if (report.pregrow_off) results.push_back(*report.pregrow_off);
-  auto document = nlohmann::json::parse(to_json_document(env, results, findings(results, env)));
+  auto document =
+      nlohmann::json::parse(to_json_document(env, results, findings(results, env), context));
   if (report.recommendation) {
     document["recommendation"] = nlohmann::json::parse(recommendation_json(*report.recommendation));
   }

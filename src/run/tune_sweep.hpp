@@ -14,6 +14,7 @@
 #include "analysis/recommendation.hpp"
 #include "engine/options.hpp"
 #include "fdbench/tune.hpp"
+#include "model/context.hpp"
 #include "model/environment.hpp"
 #include "model/result.hpp"
 
@@ -68,7 +69,9 @@ TuneOptions short_tune_options();
 std::string tune_text(const TuneReport& report);
 
 // The `tune --format json` document: the sweep (as to_json_document writes it) with a
-// top-level "recommendation" (left out when there is none).
-std::string tune_json_document(const Environment& env, const TuneReport& report);
+// top-level "recommendation" (left out when there is none), and the run's context where
+// `context` is not nullptr.
+std::string tune_json_document(const Environment& env, const TuneReport& report,
+                               const RunContext* context = nullptr);
 
 }  // namespace fdbench

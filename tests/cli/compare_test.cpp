@@ -1,6 +1,7 @@
 // fdbench compare and fdbench env, end to end: two real runs side by side in every format,
 // --references against the seeds' published figures, and every unreadable input (missing,
 // malformed, truncated, another schema version) one "Error:" line with exit code 2.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "fdbench/tune.hpp"
 #include "support/contract.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
@@ -90,11 +92,11 @@ TEST_F(Compare, UnreadableInputsAreOneLineAndExitTwo) {
   TempDir bad;
   const std::string full = read_text(path("a.json"));
   write_text(bad / "truncated.json", full.substr(0, full.size() / 2));
-  write_text(bad / "garbage.json", "workload,strategy\nopen,threads\n");
+  write_text(bad / "garbage.json", "these are not results\n");
   write_text(bad / "empty.json", "");
-  auto v2 = nlohmann::json::parse(full);
-  v2["schema_version"] = 4;
-  write_text(bad / "v2.json", v2.dump());
+  auto newer = nlohmann::json::parse(full);
+  newer["schema_version"] = 4;
+  write_text(bad / "newer.json", newer.dump());
   auto broken = nlohmann::json::parse(full);
   broken["results"][0]["times_ns"] = "fast";
   write_text(bad / "field.json", broken.dump());
@@ -102,7 +104,7 @@ TEST_F(Compare, UnreadableInputsAreOneLineAndExitTwo) {
       {bad / "truncated.json", "not valid JSON"},
       {bad / "garbage.json", "not valid JSON"},
       {bad / "empty.json", "not valid JSON"},
-      {bad / "v2.json", "schema_version 4 is not supported"},
+      {bad / "newer.json", "schema_version 4 is not supported"},
       {bad / "field.json", "results[0].times_ns"},
       {bad / "missing.json", "No such file"},
       {bad.path(), ""},
@@ -122,12 +124,51 @@ TEST_F(Compare, UnreadableInputsAreOneLineAndExitTwo) {
   }
 }
 
+// What fdbench writes besides results, and JSON that is not fdbench's, each said for what it
+// is: one line naming the file and what compare and report read.
+TEST_F(Compare, FilesThatAreNotResultsSayWhatTheyAre) {
+  TempDir other;
+  FastTempDir work;
+  const RunResult csv = run_fdbench({"open", "--files", "20", "--threads", "1", "--strategy",
+                                     "threads", "--repeat", "1", "--warmup", "0", "--dir",
+                                     work.path(), "--format", "csv", "--output", other / "a.csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  Recommendation saved;
+  saved.best = {"threads", 2, 1, 1e5};
+  write_text(other / "tune.json", recommendation_json(saved) + "\n");
+  write_text(other / "other.json", R"({"name": "not fdbench"})");
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {other / "a.csv", "fdbench's CSV export"},
+      {other / "tune.json", "a recommendation written by fdbench tune --save"},
+      {other / "other.json",
+       "JSON, but not an fdbench results document (it has no schema_version)"},
+  };
+  for (const auto& [file, what] : cases) {
+    for (const std::string command : {"compare", "report"}) {
+      const std::vector<std::string> args{command, path("a.json"), file};
+      SCOPED_TRACE(describe(args));
+      const RunResult run = run_fdbench(args);
+      EXPECT_EQ(run.exit_code, 2) << run.err;
+      EXPECT_EQ(run.out, "");
+      EXPECT_EQ(run.err, fmt::format("Error: {} is {}; {} reads the JSON results of a run "
+                                     "(written with --format json or --export-json)\n",
+                                     file, what, command));
+    }
+  }
+}
+
 TEST(Env, TableAndJson) {
   const RunResult table = run_fdbench({"env"});
   ASSERT_EQ(table.exit_code, 0) << table.err;
   for (const char* field : kEnvironmentFields) {
     EXPECT_NE(table.out.find(field), std::string::npos) << field << "\n" << table.out;
   }
+  // The context a run would record now: when, where, who, and how loaded.
+  for (const char* field : {"context.date ", "context.host ", "context.user ",
+                            "context.load.load_average ", "context.load.cpu_pressure "}) {
+    EXPECT_NE(table.out.find(field), std::string::npos) << field << "\n" << table.out;
+  }
+  EXPECT_EQ(table.out.find("command_line"), std::string::npos) << table.out;
   const RunResult json = run_fdbench({"env", "--format", "json", "--dir", "/"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const auto env = nlohmann::json::parse(json.out);

@@ -68,9 +68,33 @@ TEST(Errors, BadCommandLinesAndInputsAreOneLineWithTheCauseAndTheFix) {
        {"--tree", missing, "No such file", "name another directory"}},
       {{"open", "--tree", dir / "file"}, 2, {"--tree", "not a directory", "name a directory"}},
       {{"open", "--list", missing}, 2, {"--list", missing, "No such file"}},
-      {{"open", "--no-such-flag"}, 2, {"--no-such-flag", "fdbench --help"}},
-      {{"frobnicate"}, 2, {"frobnicate", "fdbench --help"}},
-      {{"open", "--files"}, 2, {"--files", "fdbench --help"}},
+      {{"open", "--no-such-flag"},
+       2,
+       {"fdbench open: unknown option '--no-such-flag'", "; see 'fdbench open --help'"}},
+      {{"open", "--fils", "1000"},
+       2,
+       {"fdbench open: unknown option '--fils' (did you mean --files?); see 'fdbench open "
+        "--help'"}},
+      {{"frobnicate"}, 2, {"fdbench: unknown command 'frobnicate'", "; see 'fdbench --help'"}},
+      {{"tune", "--files"},
+       2,
+       {"fdbench tune: --files needs a value (N); see 'fdbench tune --help'"}},
+      {{"open", "extra"},
+       2,
+       {"fdbench open: unexpected argument 'extra'", "'fdbench open --help'"}},
+      {{"open", "--threads", "x"}, 2, {"fdbench open: --threads", "'fdbench open --help'"}},
+      {{"open", "--tree", dir.path(), "--files", "10"},
+       2,
+       {"fdbench open: --tree and --files", "drop --files"}},
+      {{"open", "--tree", dir.path(), "--layout", "dirs:5"},
+       2,
+       {"fdbench open: --tree and --layout", "drop --layout"}},
+      {{"open", "--list", dir / "file", "--files", "10"},
+       2,
+       {"fdbench open: --list and --files", "drop --files"}},
+      {{"tune", "--tree", dir.path(), "--files", "10"},
+       2,
+       {"fdbench tune: --tree and --files", "drop --files"}},
   };
   for (const auto& [args, code, parts] : cases) {
     SCOPED_TRACE(describe(args));
@@ -193,6 +217,63 @@ TEST(Errors, ListWithNothingToOpenIsAnError) {
     EXPECT_EQ(run.exit_code, 1) << run.err;
     expect_one_error_line(run.err, {"no regular files", "--list", dir / list});
   }
+}
+
+// A list separated otherwise than --list0 says is refused, not read as one "file" or none:
+// up front for a regular file, and as the run reads it for a pipe.
+TEST(Errors, ListSeparatedOtherwiseThanSaid) {
+  TempDir dir;
+  write_text(dir / "a", "");
+  write_text(dir / "b", "");
+  write_text(dir / "nul", dir / "a" + std::string(1, '\0') + dir / "b" + std::string(1, '\0'));
+  write_text(dir / "lines", dir / "a\n" + dir / "b\n");
+  const std::vector<std::string> quick{"--threads", "1", "--strategy", "threads", "--repeat", "1"};
+  const std::vector<Expected> cases{
+      {{"open", "--list", dir / "nul"}, 2, {"--list", dir / "nul", "NUL-separated", "add --list0"}},
+      {{"open", "--list", dir / "lines", "--list0"},
+       2,
+       {"--list0", dir / "lines", "one path per line", "drop --list0"}},
+      {{"tune", "--list", dir / "nul"}, 2, {"NUL-separated", "add --list0"}},
+  };
+  for (auto [args, code, parts] : cases) {
+    args.insert(args.end(), quick.begin(), quick.end() - (args[0] == "tune" ? 6 : 0));
+    SCOPED_TRACE(describe(args));
+    const RunResult run = run_bounded(args);
+    EXPECT_EQ(run.exit_code, code) << run.err;
+    expect_one_error_line(run.err, parts);
+    EXPECT_EQ(run.out, "");
+  }
+  for (const char* list : {"nul", "lines"}) {  // and as they are meant, they run
+    std::vector<std::string> args{"open", "--list", dir / list, "--format", "json"};
+    if (std::string(list) == "nul") args.push_back("--list0");
+    args.insert(args.end(), quick.begin(), quick.end());
+    const RunResult run = run_bounded(args);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(nlohmann::json::parse(run.out).at("results")[0].at("input").at("files"), 2);
+  }
+}
+
+TEST(Errors, NulSeparatedListThroughAPipe) {
+  TempDir dir;
+  write_text(dir / "a", "");
+  const std::string fifo = dir / "list";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  RunOptions options = as_a_job();
+  options.timeout = std::chrono::seconds(30);
+  FdbenchProcess child({"open", "--list", fifo, "--threads", "1", "--strategy", "threads",
+                        "--repeat", "1", "--format", "json"},
+                       options);
+  int fd = -1;  // the write end opens once fdbench has the read end open
+  ASSERT_TRUE(wait_until([&] {
+    fd = open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    return fd >= 0;
+  })) << "fdbench never opened the list";
+  const std::string list = dir / "a" + std::string(1, '\0');
+  EXPECT_EQ(write(fd, list.data(), list.size()), static_cast<ssize_t>(list.size()));
+  close(fd);
+  const RunResult run = child.wait();
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  expect_one_error_line(run.err, {"--list", fifo, "NUL-separated", "add --list0"});
 }
 
 }  // namespace errors_test

@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "model/results_json.hpp"
 #include "support/child_pids.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
@@ -123,7 +124,7 @@ void expect_partial_document(const std::string& path, const std::string& err) {
   const std::string text = read_text(path);
   ASSERT_FALSE(text.empty()) << "no --output file written";
   const auto doc = nlohmann::json::parse(text);
-  EXPECT_EQ(doc.at("schema_version"), 3);
+  EXPECT_EQ(doc.at("schema_version"), kSchemaVersion);
   EXPECT_EQ(doc.at("complete"), false);
   const auto& results = doc.at("results");
   EXPECT_EQ(static_cast<int>(results.size()), results_kept(err)) << err;

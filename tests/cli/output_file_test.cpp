@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/results_json.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -39,7 +40,7 @@ TEST_F(OutputFile, RuntimeErrorStillReplacesItWithACompleteDocument) {
   EXPECT_EQ(run.exit_code, 1) << run.err;
   EXPECT_EQ(run.err.rfind("Error: ", 0), 0U) << run.err;
   const auto doc = nlohmann::json::parse(read_text(output_));
-  EXPECT_EQ(doc.at("schema_version"), 3);
+  EXPECT_EQ(doc.at("schema_version"), kSchemaVersion);
   EXPECT_EQ(doc.at("complete"), false);
   EXPECT_TRUE(doc.at("results").is_array());
 }

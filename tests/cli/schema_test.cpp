@@ -5,9 +5,13 @@
 // documents must fail, so the check is never vacuous.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <ctime>
+#include <iomanip>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -118,9 +122,32 @@ std::vector<Result> hand_built_results() {
   return {r, unavailable};
 }
 
+// A context with every part: the load before and after, with CPU pressure.
+RunContext hand_built_context() {
+  RunContext c;
+  c.date = "2026-12-05T09:14:03Z";
+  c.host = "test-host";
+  c.command_line = {"fdbench", "open", "--dir", "/tmp/a b"};
+  c.user = 1000;
+  c.load_before = LoadSnapshot{platform::LoadAverages{0.5, 0.25, 0.125},
+                               platform::CpuPressure{1.5, 0.75, 123456}};
+  c.load_after = LoadSnapshot{platform::LoadAverages{1.5, 0.5, 0.25}, std::nullopt};
+  return c;
+}
+
+// A finding with its numbers, integers and not, and its subjects.
+std::vector<Finding> hand_built_findings() {
+  return {{"pregrow",
+           "text",
+           {{"threads", 2}, {"median_ns", 20'000'000}, {"ratio", 10.5}},
+           {{"not-pregrown", "socket", "tcp", "threads", 2, 1, "off", 1},
+            {"pregrown", "socket", "tcp", "threads", 2, 1, "auto", std::nullopt}}}};
+}
+
 TEST_F(Schema, IsAJsonSchemaThatRejectsBrokenDocuments) {
-  auto doc =
-      nlohmann::json::parse(to_json_document(hand_built_environment(), hand_built_results()));
+  const RunContext context = hand_built_context();
+  auto doc = nlohmann::json::parse(to_json_document(hand_built_environment(), hand_built_results(),
+                                                    hand_built_findings(), &context));
   struct Broken {
     const char* what;
     void (*change)(nlohmann::json&);
@@ -140,6 +167,15 @@ TEST_F(Schema, IsAJsonSchemaThatRejectsBrokenDocuments) {
        },
        "does not match"},
       {"another version", [](nlohmann::json& j) { j["schema_version"] = 4; }, "is not one of"},
+      {"a date without its zone",
+       [](nlohmann::json& j) { j["context"]["date"] = "2026-12-05T09:14:03"; }, "does not match"},
+      {"a context without its host", [](nlohmann::json& j) { j["context"].erase("host"); },
+       "'host' is a required"},
+      {"a command line as one string",
+       [](nlohmann::json& j) { j["context"]["command_line"] = "fdbench open"; }, "is not of type"},
+      {"a finding's threads as text",
+       [](nlohmann::json& j) { j["findings"][0]["subjects"][0]["threads"] = "2"; },
+       "is not of type"},
       {"a status it does not know", [](nlohmann::json& j) { j["results"][0]["status"] = "ok"; },
        "is not one of"},
       {"a negative page fault count",
@@ -171,7 +207,9 @@ TEST_F(Schema, IsAJsonSchemaThatRejectsBrokenDocuments) {
 }
 
 TEST_F(Schema, HandBuiltDocumentWithEveryOptionalField) {
-  write_text(out_ / "full.json", to_json_document(hand_built_environment(), hand_built_results()));
+  const RunContext context = hand_built_context();
+  write_text(out_ / "full.json", to_json_document(hand_built_environment(), hand_built_results(),
+                                                  hand_built_findings(), &context));
   expect_valid({out_ / "full.json"});
 }
 
@@ -251,7 +289,8 @@ TEST_F(Schema, FieldsTheOpenIssuesAddHaveTheirTypes) {
 void expect_timed_regions_counted(const std::string& file) {
   SCOPED_TRACE(file);
   int counted = 0;
-  for (const auto& r : nlohmann::json::parse(read_text(file)).at("results")) {
+  const auto doc = nlohmann::json::parse(read_text(file));  // outlives the loop over its results
+  for (const auto& r : doc.at("results")) {
     SCOPED_TRACE(r.at("strategy").get<std::string>());
     if (r.at("status") != "measured") continue;  // an unavailable one has no timed region
     if (platform::uses_linux_interfaces() || r.at("workers") == "processes") {
@@ -281,6 +320,42 @@ TEST_F(Schema, RealOpenSocketAndKeepOpenRuns) {
                   "socket.json");
   expect_valid({open, keep, socket});
   for (const auto& file : {open, keep, socket}) expect_timed_regions_counted(file);
+  // The run's context: the date it started, parseable, and the command line as given.
+  const auto context = nlohmann::json::parse(read_text(keep)).at("context");
+  std::tm date{};
+  const std::string when = context.at("date");
+  std::istringstream in(when);
+  in >> std::get_time(&date, "%Y-%m-%dT%H:%M:%SZ");
+  EXPECT_FALSE(in.fail()) << when;
+  EXPECT_EQ(when.size(), 20U) << when;
+  EXPECT_GE(date.tm_year + 1900, 2024) << when;
+  const std::vector<std::string> args = context.at("command_line");
+  ASSERT_GE(args.size(), 2U);
+  EXPECT_EQ(args.front(), fdbench_binary());
+  EXPECT_EQ(std::vector<std::string>(args.begin() + 1, args.end()),
+            (std::vector<std::string>{"open",
+                                      "--files",
+                                      "100",
+                                      "--threads",
+                                      "2",
+                                      "--strategy",
+                                      "threads,process",
+                                      "--keep-open",
+                                      "--pregrow",
+                                      "off,auto",
+                                      "--repeat",
+                                      "2",
+                                      "--warmup",
+                                      "0",
+                                      "--dir",
+                                      work_.path(),
+                                      "--format",
+                                      "json",
+                                      "--output",
+                                      keep}));
+  EXPECT_EQ(context.at("user"), ::getuid());
+  EXPECT_TRUE(context.at("load_before").contains("load_average"));
+  EXPECT_TRUE(context.at("load_after").contains("load_average"));
   // Every strategy's count, as the registry declares it: "pool" at 2 threads is 2 + its caller.
   int checked = 0;
   const auto doc = nlohmann::json::parse(read_text(open));

@@ -52,13 +52,12 @@ inline void expect_result_contract(const nlohmann::json& r) {
   EXPECT_TRUE(r.at("strategy").is_string());
   EXPECT_TRUE(r.at("kind").is_string());
   EXPECT_TRUE(r.at("pregrow").is_string());
+  // Counts and nanoseconds are integers (schema 3); a rate is a number.
   for (const char* field : {"threads", "runnable_threads", "batch", "ops", "repeat", "warmup",
-                            "min_ns", "max_ns", "failures"}) {
+                            "min_ns", "max_ns", "failures", "median_ns", "mean_ns", "stddev_ns"}) {
     EXPECT_TRUE(r.at(field).is_number_integer()) << field << " = " << r.at(field);
   }
-  for (const char* field : {"median_ns", "mean_ns", "stddev_ns", "ops_per_sec"}) {
-    EXPECT_TRUE(r.at(field).is_number()) << field << " = " << r.at(field);
-  }
+  EXPECT_TRUE(r.at("ops_per_sec").is_number()) << r.at("ops_per_sec");
   EXPECT_TRUE(r.at("workers") == "threads" || r.at("workers") == "processes") << r.at("workers");
   EXPECT_TRUE(r.at("fd_table") == "shared" || r.at("fd_table") == "per-worker" ||
               r.at("fd_table") == "none")
@@ -109,9 +108,50 @@ inline void expect_result_contract(const nlohmann::json& r) {
   }
 }
 
+// The run's context, where the document has one (every run of the CLI writes it).
+inline void expect_context_contract(const nlohmann::json& c) {
+  EXPECT_TRUE(c.at("date").is_string());
+  EXPECT_EQ(c.at("date").get<std::string>().size(), 20U) << c.at("date");  // ...T09:14:03Z
+  EXPECT_TRUE(c.at("host").is_string());
+  EXPECT_TRUE(c.at("user").is_number_unsigned());
+  ASSERT_TRUE(c.at("command_line").is_array());
+  for (const auto& arg : c.at("command_line")) EXPECT_TRUE(arg.is_string()) << arg;
+  for (const char* when : {"load_before", "load_after"}) {
+    if (!c.contains(when)) continue;
+    if (c.at(when).contains("load_average")) {
+      EXPECT_EQ(c.at(when).at("load_average").size(), 3U);
+    }
+    if (c.at(when).contains("cpu_pressure")) {
+      EXPECT_TRUE(c.at(when).at("cpu_pressure").at("some_total_us").is_number_unsigned());
+    }
+  }
+}
+
+// Each finding: its kind, text, numbers and the results it is about, as fields.
+inline void expect_finding_contract(const nlohmann::json& f) {
+  EXPECT_TRUE(f.at("kind").is_string());
+  EXPECT_TRUE(f.at("text").is_string());
+  ASSERT_TRUE(f.at("numbers").is_object());
+  for (const char* count : {"threads", "tied_with", "files", "results", "stalls"}) {
+    if (f.at("numbers").contains(count)) {
+      EXPECT_TRUE(f.at("numbers").at(count).is_number_integer()) << count << " in " << f;
+    }
+  }
+  ASSERT_TRUE(f.at("subjects").is_array()) << f;
+  for (const auto& s : f.at("subjects")) {
+    EXPECT_TRUE(s.at("strategy").is_string());
+    EXPECT_TRUE(s.at("threads").is_number_integer());
+    EXPECT_TRUE(s.at("pregrow").is_string());
+  }
+}
+
 inline void expect_document_contract(const nlohmann::json& doc) {
   ASSERT_TRUE(doc.is_object());
   EXPECT_EQ(doc.at("schema_version"), 3);
+  if (doc.contains("context")) expect_context_contract(doc.at("context"));
+  if (doc.contains("findings")) {
+    for (const auto& f : doc.at("findings")) expect_finding_contract(f);
+  }
   ASSERT_TRUE(doc.contains("tool"));
   EXPECT_EQ(doc.at("tool").at("name"), "fdbench");
   EXPECT_TRUE(doc.at("tool").at("version").is_string());

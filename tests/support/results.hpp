@@ -14,6 +14,7 @@
 
 #include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
+#include "model/context.hpp"
 #include "model/environment.hpp"
 #include "model/result.hpp"
 
@@ -193,6 +194,20 @@ inline Environment linux_environment() {
   env.io_uring_disabled = 0;
   env.rcu_expedited = 1;
   return env;
+}
+
+// A run's context as a Linux machine with PSI records it, fixed for tests.
+inline RunContext run_context() {
+  RunContext c;
+  c.date = "2026-12-05T09:14:03Z";
+  c.host = "testhost";
+  c.command_line = {"fdbench", "open", "--dir", "/tmp/a b", "--format", "json"};
+  c.user = 1000;
+  c.load_before = LoadSnapshot{platform::LoadAverages{0.5, 0.25, 0.125},
+                               platform::CpuPressure{1.5, 0.75, 123456}};
+  c.load_after = LoadSnapshot{platform::LoadAverages{1.5, 0.5, 0.25},
+                              platform::CpuPressure{12.25, 3.5, 234567}};
+  return c;
 }
 
 }  // namespace fdbench::testing

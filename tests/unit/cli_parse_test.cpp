@@ -162,6 +162,32 @@ TEST_F(OpenFlags, BadInputAndModeValues) {
   expect_usage_error(open({"--tree", dir_.path(), "--flags", "rdwr"}), "--flags");
 }
 
+// --files and --layout shape the set fdbench makes; with the user's files they would be
+// ignored, so they are refused.
+TEST_F(OpenFlags, SetOptionsWithTheUsersFilesAreRefused) {
+  fdbench::testing::write_text(dir_ / "list", "a\n");
+  expect_usage_error(open({"--tree", dir_.path(), "--files", "10"}), "--tree and --files");
+  expect_usage_error(open({"--tree", dir_.path(), "--layout", "dirs:5"}), "--tree and --layout");
+  expect_usage_error(open({"--list", dir_ / "list", "--files", "10"}), "--list and --files");
+  expect_usage_error(open({"--list", dir_ / "list", "--layout", "flat"}), "--list and --layout");
+  expect_usage_error({"tune", "--tree", dir_.path(), "--files", "10"}, "--tree and --files");
+  const Outcome o = parse(open({"--tree", dir_.path(), "--files", "10"}));
+  EXPECT_EQ(o.err,
+            "Error: fdbench open: --tree and --files: --files is for the set of files fdbench "
+            "makes, --tree opens files that exist; drop --files\n");
+}
+
+// A list separated otherwise than --list0 says is refused before anything runs.
+TEST_F(OpenFlags, ListSeparatedOtherwiseThanSaidIsRefused) {
+  fdbench::testing::write_text(dir_ / "nul", std::string("a\0b\0", 4));
+  fdbench::testing::write_text(dir_ / "lines", "a\nb\n");
+  expect_usage_error(open({"--list", dir_ / "nul"}), "add --list0");
+  expect_usage_error(open({"--list", dir_ / "lines", "--list0"}), "drop --list0");
+  expect_usage_error({"tune", "--list", dir_ / "nul"}, "add --list0");
+  EXPECT_TRUE(parse(open({"--list", dir_ / "nul", "--list0"})).parsed.command.has_value());
+  EXPECT_TRUE(parse(open({"--list", dir_ / "lines"})).parsed.command.has_value());
+}
+
 TEST_F(OpenFlags, ValidValuesParse) {
   const std::string output = dir_ / "out.csv";
   const Command c = expect_command(
@@ -415,6 +441,60 @@ TEST(GeneralFlags, UnknownOptionExits2) {
   expect_usage_error({"--bogus"}, "--bogus");
   expect_usage_error({"open", "--bogus"}, "--bogus");
   expect_usage_error({"socket", "--files", "10"}, "--files");  // an open flag on socket
+}
+
+// Each parse error is fdbench's own line: the command, what is wrong, and where its usage is.
+TEST(GeneralFlags, ParseErrorsAreOneLineNamingTheCommandAndItsHelp) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+      {{"open", "--fils", "1000"},
+       "fdbench open: unknown option '--fils' (did you mean --files?); see 'fdbench open --help'"},
+      {{"open", "--fils=1000"},
+       "fdbench open: unknown option '--fils' (did you mean --files?); see 'fdbench open --help'"},
+      {{"socket", "--files", "3"},
+       "fdbench socket: unknown option '--files' (an option of open, tune); see 'fdbench socket "
+       "--help'"},
+      {{"open", "--zzzzzz"}, "fdbench open: unknown option '--zzzzzz'; see 'fdbench open --help'"},
+      {{"--files", "3"},
+       "fdbench: unknown option '--files' (an option of open, tune); see "
+       "'fdbench --help'"},
+      {{"opne"}, "fdbench: unknown command 'opne' (did you mean open?); see 'fdbench --help'"},
+      {{"open", "extra"}, "fdbench open: unexpected argument 'extra'; see 'fdbench open --help'"},
+      {{"open", "--keep-open", "yes"},
+       "fdbench open: unexpected argument 'yes' (--keep-open takes no value); see 'fdbench open "
+       "--help'"},
+      {{"open", "--files"}, "fdbench open: --files needs a value (N); see 'fdbench open --help'"},
+      {{"open", "--files="}, "fdbench open: --files needs a value (N); see 'fdbench open --help'"},
+      {{"--", "x"},
+       "fdbench: unknown command 'x' (the commands: open, socket, strategies, clean, "
+       "env, compare, report, completion, tune); see 'fdbench --help'"},
+      {{"open", "--files", "--threads", "2"},
+       "fdbench open: --files needs a value (N); it took --threads as its value; see 'fdbench "
+       "open --help'"},
+      {{"open", "--files", "1", "--files", "2"},
+       "fdbench open: --files is given more than once; give it once; see 'fdbench open --help'"},
+      {{"completion"},
+       "fdbench completion: SHELL is missing (the shell: bash); see 'fdbench completion --help'"},
+      {{"open", "--files", "many"},
+       "fdbench open: --files: 'many' is not a whole number; see 'fdbench open --help'"},
+      {{"open", "--files", "0"},
+       "fdbench open: --files: 0 is out of range (allowed: 1 to 10000000); see 'fdbench open "
+       "--help'"},
+  };
+  for (const auto& [args, line] : cases) {
+    SCOPED_TRACE(describe(args));
+    const Outcome o = parse(args);
+    EXPECT_EQ(o.parsed.exit_code, 2);
+    EXPECT_EQ(o.err, "Error: " + line + "\n");
+    EXPECT_EQ(o.out, "");
+  }
+}
+
+// A mistake that is not about the form of the line names its command, without the help.
+TEST(GeneralFlags, OtherUsageErrorsNameTheCommand) {
+  const Outcome o = parse({"compare", "a.json"});
+  EXPECT_EQ(o.err,
+            "Error: fdbench compare: name two or more results files (written with --format json "
+            "or --export-json), or one with --references\n");
 }
 
 TEST(GeneralFlags, HelpExits0) {

@@ -335,6 +335,61 @@ TEST(Findings, EachHasAKindAndTheNumbersItCites) {
   for (const auto& f : all) EXPECT_FALSE(f.kind.empty()) << f.text;
 }
 
+// Every finding names the results it is about as fields, so a script need not read the text:
+// counts are integers, and a pregrow pair's subjects are its two results.
+TEST(Findings, EachNamesItsSubjectsAsFields) {
+  const std::vector<Result> results{socket_result("off", 20'000'000, 64, 512),
+                                    socket_result("auto", 2'000'000, 512, 512)};
+  const auto all = findings(results, Environment{});
+  const auto pair =
+      std::find_if(all.begin(), all.end(), [](const Finding& f) { return f.kind == "pregrow"; });
+  ASSERT_NE(pair, all.end());
+  ASSERT_EQ(pair->subjects.size(), 2U);
+  EXPECT_EQ(pair->subjects[0],
+            (FindingSubject{"not-pregrown", "socket", "tcp", "threads", 2, 1, "off", {}}));
+  EXPECT_EQ(pair->subjects[1].role, "pregrown");
+  EXPECT_EQ(pair->subjects[1].pregrow, "auto");
+  EXPECT_TRUE(pair->numbers.at("threads").is_integer());
+  EXPECT_TRUE(pair->numbers.at("median_ns").is_integer());
+  EXPECT_FALSE(pair->numbers.at("ratio").is_integer());
+  const auto why =
+      std::find_if(all.begin(), all.end(), [](const Finding& f) { return f.kind == "why_stall"; });
+  ASSERT_NE(why, all.end());
+  ASSERT_EQ(why->subjects.size(), 1U);
+  EXPECT_EQ(why->subjects[0].pregrow, "off");
+}
+
+// The fastest, and those tied with it, are named: the fastest first.
+TEST(Findings, TheFastestAndThoseTiedWithItAreItsSubjects) {
+  const std::vector<std::int64_t> two{24'000'000, 25'000'000, 26'000'000, 25'500'000, 24'500'000};
+  const std::vector<std::int64_t> four{24'200'000, 25'100'000, 26'100'000, 25'600'000, 24'400'000};
+  const std::vector<Result> tied{
+      ResultBuilder::open("threads", 1).ops(10000).each_took(50'000'000, 5),
+      ResultBuilder::open("threads", 2).ops(10000).times(two),
+      ResultBuilder::open("threads", 4).ops(10000).times(four)};
+  const auto all = findings(tied, Environment{});
+  const auto it =
+      std::find_if(all.begin(), all.end(), [](const Finding& f) { return f.kind == "tied"; });
+  ASSERT_NE(it, all.end()) << said(tied).front();
+  ASSERT_EQ(it->subjects.size(), 2U);
+  EXPECT_EQ(it->subjects[0].role, "fastest");
+  EXPECT_EQ(it->subjects[0].threads, 2);
+  EXPECT_EQ(it->subjects[1].role, "tied");
+  EXPECT_EQ(it->subjects[1].threads, 4);
+  EXPECT_EQ(it->subjects[1].workload, "open");
+  EXPECT_TRUE(it->numbers.at("tied_with").is_integer());
+  EXPECT_EQ(it->numbers.at("tied_with"), 1);
+  // The failures name each result that failed.
+  const std::vector<Result> failing{open_result("pool", 2, 1'000'000).failed(3, EMFILE)};
+  const auto failures = findings(failing, Environment{});
+  const auto f = std::find_if(failures.begin(), failures.end(),
+                              [](const Finding& x) { return x.kind == "failures"; });
+  ASSERT_NE(f, failures.end());
+  ASSERT_EQ(f->subjects.size(), 1U);
+  EXPECT_EQ(f->subjects[0].strategy, "pool");
+  EXPECT_EQ(f->subjects[0].role, "failed-calls");
+}
+
 // The measured cost of a system call explains a batching strategy's lead over the loop.
 TEST(Findings, TheSyscallCostExplainsWhyBatchingWins) {
   Environment env;

@@ -70,6 +70,10 @@ TEST(JsonFields, TheSchemasEnvironmentPropertiesAreTheEnvironmentTable) {
   expect_same_fields("environment", environment_fields());
 }
 
+TEST(JsonFields, TheSchemasContextPropertiesAreTheContextTable) {
+  expect_same_fields("context", context_fields());
+}
+
 // The schema says "since schema N" of exactly the fields a later version added.
 template <class Record>
 void expect_versions(const char* what, std::span<const JsonField<Record>> fields) {
@@ -90,6 +94,7 @@ void expect_versions(const char* what, std::span<const JsonField<Record>> fields
 TEST(JsonFields, FieldsALaterSchemaAddedSaySoInTheSchema) {
   expect_versions("result", result_fields());
   expect_versions("environment", environment_fields());
+  expect_versions("context", context_fields());
 }
 
 // A field the reader cannot do without is one the schema requires.
@@ -107,6 +112,7 @@ void expect_required(const char* what, std::span<const JsonField<Record>> fields
 TEST(JsonFields, WhatTheReaderRequiresTheSchemaRequires) {
   expect_required("result", result_fields());
   expect_required("environment", environment_fields());
+  expect_required("context", context_fields());
 }
 
 // Every row is written; a row that is read has a reader, and a default where it may be
@@ -143,18 +149,26 @@ void expect_complete_rows(std::span<const JsonField<Record>> fields) {
 TEST(JsonFields, EveryRowIsWrittenAndRead) {
   expect_complete_rows(result_fields());
   expect_complete_rows(environment_fields());
+  expect_complete_rows(context_fields());
 }
 
-// The CSV's columns are numbered 0, 1, 2, ... without a gap, and its header names them.
+// The CSV's columns, the fields' and the parts of fields', are numbered 0, 1, 2, ... without a
+// gap, and its header names them.
 TEST(JsonFields, CsvColumnsAreNumberedInOrder) {
   std::vector<std::string> by_column;
-  for (const auto& f : result_fields()) {
-    if (f.csv_column < 0) continue;
-    const auto at = static_cast<std::size_t>(f.csv_column);
+  const auto place = [&](int column, const char* name) {
+    const auto at = static_cast<std::size_t>(column);
     if (by_column.size() <= at) by_column.resize(at + 1);
     EXPECT_TRUE(by_column[at].empty())
-        << "column " << at << ": " << by_column[at] << " and " << f.name;
-    by_column[at] = f.name;
+        << "column " << at << ": " << by_column[at] << " and " << name;
+    by_column[at] = name;
+  };
+  for (const auto& f : result_fields()) {
+    if (f.csv_column >= 0) place(f.csv_column, f.name);
+  }
+  for (const auto& c : csv_part_columns()) {
+    EXPECT_GE(c.csv_column, 0) << c.name;
+    place(c.csv_column, c.name);
   }
   std::string header;
   for (const auto& name : by_column) {
@@ -186,9 +200,11 @@ std::string error_of(const nlohmann::json& document) {
 // default), and one without any one of those is malformed and says which.
 TEST(JsonFields, OnlyTheRequiredFieldsAreRequired) {
   const Result pool = testing::ResultBuilder::socket("pool", 2).ops(10).times({1, 2, 3});
+  const RunContext context = testing::run_context();
   auto doc = nlohmann::json::parse(
-      to_json_document(testing::linux_environment(), std::vector<Result>{pool}));
+      to_json_document(testing::linux_environment(), std::vector<Result>{pool}, {}, &context));
   keep_only_required(doc["environment"], environment_fields());
+  keep_only_required(doc["context"], context_fields());
   keep_only_required(doc["results"][0], result_fields());
   ASSERT_EQ(error_of(doc), "");
   const ResultsDocument read = parse_results_json(doc.dump());
@@ -197,6 +213,9 @@ TEST(JsonFields, OnlyTheRequiredFieldsAreRequired) {
   EXPECT_EQ(read.results[0].runnable_threads, 3);  // the pool's caller waits beside its workers
   EXPECT_EQ(read.results[0].unit, "fds");
   EXPECT_EQ(read.environment.fs_type, "unknown");
+  ASSERT_TRUE(read.context.has_value());
+  EXPECT_EQ(read.context->date, context.date);
+  EXPECT_FALSE(read.context->load_before.has_value());
   for (const auto& f : result_fields()) {
     if (f.read_as != FieldRead::required) continue;
     auto without = doc;
@@ -208,6 +227,12 @@ TEST(JsonFields, OnlyTheRequiredFieldsAreRequired) {
     auto without = doc;
     without["environment"].erase(f.name);
     EXPECT_EQ(error_of(without), "environment." + std::string(f.name) + ": missing");
+  }
+  for (const auto& f : context_fields()) {
+    if (f.read_as != FieldRead::required) continue;
+    auto without = doc;
+    without["context"].erase(f.name);
+    EXPECT_EQ(error_of(without), "context." + std::string(f.name) + ": missing");
   }
 }
 

@@ -198,24 +198,38 @@ TEST(Csv, HeaderNamesTheContractColumnsInOrder) {
   EXPECT_EQ(csv_header(),
             "workload,strategy,threads,batch,kind,pregrow,ops,repeat,warmup,min_ns,median_ns,"
             "max_ns,mean_ns,stddev_ns,ops_per_sec,fdsize_before,fdsize_after,failures,error,"
-            "runnable_threads,times_ns,status");
+            "runnable_threads,times_ns,status,latency_op,latency_count,latency_p50_ns,"
+            "latency_p90_ns,latency_p99_ns,latency_p999_ns,latency_max_ns");
 }
 
 TEST(Csv, RowsAreTheValuesInHeaderOrder) {
-  // The samples last, in the order they ran; statistics with one decimal; a size that is not
-  // known is an empty field.
+  // The samples after the statistics, in the order they ran; counts and nanoseconds whole, a
+  // rate with one decimal; a size that is not known, and latency without --latency, empty.
   EXPECT_EQ(csv_row(open_result("threads", 1)),
-            "open,threads,1,1,file,off,1000,3,1,1000000,2000000.0,3000000,2000000.0,1000000.0,"
-            "500000.0,64,64,0,,1,3000000;1000000;2000000,measured");
+            "open,threads,1,1,file,off,1000,3,1,1000000,2000000,3000000,2000000,1000000,"
+            "500000.0,64,64,0,,1,3000000;1000000;2000000,measured,,,,,,,");
   EXPECT_EQ(csv_row(socket_result("auto", 5, 512, 1024)),
-            "socket,threads,2,1,tcp,auto,512,2,0,5,5.0,5,5.0,0.0,102400000000.0,512,1024,0,,2,5;5,"
-            "measured");
+            "socket,threads,2,1,tcp,auto,512,2,0,5,5,5,5,0,102400000000.0,512,1024,0,,2,5;5,"
+            "measured,,,,,,,");
   EXPECT_EQ(csv_row(open_result("threads", 8).fdsize(std::nullopt, std::nullopt).failed(7, EMFILE)),
-            "open,threads,8,1,file,off,1000,3,1,1000000,2000000.0,3000000,2000000.0,1000000.0,"
-            "500000.0,,,7,,8,3000000;1000000;2000000,measured");
+            "open,threads,8,1,file,off,1000,3,1,1000000,2000000,3000000,2000000,1000000,"
+            "500000.0,,,7,,8,3000000;1000000;2000000,measured,,,,,,,");
   EXPECT_EQ(csv_row(unavailable_result()),
-            R"(open,pool,4,1,file,off,1000,3,0,0,0.0,0,0.0,0.0,0.0,,,0,"cannot run ""pool"", )"
-            R"(here: no threads",5,,unavailable)");
+            R"(open,pool,4,1,file,off,1000,3,0,0,0,0,0,0,0.0,,,0,"cannot run ""pool"", )"
+            R"(here: no threads",5,,unavailable,,,,,,,)");
+}
+
+// With --latency, each operation's percentiles: one value per operation, in the same order in
+// every latency column.
+TEST(Csv, LatencyPercentilesAreColumns) {
+  Latency latency;
+  latency.ns["open"] = {1000, 1200, 1500, 9000, 40000, 250000};
+  latency.ns["close"] = {1000, 400, 500, 800, 2000, 7000};
+  const std::string row = csv_row(open_result("threads", 1).latency(latency));
+  EXPECT_TRUE(
+      row.ends_with(",measured,close;open,1000;1000,400;1200,500;1500,800;9000,"
+                    "2000;40000,7000;250000"))
+      << row;
 }
 
 TEST(Csv, RowFieldCountMatchesTheHeader) {
@@ -472,17 +486,18 @@ TEST(Reporters, CsvWritesOneHeaderAndOneRowPerResult) {
       report("csv", sample_results()),
       "workload,strategy,threads,batch,kind,pregrow,ops,repeat,warmup,min_ns,median_ns,max_ns,"
       "mean_ns,stddev_ns,ops_per_sec,fdsize_before,fdsize_after,failures,error,runnable_threads,"
-      "times_ns,status\n"
-      "open,threads,1,1,file,off,1000,3,1,1000000,2000000.0,3000000,2000000.0,1000000.0,"
-      "500000.0,64,64,0,,1,3000000;1000000;2000000,measured\n"
-      "open,pool,2,1,file,off,1000,3,1,1000000,2000000.0,3000000,2000000.0,1000000.0,500000.0,"
-      "64,64,0,,3,3000000;1000000;2000000,measured\n"
-      "open,pool-batch,2,64,file,off,1000,3,1,1000000,2000000.0,3000000,2000000.0,1000000.0,"
-      "500000.0,64,64,0,,3,3000000;1000000;2000000,measured\n"
-      "socket,threads,2,1,tcp,off,512,2,0,20000000,20000000.0,20000000,20000000.0,0.0,25600.0,"
-      "64,512,0,,2,20000000;20000000,measured\n"
-      "socket,threads,2,1,tcp,auto,512,2,0,2000000,2000000.0,2000000,2000000.0,0.0,256000.0,"
-      "512,512,0,,2,2000000;2000000,measured\n");
+      "times_ns,status,latency_op,latency_count,latency_p50_ns,latency_p90_ns,latency_p99_ns,"
+      "latency_p999_ns,latency_max_ns\n"
+      "open,threads,1,1,file,off,1000,3,1,1000000,2000000,3000000,2000000,1000000,"
+      "500000.0,64,64,0,,1,3000000;1000000;2000000,measured,,,,,,,\n"
+      "open,pool,2,1,file,off,1000,3,1,1000000,2000000,3000000,2000000,1000000,500000.0,"
+      "64,64,0,,3,3000000;1000000;2000000,measured,,,,,,,\n"
+      "open,pool-batch,2,64,file,off,1000,3,1,1000000,2000000,3000000,2000000,1000000,"
+      "500000.0,64,64,0,,3,3000000;1000000;2000000,measured,,,,,,,\n"
+      "socket,threads,2,1,tcp,off,512,2,0,20000000,20000000,20000000,20000000,0,25600.0,"
+      "64,512,0,,2,20000000;20000000,measured,,,,,,,\n"
+      "socket,threads,2,1,tcp,auto,512,2,0,2000000,2000000,2000000,2000000,0,256000.0,"
+      "512,512,0,,2,2000000;2000000,measured,,,,,,,\n");
 }
 
 TEST(Reporters, NothingMeasuredStillGivesValidOutput) {

@@ -13,7 +13,10 @@
 #include <vector>
 
 #include "fdbench/error.hpp"
+#include "fdbench/tune.hpp"
 #include "output/reporter.hpp"
+#include "output/results_file.hpp"
+#include "output/trace_out.hpp"
 #include "support/results.hpp"
 #include "support/temp_dir.hpp"
 
@@ -190,6 +193,104 @@ TEST(ResultsJson, RoundTripKeepsEveryField) {
   }
 }
 
+// The run's context: written at the top level and read back as it was, the load before and
+// after with it; a part of the load the system did not tell stays absent.
+TEST(ResultsJson, TheRunsContextComesBack) {
+  RunContext context = testing::run_context();
+  const std::vector<Result> results{open_result()};
+  const auto text = to_json_document(full_environment(), results, {}, &context);
+  const auto j = nlohmann::json::parse(text);
+  EXPECT_EQ(j.at("context").at("date"), "2026-12-05T09:14:03Z");
+  EXPECT_EQ(j.at("context").at("command_line"), nlohmann::json(context.command_line));
+  EXPECT_TRUE(j.at("context").at("user").is_number_integer());
+  EXPECT_EQ(j.at("context").at("load_before").at("load_average"),
+            nlohmann::json::parse("[0.5, 0.25, 0.125]"));
+  EXPECT_TRUE(
+      j.at("context").at("load_after").at("cpu_pressure").at("some_total_us").is_number_integer());
+  ASSERT_TRUE(parse_results_json(text).context.has_value());
+  EXPECT_EQ(*parse_results_json(text).context, context);
+
+  context.load_before->cpu_pressure.reset();  // no /proc/pressure/cpu
+  context.load_after.reset();                 // an export rewritten while the run goes on
+  const auto partial = to_json_document(full_environment(), results, {}, &context);
+  EXPECT_FALSE(
+      nlohmann::json::parse(partial).at("context").at("load_before").contains("cpu_pressure"));
+  EXPECT_FALSE(nlohmann::json::parse(partial).at("context").contains("load_after"));
+  EXPECT_EQ(*parse_results_json(partial).context, context);
+}
+
+// Documents of schema 1 and 2 had no context: none is made up for them.
+TEST(ResultsJson, OlderDocumentsHaveNoContext) {
+  auto j = nlohmann::json::parse(
+      to_json_document(full_environment(), std::vector<Result>{open_result()}));
+  EXPECT_FALSE(j.contains("context"));
+  for (const int version : {1, 2}) {
+    j["schema_version"] = version;
+    const ResultsDocument doc = parse_results_json(j.dump());
+    EXPECT_EQ(doc.schema_version, version);
+    EXPECT_FALSE(doc.context.has_value());
+    EXPECT_EQ(doc.results.size(), 1U);
+  }
+}
+
+// A version 2 document as fdbench 0.1 wrote it: counts in findings and medians as numbers
+// with a fraction, no subjects, no context. It reads, and its counts equal the integers.
+TEST(ResultsJson, AVersionTwoDocumentWithFloatCountsReads) {
+  auto j = nlohmann::json::parse(
+      to_json_document(full_environment(), std::vector<Result>{open_result()}));
+  j["schema_version"] = 2;
+  j["results"][0]["median_ns"] = 9211781.5;
+  j["results"][0]["mean_ns"] = 9211781.25;
+  j["findings"] = nlohmann::json::parse(R"([{"kind": "tied", "text": "Opening files: ...",
+      "numbers": {"threads": 2.0, "tied_with": 4.0, "median_ns": 9211781.5}}])");
+  const ResultsDocument doc = parse_results_json(j.dump());
+  ASSERT_EQ(doc.findings.size(), 1U);
+  EXPECT_EQ(doc.findings[0].numbers.at("threads"), 2);
+  EXPECT_EQ(doc.findings[0].numbers.at("tied_with"), 4);
+  EXPECT_DOUBLE_EQ(doc.findings[0].numbers.at("median_ns"), 9211781.5);
+  EXPECT_TRUE(doc.findings[0].subjects.empty());
+}
+
+// Counts and whole nanoseconds are JSON integers: a result's median, mean and deviation (the
+// median of an even number of repetitions rounded), and a finding's counts.
+TEST(ResultsJson, CountsAndNanosecondsAreIntegers) {
+  const Result r =
+      testing::ResultBuilder::open("threads", 2).ops(100).times({1000, 1001, 1004, 1005});
+  Finding f{"tied", "text", {{"threads", 2}, {"tied_with", std::size_t{4}}, {"ratio", 1.5}}, {}};
+  const auto j = nlohmann::json::parse(
+      to_json_document(full_environment(), std::vector<Result>{r}, std::vector<Finding>{f}));
+  const auto& result = j.at("results").at(0);
+  for (const char* name : {"median_ns", "mean_ns", "stddev_ns", "min_ns", "max_ns"}) {
+    EXPECT_TRUE(result.at(name).is_number_integer()) << name << ": " << result.at(name);
+  }
+  EXPECT_EQ(result.at("median_ns"), 1003);  // 1002.5, to the whole nanosecond
+  const auto& numbers = j.at("findings").at(0).at("numbers");
+  EXPECT_EQ(numbers.at("threads").dump(), "2");
+  EXPECT_EQ(numbers.at("tied_with").dump(), "4");
+  EXPECT_EQ(numbers.at("ratio").dump(), "1.5");
+  const ResultsDocument doc = parse_results_json(j.dump());
+  EXPECT_TRUE(doc.findings.at(0).numbers.at("threads").is_integer());
+  EXPECT_EQ(doc.findings.at(0), f);
+}
+
+// A finding's subjects are written as fields and come back as they were.
+TEST(ResultsJson, FindingSubjectsComeBack) {
+  Finding f{"pregrow",
+            "text",
+            {{"threads", 2}},
+            {{"not-pregrown", "socket", "tcp", "threads", 2, 1, "off", 1},
+             {"pregrown", "socket", "tcp", "threads", 2, 1, "auto", std::nullopt}}};
+  const auto text = to_json_document(full_environment(), std::vector<Result>{open_result()},
+                                     std::vector<Finding>{f});
+  const auto subjects = nlohmann::json::parse(text).at("findings").at(0).at("subjects");
+  ASSERT_EQ(subjects.size(), 2U);
+  EXPECT_EQ(subjects[0].at("pregrow"), "off");
+  EXPECT_EQ(subjects[0].at("rcu_expedited"), 1);
+  EXPECT_EQ(subjects[1].at("role"), "pregrown");
+  EXPECT_FALSE(subjects[1].contains("rcu_expedited"));
+  EXPECT_EQ(parse_results_json(text).findings.at(0), f);
+}
+
 TEST(ResultsJson, LatencyPerSubmissionComesBack) {
   Result r = ResultBuilder::open("uring", 2).batch(64).ops(10000).times({4'000'000});
   Latency l;
@@ -271,8 +372,8 @@ TEST(ResultsJson, RoundTripOfAnEmptyAndOfAnInterruptedRun) {
   reporter->begin(full_environment());
   reporter->add(finished[0]);
   const std::vector<Finding> concluded{
-      {"fastest", "`threads` was fastest.", {{"median_ns", 1.5e6}, {"threads", 2}}},
-      {"unavailable", "1 combination could not run here.", {}}};
+      {"fastest", "`threads` was fastest.", {{"median_ns", 1.5e6}, {"threads", 2}}, {}},
+      {"unavailable", "1 combination could not run here.", {}, {}}};
   reporter->end(finished, concluded, false);
   const ResultsDocument doc = parse_results_json(out.str());
   EXPECT_FALSE(doc.complete);
@@ -655,6 +756,20 @@ std::vector<Malformed> malformed_documents() {
                  {"results", "expected an array"}),
           edited("schema_version 4", [](auto& j) { j["schema_version"] = 4; },
                  {"schema_version 4", "not supported", "reads 1 to 3", "a newer fdbench"}),
+          edited("context without a date",
+                 [](auto& j) {
+                   j["context"] = {{"host", "h"}, {"command_line", {"fdbench"}}, {"user", 0}};
+                 },
+                 {"context.date", "missing"}),
+          edited("load average of two numbers",
+                 [](auto& j) {
+                   j["context"] = {{"date", "2026-12-05T09:14:03Z"},
+                                   {"host", "h"},
+                                   {"command_line", {"fdbench"}},
+                                   {"user", 0},
+                                   {"load_before", {{"load_average", {0.5, 0.25}}}}};
+                 },
+                 {"context.load_before.load_average", "expected three numbers"}),
           edited("schema_version a string", [](auto& j) { j["schema_version"] = "1"; },
                  {"schema_version", "expected an integer"}),
           edited("another tool's document", [](auto& j) { j["tool"]["name"] = "hyperfine"; },
@@ -667,9 +782,10 @@ std::vector<Malformed> malformed_documents() {
           edited("environment warnings not strings",
                  [](auto& j) { j["environment"]["warnings"] = {1}; },
                  {"environment.warnings", "expected strings"}),
-          {"not JSON", "fdbench,threads,2\n", {"not valid JSON"}},
-          {"cut short", valid_document().dump().substr(0, 200), {"not valid JSON"}},
-          {"empty", "", {"not valid JSON"}},
+          {"not JSON", "fdbench,threads,2\n", {"not valid JSON at line 1"}},
+          {"not JSON further on", "{\n  \"a\": x}", {"not valid JSON at line 2, column 8"}},
+          {"cut short", valid_document().dump().substr(0, 200), {"not valid JSON", "cut short"}},
+          {"empty", "", {"not valid JSON", "empty"}},
           {"an array", "[1, 2]", {"document", "expected an object"}},
           {"hyperfine-like",
            R"({"results": [{"command": "ls", "mean": 0.1}]})",
@@ -694,7 +810,7 @@ TEST(ResultsJson, FileErrorsNameTheFile) {
   testing::TempDir dir;
   const std::string missing = dir / "missing.json";
   try {
-    read_results_file(missing);
+    read_results_file(missing, "compare");
     ADD_FAILURE() << "read a missing file";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find(missing), std::string::npos) << e.what();
@@ -702,7 +818,7 @@ TEST(ResultsJson, FileErrorsNameTheFile) {
   const std::string bad = dir / "bad.json";
   testing::write_text(bad, R"({"schema_version": 4})");
   try {
-    read_results_file(bad);
+    read_results_file(bad, "compare");
     ADD_FAILURE() << "read a schema_version 4 file";
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()).rfind(bad + ": ", 0), 0U) << e.what();
@@ -711,7 +827,59 @@ TEST(ResultsJson, FileErrorsNameTheFile) {
   const std::string good = dir / "good.json";
   testing::write_text(good,
                       to_json_document(full_environment(), std::vector<Result>{open_result()}));
-  EXPECT_EQ(read_results_file(good).results.size(), 1U);
+  EXPECT_EQ(read_results_file(good, "compare").results.size(), 1U);
+}
+
+// What compare and report are given instead of results: each told apart, in one line that
+// names the file, what it is and what the command reads.
+TEST(ResultsFile, OtherDocumentsAreToldApart) {
+  Recommendation saved;
+  saved.best = {"threads", 2, 1, 1e5};
+  const std::string csv = csv_header() + "\nopen,threads,1\n";
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {csv, "fdbench's CSV export"},
+      {std::string(TraceOut::kHeader) + "\n", "a --trace-out file"},
+      {recommendation_json(saved), "a recommendation written by fdbench tune --save"},
+      {R"({"comparison": {}})", "fdbench compare's JSON output"},
+      {R"({"name": "something else"})", "JSON, but not an fdbench results document"},
+      {"[1, 2]", "JSON, but not an fdbench results document (it is an array)"},
+      {"<!DOCTYPE html>\n<html>", "an HTML report"},
+      {"# fdbench 0.1.0\n", "fdbench's markdown output"},
+      {"fdbench 0.1.0 · Linux 6.8\n", "fdbench's table output"},
+  };
+  for (const auto& [text, kind] : cases) {
+    SCOPED_TRACE(text.substr(0, 60));
+    EXPECT_EQ(other_document(text).rfind(kind, 0), 0U) << other_document(text);
+  }
+  EXPECT_EQ(other_document(to_json_document(full_environment(), {})), "");
+  EXPECT_EQ(other_document(R"({"schema_version": 3})"), "");  // the reader says what is wrong
+  EXPECT_EQ(other_document("not json at all"), "");
+}
+
+TEST(ResultsFile, AFileThatIsSomethingElseIsOneLineSayingWhat) {
+  testing::TempDir dir;
+  const std::string csv = dir / "a.csv";
+  testing::write_text(csv, csv_header() + "\n");
+  try {
+    read_results_file(csv, "compare");
+    ADD_FAILURE() << "read a CSV export";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              csv +
+                  " is fdbench's CSV export; compare reads the JSON results of a run (written "
+                  "with --format json or --export-json)");
+  }
+  const std::string text = dir / "notes.txt";
+  testing::write_text(text, "hello\n");
+  try {
+    read_results_file(text, "report");
+    ADD_FAILURE() << "read a text file";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              text +
+                  ": not valid JSON at line 1, column 1; report reads the JSON results of a "
+                  "run (written with --format json or --export-json)");
+  }
 }
 
 }  // namespace results_json_test

@@ -363,7 +363,7 @@ nlohmann::json row_json(const CompareRow& row) {
     nlohmann::json j = {{"verdict", to_string(cell.verdict)}};
     if (cell.verdict != Verdict::absent) {
       j.update({{"repetitions", cell.repetitions},
-                {"median_ns", cell.median_ns},
+                {"median_ns", whole_ns(cell.median_ns)},
                 {"min_ns", cell.min_ns},
                 {"max_ns", cell.max_ns},
                 {"ratio", optional_json(cell.ratio)},

@@ -1,5 +1,6 @@
 // csv: one header row, then one row per result as it finishes (RFC 4180 quoting). The columns
-// are the result fields json_fields.cpp gives a column, with the values the JSON has.
+// are the result fields json_fields.cpp gives a column, with the values the JSON has, and
+// --latency's percentiles (csv_part_columns()), one value per operation joined by ';'.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -39,15 +40,24 @@ std::string cell(const nlohmann::json& v) {
   return joined;
 }
 
-// The result fields that are columns, in their order.
-const std::vector<const ResultField*>& columns() {
-  static const std::vector<const ResultField*> kColumns = [] {
-    std::vector<const ResultField*> out;
+// A column: its header and how a result's cell is written.
+struct Column {
+  const char* name;
+  int number;
+  std::optional<nlohmann::json> (*write)(const Result&);
+};
+
+// The result fields that are columns, and the parts of fields that are (--latency's
+// percentiles), in their order.
+const std::vector<Column>& columns() {
+  static const std::vector<Column> kColumns = [] {
+    std::vector<Column> out;
     for (const auto& f : result_fields()) {
-      if (f.csv_column >= 0) out.push_back(&f);
+      if (f.csv_column >= 0) out.push_back({f.name, f.csv_column, f.write});
     }
+    for (const auto& c : csv_part_columns()) out.push_back({c.name, c.csv_column, c.write});
     std::sort(out.begin(), out.end(),
-              [](const auto* a, const auto* b) { return a->csv_column < b->csv_column; });
+              [](const Column& a, const Column& b) { return a.number < b.number; });
     return out;
   }();
   return kColumns;
@@ -71,15 +81,15 @@ class CsvReporter final : public Reporter {
 
 std::string csv_header() {
   std::string header;
-  for (const auto* f : columns()) header += (header.empty() ? "" : ",") + std::string(f->name);
+  for (const auto& c : columns()) header += (header.empty() ? "" : ",") + std::string(c.name);
   return header;
 }
 
 std::string csv_row(const Result& r) {
   std::string row;
-  for (const auto* f : columns()) {
-    if (f != columns().front()) row += ',';
-    const auto value = f->write(r);
+  for (std::size_t i = 0; i < columns().size(); ++i) {
+    if (i != 0) row += ',';
+    const auto value = columns()[i].write(r);
     if (value) row += cell(*value);  // a field left out is an empty cell
   }
   return row;

@@ -261,10 +261,20 @@ std::string event_chart(const Result& r, const std::string& id) {
   return svg::event_chart(chart);
 }
 
+// When and how the run was made, where its document says so (schema 3 on).
+std::string context_line(const ResultsDocument& doc) {
+  if (!doc.context) return "";
+  const RunContext& c = *doc.context;
+  return fmt::format("<p class=\"meta\">{} UTC on {} (uid {}): <code>{}</code></p>\n",
+                     escape(c.date.ends_with('Z') ? c.date.substr(0, c.date.size() - 1) : c.date),
+                     escape(c.host), c.user, escape(shell_quoted(c.command_line)));
+}
+
 std::string run_section(const ReportInput& in, std::size_t index) {
   const ResultsDocument& doc = in.document;
-  std::string out = fmt::format("<section class=\"run\"><h2>{}</h2>\n<p class=\"meta\">{}</p>\n",
-                                escape(in.label), escape(environment_summary(doc.environment)));
+  std::string out = fmt::format("<section class=\"run\"><h2>{}</h2>\n{}<p class=\"meta\">{}</p>\n",
+                                escape(in.label), context_line(doc),
+                                escape(environment_summary(doc.environment)));
   if (!doc.complete) {
     out += "<p class=\"warn\">This run was interrupted: what it finished is shown.</p>\n";
   }

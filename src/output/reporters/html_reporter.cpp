@@ -2,6 +2,7 @@
 // or after every result by --export-html. The run goes through the JSON contract first, so
 // the page shows exactly what a saved results file would, and `fdbench report` of that file
 // makes the same page.
+#include <optional>
 #include <ostream>
 
 #include "model/results_json.hpp"
@@ -18,10 +19,12 @@ class HtmlReporter final : public Reporter {
   explicit HtmlReporter(std::ostream& out) : out_(out) {}
 
   void begin(const Environment& env) override { env_ = env; }
+  void context(const RunContext& context) override { context_ = context; }
   void add(const Result& /*result*/) override {}
 
   void end(std::span<const Result> all, std::span<const Finding> findings, bool complete) override {
-    ReportInput run{"this run", parse_results_json(to_json_document(env_, all, findings))};
+    ReportInput run{"this run", parse_results_json(to_json_document(
+                                    env_, all, findings, context_ ? &*context_ : nullptr))};
     run.document.complete = complete;
     out_ << html_report({&run, 1}) << std::flush;
   }
@@ -29,6 +32,7 @@ class HtmlReporter final : public Reporter {
  private:
   std::ostream& out_;
   Environment env_;
+  std::optional<RunContext> context_;
 };
 
 }  // namespace

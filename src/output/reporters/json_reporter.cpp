@@ -1,6 +1,7 @@
 // json: the output contract (schema_version kSchemaVersion), written once at the end with
 // every result finished so far; "complete" says whether the run was cut short.
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 
 #include "fdbench/version.hpp"
@@ -29,48 +30,72 @@ std::string dump(const nlohmann::json& j) {
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-nlohmann::json finding_json(const Finding& f) {
-  nlohmann::json numbers = nlohmann::json::object();
-  for (const auto& [name, value] : f.numbers) numbers[name] = value;
-  return {{"kind", f.kind}, {"text", f.text}, {"numbers", std::move(numbers)}};
+// A count or whole nanoseconds as a JSON integer, anything else as a number.
+nlohmann::json number_json(const FindingNumber& n) {
+  if (n.is_integer()) return n.integer();
+  return static_cast<double>(n);
 }
 
-nlohmann::json document(const Environment& env, std::span<const Result> results,
-                        std::span<const Finding> findings, bool complete) {
+nlohmann::json subject_json(const FindingSubject& s) {
+  nlohmann::json j = {{"role", s.role},         {"workload", s.workload}, {"kind", s.kind},
+                      {"strategy", s.strategy}, {"threads", s.threads},   {"batch", s.batch},
+                      {"pregrow", s.pregrow}};
+  if (s.rcu_expedited) j["rcu_expedited"] = *s.rcu_expedited;
+  return j;
+}
+
+nlohmann::json finding_json(const Finding& f) {
+  nlohmann::json numbers = nlohmann::json::object();
+  for (const auto& [name, value] : f.numbers) numbers[name] = number_json(value);
+  nlohmann::json subjects = nlohmann::json::array();
+  for (const auto& s : f.subjects) subjects.push_back(subject_json(s));
+  return {{"kind", f.kind},
+          {"text", f.text},
+          {"numbers", std::move(numbers)},
+          {"subjects", std::move(subjects)}};
+}
+
+nlohmann::json document(const Environment& env, const RunContext* context,
+                        std::span<const Result> results, std::span<const Finding> findings,
+                        bool complete) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& r : results) list.push_back(record_json(r, result_fields()));
   nlohmann::json concluded = nlohmann::json::array();
   for (const auto& f : findings) concluded.push_back(finding_json(f));
-  return {
+  nlohmann::json doc = {
       {"schema_version", kSchemaVersion},
       {"tool", {{"name", "fdbench"}, {"version", std::string(version())}}},
-      {"environment", record_json(env, environment_fields())},
-      {"complete", complete},
-      {"results", std::move(list)},
-      {"findings", std::move(concluded)},
   };
+  if (context != nullptr) doc["context"] = record_json(*context, context_fields());
+  doc["environment"] = record_json(env, environment_fields());
+  doc["complete"] = complete;
+  doc["results"] = std::move(list);
+  doc["findings"] = std::move(concluded);
+  return doc;
 }
 
 class JsonReporter final : public Reporter {
  public:
   explicit JsonReporter(std::ostream& out) : out_(out) {}
   void begin(const Environment& env) override { env_ = env; }
+  void context(const RunContext& context) override { context_ = context; }
   void add(const Result& /*result*/) override {}
   void end(std::span<const Result> all, std::span<const Finding> findings, bool complete) override {
-    out_ << dump(document(env_, all, findings, complete)) << '\n';
+    out_ << dump(document(env_, context_ ? &*context_ : nullptr, all, findings, complete)) << '\n';
     out_.flush();
   }
 
  private:
   std::ostream& out_;
   Environment env_;
+  std::optional<RunContext> context_;
 };
 
 }  // namespace
 
 std::string to_json_document(const Environment& env, std::span<const Result> results,
-                             std::span<const Finding> findings) {
-  return dump(document(env, results, findings, true));
+                             std::span<const Finding> findings, const RunContext* context) {
+  return dump(document(env, context, results, findings, true));
 }
 
 std::unique_ptr<Reporter> make_json_reporter(std::ostream& out) {
