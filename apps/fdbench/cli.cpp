@@ -869,8 +869,8 @@ name it with --strategy to measure it as well), threads 1, 2, 4, ... up to twice
 CPUs, and batch sizes 16, 64 and 256 where a strategy batches. The repetitions are
 interleaved: each round measures every combination a few times, for as many rounds as
 --budget allows, so drift on a busy machine hits all alike. Then the recommendation: the
-fastest setting, the others within noise of it (their medians' 95% intervals overlap), the
-knee (the fewest threads within noise of the best), the descriptor-table advice (with
+fastest setting, the others within noise of it (their medians' 95% intervals overlap, or
+there were too few repetitions for such intervals to tell them apart), the knee (the fewest threads within noise of the best), the descriptor-table advice (with
 --keep-open: the pre-grow size, and whether the stall was seen without it) and what
 RLIMIT_NOFILE must allow. A program reads the --save file with fdbench::load_recommendation.
 

@@ -142,8 +142,8 @@ enum { FDBENCH_MAX_ALTERNATIVES = 16 };
 
 typedef struct fdbench_recommendation {
   fdbench_setting best; /* the fastest setting a program can adopt */
-  /* The settings within noise of it (their medians' 95% intervals overlap), fastest first;
-   * at most FDBENCH_MAX_ALTERNATIVES of them. */
+  /* The settings within noise of it (their medians' 95% intervals overlap, or too few
+   * repetitions to tell them apart), fastest first; at most FDBENCH_MAX_ALTERNATIVES. */
   size_t within_noise_count;
   fdbench_setting within_noise[FDBENCH_MAX_ALTERNATIVES];
   int knee_threads; /* the fewest threads of the best strategy (same batch) within noise */

@@ -27,8 +27,9 @@ struct TunedSetting {
 
 struct Recommendation {
   TunedSetting best;  // the highest median rate among strategies a program can adopt
-  // The other settings within noise of it (their medians' 95% intervals overlap), fastest
-  // first: any of them is as good on this machine.
+  // The other settings within noise of it (their medians' 95% intervals overlap, or too few
+  // repetitions for such intervals to tell them apart), fastest first: any of them is as good
+  // on this machine as the sweep could tell.
   std::vector<TunedSetting> within_noise;
   int knee_threads = 1;  // the fewest threads of the best strategy (same batch) within noise
   // The descriptor the table must hold when the workload holds its descriptors (grow it with

@@ -71,14 +71,52 @@ FindingSubject subject(const Result& r, std::string role) {
           r.batch,         r.pregrow.label(), r.rcu_expedited};
 }
 
-// The fastest of `all`, in words. Called fastest only when its median's 95% interval does
-// not overlap any other result's; otherwise every result within noise of it is named, tied.
+// "too few repetitions to separate these (use --repeat ≥ 6)": what is said instead of a
+// comparison when a result has no real 95% interval of its median (Separation::too_few).
+std::string too_few_to_separate() {
+  return fmt::format("too few repetitions to separate these (use --repeat ≥ {})",
+                     min_samples_for());
+}
+
+// Of `rs` without a 95% interval of its median, the one with the fewest repetitions, or
+// nullptr: while there is one, no comparison among `rs` is settled.
+const Result* fewest_without_interval(const Results& rs) {
+  const Result* fewest = nullptr;
+  for (const auto* r : rs) {
+    if (r->median_ci.reached) continue;
+    if (fewest == nullptr || r->times_ns.size() < fewest->times_ns.size()) fewest = r;
+  }
+  return fewest;
+}
+
+// Instead of the fastest or a tie, when some result has too few repetitions for a 95%
+// interval: less data makes no firmer claim.
+Finding too_few_finding(const Result& fewest) {
+  const auto reps = fewest.times_ns.size();
+  return {"too_few",
+          fmt::format("Opening files: {}: with {} repetition{} a result has no 95% interval of "
+                      "its median, so none is called fastest or tied here.",
+                      too_few_to_separate(), reps, reps == 1 ? "" : "s"),
+          {{"repetitions", static_cast<std::int64_t>(reps)},
+           {"repetitions_needed", static_cast<std::int64_t>(min_samples_for())}},
+          {subject(fewest, "too_few")}};
+}
+
+// The fastest of `all`, in words, by the one rule (separation()): called fastest only when its
+// median's 95% interval overlaps no other result's; otherwise the results whose intervals
+// overlap its own are named with it, tied.
 void fastest_finding(const Results& all, Findings& out) {
   const Result* best = fastest(all);
   if (best == nullptr) return;
+  if (const Result* fewest = fewest_without_interval(all); fewest != nullptr && all.size() > 1) {
+    out.push_back(too_few_finding(*fewest));
+    return;
+  }
   Results tied;
   for (const auto* r : all) {
-    if (r != best && within_noise(r->median_ci, best->median_ci)) tied.push_back(r);
+    if (r != best && separation(r->median_ci, best->median_ci) == Separation::within_noise) {
+      tied.push_back(r);
+    }
   }
   if (tied.empty()) {
     out.push_back({"fastest",
@@ -121,18 +159,22 @@ void fastest_finding(const Results& all, Findings& out) {
 // medians' 95% intervals overlap). Past it, threads only add contention (the seed found two
 // threads often fastest).
 void knee_finding(const Results& plain, Findings& out) {
+  if (fewest_without_interval(plain) != nullptr) return;  // too few: fastest_finding says so
   const Result* plain_best = fastest(plain);
   const Result* knee = nullptr;
   const Result* most = nullptr;
   for (const auto* r : plain) {
-    const bool as_good = r == plain_best || within_noise(r->median_ci, plain_best->median_ci);
+    const bool as_good = r == plain_best || separation(r->median_ci, plain_best->median_ci) ==
+                                                Separation::within_noise;
     if (as_good && (knee == nullptr || r->threads < knee->threads)) knee = r;
     if (most == nullptr || r->threads > most->threads) most = r;
   }
   if (knee == nullptr || most == nullptr || most->threads <= knee->threads) return;
   const auto compared_with = [](const Result& r, const Result& base) {
     const double ratio = r.stats.median / base.stats.median;
-    if (within_noise(r.median_ci, base.median_ci)) return std::string("within noise of it");
+    if (separation(r.median_ci, base.median_ci) == Separation::within_noise) {
+      return std::string("within noise of it");
+    }
     return ratio < 1.1 ? fmt::format("{:.2f}× slower", ratio) : format_ratio(ratio) + " slower";
   };
   std::map<std::string, FindingNumber> numbers = {
@@ -157,14 +199,28 @@ void knee_finding(const Results& plain, Findings& out) {
       "bought nothing measurable",
       knee->strategy, format_ms(plain_best->stats.median), workers_text(*plain_best),
       workers_text(*knee), format_ms(knee->stats.median));
-  if (most != plain_best && !within_noise(most->median_ci, plain_best->median_ci)) {
+  if (most != plain_best &&
+      separation(most->median_ci, plain_best->median_ci) == Separation::separated) {
     line += fmt::format("; with {} it was {}", most->threads, compared_with(*most, *plain_best));
   }
   out.push_back({"knee", line + ".", std::move(numbers), std::move(subjects)});
 }
 
+// Whether a ratio of `r` to `base` is within noise (the two medians' intervals overlap), which
+// it then says; a ratio too few repetitions leave open is said once, by league_caveat().
+bool ratio_within_noise(const Result& r, const Result& base) {
+  return separation(r.median_ci, base.median_ci) == Separation::within_noise;
+}
+
+// What a sentence of ratios says last: "; ratios of medians alone: too few repetitions to
+// separate these (use --repeat ≥ 6)" when some result has no 95% interval, else "".
+std::string league_caveat(const Results& all) {
+  if (fewest_without_interval(all) == nullptr) return "";
+  return "; ratios of medians alone: " + too_few_to_separate();
+}
+
 // Every other strategy at its own best thread count against the reference at its best, and
-// at one thread against the reference at one thread.
+// at one thread against the reference at one thread; a ratio within noise says so.
 void league_findings(const Results& all, const Results& plain, Findings& out) {
   const Result* plain_best = fastest(plain);
   if (plain_best == nullptr) return;
@@ -187,15 +243,18 @@ void league_findings(const Results& all, const Results& plain, Findings& out) {
     const Results mine = only(all, [&](const Result& r) { return r.strategy == name; });
     const Result* best_of = fastest(mine);
     const double ratio = best_of->stats.median / plain_best->stats.median;
-    league += fmt::format("{}`{}` {} ({})", league.empty() ? "" : ", ", name, format_ratio(ratio),
-                          workers_text(*best_of));
+    league += fmt::format("{}`{}` {} ({}{})", league.empty() ? "" : ", ", name, format_ratio(ratio),
+                          workers_text(*best_of),
+                          ratio_within_noise(*best_of, *plain_best) ? ", within noise" : "");
     league_numbers[name + ".ratio"] = ratio;
     league_numbers[name + ".threads"] = best_of->threads;
     league_subjects.push_back(subject(*best_of, "compared"));
     const Result* one = with_threads(mine, 1);
     if (one != nullptr && plain_one != nullptr) {
       const double one_ratio = one->stats.median / plain_one->stats.median;
-      single += fmt::format("{}`{}` {}", single.empty() ? "" : ", ", name, format_ratio(one_ratio));
+      single +=
+          fmt::format("{}`{}` {}{}", single.empty() ? "" : ", ", name, format_ratio(one_ratio),
+                      ratio_within_noise(*one, *plain_one) ? " (within noise)" : "");
       single_numbers[name + ".ratio"] = one_ratio;
       single_subjects.push_back(subject(*one, "compared"));
     }
@@ -203,16 +262,17 @@ void league_findings(const Results& all, const Results& plain, Findings& out) {
   if (!league.empty()) {
     out.push_back({"league",
                    fmt::format("Time of each strategy at its best, as a multiple of `{}` at "
-                               "its best ({} ms; below 1× is faster): {}.",
-                               plain_best->strategy, format_ms(plain_best->stats.median), league),
+                               "its best ({} ms; below 1× is faster): {}{}.",
+                               plain_best->strategy, format_ms(plain_best->stats.median), league,
+                               league_caveat(all)),
                    std::move(league_numbers), std::move(league_subjects)});
   }
   if (!single.empty()) {
     single_numbers["reference_median_ns"] = whole_ns(plain_one->stats.median);
     out.push_back({"one_thread",
                    fmt::format("With one thread, as a multiple of plain open+close in a loop "
-                               "(the cost of handing out work): {}.",
-                               single),
+                               "(the cost of handing out work): {}{}.",
+                               single, league_caveat(all)),
                    std::move(single_numbers), std::move(single_subjects)});
   }
 }
@@ -316,10 +376,12 @@ Finding pair_line(const GrowthPair& p) {
                                      : fmt::format("`{}` with {} × {} {} descriptors", off.strategy,
                                                    workers_text(off), per_thread, off.kind);
   // Noise-aware: a difference the two medians' 95% intervals do not settle is called so.
-  const std::string verdict =
-      within_noise(off.median_ci, p.grown->median_ci) ? std::string("within noise of each other")
-      : p.ratio() >= 1 ? format_ratio(p.ratio()) + " slower without pre-growing"
+  const Separation apart = separation(off.median_ci, p.grown->median_ci);
+  std::string verdict =
+      apart == Separation::within_noise ? std::string("within noise of each other")
+      : p.ratio() >= 1                  ? format_ratio(p.ratio()) + " slower without pre-growing"
                        : format_ratio(1 / p.ratio()) + " faster without pre-growing";
+  if (apart == Separation::too_few) verdict += "; " + too_few_to_separate();
   const std::string rcu = off.rcu_setting();
   std::map<std::string, FindingNumber> numbers = {
       {"threads", off.threads},

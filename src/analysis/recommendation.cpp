@@ -78,7 +78,12 @@ std::optional<Recommendation> recommend_from(std::span<const Result> sweep) {
   rec.knee_threads = best->threads;
   std::vector<const Result*> alternatives;
   for (const auto& r : sweep) {
-    if (&r == best || !eligible(r) || !within_noise(r.median_ci, best->median_ci)) continue;
+    // Not separated from the best (statistics.hpp's rule): within noise, or too few
+    // repetitions to tell them apart.
+    if (&r == best || !eligible(r) ||
+        separation(r.median_ci, best->median_ci) == Separation::separated) {
+      continue;
+    }
     alternatives.push_back(&r);
     if (r.strategy == best->strategy && r.batch == best->batch) {
       rec.knee_threads = std::min(rec.knee_threads, r.threads);

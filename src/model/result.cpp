@@ -154,12 +154,15 @@ void finalize(Result& result) {
       result.stats.median > 0 ? static_cast<double>(result.ops) * 1e9 / result.stats.median : 0.0;
   result.median_ci = median_interval(result.times_ns);
   result.outliers = outlier_indices(result.times_ns);
-  const double spread = relative_spread(result.stats);
-  if (result.stats.count < 2 || spread <= kNoisySpread) return;
+  const Noise noise = relative_noise(result.times_ns);
+  if (result.stats.count < 2 || noise.width <= kNoisyWidth) return;
   // The text follows from times_ns alone, so finalizing again (a reader does) adds nothing.
   result.warn(WarningKind::noisy,
-              fmt::format("noisy: min–max spread is {:.0f}% of the median (over {:.0f}%)",
-                          spread * 100, kNoisySpread * 100));
+              fmt::format("noisy: {} is {:.0f}% of the median (over {:.0f}%)",
+                          noise.interval ? "the width of its 95% interval"
+                                         : "the interquartile range (too few repetitions for a "
+                                           "95% interval)",
+                          noise.width * 100, kNoisyWidth * 100));
 }
 
 }  // namespace fdbench

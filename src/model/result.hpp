@@ -47,7 +47,7 @@ std::string_view status_words(Status status);
 
 // What a warning is about; the text says it for people.
 enum class WarningKind {
-  noisy,        // the repetitions spread wider than kNoisySpread of the median
+  noisy,        // the median is uncertain by more than kNoisyWidth of it (relative_noise)
   cut_short,    // how many of the timed repetitions ran before Ctrl-C
   leak,         // the run held descriptors afterwards that it did not hold before
   page_faults,  // the timed regions took page faults: the clock held memory work too
@@ -171,15 +171,17 @@ struct Result {
   void warn(WarningKind about, std::string text);
 };
 
-// Repetitions spread wider than this share of the median make a result's noisy warning.
-inline constexpr double kNoisySpread = 0.20;
+// A median whose 95% interval (or, below the sample size that needs, interquartile range) is
+// wider than this share of it makes a result's noisy warning: relative_noise(), which unlike
+// the min–max range does not grow as repetitions are added.
+inline constexpr double kNoisyWidth = 0.20;
 // The outcome as reporters show it when it is not measured: "unavailable: no io_uring",
 // "timed out: threads, 1 thread: ...".
 std::string error_text(const Result& result);
 
 // Fills stats, ops_per_sec, median_ci and outliers from times_ns (and timed_region from its
-// samples, where there are any), and warns (once) when the repetitions spread wider than
-// kNoisySpread of the median, and when the timed regions took page faults.
+// samples, where there are any), and warns (once) when the median is noisier than
+// kNoisyWidth, and when the timed regions took page faults.
 void finalize(Result& result);
 
 // Adds `count` failures with errno `err` under its name; err <= 0 stands for an errno value

@@ -78,8 +78,24 @@ MedianInterval median_interval(std::span<const std::int64_t> samples, double con
   return out;
 }
 
-bool within_noise(const MedianInterval& a, const MedianInterval& b) {
-  return a.lo <= b.hi && b.lo <= a.hi;
+std::size_t min_samples_for(double confidence) {
+  std::size_t n = 1;
+  // The full range's level, 1 - 2 × 0.5^n, is the best n samples can give.
+  while (n < 64 && 1 - 2 * std::pow(0.5, static_cast<double>(n)) < confidence) ++n;
+  return n;
+}
+
+Separation separation(const MedianInterval& a, const MedianInterval& b) {
+  if (!a.reached || !b.reached) return Separation::too_few;
+  return a.lo <= b.hi && b.lo <= a.hi ? Separation::within_noise : Separation::separated;
+}
+
+Noise relative_noise(std::span<const std::int64_t> samples) {
+  const double median = percentile(samples, 50);
+  if (median <= 0) return {};
+  const MedianInterval ci = median_interval(samples);
+  if (ci.reached) return {static_cast<double>(ci.hi - ci.lo) / median, true};
+  return {(percentile(samples, 75) - percentile(samples, 25)) / median, false};
 }
 
 std::vector<std::size_t> outlier_indices(std::span<const std::int64_t> samples) {
@@ -92,11 +108,6 @@ std::vector<std::size_t> outlier_indices(std::span<const std::int64_t> samples) 
     if (v < q1 - fence || v > q3 + fence) out.push_back(i);
   }
   return out;
-}
-
-double relative_spread(const Summary& summary) {
-  if (summary.median <= 0) return 0;
-  return static_cast<double>(summary.max - summary.min) / summary.median;
 }
 
 }  // namespace fdbench

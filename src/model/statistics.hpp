@@ -42,14 +42,30 @@ struct MedianInterval {
 // its lower level and reached = false; an empty span gives all zeros.
 MedianInterval median_interval(std::span<const std::int64_t> samples, double confidence = 0.95);
 
-// Whether two results are within noise of each other: their median intervals overlap.
-bool within_noise(const MedianInterval& a, const MedianInterval& b);
+// The fewest samples whose median interval reaches `confidence`: the full range [min, max]
+// misses the median with probability 2 × 0.5^n, so 6 for 95% (5 give 93.75%).
+std::size_t min_samples_for(double confidence = 0.95);
+
+// The one rule by which fdbench tells two results apart, in the findings, in `tune`'s
+// recommendation and in the library that reads it: both need a real 95% interval of the
+// median (reached); then they are within noise when the intervals overlap and separated when
+// they do not. With either interval not reached, there are too few repetitions to separate
+// them, whatever the ranges look like. (`fdbench compare` asks another question, whether one
+// setting changed between two runs, and tests the raw samples with Mann-Whitney U.)
+enum class Separation { too_few, within_noise, separated };
+Separation separation(const MedianInterval& a, const MedianInterval& b);
+
+// How noisy a result is, as a share of its median, by a measure that does not grow with the
+// number of samples (min–max does): the 95% interval's width (hi − lo) / median where the
+// interval is reached, else the interquartile range / median. 0 without a median.
+struct Noise {
+  double width = 0;
+  bool interval = false;  // the width is the 95% interval's; false: the IQR's
+};
+Noise relative_noise(std::span<const std::int64_t> samples);
 
 // Indices of the samples beyond 1.5 × IQR outside the quartiles (Tukey's fences, as
 // hyperfine flags them), ascending. Reported, never removed.
 std::vector<std::size_t> outlier_indices(std::span<const std::int64_t> samples);
-
-// (max - min) / median: how far apart the repetitions are; 0 without a median.
-double relative_spread(const Summary& summary);
 
 }  // namespace fdbench

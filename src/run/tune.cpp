@@ -154,7 +154,8 @@ const Combination& combination_of(const std::vector<Combination>& combos, const 
 void check_stall(Bench& bench, const Combination& best, TuneReport& report) {
   const Result& pregrown = best.pooled;
   Result off = bench.measure_one(best, Pregrow{}, pregrown.repeat, 1);
-  report.stall_seen = off.ok() && !within_noise(off.median_ci, pregrown.median_ci) &&
+  report.stall_seen = off.ok() &&
+                      separation(off.median_ci, pregrown.median_ci) == Separation::separated &&
                       off.stats.median > pregrown.stats.median;
   report.pregrow_off = std::move(off);
 }

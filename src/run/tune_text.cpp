@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "model/format.hpp"
+#include "model/statistics.hpp"
 #include "run/tune_sweep.hpp"
 
 namespace fdbench {
@@ -28,11 +29,32 @@ std::string sweep_line(const TuneReport& report) {
   }
   line += "\n";
   if (report.recommendation && !report.best_interval_reached) {
-    line +=
-        "  (too few repetitions for a 95% interval of the median: within noise means within "
-        "the min-max range; a larger --budget sharpens it)\n";
+    line += fmt::format(
+        "  (too few repetitions to separate these: a 95% interval of the median needs {}; a "
+        "larger --budget gives them. Until then every setting counts as within noise)\n",
+        min_samples_for());
   }
   return line;
+}
+
+// Whether the recommended setting stalled without pre-growing (`off`), by the rule of
+// statistics.hpp: a claim either way needs both medians' 95% intervals.
+std::string stall_text(const TuneReport& report, const Result& off) {
+  const std::string rate = format_rate(off.ops_per_sec);
+  if (!off.median_ci.reached || !report.best_interval_reached) {
+    return fmt::format(
+        "                 without it {} files/s: too few repetitions to tell whether it "
+        "stalled\n",
+        rate);
+  }
+  if (report.stall_seen) {
+    return fmt::format(
+        "                 stall seen here: without it {} files/s, significantly slower\n", rate);
+  }
+  return fmt::format(
+      "                 no stall seen here: without it {} files/s, within noise (rcu_expedited "
+      "or a small table)\n",
+      rate);
 }
 
 std::string table_advice(const TuneReport& report) {
@@ -45,15 +67,7 @@ std::string table_advice(const TuneReport& report) {
       "descriptor at once)\n",
       *rec.pregrow_to);
   if (report.pregrow_off) {
-    const Result& off = *report.pregrow_off;
-    text += report.stall_seen ? fmt::format(
-                                    "                 stall seen here: without it {} files/s, "
-                                    "significantly slower\n",
-                                    format_rate(off.ops_per_sec))
-                              : fmt::format(
-                                    "                 no stall seen here: without it {} files/s, "
-                                    "within noise (rcu_expedited or a small table)\n",
-                                    format_rate(off.ops_per_sec));
+    text += stall_text(report, *report.pregrow_off);
   }
   return text;
 }

@@ -25,9 +25,17 @@ ResultBuilder socket_result(const std::string& pregrow, std::int64_t ns, int bef
       .fdsize(before, after);
 }
 
-// The seed's first experiment: 10,000 files, one repetition of `ns`.
+// The seed's first experiment: 10,000 files, six repetitions of `ns` (the fewest that give a
+// 95% interval of the median, here [ns, ns]).
 ResultBuilder open_result(const std::string& strategy, int threads, std::int64_t ns) {
-  return ResultBuilder::open(strategy, threads).ops(10000).each_took(ns, 1);
+  return ResultBuilder::open(strategy, threads).ops(10000).each_took(ns, 6);
+}
+
+// 10,000 files opened by `strategy` with `threads`, repetitions of `ms` milliseconds each.
+ResultBuilder open_ms(const std::string& strategy, int threads, std::vector<double> ms) {
+  std::vector<std::int64_t> ns;
+  for (const double m : ms) ns.push_back(static_cast<std::int64_t>(m * 1e6));
+  return ResultBuilder::open(strategy, threads).ops(10000).times(std::move(ns));
 }
 
 // What the findings of `results` say, in order (on a machine whose syscall cost is unknown).
@@ -174,10 +182,12 @@ TEST(Findings, OpenNamesTheFastestStrategy) {
 
 TEST(Findings, ResultsWithinNoiseOfTheFastestAreTiedNotRanked) {
   // Overlapping repetitions: neither 2 nor 4 threads is the fastest; 1 thread is clearly not.
-  const std::vector<std::int64_t> two{24'000'000, 25'000'000, 26'000'000, 25'500'000, 24'500'000};
-  const std::vector<std::int64_t> four{24'200'000, 25'100'000, 26'100'000, 25'600'000, 24'400'000};
+  const std::vector<std::int64_t> two{24'000'000, 25'000'000, 26'000'000,
+                                      25'500'000, 24'500'000, 25'200'000};
+  const std::vector<std::int64_t> four{24'200'000, 25'100'000, 26'100'000,
+                                       25'600'000, 24'400'000, 25'300'000};
   const std::vector<Result> results{
-      ResultBuilder::open("threads", 1).ops(10000).each_took(50'000'000, 5),
+      ResultBuilder::open("threads", 1).ops(10000).each_took(50'000'000, 6),
       ResultBuilder::open("threads", 2).ops(10000).times(two),
       ResultBuilder::open("threads", 4).ops(10000).times(four)};
   const auto lines = said(results);
@@ -192,16 +202,9 @@ TEST(Findings, ResultsWithinNoiseOfTheFastestAreTiedNotRanked) {
 }
 
 TEST(Findings, TheKneeIsTheFewestThreadsWithinNoiseOfTheBest) {
-  const std::vector<Result> results{
-      ResultBuilder::open("threads", 1)
-          .ops(10000)
-          .times({30'000'000, 31'000'000, 32'000'000, 33'000'000, 34'000'000}),
-      ResultBuilder::open("threads", 2)
-          .ops(10000)
-          .times({28'000'000, 29'000'000, 31'000'000, 32'000'000, 33'000'000}),
-      ResultBuilder::open("threads", 4)
-          .ops(10000)
-          .times({40'000'000, 41'000'000, 42'000'000, 43'000'000, 44'000'000})};
+  const std::vector<Result> results{open_ms("threads", 1, {30, 31, 31, 33, 34, 35}),
+                                    open_ms("threads", 2, {28, 29, 30, 32, 33, 34}),
+                                    open_ms("threads", 4, {40, 41, 42, 42, 43, 44})};
   const std::string knee = finding_with(said(results), "within noise of its best");
   EXPECT_NE(knee.find("`threads` was within noise of its best (31.00 ms, with 2 threads) from 1 "
                       "thread on (32.00 ms)"),
@@ -219,7 +222,7 @@ TEST(Findings, TheKneeAndTheLeagueAreMeasuredAgainstTheReference) {
   const std::string knee = finding_with(lines, "reached its best");
   EXPECT_NE(knee.find("`threads` reached its best with 2 threads (25.00 ms)"), std::string::npos)
       << knee;
-  // One repetition each, no spread: 25.5 ms is outside 25.0 ms's interval, if barely.
+  // No spread: 25.5 ms is outside 25.0 ms's interval, if barely.
   EXPECT_NE(knee.find("with 4 it was 1.02× slower"), std::string::npos) << knee;
   const std::string league = finding_with(lines, "at its best");
   EXPECT_NE(league.find("a multiple of `threads` at its best (25.00 ms"), std::string::npos)
@@ -316,6 +319,104 @@ TEST(Findings, DescriptorsMadePerThreadAreNotRankedByTime) {
   for (const auto& line : said(results)) {
     EXPECT_EQ(line.find("fastest"), std::string::npos) << line;
   }
+}
+
+// The run: 5 repetitions give no 95% interval, so nothing is called fastest or tied,
+// least of all a row 4× slower, and no sentence speaks of 95% intervals.
+TEST(Findings, FiveRepetitionsSeparateNothing) {
+  const std::vector<Result> results{open_ms("threads", 1, {90, 95, 100, 110, 160}).reference(true),
+                                    open_ms("threads", 2, {60, 65, 66, 70, 240}).reference(true),
+                                    open_ms("pool-batch", 4, {62, 70, 75, 80, 200}),
+                                    open_ms("libuv", 2, {230, 240, 250, 255, 262})};
+  const auto all = findings(results, Environment{});
+  std::vector<std::string> lines;
+  for (const auto& f : all) lines.push_back(f.text);
+  expect_finding(lines,
+                 "Opening files: too few repetitions to separate these (use --repeat ≥ 6): with 5 "
+                 "repetitions a result has no 95% interval of its median, so none is called "
+                 "fastest or tied here.");
+  for (const auto& f : all) {
+    EXPECT_NE(f.kind, "fastest") << f.text;
+    EXPECT_NE(f.kind, "tied") << f.text;
+    EXPECT_NE(f.kind, "knee") << f.text;  // "within noise of its best" would need intervals
+    EXPECT_EQ(f.text.find("95% intervals"), std::string::npos) << f.text;
+    EXPECT_EQ(f.text.find("within noise"), std::string::npos) << f.text;
+  }
+  const auto too_few =
+      std::find_if(all.begin(), all.end(), [](const Finding& f) { return f.kind == "too_few"; });
+  ASSERT_NE(too_few, all.end());
+  EXPECT_EQ(too_few->numbers.at("repetitions"), 5);
+  EXPECT_EQ(too_few->numbers.at("repetitions_needed"), 6);
+  // The ratios are still given, with the caveat that they are of medians alone.
+  const std::string league = finding_with(lines, "at its best (");
+  EXPECT_NE(league.find("; ratios of medians alone: too few repetitions to separate these "
+                        "(use --repeat ≥ 6)."),
+            std::string::npos)
+      << league;
+}
+
+// After Ctrl-C: one result with 2 repetitions among ones with 10 makes no firmer claim.
+TEST(Findings, AResultCutShortMakesNoClaimOfFastest) {
+  const std::vector<Result> results{open_result("threads", 2, 25'000'000),
+                                    open_ms("pool-batch", 4, {17, 18})};
+  const auto lines = said(results);
+  finding_with(lines, "with 2 repetitions a result has no 95% interval");
+  for (const auto& line : lines) EXPECT_EQ(line.find("fastest way"), std::string::npos) << line;
+}
+
+// One slow repetition stretches the best's min–max over a row 4× slower; its 95% interval
+// does not, so that row is not tied with it.
+TEST(Findings, ARowFourTimesSlowerIsNeverTied) {
+  const std::vector<Result> results{
+      open_ms("threads", 2, {64, 64, 65, 65, 65, 66, 66, 67, 67, 280}),
+      open_ms("libuv", 2, {240, 245, 248, 250, 250, 252, 255, 258, 260, 262})};
+  const auto lines = said(results);
+  const std::string line = finding_with(lines, "Opening files:");
+  EXPECT_NE(line.find("the fastest way here was `threads` with 2 threads"), std::string::npos)
+      << line;
+  EXPECT_EQ(line.find("libuv"), std::string::npos) << line;
+}
+
+// Separated from every other result: fastest.
+TEST(Findings, AnIntervalApartFromEveryOtherIsFastest) {
+  const std::vector<Result> results{open_ms("threads", 1, {40, 41, 42, 43, 44, 45}),
+                                    open_ms("threads", 2, {30, 30, 31, 31, 32, 32}),
+                                    open_ms("fast-pool", 2, {33, 33, 34, 34, 35, 36})};
+  const auto all = findings(results, Environment{});
+  ASSERT_FALSE(all.empty());
+  EXPECT_EQ(all[0].kind, "fastest") << all[0].text;
+  EXPECT_NE(all[0].text.find("the fastest way here was `threads` with 2 threads"),
+            std::string::npos)
+      << all[0].text;
+}
+
+// Tied: exactly the results whose intervals overlap the best's, not one that overlaps only a
+// tied one.
+TEST(Findings, TheTieListsExactlyThoseOverlappingTheBest) {
+  const std::vector<Result> results{
+      open_ms("threads", 2, {30, 30, 31, 31, 32, 33}),     // best: [30, 33]
+      open_ms("fast-pool", 2, {32, 33, 33, 34, 34, 35}),   // [32, 35] overlaps it
+      open_ms("pool-batch", 4, {34, 35, 36, 36, 37, 38}),  // [34, 38] overlaps fast-pool only
+      open_ms("threads", 1, {60, 61, 62, 63, 64, 65})};
+  const auto all = findings(results, Environment{});
+  ASSERT_FALSE(all.empty());
+  EXPECT_EQ(all[0].kind, "tied");
+  EXPECT_EQ(all[0].text,
+            "Opening files: fastest here, tied within noise (the 95% intervals of their medians "
+            "overlap): `threads` with 2 threads (322,581 files/s), `fast-pool` with 2 threads "
+            "(298,507 files/s).");
+  EXPECT_EQ(all[0].numbers.at("tied_with"), 1);
+}
+
+// A ratio the two intervals do not separate says so.
+TEST(Findings, RatiosWithinNoiseSaySo) {
+  const std::vector<Result> results{open_ms("threads", 1, {40, 41, 42, 43, 44, 45}).reference(true),
+                                    open_ms("pool-batch", 1, {41, 42, 43, 44, 45, 46})};
+  const auto lines = said(results);
+  const std::string league = finding_with(lines, "at its best (");
+  EXPECT_NE(league.find("`pool-batch` 1.0× (1 thread, within noise)"), std::string::npos) << league;
+  const std::string single = finding_with(lines, "With one thread");
+  EXPECT_NE(single.find("`pool-batch` 1.0× (within noise)"), std::string::npos) << single;
 }
 
 // Every finding is data too: a kind, and the measured numbers its text cites.

@@ -94,6 +94,24 @@ TEST(Recommendation, ATieGoesToTheEarlierResultAndTheOtherIsWithinNoise) {
   EXPECT_EQ(rec->within_noise[0].strategy, "threads");
 }
 
+// Four repetitions give no 95% interval: by the one rule (separation()) nothing is separated
+// from the best, so every other setting is listed, however far apart the ranges look.
+TEST(Recommendation, TooFewRepetitionsSeparateNoSettingFromTheBest) {
+  const std::vector<Result> sweep = {
+      ResultBuilder::open("threads", 2)
+          .ops(10000)
+          .times({20'000'000, 20'100'000, 20'200'000, 20'300'000}),
+      ResultBuilder::open("fast-pool", 2)
+          .ops(10000)
+          .times({80'000'000, 80'100'000, 80'200'000, 80'300'000}),
+  };
+  const auto rec = recommend_from(sweep);
+  ASSERT_TRUE(rec.has_value());
+  EXPECT_EQ(rec->best.strategy, "threads");
+  ASSERT_EQ(rec->within_noise.size(), 1U);
+  EXPECT_EQ(rec->within_noise[0].strategy, "fast-pool");
+}
+
 TEST(Recommendation, HeldDescriptorsNeedThePregrowSize) {
   const std::vector<Result> sweep = {
       around(ResultBuilder::open("threads", 2).holds_descriptors(true).pregrow("auto"), 20'000'000),

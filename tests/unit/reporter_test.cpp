@@ -470,6 +470,41 @@ TEST(Reporters, TableMarksUnavailableAndFailedRows) {
   EXPECT_NE(text.find("EMFILE (Too many open files): 7"), std::string::npos) << text;
 }
 
+// A noisy result is a mark after its median, not a line of its own, and one legend line under
+// the tables says what the mark means; a quiet table has neither.
+TEST(Reporters, NoisyRowsAreMarkedAndExplainedOnce) {
+  const auto noisy = [](const std::string& strategy, int threads) {
+    // Six repetitions: the 95% interval is the range, 2 ms of a median 2 ms.
+    return open_result(strategy, threads)
+        .times({1'000'000, 2'000'000, 2'000'000, 2'000'000, 2'000'000, 3'000'000})
+        .build();
+  };
+  const Result quiet = open_result("threads", 1).each_took(2'000'000, 6).build();
+  for (const char* format : {"table", "markdown"}) {
+    const std::string text = report(format, {noisy("threads", 2), quiet, noisy("pool", 4)});
+    const auto lines = lines_of(text);
+    EXPECT_EQ(std::count_if(lines.begin(), lines.end(),
+                            [](const std::string& l) { return l.find("noisy") != l.npos; }),
+              1)
+        << text;
+    EXPECT_EQ(std::count_if(lines.begin(), lines.end(),
+                            [](const std::string& l) {
+                              return l.find("2.00 ~") != l.npos || l.find("2.00~") != l.npos ||
+                                     l.find("2.00 \\~") != l.npos;
+                            }),
+              2)
+        << text;
+    EXPECT_NE(text.find("~ noisy: the median's 95% interval is wider than 20% of it (with fewer "
+                        "than 6 repetitions, which give no such interval, the interquartile "
+                        "range is)"),
+              std::string::npos)
+        << text;
+    const std::string calm = report(format, {quiet});
+    EXPECT_EQ(calm.find("noisy"), std::string::npos) << calm;
+    EXPECT_EQ(calm.find("~"), std::string::npos) << calm;
+  }
+}
+
 TEST(Reporters, JsonWritesOneDocumentWithEveryResult) {
   const auto results = sample_results();
   const auto doc = nlohmann::json::parse(report("json", results));

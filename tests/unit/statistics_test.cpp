@@ -192,17 +192,38 @@ TEST(MedianInterval, OtherConfidenceLevels) {
   EXPECT_DOUBLE_EQ(loose.level, 1 - 352.0 / 1024);
 }
 
-TEST(WithinNoise, IntervalsThatOverlapOrTouch) {
+TEST(MedianInterval, SixSamplesAreTheFewestFor95Percent) {
+  EXPECT_EQ(min_samples_for(0.95), 6U);
+  EXPECT_EQ(min_samples_for(0.90), 5U);  // 1 - 2/32 = 93.75%
+  EXPECT_EQ(min_samples_for(0.99), 8U);  // 1 - 2/128 = 98.4%, 1 - 2/256 = 99.2%
+  // The number agrees with the interval itself: one fewer does not reach the level.
+  EXPECT_TRUE(median_interval(scrambled(static_cast<std::int64_t>(min_samples_for()), 1)).reached);
+  EXPECT_FALSE(
+      median_interval(scrambled(static_cast<std::int64_t>(min_samples_for()) - 1, 1)).reached);
+}
+
+TEST(Separation, IntervalsThatOverlapOrTouchAreWithinNoise) {
   const MedianInterval a{100, 200, 0.95, true};
   const MedianInterval b{200, 300, 0.95, true};
   const MedianInterval c{201, 300, 0.95, true};
   const MedianInterval inside{120, 130, 0.95, true};
-  EXPECT_TRUE(within_noise(a, b));
-  EXPECT_TRUE(within_noise(b, a));
-  EXPECT_FALSE(within_noise(a, c));
-  EXPECT_FALSE(within_noise(c, a));
-  EXPECT_TRUE(within_noise(a, inside));
-  EXPECT_TRUE(within_noise(inside, a));
+  EXPECT_EQ(separation(a, b), Separation::within_noise);
+  EXPECT_EQ(separation(b, a), Separation::within_noise);
+  EXPECT_EQ(separation(a, c), Separation::separated);
+  EXPECT_EQ(separation(c, a), Separation::separated);
+  EXPECT_EQ(separation(a, inside), Separation::within_noise);
+  EXPECT_EQ(separation(inside, a), Separation::within_noise);
+}
+
+TEST(Separation, AnIntervalNotReachedSeparatesNothing) {
+  const MedianInterval reached{100, 110, 0.95, true};
+  const MedianInterval far_range{400, 500, 0.9375, false};  // 5 samples: min–max only
+  const MedianInterval near_range{100, 500, 0.9375, false};
+  // Neither apart nor within noise, whatever the ranges look like: too few to tell.
+  EXPECT_EQ(separation(reached, far_range), Separation::too_few);
+  EXPECT_EQ(separation(far_range, reached), Separation::too_few);
+  EXPECT_EQ(separation(reached, near_range), Separation::too_few);
+  EXPECT_EQ(separation(far_range, near_range), Separation::too_few);
 }
 
 TEST(Outliers, BeyondOneAndAHalfInterquartileRanges) {
@@ -224,10 +245,29 @@ TEST(Outliers, NoneInEvenlySpreadOrTinySamples) {
   EXPECT_TRUE(outlier_indices(on_the_fence).empty());
 }
 
-TEST(Statistics, RelativeSpread) {
-  const std::vector<std::int64_t> v{90, 100, 110};
-  EXPECT_DOUBLE_EQ(relative_spread(summarize(v)), 0.2);
-  EXPECT_DOUBLE_EQ(relative_spread(summarize({})), 0);
+TEST(Noise, TheIntervalsWidthWhereReachedElseTheInterquartileRange) {
+  // Ten samples: the 95% interval is [x(2), x(9)] = [91, 108], width 17 of a median 100.
+  const std::vector<std::int64_t> ten{50, 91, 95, 98, 99, 101, 102, 105, 108, 200};
+  const Noise wide_range = relative_noise(ten);
+  EXPECT_TRUE(wide_range.interval);
+  EXPECT_DOUBLE_EQ(wide_range.width, 0.17);  // min–max would say 150%
+  // Five: no 95% interval; the quartiles 95 and 105 of a median 100.
+  const std::vector<std::int64_t> five{90, 95, 100, 105, 300};
+  const Noise quartiles = relative_noise(five);
+  EXPECT_FALSE(quartiles.interval);
+  EXPECT_DOUBLE_EQ(quartiles.width, 0.1);
+  EXPECT_DOUBLE_EQ(relative_noise({}).width, 0);
+}
+
+TEST(Noise, DoesNotGrowWithMoreRepetitionsOfTheSameMachine) {
+  // The same spread of times, repeated: min–max stays, the interval narrows.
+  std::vector<std::int64_t> some;
+  std::vector<std::int64_t> many;
+  for (int i = 0; i < 10; ++i) some.push_back(90 + 2 * i);
+  for (int k = 0; k < 10; ++k) many.insert(many.end(), some.begin(), some.end());
+  many.push_back(60);  // two outliers more: min–max widens, the interval hardly moves
+  many.push_back(140);
+  EXPECT_LT(relative_noise(many).width, relative_noise(some).width);
 }
 
 TEST(Statistics, FinalizeFillsIntervalOutliersAndWarnsOnceAboutSpread) {
@@ -240,7 +280,9 @@ TEST(Statistics, FinalizeFillsIntervalOutliersAndWarnsOnceAboutSpread) {
   EXPECT_EQ(r.outliers, std::vector<std::size_t>{2});
   ASSERT_EQ(r.warnings.size(), 1U);
   EXPECT_EQ(r.warnings[0].kind, WarningKind::noisy) << r.warnings[0].text;
-  EXPECT_NE(r.warnings[0].text.find("100%"), std::string::npos) << r.warnings[0].text;
+  // The 95% interval of six samples is their range, 100 of a median 100.
+  EXPECT_NE(r.warnings[0].text.find("95% interval is 100%"), std::string::npos)
+      << r.warnings[0].text;
   finalize(r);  // as a reader does after reading the warnings back
   EXPECT_EQ(r.warnings.size(), 1U);
 
@@ -249,6 +291,15 @@ TEST(Statistics, FinalizeFillsIntervalOutliersAndWarnsOnceAboutSpread) {
   finalize(quiet);
   EXPECT_TRUE(quiet.warnings.empty());
   EXPECT_TRUE(quiet.outliers.empty());
+  Result few;
+  few.times_ns = {100, 120, 130, 140, 150};  // no 95% interval: the IQR, 20 of 130
+  finalize(few);
+  EXPECT_TRUE(few.warnings.empty());         // 15%: not noisy
+  few.times_ns = {100, 100, 130, 160, 160};  // 60 of 130
+  finalize(few);
+  ASSERT_EQ(few.warnings.size(), 1U);
+  EXPECT_NE(few.warnings[0].text.find("interquartile range"), std::string::npos)
+      << few.warnings[0].text;
   Result single;
   single.times_ns = {100};
   finalize(single);

@@ -52,7 +52,10 @@ class MarkdownReporter final : public Reporter {
     if (!r.ran()) {
       out_ << fmt::format(" {} | | |{}\n", markdown_cell(error_text(r)), growth ? " |" : "");
     } else {
-      out_ << fmt::format(" {} | {}–{} | {} |", format_ms(r.stats.median),
+      const bool noisy = r.has_warning(WarningKind::noisy);
+      noisy_seen_ = noisy_seen_ || noisy;
+      out_ << fmt::format(" {}{} | {}–{} | {} |", format_ms(r.stats.median),
+                          noisy ? " \\" + std::string(kNoisyMark) : std::string(),
                           format_ms(static_cast<double>(r.stats.min)),
                           format_ms(static_cast<double>(r.stats.max)), format_rate(r.ops_per_sec));
       if (growth) out_ << " " << fdsize_text(r) << " |";
@@ -62,13 +65,19 @@ class MarkdownReporter final : public Reporter {
     if (const auto detail = detail_text(r); !detail.empty()) {
       notes_.push_back(fmt::format("{}: {}", who(r), detail));
     }
-    for (const auto& w : r.warnings) notes_.push_back(fmt::format("{}: {}", who(r), w.text));
+    for (const auto& w : r.warnings) {
+      if (w.kind != WarningKind::noisy || !r.ran()) {
+        notes_.push_back(fmt::format("{}: {}", who(r), w.text));
+      }
+    }
     out_ << std::flush;
   }
 
   void end(std::span<const Result> /*all*/, std::span<const Finding> findings,
            bool complete) override {
     flush_notes();
+    // A lone ~ may start strikethrough in GitHub's Markdown: escaped.
+    if (noisy_seen_) out_ << "\n\\" << noisy_legend() << "\n";
     if (!findings.empty()) {
       out_ << "\n## " << findings_heading(complete) << "\n\n";
       for (const auto& f : findings) out_ << "- " << f.text << "\n";
@@ -111,6 +120,7 @@ class MarkdownReporter final : public Reporter {
   std::ostream& out_;
   std::string header_for_;
   std::vector<std::string> notes_;
+  bool noisy_seen_ = false;  // a row carries kNoisyMark: the legend goes under the tables
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "model/format.hpp"
+#include "model/statistics.hpp"
 
 namespace fdbench {
 
@@ -81,6 +82,14 @@ std::string section_note(const Section& s) {
 
 std::string findings_heading(bool complete) {
   return complete ? "Findings" : "Findings (from the results finished before the stop)";
+}
+
+std::string noisy_legend() {
+  return fmt::format(
+      "{} noisy: the median's 95% interval is wider than {:.0f}% of it (with fewer than {} "
+      "repetitions, which give no such interval, the interquartile range is): compare such "
+      "rows loosely, or measure again on a quieter machine",
+      kNoisyMark, kNoisyWidth * 100, min_samples_for());
 }
 
 std::string latency_text(const Result& r) {

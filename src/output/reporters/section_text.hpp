@@ -14,6 +14,12 @@ std::string section_title(const Section& section);
 std::string section_note(const Section& section);
 // "Findings", and when the run was stopped, that they rest on the results it finished.
 std::string findings_heading(bool complete);
+// The mark after a noisy result's median (its noisy warning, kNoisyWidth), so the warning is
+// one mark in the row, not a line of its own; the legend says once what it means.
+inline constexpr std::string_view kNoisyMark = "~";
+// "~ noisy: the median's 95% interval is wider than 20% of it ...": the one line under the
+// tables that explains kNoisyMark.
+std::string noisy_legend();
 // With --latency, one line under the result: "per call: open p50 2.9 µs, p99 12 µs, max
 // 301 µs; close ...; per repetition 4 growth events (...), 1.2 stalls (...)", or "per
 // submission: submit p50 ..." where a strategy timed its io_uring submissions. Empty without

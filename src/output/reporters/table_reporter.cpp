@@ -53,7 +53,7 @@ class TableReporter final : public Reporter {
       header_for_ = key;
       out_ << fmt::format("  {:<12} {:>7}", "strategy", "threads");
       if (growth) out_ << fmt::format(" {:>7}", "pregrow");
-      out_ << fmt::format(" {:>11} {:>19} {:>12}", "median ms", "min–max ms", r.unit + "/s");
+      out_ << fmt::format(" {:>11}  {:>19} {:>12}", "median ms", "min–max ms", r.unit + "/s");
       if (growth) out_ << "  FDSize";
       out_ << "\n";
     }
@@ -64,9 +64,11 @@ class TableReporter final : public Reporter {
     } else {
       const std::string range = fmt::format("{}–{}", format_ms(static_cast<double>(r.stats.min)),
                                             format_ms(static_cast<double>(r.stats.max)));
+      const bool noisy = r.has_warning(WarningKind::noisy);
+      noisy_seen_ = noisy_seen_ || noisy;
       out_ << lead
-           << fmt::format(" {:>11} {:>19} {:>12}", format_ms(r.stats.median), range,
-                          format_rate(r.ops_per_sec));
+           << fmt::format(" {:>11}{:1} {:>19} {:>12}", format_ms(r.stats.median),
+                          noisy ? kNoisyMark : "", range, format_rate(r.ops_per_sec));
       if (growth) out_ << "  " << fdsize_text(r);
       out_ << "\n";
       if (r.failures != 0) failure_line(r);
@@ -74,12 +76,15 @@ class TableReporter final : public Reporter {
         out_ << "  " << detail << "\n";
       }
     }
-    for (const auto& w : r.warnings) out_ << "  ! " << w.text << "\n";
+    for (const auto& w : r.warnings) {
+      if (w.kind != WarningKind::noisy || !r.ran()) out_ << "  ! " << w.text << "\n";
+    }
     out_ << std::flush;
   }
 
   void end(std::span<const Result> /*all*/, std::span<const Finding> findings,
            bool complete) override {
+    if (noisy_seen_) out_ << "\n" << noisy_legend() << "\n";
     if (!findings.empty()) {
       out_ << "\n" << findings_heading(complete) << "\n";
       for (const auto& f : findings) out_ << "- " << f.text << "\n";
@@ -108,6 +113,7 @@ class TableReporter final : public Reporter {
   std::ostream& out_;
   std::string header_for_;
   std::string rcu_for_;
+  bool noisy_seen_ = false;  // a row carries kNoisyMark: the legend goes under the tables
 };
 
 }  // namespace
