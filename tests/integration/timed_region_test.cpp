@@ -1,6 +1,9 @@
 // The timed region of every strategy: it holds every item's work and nothing of the untimed
-// edges. A workload whose before_repetition() and after_repetition() sleep 100 ms, and one of
-// whose items takes at least 20 ms, must measure at least 20 ms and less than 100 ms.
+// edges. A workload whose before_repetition() and after_repetition() sleep 200 ms, and one of
+// whose items takes at least 20 ms, must measure at least 20 ms and less than 200 ms. The
+// lower bound holds on any machine; the upper one only on a machine that is not stalled for
+// 200 ms, so a strategy is measured again (up to 3 times) when it is missed: a timed edge
+// misses it every time, a busy machine rarely twice.
 //
 // The slow item has to be slow whoever performs it: a thread of ours (threads, the pools), a
 // forked worker running its copy of the workload (process), the kernel itself (io_uring issues
@@ -15,6 +18,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -37,7 +41,7 @@ namespace timed_region_test {
 
 using std::chrono::milliseconds;
 
-constexpr milliseconds kEdge{100};     // each untimed edge sleeps this long
+constexpr milliseconds kEdge{200};     // each untimed edge sleeps this long
 constexpr milliseconds kSlowItem{20};  // the leased item takes at least this long
 constexpr std::size_t kItems = 8;
 
@@ -158,16 +162,21 @@ TEST_F(TimedRegion, HoldsEveryItemAndNoneOfTheUntimedEdgesForEveryStrategy) {
   for (const StrategyInfo& strategy : strategy_registry()) {
     SCOPED_TRACE(std::string(strategy.name));
     if (!strategy.unavailable_reason().empty()) continue;
-    TimedRegionWorkload work(dir_, paths_);
-    const Result r = measure(work, strategy, {2, 64}, 2, 0);
-    ASSERT_EQ(r.error, "");
-    EXPECT_EQ(work.lease_error(), 0);
-    EXPECT_EQ(r.failures, 0U) << r.first_failure;
-    ASSERT_EQ(r.times_ns.size(), 2U);
-    for (const std::int64_t ns : r.times_ns) {
-      EXPECT_GE(ns, std::chrono::nanoseconds(kSlowItem).count()) << "the slow item was not timed";
-      EXPECT_LT(ns, std::chrono::nanoseconds(kEdge).count()) << "an untimed edge was timed";
+    std::int64_t longest = 0;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      TimedRegionWorkload work(dir_, paths_);
+      const Result r = measure(work, strategy, {2, 64}, 2, 0);
+      ASSERT_EQ(r.error, "");
+      EXPECT_EQ(work.lease_error(), 0);
+      EXPECT_EQ(r.failures, 0U) << r.first_failure;
+      ASSERT_EQ(r.times_ns.size(), 2U);
+      for (const std::int64_t ns : r.times_ns) {
+        EXPECT_GE(ns, std::chrono::nanoseconds(kSlowItem).count()) << "the slow item was not timed";
+      }
+      longest = *std::max_element(r.times_ns.begin(), r.times_ns.end());
+      if (longest < std::chrono::nanoseconds(kEdge).count()) break;
     }
+    EXPECT_LT(longest, std::chrono::nanoseconds(kEdge).count()) << "an untimed edge was timed";
     ++measured;
   }
   EXPECT_GE(measured, 5) << "threads, pool, pool-batch, fast-pool and process run everywhere";
