@@ -106,7 +106,9 @@ Marker read_marker(int dir) {
   return m;
 }
 
-bool try_lock(int dir, int how) { return lock(dir, how) != LockResult::busy; }
+bool try_lock(int dir, int how) {
+  return lock(dir, how) != LockResult::busy;
+}
 
 LockResult lock(int dir, int how) {
   if (flock(dir, how | LOCK_NB) == 0) return LockResult::taken;

@@ -117,9 +117,9 @@ std::optional<std::string> pseudo_filesystem(const std::string& path) {
   if (statfs(path.c_str(), &info) != 0) return std::nullopt;
   // linux/magic.h: the kernel's own filesystems, whose files are its interfaces.
   static constexpr std::pair<unsigned long, const char*> kPseudo[] = {
-      {0x9FA0, "proc"},           {0x62656572, "sysfs"},   {0x74726163, "tracefs"},
-      {0x64626720, "debugfs"},    {0x73636673, "securityfs"}, {0x27E0EB, "cgroup"},
-      {0x63677270, "cgroup2"},    {0x62656570, "configfs"}, {0xCAFE4A11, "bpf"},
+      {0x9FA0, "proc"},        {0x62656572, "sysfs"},      {0x74726163, "tracefs"},
+      {0x64626720, "debugfs"}, {0x73636673, "securityfs"}, {0x27E0EB, "cgroup"},
+      {0x63677270, "cgroup2"}, {0x62656570, "configfs"},   {0xCAFE4A11, "bpf"},
   };
   const auto type = static_cast<unsigned long>(info.f_type);
   for (const auto& [magic, name] : kPseudo) {

@@ -40,10 +40,10 @@ std::vector<std::string> open_tree(const std::string& dir, std::vector<std::stri
 // `command` (open or tune) of the tree `dir`, as small as it goes.
 std::vector<std::string> walk(const std::string& command, const std::string& dir,
                               std::vector<std::string> more = {}) {
-  std::vector<std::string> args = command == "tune"
-                                      ? std::vector<std::string>{"tune", "--tree", dir, "--budget",
-                                                                 "1", "--strategy", "threads"}
-                                      : open_tree(dir);
+  std::vector<std::string> args =
+      command == "tune" ? std::vector<std::string>{"tune", "--tree",     dir,      "--budget",
+                                                   "1",    "--strategy", "threads"}
+                        : open_tree(dir);
   args.insert(args.end(), more.begin(), more.end());
   return args;
 }
@@ -59,7 +59,9 @@ nlohmann::json input_of(const std::vector<std::string>& args) {
 }
 
 // The directory `path` is in.
-std::string parent_of(const std::string& path) { return path.substr(0, path.rfind('/')); }
+std::string parent_of(const std::string& path) {
+  return path.substr(0, path.rfind('/'));
+}
 
 // A filesystem mounted at `path` for one test with `mount ARGS`, unmounted at the end.
 class Mount {
@@ -114,11 +116,21 @@ TEST(TreeWalk, APseudoFilesystemIsRefusedUnlessAllowed) {
       SCOPED_TRACE(command);
       const RunResult run = run_bounded(walk(command, tree));
       EXPECT_EQ(run.exit_code, 1) << run.err;
-      expect_one_error_line(run.err, {"--tree " + tree,
-                                      tree == "/proc/self" ? "on proc," : "on sysfs,",
-                                      "pseudo-filesystem", "--allow-pseudo-fs"});
+      expect_one_error_line(run.err,
+                            {"--tree " + tree, tree == "/proc/self" ? "on proc," : "on sysfs,",
+                             "pseudo-filesystem", "--allow-pseudo-fs"});
     }
   }
+}
+
+// Allowed, it is walked like any tree: here files whose opening for reading does nothing.
+TEST(TreeWalk, APseudoFilesystemIsWalkedWhenAllowed) {
+  if (!platform::uses_linux_interfaces()) GTEST_SKIP() << "nothing is refused in this build";
+  const std::string tree = "/proc/sys/kernel/random";
+  struct stat info {};
+  if (stat(tree.c_str(), &info) != 0) GTEST_SKIP() << tree << " is not here";
+  const auto input = input_of(open_tree(tree, {"--allow-pseudo-fs"}));
+  EXPECT_GT(input.value("files", 0), 0) << input.dump();
 }
 
 TEST(TreeWalk, TheOptionsNeedTree) {
@@ -160,9 +172,8 @@ TEST(TreeWalk, StaysOnItsFilesystemUnlessToldToCrossMounts) {
     SCOPED_TRACE(command);
     const RunResult refused = run_bounded(walk(command, tree, {"--cross-mounts"}));
     EXPECT_EQ(refused.exit_code, 1) << refused.err;
-    expect_one_error_line(refused.err,
-                          {"--tree " + tree, kernel + " is proc", "--allow-pseudo-fs",
-                           "--cross-mounts"});
+    expect_one_error_line(refused.err, {"--tree " + tree, kernel + " is proc", "--allow-pseudo-fs",
+                                        "--cross-mounts"});
   }
 }
 

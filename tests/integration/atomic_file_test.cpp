@@ -184,8 +184,9 @@ TEST(CleanOutputTemporaries, RemovesOnlyWhatADeadRunLeftAndNoLiveOneHolds) {
   close(holder);
   auto removed = cleaned.removed;
   std::sort(removed.begin(), removed.end());
-  EXPECT_EQ(removed, (std::vector<std::string>{dir / ("a.json.tmp-fdbench-" + dead + "-abcdef"),
-                                               dir / ("b.json.tmp-fdbench-" + living + "-abcdef")}));
+  EXPECT_EQ(removed,
+            (std::vector<std::string>{dir / ("a.json.tmp-fdbench-" + dead + "-abcdef"),
+                                      dir / ("b.json.tmp-fdbench-" + living + "-abcdef")}));
   ASSERT_EQ(cleaned.kept.size(), 4U) << ::testing::PrintToString(cleaned.kept);
   auto after = before;
   std::erase(after, "a.json.tmp-fdbench-" + dead + "-abcdef");

@@ -370,9 +370,8 @@ TEST(Platform, PseudoFilesystemNamesTheKernelsOwnOnly) {
                                  "/sys/kernel/debug", "/sys/fs/cgroup"}) {
     const std::string mounted = mounted_type(path);
     SCOPED_TRACE(path + " is mounted as " + mounted);
-    const std::vector<std::string> kPseudo{"proc",       "sysfs",  "tracefs",  "debugfs",
-                                           "securityfs", "cgroup", "cgroup2",  "configfs",
-                                           "bpf"};
+    const std::vector<std::string> kPseudo{"proc",   "sysfs",   "tracefs",  "debugfs", "securityfs",
+                                           "cgroup", "cgroup2", "configfs", "bpf"};
     const bool pseudo = std::find(kPseudo.begin(), kPseudo.end(), mounted) != kPseudo.end();
     EXPECT_EQ(pseudo_filesystem(path), pseudo && uses_linux_interfaces()
                                            ? std::optional<std::string>(mounted)
