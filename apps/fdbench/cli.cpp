@@ -175,6 +175,8 @@ struct OpenText {
   std::string keep_files;
   std::string reuse_files;
   std::string tree;
+  bool cross_mounts = false;
+  bool allow_pseudo_fs = false;
   std::string list;
   bool list0 = false;
   std::string flags = std::string(to_string(OpenOptions{}.flags));
@@ -498,7 +500,13 @@ void apply_open_input(const OpenText& text, OpenOptions& open) {
     throw UsageError("--tree and --list: choose one input");
   }
   if (text.list0 && text.list.empty()) throw UsageError("--list0 needs --list FILE");
+  for (const auto& [given, flag] : {std::pair{text.cross_mounts, "--cross-mounts"},
+                                    std::pair{text.allow_pseudo_fs, "--allow-pseudo-fs"}}) {
+    if (given && text.tree.empty()) throw UsageError(fmt::format("{} needs --tree DIR", flag));
+  }
   open.tree = text.tree;
+  open.cross_mounts = text.cross_mounts;
+  open.allow_pseudo_fs = text.allow_pseudo_fs;
   open.list = text.list;
   open.list0 = text.list0;
   const bool existing = !open.tree.empty() || !open.list.empty();
@@ -640,7 +648,10 @@ void apply_socket(const SocketText& text, SocketOptions& socket) {
 constexpr const char* kOpenFooter = R"(
 Every file is a distinct empty file in a private directory (removed afterwards), unless
 --tree or --list names existing files: those are opened read-only (O_NOFOLLOW, O_NONBLOCK),
-never written, and FIFOs, sockets, devices and symlinks are skipped, never opened. Workers
+never written, and FIFOs, sockets, devices, symlinks and files without a read permission bit
+are skipped, never opened. A --tree walk stays on DIR's filesystem (--cross-mounts to enter
+others) and off proc, sysfs, tracefs and the kernel's other pseudo-filesystems, where opening
+a file can change the kernel's state (--allow-pseudo-fs to walk them). Workers
 and pools are created before the clock starts: thread creation is not timed. `libuv` is
 libuv's thread pool with uv_fs_open/uv_fs_close, which is how Node.js opens files.
 With --keep-open each repetition runs in a fresh child process (see `fdbench socket`).
@@ -690,6 +701,21 @@ OptionSpec uring_tuning_option(std::string& text) {
           true};
 }
 
+// --tree's walk stays on the tree's own filesystem and off the kernel's pseudo-filesystems
+// unless these say otherwise (open and tune).
+OptionSpec cross_mounts_option(bool& flag) {
+  return {"--cross-mounts", "",
+          "With --tree: descend into other filesystems mounted below DIR too (by default the "
+          "walk stays on DIR's own)",
+          &flag};
+}
+OptionSpec allow_pseudo_fs_option(bool& flag) {
+  return {"--allow-pseudo-fs", "",
+          "With --tree: walk proc, sysfs, tracefs, debugfs, securityfs, cgroup, configfs and bpf "
+          "too, where opening a file can change the kernel's state (refused otherwise)",
+          &flag};
+}
+
 // --strategy's completion: every strategy, or all.
 ValueHint strategy_choices() {
   auto names = strategy_names();
@@ -728,6 +754,8 @@ CLI::App* add_open_command(CLI::App& app, OpenText& text, CommonText& common, Op
        &text.reuse_files, kDirectories},
       {"--tree", "DIR", "Open the regular files under this existing directory instead", &text.tree,
        kDirectories},
+      cross_mounts_option(text.cross_mounts),
+      allow_pseudo_fs_option(text.allow_pseudo_fs),
       {"--list", "FILE", "Open the paths listed in this file (one per line) instead", &text.list,
        kFiles},
       {"--list0", "", "The --list file is NUL-separated", &text.list0},
@@ -886,6 +914,8 @@ CLI::App* add_tune_command(CLI::App& app, TuneText& text, OptionHints& hints) {
       {"--files", "N", "Number of files", &text.open.files, {}, true},
       {"--tree", "DIR", "Open the regular files under this existing directory instead",
        &text.open.tree, kDirectories},
+      cross_mounts_option(text.open.cross_mounts),
+      allow_pseudo_fs_option(text.open.allow_pseudo_fs),
       {"--list", "FILE", "Open the paths listed in this file (one per line) instead",
        &text.open.list, kFiles},
       {"--list0", "", "The --list file is NUL-separated", &text.open.list0},

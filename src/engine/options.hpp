@@ -47,6 +47,8 @@ struct OpenOptions {
   // they are empty, the set's marker says.
   std::string reuse_files;
   std::string tree;    // --tree DIR: open the regular files under DIR instead
+  bool cross_mounts = false;     // --cross-mounts: the --tree walk enters other filesystems
+  bool allow_pseudo_fs = false;  // --allow-pseudo-fs: ... and proc, sysfs, tracefs, ... too
   std::string list;    // --list FILE: open the paths listed in FILE instead
   bool list0 = false;  // --list0: the list is NUL-separated
   OpenFlags flags = OpenFlags::rdonly;

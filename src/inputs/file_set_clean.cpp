@@ -27,7 +27,6 @@ using file_sets::looks_like_ours;
 using file_sets::Marker;
 using file_sets::parent_path;
 using file_sets::read_marker;
-using file_sets::try_lock;
 using file_sets::without_trailing_slashes;
 
 namespace {
@@ -103,14 +102,20 @@ void clean_one(int parent_fd, const std::string& name, const std::string& path, 
     }
     return;
   }
-  if (marker.kind == Marker::Kind::private_dir && marker.pid != getpid() &&
-      platform::process_running(marker.pid)) {
-    report.kept.push_back(
-        fmt::format("{}: fdbench (pid {}) may still be using it", path, marker.pid));
+  // Whether the run that made it is alive is the lock's to say: a run holds its set locked from
+  // mkdtemp to removal, and the kernel lets go when it dies. The pid alone cannot say: inside a
+  // PID namespace a killed run's pid is 1, which always exists.
+  const file_sets::LockResult lock = file_sets::lock(dir.get(), LOCK_EX);
+  if (lock == file_sets::LockResult::busy) {
+    report.kept.push_back(fmt::format("{}: a running fdbench is using it or making it", path));
     return;
   }
-  if (!try_lock(dir.get(), LOCK_EX)) {
-    report.kept.push_back(fmt::format("{}: a running fdbench is using it or making it", path));
+  // No flock on this filesystem: a live pid keeps the set, which errs only toward keeping it.
+  if (lock == file_sets::LockResult::unsupported && marker.kind == Marker::Kind::private_dir &&
+      marker.pid != getpid() && platform::process_running(marker.pid)) {
+    report.kept.push_back(fmt::format(
+        "{}: fdbench (pid {}) may still be using it (this filesystem has no locks to tell)", path,
+        marker.pid));
     return;
   }
   const std::string foreign = remove_our_names(dir.get(), true);

@@ -107,7 +107,12 @@ Marker read_marker(int dir) {
 }
 
 bool try_lock(int dir, int how) {
-  return flock(dir, how | LOCK_NB) == 0 || errno != EWOULDBLOCK;
+  return lock(dir, how) != LockResult::busy;
+}
+
+LockResult lock(int dir, int how) {
+  if (flock(dir, how | LOCK_NB) == 0) return LockResult::taken;
+  return errno == EWOULDBLOCK ? LockResult::busy : LockResult::unsupported;
 }
 
 }  // namespace fdbench::file_sets

@@ -39,4 +39,9 @@ Marker read_marker(int dir);
 // ones) goes without.
 bool try_lock(int dir, int how);
 
+// What taking the lock found: taken (now ours), busy (another holds a conflicting one: a run
+// that is alive, whatever its pid says) or unsupported (this filesystem has no flock).
+enum class LockResult { taken, busy, unsupported };
+LockResult lock(int dir, int how);
+
 }  // namespace fdbench::file_sets

@@ -5,15 +5,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <fstream>
+#include <memory>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "fdbench/error.hpp"
-#include "platform/interrupt.hpp"
 #include "fdbench/unique_fd.hpp"
+#include "platform/interrupt.hpp"
+#include "platform/platform.hpp"
 
 namespace fdbench {
 
@@ -44,29 +49,92 @@ std::string classify(unsigned char d_type) {
   }
 }
 
+// Whether this user has the read permission bit the kernel would check: the owner's where the
+// file is theirs, else the group's where they are in it, else everyone's. Root gets no pass:
+// a file whose mode says "not for reading" (sysfs's and tracefs's write-only triggers, such
+// as tracing/free_buffer) is never opened, though root could.
+class ReadPermission {
+ public:
+  ReadPermission() : uid_(geteuid()), groups_{getegid()} {
+    const int n = getgroups(0, nullptr);
+    if (n <= 0) return;
+    std::vector<gid_t> more(static_cast<std::size_t>(n));
+    const int got = getgroups(n, more.data());
+    if (got > 0) groups_.insert(groups_.end(), more.begin(), more.begin() + got);
+  }
+  [[nodiscard]] bool allows(const struct stat& info) const {
+    if (info.st_uid == uid_) return (info.st_mode & S_IRUSR) != 0;
+    if (std::find(groups_.begin(), groups_.end(), info.st_gid) != groups_.end()) {
+      return (info.st_mode & S_IRGRP) != 0;
+    }
+    return (info.st_mode & S_IROTH) != 0;
+  }
+
+ private:
+  uid_t uid_;
+  std::vector<gid_t> groups_;
+};
+
+std::string joined(const std::string& root, const std::string& rel) {
+  return root.ends_with('/') ? root + rel : root + "/" + rel;
+}
+
+// Throws the one line that refuses `path` (the --tree root itself, or a mount below it that
+// --cross-mounts would descend into) when it is on a pseudo-filesystem.
+void refuse_pseudo_fs(const std::string& root, const std::string& path, bool below) {
+  const auto pseudo = platform::pseudo_filesystem(path);
+  if (!pseudo) return;
+  constexpr const char* kWhy =
+      "a pseudo-filesystem of the kernel's, where opening and closing a file can change the "
+      "kernel's state";
+  if (!below) {
+    throw Error(fmt::format("--tree {} is on {}, {}: not walked (give --allow-pseudo-fs to walk it "
+                            "anyway)",
+                            root, *pseudo, kWhy));
+  }
+  throw Error(fmt::format("--tree {}: {} is {}, {}: not walked (give --allow-pseudo-fs to descend "
+                          "into it anyway, or leave out --cross-mounts)",
+                          root, path, *pseudo, kWhy));
+}
+
 }  // namespace
 
-InputFiles scan_tree(const std::string& root) {
+InputFiles scan_tree(const std::string& root, const TreeWalk& walk) {
   InputFiles input;
   input.source = "tree";
   input.origin = root;
   input.dir_path = root;
+  if (!walk.allow_pseudo_fs) refuse_pseudo_fs(root, root, false);
   UniqueFd root_fd(open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK));
-  if (!root_fd) {
+  struct stat root_info {};
+  if (!root_fd || fstat(root_fd.get(), &root_info) != 0) {
     throw Error(fmt::format("--tree {}: {}", root, errno_text(errno)));
   }
+  const ReadPermission readable;
+  // The filesystems the walk may be on: the root's, and with --cross-mounts each one below it
+  // once looked at.
+  std::set<dev_t> walked{root_info.st_dev};
   // One directory open at a time: a deep tree cannot run us out of descriptors.
-  std::vector<std::string> pending{""};
+  std::vector<std::pair<std::string, dev_t>> pending{{"", root_info.st_dev}};
   std::size_t visited = 0;
   while (!pending.empty()) {
     if ((++visited & 255) == 0) throw_if_interrupted();
-    const std::string rel = std::move(pending.back());
+    const auto [rel, dev] = std::move(pending.back());
     pending.pop_back();
     const int fd = rel.empty() ? dup(root_fd.get())
                                : openat(root_fd.get(), rel.c_str(),
                                         O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC |
                                             O_NONBLOCK);
-    DIR* dir = fd >= 0 ? fdopendir(fd) : nullptr;
+    struct stat opened {};
+    if (fd >= 0 && fstat(fd, &opened) == 0 && opened.st_dev != dev) {
+      close(fd);  // something was mounted there since it was looked at
+      ++input.skipped["other filesystem"];
+      continue;
+    }
+    // Closed on every way out, a refusal's throw included.
+    const std::unique_ptr<DIR, int (*)(DIR*)> listing(fd >= 0 ? fdopendir(fd) : nullptr,
+                                                      closedir);
+    DIR* dir = listing.get();
     if (dir == nullptr) {
       if (fd >= 0) close(fd);
       ++input.skipped["unreadable directory"];
@@ -77,21 +145,31 @@ InputFiles scan_tree(const std::string& root) {
       if (name == "." || name == "..") continue;
       const std::string path = rel.empty() ? std::string(name) : rel + "/" + std::string(name);
       std::string what = classify(entry->d_type);
-      if (what == "?") {  // the filesystem does not fill d_type: ask, without following
-        struct stat info {};
+      // Files and directories are looked at before anything opens them: which filesystem they
+      // are on (a mount point's is the mounted one's), and a file's read permission.
+      struct stat info {};
+      if (what == "" || what == "dir" || what == "?") {
         what = fstatat(dirfd(dir), entry->d_name, &info, AT_SYMLINK_NOFOLLOW) == 0
                    ? classify(info.st_mode)
                    : "other";
       }
+      if ((what.empty() || what == "dir") && !walked.contains(info.st_dev)) {
+        if (!walk.cross_mounts) {
+          ++input.skipped["other filesystem"];
+          continue;
+        }
+        if (!walk.allow_pseudo_fs) refuse_pseudo_fs(root, joined(root, path), true);
+        walked.insert(info.st_dev);
+      }
+      if (what.empty() && !readable.allows(info)) what = "no read permission";
       if (what.empty()) {
         input.paths.add(path);
       } else if (what == "dir") {
-        pending.push_back(path);
+        pending.emplace_back(path, info.st_dev);
       } else {
         ++input.skipped[what];
       }
     }
-    closedir(dir);
   }
   return input;
 }
@@ -119,6 +197,7 @@ InputFiles read_list(const std::string& list_file, bool nul_separated) {
   input.dir_path = getcwd(cwd, sizeof cwd) != nullptr ? cwd : ".";
   std::ifstream in(list_file, std::ios::binary);
   if (!in) throw Error(fmt::format("--list {}: {}", list_file, errno_text(errno)));
+  const ReadPermission readable;
   std::string entry;
   std::size_t count = 0;
   const char separator = nul_separated ? '\0' : '\n';
@@ -137,7 +216,8 @@ InputFiles read_list(const std::string& list_file, bool nul_separated) {
       ++input.missing[errno_text(errno)];
       continue;
     }
-    const std::string what = classify(info.st_mode);
+    std::string what = classify(info.st_mode);
+    if (what.empty() && !readable.allows(info)) what = "no read permission";
     if (what.empty()) {
       input.paths.add(entry);
     } else {

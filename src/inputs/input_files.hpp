@@ -1,7 +1,10 @@
 #pragma once
 // Existing files as input (--tree, --list): enumerated once, untimed, read-only. Only
-// regular files are kept; symlinks are never followed and FIFOs, sockets and devices are
-// never opened, only counted.
+// regular files with a read permission bit for this user are kept; symlinks are never
+// followed and FIFOs, sockets, devices and files whose mode says "not for reading" (sysfs's
+// write-only triggers) are never opened, only counted. A tree is walked on its own filesystem
+// only, unless asked, and never on the kernel's pseudo-filesystems (proc, sysfs, tracefs, ...),
+// where opening and closing a file can change the kernel's state, unless asked.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -17,13 +20,22 @@ struct InputFiles {
   std::string dir_path;   // paths are relative to this directory (or absolute)
   PathTable paths;
   std::map<std::string, std::uint64_t> skipped;  // "symlink", "fifo", "socket", "device",
-                                                 // "directory", "other", "unreadable directory"
+                                                 // "directory", "other", "unreadable directory",
+                                                 // "no read permission", "other filesystem"
   std::map<std::string, std::uint64_t> missing;  // --list entries that could not be examined,
                                                  // by errno text
 };
 
-// Every regular file under `root`. Throws Error if root is missing or not a directory.
-InputFiles scan_tree(const std::string& root);
+// How far a --tree walk may go.
+struct TreeWalk {
+  bool cross_mounts = false;     // --cross-mounts: descend into other filesystems mounted below
+  bool allow_pseudo_fs = false;  // --allow-pseudo-fs: walk proc, sysfs, tracefs, ... too
+};
+
+// Every regular file under `root`. Throws Error if root is missing or not a directory, or is
+// (or, with cross_mounts, holds a mount of) a pseudo-filesystem that `walk` does not allow:
+// before anything on it is opened.
+InputFiles scan_tree(const std::string& root, const TreeWalk& walk = {});
 
 // The paths listed in `list_file`, one per line (or NUL-separated). Relative paths are
 // relative to the current directory. Throws Error if the list cannot be read, UsageError if

@@ -56,7 +56,8 @@ OpenInput prepare_input(const OpenOptions& o, const FileSet::CreationProgress& p
   in.summary.flags = std::string(to_string(o.flags));
   in.summary.keep_open = o.keep_open;
   if (!o.tree.empty() || !o.list.empty()) {
-    in.existing = o.tree.empty() ? read_list(o.list, o.list0) : scan_tree(o.tree);
+    in.existing = o.tree.empty() ? read_list(o.list, o.list0)
+                                : scan_tree(o.tree, {o.cross_mounts, o.allow_pseudo_fs});
     in.summary.source = in.existing.source;
     in.summary.origin = in.existing.origin;
     in.summary.layout = "";

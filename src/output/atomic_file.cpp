@@ -303,11 +303,14 @@ std::string clean_temporary(int dir, const std::string& name, int pid) {
   if (geteuid() != 0 && info.st_uid != geteuid()) {
     return fmt::format("belongs to another user (uid {})", info.st_uid);
   }
-  if (pid != getpid() && platform::process_running(pid)) {
-    return fmt::format("fdbench (pid {}) may still be writing it", pid);
-  }
-  if (flock(fd.get(), LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
-    return "a running fdbench is writing it";
+  // The lock its writer holds says whether that run is alive; the pid alone cannot (inside a
+  // PID namespace it is 1, which always exists). Only where the filesystem has no flock does a
+  // live pid keep it, which errs toward keeping.
+  if (flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    if (errno == EWOULDBLOCK) return "a running fdbench is writing it";
+    if (pid != getpid() && platform::process_running(pid)) {
+      return fmt::format("fdbench (pid {}) may still be writing it", pid);
+    }
   }
   // Still the same file under that name: nothing else is ever removed.
   struct stat now {};

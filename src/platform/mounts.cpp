@@ -4,9 +4,17 @@
 #include <climits>
 #include <cstdlib>
 #include <sstream>
+#include <utility>
 
 #include "platform/platform.hpp"
 #include "platform/os.hpp"
+
+#if defined(FDBENCH_LINUX)
+#include <sys/statfs.h>
+#elif defined(FDBENCH_BSD)
+#include <sys/mount.h>
+#include <sys/param.h>
+#endif
 
 namespace fdbench::platform {
 
@@ -101,6 +109,33 @@ std::optional<std::string> fs_mount_options(const std::string& path) {
   char resolved[PATH_MAX];
   if (realpath(path.c_str(), resolved) == nullptr) return std::nullopt;
   return mount_options_from(*mountinfo, resolved);
+}
+
+std::optional<std::string> pseudo_filesystem(const std::string& path) {
+#if defined(FDBENCH_LINUX)
+  struct statfs info {};
+  if (statfs(path.c_str(), &info) != 0) return std::nullopt;
+  // linux/magic.h: the kernel's own filesystems, whose files are its interfaces.
+  static constexpr std::pair<unsigned long, const char*> kPseudo[] = {
+      {0x9FA0, "proc"},        {0x62656572, "sysfs"},      {0x74726163, "tracefs"},
+      {0x64626720, "debugfs"}, {0x73636673, "securityfs"}, {0x27E0EB, "cgroup"},
+      {0x63677270, "cgroup2"}, {0x62656570, "configfs"},   {0xCAFE4A11, "bpf"},
+  };
+  const auto type = static_cast<unsigned long>(info.f_type);
+  for (const auto& [magic, name] : kPseudo) {
+    if (magic == type) return name;
+  }
+  return std::nullopt;
+#elif defined(FDBENCH_BSD)
+  struct statfs info {};
+  if (statfs(path.c_str(), &info) != 0) return std::nullopt;
+  const std::string type = info.f_fstypename;
+  if (type == "procfs" || type == "linprocfs" || type == "linsysfs") return type;
+  return std::nullopt;
+#else
+  (void)path;
+  return std::nullopt;
+#endif
 }
 
 }  // namespace fdbench::platform

@@ -246,6 +246,12 @@ std::optional<std::string> fs_mount_options(const std::string& path);
 // The same from mountinfo text, for an absolute path without symlinks: the options of the
 // longest mount point containing it.
 std::optional<std::string> mount_options_from(std::string_view mountinfo, const std::string& path);
+// The name of the pseudo-filesystem holding `path` ("proc", "sysfs", "tracefs", "debugfs",
+// "securityfs", "cgroup", "cgroup2", "configfs", "bpf"; the BSDs' procfs, linprocfs and
+// linsysfs), where opening a file can act on the kernel: closing tracefs's free_buffer frees
+// the trace ring buffer. nullopt for any other filesystem, and where the type cannot be told
+// (the portable build). Looks without opening `path` (statfs), and follows a symlink.
+std::optional<std::string> pseudo_filesystem(const std::string& path);
 
 // ---- Optional libraries (src/platform/libraries.cpp)
 

@@ -3,7 +3,9 @@
 #include "cli.hpp"
 
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -330,6 +332,58 @@ TEST(Clean, RemovesAnOutputTemporaryThatAKilledRunLeft) {
   EXPECT_NE(run.out.find("removed " + temporary), std::string::npos) << run.out;
   EXPECT_FALSE(exists(temporary));
   EXPECT_EQ(read_text(dir / "r.json"), "the user's\n");
+}
+
+// A killed run's private directory, its marker naming `pid`, with one of its files.
+std::string plant_private_set(const TempDir& dir, const std::string& suffix, pid_t pid) {
+  const std::string set = dir / (std::string(FileSet::kDirPrefix) + suffix);
+  EXPECT_EQ(mkdir(set.c_str(), 0700), 0);
+  write_text(set + "/" + FileSet::kMarkerName,
+             "fdbench private directory\npid " + std::to_string(pid) + "\n");
+  write_text(set + "/1.txt", "");
+  return set;
+}
+
+// A run killed inside a PID namespace leaves pid 1 in its marker, which always exists there:
+// clean goes by the set's lock, which the kernel let go of when the run died, not by the pid.
+TEST(Clean, GoesByTheLockNotByThePid) {
+  TempDir dir;
+  const std::string as_init = plant_private_set(dir, "init01", 1);
+  const std::string as_us = plant_private_set(dir, "tests1", getpid());
+  const std::string held = plant_private_set(dir, "held01", 1);
+  // A live child holds `held` as a running fdbench holds its set, until told to go.
+  int ready[2];
+  int go[2];
+  ASSERT_EQ(pipe(ready), 0);
+  ASSERT_EQ(pipe(go), 0);
+  const pid_t holder = fork();
+  ASSERT_GE(holder, 0);
+  if (holder == 0) {
+    const int fd = open(held.c_str(), O_RDONLY | O_DIRECTORY);
+    const char locked = fd >= 0 && flock(fd, LOCK_EX) == 0 ? 'y' : 'n';
+    if (write(ready[1], &locked, 1) != 1) _exit(1);
+    char done = 0;
+    (void)!read(go[0], &done, 1);
+    _exit(0);
+  }
+  char locked = 0;
+  ASSERT_EQ(read(ready[0], &locked, 1), 1);
+  EXPECT_EQ(locked, 'y');
+
+  const RunResult run = run_fdbench({"clean", "--dir", dir.path()});
+  ASSERT_EQ(write(go[1], "x", 1), 1);
+  EXPECT_EQ(waitpid(holder, nullptr, 0), holder);
+  for (const int fd : {ready[0], ready[1], go[0], go[1]}) close(fd);
+
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_FALSE(exists(as_init)) << run.out;
+  EXPECT_FALSE(exists(as_us)) << run.out;
+  EXPECT_TRUE(exists(held + "/1.txt")) << run.out;
+  EXPECT_NE(run.out.find(held), std::string::npos) << run.out;
+  // Once its holder is gone, it is a leftover like the others.
+  const RunResult again = run_fdbench({"clean", "--dir", dir.path()});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_FALSE(exists(held)) << again.out;
 }
 
 TEST(Interrupt, CtrlCKeepsResultsAndCleansUp) {

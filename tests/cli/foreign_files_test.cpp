@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -228,7 +229,7 @@ void leave_a_killed_run(const FastTempDir& dir, std::string& killed) {
 // Directories named like a killed run's that `fdbench clean` leaves.
 struct NotLeftovers {
   std::string unmarked;  // no marker: not ours, not mentioned
-  std::string running;   // its fdbench is still running (the marker names this test process)
+  std::string running;   // its fdbench is still running: this test holds its lock, as a run does
   std::string foreign;   // holds a file fdbench never creates: said so
   std::string linked;    // holds a second name of a user's file under one of fdbench's names
 };
@@ -266,11 +267,17 @@ TEST(Clean, RemovesOnlyLeftoversOfAKilledRun) {
   NotLeftovers left;
   ASSERT_NO_FATAL_FAILURE(plant_not_leftovers(dir, user_dir, left));
   const auto& [unmarked, running, foreign, linked] = left;
+  // A running fdbench holds its set locked from mkdtemp to removal; the lock, not the pid in
+  // the marker, is what says it is alive.
+  const int holder = open(running.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(holder, 0);
+  ASSERT_EQ(flock(holder, LOCK_EX | LOCK_NB), 0);
 
   const RunResult run = [&] {
     FdbenchProcess clean({"clean", "--dir", dir.path()}, as_a_job());
     return clean.wait();
   }();
+  close(holder);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(run.err, "");
 
@@ -282,7 +289,7 @@ TEST(Clean, RemovesOnlyLeftoversOfAKilledRun) {
   EXPECT_EQ(run.out.find(unmarked), std::string::npos) << run.out;
 
   EXPECT_EQ(list_names(running), (std::vector<std::string>{".fdbench-private", "1.txt"}));
-  EXPECT_TRUE(contains_line(run.out, "left " + running, "still")) << run.out;
+  EXPECT_TRUE(contains_line(run.out, "left " + running, "a running fdbench")) << run.out;
 
   EXPECT_EQ(read_text(foreign + "/holiday.jpg"), "the user's\n");
   EXPECT_TRUE(contains_line(run.out, "left " + foreign, "holiday.jpg")) << run.out;

@@ -361,6 +361,24 @@ TEST(Platform, FsTypeNamesTheMountedFilesystem) {
   }
 }
 
+// What --tree refuses: the kernel's own filesystems, named as the mount table names them.
+TEST(Platform, PseudoFilesystemNamesTheKernelsOwnOnly) {
+  const fdbench::testing::TempDir dir;
+  EXPECT_EQ(pseudo_filesystem(dir.path()), std::nullopt);
+  EXPECT_EQ(pseudo_filesystem("/no/such/path/anywhere"), std::nullopt);
+  for (const std::string path : {"/proc", "/proc/self", "/sys", "/sys/kernel/tracing",
+                                 "/sys/kernel/debug", "/sys/fs/cgroup"}) {
+    const std::string mounted = mounted_type(path);
+    SCOPED_TRACE(path + " is mounted as " + mounted);
+    const std::vector<std::string> kPseudo{"proc",   "sysfs",   "tracefs",  "debugfs", "securityfs",
+                                           "cgroup", "cgroup2", "configfs", "bpf"};
+    const bool pseudo = std::find(kPseudo.begin(), kPseudo.end(), mounted) != kPseudo.end();
+    EXPECT_EQ(pseudo_filesystem(path), pseudo && uses_linux_interfaces()
+                                           ? std::optional<std::string>(mounted)
+                                           : std::nullopt);
+  }
+}
+
 int int_in_file(const std::string& path, int otherwise) {
   std::ifstream in(path);
   int value = otherwise;

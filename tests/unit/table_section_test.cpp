@@ -79,6 +79,14 @@ TEST(TableSection, TheUsersFilesWithWhatWasLeftOut) {
             "(+1 warm-up)\n"
             "(each file opened and closed again; thread and pool creation are not timed; "
             "3 entries skipped (not regular files))\n");
+  // Regular files left out are not called "not regular files".
+  tree.skipped = {{"fifo", 1}, {"no read permission", 2}, {"other filesystem", 1}};
+  EXPECT_EQ(header(open_section(tree)),
+            "\nopen: 3 regular files from --tree /srv/data (ext4), rdonly, 10 repetitions "
+            "(+1 warm-up)\n"
+            "(each file opened and closed again; thread and pool creation are not timed; "
+            "4 entries skipped (1 not regular files, 2 without read permission, 1 on another "
+            "filesystem (see --cross-mounts)))\n");
   InputSummary list;
   list.source = "list";
   list.origin = "paths.txt";

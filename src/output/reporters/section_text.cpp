@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -63,6 +65,34 @@ std::string section_title(const Section& s) {
                      runs);
 }
 
+namespace {
+
+// "; 5 entries skipped (3 not regular files, 1 without read permission, 1 on another
+// filesystem)", or nothing when none was.
+std::string skipped_text(const std::map<std::string, std::uint64_t>& skipped) {
+  std::uint64_t total = 0;
+  std::uint64_t unreadable = 0;
+  std::uint64_t elsewhere = 0;
+  for (const auto& [what, n] : skipped) {
+    total += n;
+    if (what == "no read permission") unreadable += n;
+    if (what == "other filesystem") elsewhere += n;
+  }
+  if (total == 0) return {};
+  const std::uint64_t irregular = total - unreadable - elsewhere;
+  if (irregular == total) return fmt::format("; {} entries skipped (not regular files)", total);
+  std::string parts;
+  const auto part = [&](std::uint64_t n, std::string_view what) {
+    if (n != 0) parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", n, what);
+  };
+  part(irregular, "not regular files");
+  part(unreadable, "without read permission");
+  part(elsewhere, "on another filesystem (see --cross-mounts)");
+  return fmt::format("; {} entries skipped ({})", total, parts);
+}
+
+}  // namespace
+
 std::string section_note(const Section& s) {
   if (!s.input) {
     return "for `threads` the calling thread is one of the threads; worker creation is not timed";
@@ -71,11 +101,9 @@ std::string section_note(const Section& s) {
                                           s.fresh_child ? ", each in a fresh process" : "")
                             : "each file opened and closed again";
   note += "; thread and pool creation are not timed";
-  std::uint64_t skipped = 0;
-  for (const auto& [what, n] : s.input->skipped) skipped += n;
   std::uint64_t missing = 0;
   for (const auto& [what, n] : s.input->missing) missing += n;
-  if (skipped != 0) note += fmt::format("; {} entries skipped (not regular files)", skipped);
+  note += skipped_text(s.input->skipped);
   if (missing != 0) note += fmt::format("; {} listed paths not found", missing);
   return note + setup_text(*s.input);
 }
