@@ -68,10 +68,13 @@ void RepetitionRunner::run_next(std::vector<std::unique_ptr<Measurement>>& runni
                                 const std::string& label) {
   Measurement& m = *running[k];
   if (!runner_) return m.run_next();
+  // Named before it runs: a step that ends just as the limit passes has already counted
+  // itself, and would be named as the next one ("repetition 2 of 1").
+  const std::string step = m.next_repetition_text();
   const auto outcome = runner_->run([&m] { m.run_next(); });
   if (outcome == TimedRunner::Outcome::done) return;
   const bool timed_out = outcome == TimedRunner::Outcome::timed_out;
-  abandon(running, k, label, timed_out);
+  abandon(running, k, label + ": " + step, timed_out);
   if (!timed_out) throw Interrupted(interrupted());
   throw TimedOut(hung_->error);
 }
@@ -89,26 +92,24 @@ std::optional<Result> RepetitionRunner::take_hung() {
   return r;
 }
 
-// Notes what the repetition was opening, parks every other thread of fdbench and kills its
-// processes, so that nothing of the measurement runs on; keeps the measurement from ever
-// being freed; and makes its result, which says why. The other measurements skip their leak
-// check (the hung one's descriptors are still open).
+// `what` names the step ("threads, 1 thread: repetition 3 of 10"). Notes what it was opening, parks
+// every other thread of fdbench and kills its processes, so that nothing of the measurement runs
+// on; keeps the measurement from ever being freed; and makes its result, which says why. The other
+// measurements skip their leak check (the hung one's descriptors are still open).
 void RepetitionRunner::abandon(std::vector<std::unique_ptr<Measurement>>& running, std::size_t k,
-                               const std::string& label, bool timed_out) {
+                               const std::string& what, bool timed_out) {
   const std::string on = hung_on(platform::paths_being_opened(), doing_);
   platform::park_other_threads();
   platform::kill_descendants();  // Linux: every descendant, grandchildren too
   ChildProcess::kill_all();      // everywhere: this process's own children, killed and reaped
-  const std::string repetition = running[k]->next_repetition_text();
   if (timed_out) {
-    hung_ = running[k]->hung(Status::timed_out,
-                             fmt::format("{}: {} did not finish within {}; {}", label, repetition,
-                                         format_seconds(timeout_s_), on));
+    hung_ = running[k]->hung(Status::timed_out, fmt::format("{} did not finish within {}; {}", what,
+                                                            format_seconds(timeout_s_), on));
   } else {
     hung_ = running[k]->hung(
         Status::hung,
         fmt::format(
-            "{}: {} was still running {} after the signal; {}", label, repetition,
+            "{} was still running {} after the signal; {}", what,
             format_seconds(std::chrono::duration<double>(TimedRunner::kSignalGrace).count()), on));
   }
   hung_->parameters["timeout"] = format_seconds(timeout_s_);

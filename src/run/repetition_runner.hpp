@@ -53,7 +53,7 @@ class RepetitionRunner {
 
  private:
   void abandon(std::vector<std::unique_ptr<Measurement>>& running, std::size_t k,
-               const std::string& label, bool timed_out);
+               const std::string& what, bool timed_out);
 
   double timeout_s_;
   std::string doing_;

@@ -185,6 +185,27 @@ TEST(TimedOutRun, CtrlCEndsARunThatHangs) {
   EXPECT_EQ(fdbench.leftovers().running, 0);
 }
 
+// A limit far shorter than a repetition (100 opens against 1 µs) stops the first one, and
+// names it as the one that ran, even when it ended just as the limit passed (which short
+// repetitions often do): never "repetition 2 of 1". A repetition can also beat the limit's
+// timer altogether (exit 0): 10 runs, at least one of them stopped.
+TEST(TimedOutRun, NamesTheRepetitionThatRanOut) {
+  const TempDir work;
+  int timed_out = 0;
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    const RunResult run = run_fdbench({"open", "--files", "100", "--threads", "1", "--strategy",
+                                       "threads", "--repeat", "1", "--warmup", "0", "--timeout",
+                                       "0.000001", "--dir", work.path(), "--quiet"});
+    ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.exit_code << ": " << run.err;
+    if (run.exit_code == 0) continue;
+    ++timed_out;
+    EXPECT_NE(run.err.find("repetition 1 of 1 did not finish within"), std::string::npos)
+        << run.err;
+    EXPECT_EQ(run.err.find("repetition 2 of"), std::string::npos) << run.err;
+  }
+  EXPECT_GE(timed_out, 1) << "no run of 10 reached its 1 µs limit";
+}
+
 // tune runs every repetition as open does, under the same limit: a hung open stops the sweep
 // with exit 1 and one line naming the file, nothing recommended or saved, nothing left over.
 TEST(TimedOutTune, StopsTheSweepNamingTheFileAndSavesNothing) {
