@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "output/atomic_file.hpp"
+#include "support/fd_table.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -27,20 +28,6 @@ char state_of(pid_t pid) {
   const std::string stat = read_text("/proc/" + std::to_string(pid) + "/stat");
   const auto close = stat.rfind(')');
   return close == std::string::npos || close + 2 >= stat.size() ? '?' : stat[close + 2];
-}
-
-// What `pid` holds open under `dir`: paths, "<dir>/#<inode> (deleted)" for an unnamed file.
-std::vector<std::string> open_under(pid_t pid, const std::string& dir) {
-  std::vector<std::string> found;
-  const std::string fds = "/proc/" + std::to_string(pid) + "/fd";
-  for (const auto& name : list_names(fds)) {
-    char target[4096];
-    const ssize_t n = readlink((fds + "/" + name).c_str(), target, sizeof target - 1);
-    if (n <= 0) continue;
-    target[n] = '\0';
-    if (std::string(target).rfind(dir + "/", 0) == 0) found.emplace_back(target);
-  }
-  return found;
 }
 
 // Stops `child` and returns what it holds under `dir` that is not one of `finals` (an output

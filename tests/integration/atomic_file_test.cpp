@@ -20,12 +20,14 @@
 
 #include "fdbench/error.hpp"
 #include "platform/platform.hpp"
+#include "support/fd_table.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench {
 namespace atomic_file_test {
 
 using testing::list_names;
+using testing::open_under;
 using testing::read_text;
 using testing::TempDir;
 using testing::write_text;
@@ -41,20 +43,6 @@ int dead_pid() {
 }
 
 // What this process holds open under `dir`, as /proc shows it: a path, or an unnamed file's
-// "<dir>/#<inode> (deleted)".
-std::vector<std::string> open_under(const std::string& dir, pid_t pid) {
-  std::vector<std::string> found;
-  const std::string fds = "/proc/" + std::to_string(pid) + "/fd";
-  for (const auto& name : list_names(fds)) {
-    char target[4096];
-    const ssize_t n = readlink((fds + "/" + name).c_str(), target, sizeof target - 1);
-    if (n <= 0) continue;
-    target[n] = '\0';
-    if (std::string(target).rfind(dir + "/", 0) == 0) found.emplace_back(target);
-  }
-  return found;
-}
-
 TEST(OutputTemporaryNames, ArePickedApartAndNothingElseIs) {
   EXPECT_EQ(output_temporary_owner("run.json.tmp-fdbench-4242-a1B2c3"), 4242);
   EXPECT_EQ(output_temporary_owner("a.tmp-fdbench-1-zzzzzz"), 1);
@@ -111,7 +99,7 @@ TEST(AtomicFile, ASigkillMidWriteLeavesNoTemporary) {
     char go = 0;
     ASSERT_EQ(read(ready[0], &go, 1), 1) << "the child could not write its output";
     close(ready[0]);
-    const auto held = open_under(dir.path(), child);
+    const auto held = open_under(child, dir.path());
     ASSERT_EQ(held.size(), 1U) << "the child holds no file in the directory";
     const bool unnamed = held.front().find(" (deleted)") != std::string::npos;
     RecordProperty("unnamed", unnamed ? "yes" : "no");
@@ -144,7 +132,7 @@ TEST(AtomicFile, HasNoNameWhileItIsWritten) {
   write_text(path, kOld);
   AtomicFile file(path, "--output");
   file.write("new\n");
-  const auto held = open_under(dir.path(), getpid());
+  const auto held = open_under(getpid(), dir.path());
   ASSERT_EQ(held.size(), 1U);
   if (held.front().find(" (deleted)") == std::string::npos) {
     GTEST_SKIP() << "this filesystem gives no unnamed files: " << held.front();

@@ -7,6 +7,9 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
 
@@ -23,6 +26,21 @@ inline std::optional<int> fdsize_in_proc_status() {
   const auto line = text.find("\nFDSize:");
   if (line == std::string::npos) return std::nullopt;
   return std::atoi(text.c_str() + line + 8);
+}
+
+// What `pid` holds open under `dir` (Linux, /proc/PID/fd): the paths, and
+// "<dir>/#<inode> (deleted)" for an unnamed file.
+inline std::vector<std::string> open_under(pid_t pid, const std::string& dir) {
+  std::vector<std::string> found;
+  const std::string fds = "/proc/" + std::to_string(pid) + "/fd";
+  for (const auto& name : list_names(fds)) {
+    char target[4096];
+    const ssize_t n = readlink((fds + "/" + name).c_str(), target, sizeof target - 1);
+    if (n <= 0) continue;
+    target[n] = '\0';
+    if (std::string(target).rfind(dir + "/", 0) == 0) found.emplace_back(target);
+  }
+  return found;
 }
 
 }  // namespace fdbench::testing
