@@ -54,6 +54,10 @@ void expect_no_temporary(const std::string& dir, const std::vector<std::string>&
                          std::vector<std::string> finals) {
   bool unnamed = true;
   for (const auto& path : writing) unnamed = unnamed && path.ends_with(" (deleted)");
+  // An unnamed file already linked under its temporary name (the instant before the rename)
+  // still reads "(deleted)" in /proc: a temporary name in `dir` says so.
+  for (const auto& name : list_names(dir))
+    unnamed = unnamed && name.find(".tmp-fdbench-") == std::string::npos;
   ::testing::Test::RecordProperty("killed_while_unnamed", unnamed ? "yes" : "no");
   if (!unnamed) {
     const auto cleaned = clean_output_temporaries(dir);
