@@ -12,6 +12,7 @@
 #include <cctype>
 #include <charconv>
 #include <climits>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
@@ -151,7 +152,9 @@ std::string flag_list(const std::vector<Pregrow>& settings) {
 // is the options struct's own (OpenOptions, SocketOptions, TuneOptions), written as its flag
 // takes it; a word stands for an empty list where it means "every" or "none" ("all", "keep").
 struct CommonText {
-  std::string repeat = std::to_string(OpenOptions{}.repeat);
+  std::string repeat = "auto";  // OpenOptions::repeat's default
+  std::string precision;        // empty: Repeat's default, and not given
+  std::string max_time;         // empty: Repeat's default, and not given
   std::string warmup = std::to_string(OpenOptions{}.warmup);
   std::string format = Command{}.format;
   std::string output;
@@ -335,7 +338,20 @@ std::vector<std::string> formats_of(std::string_view command) {
 // The options every measuring command has (the default suite's, open's, socket's).
 OptionTable common_options(CommonText& text, std::string_view command) {
   OptionTable table{
-      {"--repeat", "N", "Timed repetitions; the median is reported", &text.repeat, {}, true},
+      {"--repeat", "N|auto",
+       "Timed repetitions of each result; the median is reported. auto: repeat until the "
+       "median's 95% interval is within --precision of it, or --max-time is spent",
+       &text.repeat, choices({"auto", "10"}), true},
+      {"--precision", "PERCENT",
+       fmt::format("With --repeat auto: the 95% interval of each median within ±PERCENT of it "
+                   "(default {:g})",
+                   Repeat{}.precision * 100),
+       &text.precision},
+      {"--max-time", "SECONDS",
+       fmt::format("With --repeat auto: the most time one result may take, its warm-ups "
+                   "included (default {:g})",
+                   Repeat{}.max_time_s),
+       &text.max_time},
       {"--warmup", "N", "Untimed repetitions before them", &text.warmup, {}, true},
       {"--format", "FORMAT", "Output format: " + join(formats_of(command)), &text.format,
        choices(formats_of(command)), true},
@@ -446,8 +462,49 @@ double parse_timeout(const std::string& text, bool existing) {
   return seconds;
 }
 
-void apply_common(const CommonText& text, int& repeat, int& warmup, Command& command) {
-  repeat = static_cast<int>(parse_number("--repeat", text.repeat, 1, 100000));
+// A positive number in [min, max] ("3", "0.5"), with an optional `suffix` ("%").
+double parse_decimal(std::string_view flag, std::string text, std::string_view unit, double min,
+                     double max, std::string_view suffix = {}) {
+  if (!suffix.empty() && text.ends_with(suffix)) text.resize(text.size() - suffix.size());
+  // strtod, not from_chars: libc++ on macOS has no floating-point from_chars.
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() ||
+      !std::isdigit(static_cast<unsigned char>(text[0])) || !std::isfinite(value)) {
+    throw BadValue(fmt::format("{}: '{}' is not a number of {}", flag, text, unit));
+  }
+  if (value < min || value > max) {
+    throw BadValue(fmt::format("{}: {} is out of range (allowed: {:g} to {:g} {})", flag, text, min,
+                               max, unit));
+  }
+  return value;
+}
+
+// --repeat N|auto, with --precision and --max-time for auto.
+Repeat parse_repeat(const CommonText& text) {
+  Repeat repeat;
+  if (text.repeat != "auto") {
+    repeat.count = static_cast<int>(parse_number("--repeat", text.repeat, 1, 100000));
+    for (const auto& [flag, given] :
+         {std::pair{"--precision", &text.precision}, std::pair{"--max-time", &text.max_time}}) {
+      if (!given->empty()) {
+        throw UsageError(fmt::format("{} applies to --repeat auto, not to --repeat {}: drop one",
+                                     flag, text.repeat));
+      }
+    }
+    return repeat;
+  }
+  if (!text.precision.empty()) {
+    repeat.precision = parse_decimal("--precision", text.precision, "percent", 0.1, 50, "%") / 100;
+  }
+  if (!text.max_time.empty()) {
+    repeat.max_time_s = parse_decimal("--max-time", text.max_time, "seconds", 0.001, 86400);
+  }
+  return repeat;
+}
+
+void apply_common(const CommonText& text, Repeat& repeat, int& warmup, Command& command) {
+  repeat = parse_repeat(text);
   warmup = static_cast<int>(parse_number("--warmup", text.warmup, 0, 100000));
   check_choice("--format", text.format, formats_of("open"));
   command.format = text.format;

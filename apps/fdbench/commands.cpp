@@ -293,7 +293,7 @@ void print_tune_table(const Environment& env, const TuneReport& report, std::ost
   section.kind = "file";
   section.input = report.input;
   section.fs_type = report.fs_type;
-  section.repeat = report.sweep.empty() ? 0 : report.sweep.front().repeat;
+  section.repeat = Repeat::fixed(report.sweep.empty() ? 0 : report.sweep.front().repeat);
   section.warmup = 1;
   section.held = report.input.keep_open;
   section.fresh_child = report.input.keep_open;

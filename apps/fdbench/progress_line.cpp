@@ -33,9 +33,10 @@ ProgressLine::~ProgressLine() {
   clear();
 }
 
-void ProgressLine::plan(std::size_t results, int repetitions) {
+void ProgressLine::plan(std::size_t results, int repetitions, double max_seconds_each) {
   results_ = results;
   repetitions_ = repetitions;
+  max_seconds_each_ = max_seconds_each;
   done_ = 0;
   started_ns_.reset();
 }
@@ -73,6 +74,15 @@ void ProgressLine::clear() {
 }
 
 std::string ProgressLine::time_left() const {
+  if (repetitions_ == 0) {
+    // --repeat auto: how many repetitions are left is not known, only the most time it takes.
+    if (!started_ns_ || max_seconds_each_ <= 0) return {};
+    const double most = static_cast<double>(results_) * max_seconds_each_ -
+                        static_cast<double>(clock_() - *started_ns_) * 1e-9;
+    if (most <= 0) return {};
+    if (most >= 120) return fmt::format("at most about {} min left", std::lround(most / 60));
+    return fmt::format("at most about {} s left", std::max(1L, std::lround(most)));
+  }
   const std::size_t total = results_ * static_cast<std::size_t>(repetitions_);
   if (total == 0 || !started_ns_) return {};
   const double fraction = static_cast<double>(done_) / static_cast<double>(total);
@@ -89,7 +99,9 @@ std::string ProgressLine::text() const {
                        grouped(files_total_), files_made_ * 100 / files_total_);
   }
   if (what_.empty()) return {};
-  std::string line = fmt::format("{}: repetition {}/{}", what_, repetition_, repetitions_);
+  std::string line = repetitions_ == 0
+                         ? fmt::format("{}: repetition {}", what_, repetition_)
+                         : fmt::format("{}: repetition {}/{}", what_, repetition_, repetitions_);
   if (results_ > 0) line += fmt::format(", result {} of {}", result_, results_);
   if (const auto left = time_left(); !left.empty()) line += ", " + left;
   return line;

@@ -23,7 +23,7 @@ class ProgressLine final : public Progress {
   ProgressLine(std::ostream& out, int columns, Clock clock);
   ~ProgressLine() override;
 
-  void plan(std::size_t results, int repetitions) override;
+  void plan(std::size_t results, int repetitions, double max_seconds_each) override;
   void creating_files(std::size_t made, std::size_t total) override;
   void repetition_started(std::string_view what, std::size_t result, int repetition) override;
   void repetition_done() override;
@@ -43,12 +43,13 @@ class ProgressLine final : public Progress {
   std::optional<std::int64_t> started_ns_;  // when the first repetition started
   std::int64_t drawn_ns_ = 0;
   bool shown_ = false;
-  std::size_t results_ = 0;  // planned
-  int repetitions_ = 0;      // each result's, warm-ups included
-  std::size_t done_ = 0;     // repetitions finished, of every result
-  std::string what_;         // the current result, or empty while files are created
-  std::size_t result_ = 0;   // its number in the plan
-  int repetition_ = 0;       // the current repetition's number
+  std::size_t results_ = 0;      // planned
+  int repetitions_ = 0;          // each result's, warm-ups included; 0: --repeat auto
+  double max_seconds_each_ = 0;  // with --repeat auto: the most one result takes
+  std::size_t done_ = 0;         // repetitions finished, of every result
+  std::string what_;             // the current result, or empty while files are created
+  std::size_t result_ = 0;       // its number in the plan
+  int repetition_ = 0;           // the current repetition's number
   std::size_t files_made_ = 0;
   std::size_t files_total_ = 0;
 };

@@ -23,9 +23,9 @@ void TestEvents::line(const std::string& text) const {
   [[maybe_unused]] const ssize_t n = ::write(fd_.get(), whole.data(), whole.size());
 }
 
-void TestEvents::plan(std::size_t results, int repetitions) {
+void TestEvents::plan(std::size_t results, int repetitions, double max_seconds_each) {
   line(fmt::format("plan {} {}", results, repetitions));
-  if (inner_ != nullptr) inner_->plan(results, repetitions);
+  if (inner_ != nullptr) inner_->plan(results, repetitions, max_seconds_each);
 }
 
 void TestEvents::creating_files(std::size_t made, std::size_t total) {

@@ -25,7 +25,7 @@ class TestEvents final : public Progress {
   // not owned); nullptr when the variable is unset or its file cannot be opened.
   static std::unique_ptr<TestEvents> from_environment(Progress* inner);
 
-  void plan(std::size_t results, int repetitions) override;
+  void plan(std::size_t results, int repetitions, double max_seconds_each) override;
   void creating_files(std::size_t made, std::size_t total) override;
   void repetition_started(std::string_view what, std::size_t result, int repetition) override;
   void repetition_done() override;

@@ -130,7 +130,14 @@ Measurement::Measurement(Result base, int repeat, int warmup)
 std::string Measurement::next_repetition_text() const {
   const int next = next_.load();
   if (next < warmup_) return fmt::format("warm-up repetition {} of {}", next + 1, warmup_);
-  return fmt::format("repetition {} of {}", next - warmup_ + 1, repeat_);
+  if (open_ended_) return fmt::format("repetition {}", next - warmup_ + 1);
+  return fmt::format("repetition {} of {}", next - warmup_ + 1, repeat_.load());
+}
+
+void Measurement::conclude() {
+  FDBENCH_ASSERT(timed_repetitions_run() > 0);
+  repeat_ = timed_repetitions_run();
+  r_.repeat = repeat_;
 }
 
 Result Measurement::hung(Status status, std::string what) const {
@@ -178,8 +185,13 @@ Result Measurement::finish() {
   release();
   if (!done()) {
     r_.status = Status::cut_short;
-    r_.warn(WarningKind::cut_short, fmt::format("interrupted: {} of {} timed repetitions ran",
-                                                r_.times_ns.size(), repeat_));
+    // A fixed count keeps the planned one, which the warning compares with; auto has none.
+    if (open_ended_) r_.repeat = static_cast<int>(r_.times_ns.size());
+    r_.warn(WarningKind::cut_short,
+            open_ended_ ? fmt::format("interrupted after {} timed repetitions (--repeat auto)",
+                                      r_.times_ns.size())
+                        : fmt::format("interrupted: {} of {} timed repetitions ran",
+                                      r_.times_ns.size(), repeat_.load()));
   }
   if (latency_ && r_.ran()) latency_->store(r_);
   record_failures(r_, total_);
@@ -260,7 +272,7 @@ class InProcessMeasurement final : public Measurement {
     const Repetition rep = runner_->run(work_);
     scope.end();
     throw_if_interrupted();  // a repetition cut short by Ctrl-C is no sample
-    if (!timed) return;  // failures are counted where times are: an untimed pass is neither
+    if (!timed) return;      // failures are counted where times are: an untimed pass is neither
     total_.merge(rep.tally);
     r_.times_ns.push_back(rep.ns);
     record_usage(rep.usage);

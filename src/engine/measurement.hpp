@@ -9,11 +9,11 @@
 #include <string_view>
 #include <vector>
 
-#include "model/latency.hpp"
 #include "engine/measure.hpp"
-#include "model/result.hpp"
 #include "engine/strategy.hpp"
 #include "engine/workload.hpp"
+#include "model/latency.hpp"
+#include "model/result.hpp"
 
 namespace fdbench {
 
@@ -77,6 +77,14 @@ class Measurement {
   void run_next();
   // Every repetition ran, or an error ended the measurement.
   [[nodiscard]] bool done() const { return stopped_ || next_ == warmup_ + repeat_; }
+  // The timed repetitions' times so far.
+  [[nodiscard]] std::span<const std::int64_t> times() const { return r_.times_ns; }
+  // --repeat auto: the repetition count given is only a ceiling, and the progress and a hang's
+  // message say "repetition 7" without it. conclude() ends the measurement after the timed
+  // repetitions run so far (at least one): done() from then on, and finish() keeps them as a
+  // whole result, its `repeat` their number.
+  void open_ended() { open_ended_ = true; }
+  void conclude();
   // Repetitions run so far, warm-ups included; of them, the timed ones.
   [[nodiscard]] int repetitions_run() const { return next_; }
   [[nodiscard]] int timed_repetitions_run() const { return std::max(0, next_ - warmup_); }
@@ -114,8 +122,9 @@ class Measurement {
  private:
   const Result base_;  // the combination's fields, as made before any repetition
   std::optional<std::vector<int>> held_before_;  // descriptors held when the first began
-  int repeat_;
+  std::atomic<int> repeat_;                      // read by next_repetition_text() too
   int warmup_;
+  bool open_ended_ = false;
   std::atomic<int> next_ = 0;  // read by next_repetition_text() while a repetition runs
   bool stopped_ = false;
   bool check_leaks_ = true;

@@ -28,7 +28,7 @@ struct OpenOptions {
   std::vector<int> threads{1, 2, 4, 8, 16};
   std::vector<std::string> strategies;  // empty: every registered strategy
   int batch = 64;
-  int repeat = 10;
+  Repeat repeat;  // --repeat (auto by default), --precision, --max-time
   int warmup = 1;
   bool latency = false;  // --latency: time every call (Result::latency)
   // --rcu-expedited: each value (0, 1) set for a block of the sweep; empty: kept as it is.
@@ -46,11 +46,11 @@ struct OpenOptions {
   // made. It must hold `files` files laid out as `subdirs` says where these are given; where
   // they are empty, the set's marker says.
   std::string reuse_files;
-  std::string tree;    // --tree DIR: open the regular files under DIR instead
+  std::string tree;              // --tree DIR: open the regular files under DIR instead
   bool cross_mounts = false;     // --cross-mounts: the --tree walk enters other filesystems
   bool allow_pseudo_fs = false;  // --allow-pseudo-fs: ... and proc, sysfs, tracefs, ... too
-  std::string list;    // --list FILE: open the paths listed in FILE instead
-  bool list0 = false;  // --list0: the list is NUL-separated
+  std::string list;              // --list FILE: open the paths listed in FILE instead
+  bool list0 = false;            // --list0: the list is NUL-separated
   OpenFlags flags = OpenFlags::rdonly;
   PathMode paths = PathMode::relative;      // --paths
   bool keep_open = false;                   // hold every descriptor to the end of the repetition
@@ -66,7 +66,7 @@ struct SocketOptions {
   std::vector<Pregrow> pregrow{Pregrow{}, Pregrow{Pregrow::Mode::automatic, 0}};
   int batch = 64;      // io_uring submissions
   UringOptions uring;  // --uring-tuning
-  int repeat = 10;
+  Repeat repeat;       // --repeat (auto by default), --precision, --max-time
   int warmup = 1;
   bool latency = false;  // --latency: time every call (Result::latency)
   // --rcu-expedited: each value (0, 1) set for a block of the sweep; empty: kept as it is.

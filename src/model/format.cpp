@@ -12,7 +12,9 @@ std::string group_digits(std::uint64_t n) {
   return digits;
 }
 
-std::string format_ms(double ns) { return fmt::format("{:.2f}", ns / 1e6); }
+std::string format_ms(double ns) {
+  return fmt::format("{:.2f}", ns / 1e6);
+}
 
 std::string format_duration(double ns) {
   if (ns < 1e3) return fmt::format("{:.0f} ns", ns);
@@ -24,6 +26,13 @@ std::string format_duration(double ns) {
 
 std::string format_rate(double per_sec) {
   return group_digits(static_cast<std::uint64_t>(std::llround(per_sec)));
+}
+
+std::string format_percent(double share) {
+  const double percent = share * 100;
+  if (percent >= 10 || percent == std::floor(percent)) return fmt::format("{:.0f}%", percent);
+  if (percent >= 0.1) return fmt::format("{:.1f}%", percent);
+  return fmt::format("{:.2g}%", percent);
 }
 
 std::string format_ratio(double ratio) {

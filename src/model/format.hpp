@@ -16,6 +16,8 @@ std::string format_ms(double ns);
 std::string format_duration(double ns);
 // a rate rounded to a whole number with digit groups ("412,300")
 std::string format_rate(double per_sec);
+// a share as a percentage: 0.03 -> "3%", 0.021 -> "2.1%", 0.0004 -> "0.04%"
+std::string format_percent(double share);
 // a ratio as "2.3×"
 std::string format_ratio(double ratio);
 // A number of threads in words: "1 thread", "2 threads".

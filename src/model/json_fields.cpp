@@ -491,6 +491,38 @@ void read_timed_region(const JsonReader& in, const char* name, Result& r) {
                                t.integer<std::uint64_t>("involuntary_switches")};
 }
 
+// How precisely the median is known, and with --repeat auto what was asked and why the
+// repetitions stopped: {"half_width": 0.012, "target": 0.03, "max_time_s": 3, "met": true,
+// "stopped_by": "precision"}. half_width (the larger half of the median's 95% interval, a
+// share of the median) is null below the repetitions such an interval needs; a fixed --repeat
+// writes it alone. Read back: the goal; half_width and met follow from the times.
+Written write_precision(const Result& r) {
+  if (!r.ran()) return std::nullopt;
+  const auto reached = r.precision();
+  json j{{"half_width", reached ? json(*reached) : json(nullptr)}};
+  if (const auto& goal = r.auto_repeat) {
+    j["target"] = goal->precision;
+    j["max_time_s"] = goal->max_time_s;
+    j["met"] = !r.missed_precision();
+    j["stopped_by"] = to_string(goal->stopped);
+  }
+  return j;
+}
+
+void read_precision(const JsonReader& in, const char* name, Result& r) {
+  const JsonReader p(in.field(name), in.path(name));
+  if (!p.has("target")) {
+    r.auto_repeat.reset();
+    return;
+  }
+  AutoRepeat goal{p.number("target"), p.number("max_time_s")};
+  const std::string stopped = p.text("stopped_by");
+  if (!parse_repeat_stop(stopped, goal.stopped)) {
+    throw Error(fmt::format("{}.stopped_by: unknown value '{}'", in.path(name), stopped));
+  }
+  r.auto_repeat = goal;
+}
+
 // The value --rcu-expedited set for the result. Before results recorded it, a parameter of
 // that name said it (and is dropped either way).
 void read_rcu_expedited(const JsonReader& in, const char* name, Result& r) {
@@ -575,6 +607,8 @@ constexpr ResultField kResultFields[] = {
                    &read_rcu_expedited, &rcu_expedited_of_old_result).added_in(2),
     custom<Result>("timed_region", &write_timed_region, FieldRead::optional, &read_timed_region,
                    &reset<&Result::timed_region>).added_in(3),
+    custom<Result>("precision", &write_precision, FieldRead::optional, &read_precision,
+                   &reset<&Result::auto_repeat>).added_in(4),
     derived("min_ns", [](const Result& r) -> Written { return r.stats.min; }).csv(9),
     derived("median_ns", [](const Result& r) -> Written { return whole_ns(r.stats.median); }).csv(10),
     derived("max_ns", [](const Result& r) -> Written { return r.stats.max; }).csv(11),
@@ -672,6 +706,18 @@ constexpr CsvPartColumn kCsvPartColumns[] = {
     {"latency_p99_ns", 26, &percentile_column<&LatencyPercentiles::p99>},
     {"latency_p999_ns", 27, &percentile_column<&LatencyPercentiles::p999>},
     {"latency_max_ns", 28, &percentile_column<&LatencyPercentiles::max>},
+    // The "precision" object's two figures a spreadsheet wants: how precise, and the target.
+    {"precision", 29,
+     [](const Result& r) -> Written {
+       const auto reached = r.precision();
+       if (!r.ran() || !reached) return std::nullopt;
+       return json(*reached);
+     }},
+    {"precision_target", 30,
+     [](const Result& r) -> Written {
+       if (!r.auto_repeat) return std::nullopt;
+       return json(r.auto_repeat->precision);
+     }},
 };
 
 // ---- The run's context ---------------------------------------------------------------

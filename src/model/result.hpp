@@ -107,22 +107,32 @@ struct TimedRegion {
 // rounded down); nullopt for none.
 std::optional<TimedRegion> median_timed_region(std::span<const TimedRegion> repetitions);
 
+// --repeat auto: what a result's repetitions aimed for, and why they stopped.
+struct AutoRepeat {
+  double precision = 0;   // --precision: the 95% interval within ± this share of the median
+  double max_time_s = 0;  // --max-time
+  RepeatStop stopped = RepeatStop::precision;
+
+  bool operator==(const AutoRepeat&) const = default;
+};
+
 struct Result {
   std::string workload;  // "open" or "socket"
   std::string strategy;  // "threads", "pool", ...
   int threads = 1;
-  int runnable_threads = 1;     // threads or processes that can be on a CPU while timed
-  int batch = 1;                          // what batch_unit says
+  int runnable_threads = 1;                // threads or processes that can be on a CPU while timed
+  int batch = 1;                           // what batch_unit says
   BatchUnit batch_unit = BatchUnit::none;  // what batch counts
-  std::string kind;                       // "file", "tcp", "udp", "unix", ...
-  Pregrow pregrow;                        // grown before the clock started, and how far
+  std::string kind;                        // "file", "tcp", "udp", "unix", ...
+  Pregrow pregrow;                         // grown before the clock started, and how far
   // The value --rcu-expedited set for this result's block of the sweep; nullopt: the machine's
   // own, as the environment records it.
   std::optional<int> rcu_expedited;
-  std::uint64_t ops = 0;        // descriptors created per repetition
-  int repeat = 0;
+  std::uint64_t ops = 0;  // descriptors created per repetition
+  int repeat = 0;         // timed repetitions: as planned, or as many as --repeat auto took
   int warmup = 0;
-  std::vector<std::int64_t> times_ns;  // one per timed repetition
+  std::optional<AutoRepeat> auto_repeat;  // nullopt: a fixed --repeat
+  std::vector<std::int64_t> times_ns;     // one per timed repetition
   Summary stats;
   MedianInterval median_ci;           // 95% interval of the median of times_ns
   std::vector<std::size_t> outliers;  // indices into times_ns beyond 1.5 × IQR
@@ -165,6 +175,17 @@ struct Result {
   // Whether a repetition hung and was abandoned (--timeout, or Ctrl-C it never saw).
   [[nodiscard]] bool hung() const { return status == Status::timed_out || status == Status::hung; }
   [[nodiscard]] bool has_warning(WarningKind about) const;
+  // How precisely the median is known: the larger half of its 95% interval as a share of it
+  // (relative_half_width); nullopt below the repetitions such an interval needs.
+  [[nodiscard]] std::optional<double> precision() const {
+    return relative_half_width(median_ci, stats.median);
+  }
+  // With --repeat auto, whether that precision reached the one asked for.
+  [[nodiscard]] bool missed_precision() const {
+    if (!auto_repeat || !ran()) return false;
+    const auto reached = precision();
+    return !reached || *reached > auto_repeat->precision;
+  }
   // The value --rcu-expedited set for it, as text: "0", "1"; "" when it was kept as it was.
   [[nodiscard]] std::string rcu_setting() const;
   // Adds a warning unless the same one is there already.

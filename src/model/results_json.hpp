@@ -20,7 +20,7 @@ namespace fdbench {
 // finding's `subjects`, and writes counts and whole nanoseconds as integers. Every version from
 // 1 on reads; what an older one lacks is derived once, by the field tables (json_fields.hpp),
 // or left absent where nothing can tell it (the context, the timed region).
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 struct ResultsDocument {
   int schema_version = kSchemaVersion;

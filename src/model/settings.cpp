@@ -32,6 +32,31 @@ bool parse_pregrow(std::string_view text, Pregrow& out) {
   return true;
 }
 
+std::string_view to_string(RepeatStop stop) {
+  switch (stop) {
+    case RepeatStop::precision:
+      return "precision";
+    case RepeatStop::max_time:
+      return "max-time";
+    case RepeatStop::max_repetitions:
+      return "max-repetitions";
+    case RepeatStop::interrupted:
+      return "interrupted";
+  }
+  return "precision";
+}
+
+bool parse_repeat_stop(std::string_view text, RepeatStop& stop) {
+  for (const RepeatStop s : {RepeatStop::precision, RepeatStop::max_time,
+                             RepeatStop::max_repetitions, RepeatStop::interrupted}) {
+    if (text == to_string(s)) {
+      stop = s;
+      return true;
+    }
+  }
+  return false;
+}
+
 std::string_view to_string(BatchUnit unit) {
   switch (unit) {
     case BatchUnit::none:

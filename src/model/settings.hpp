@@ -20,6 +20,31 @@ struct Pregrow {
 // Parses "off", "auto" or a non-negative number; false if none of these.
 bool parse_pregrow(std::string_view text, Pregrow& out);
 
+// --repeat: how many timed repetitions each result gets. A fixed count, or `auto`: repetitions
+// go on until the 95% interval of the result's median is within ±precision of the median, or
+// max_time_s has been spent on the result (its warm-ups and repetitions, wall time), whichever
+// comes first, and never fewer than such an interval needs (min_samples_for(), 6).
+struct Repeat {
+  int count = 0;            // 0: auto
+  double precision = 0.03;  // --precision: the interval's larger half, as a share of the median
+  double max_time_s = 3;    // --max-time
+
+  [[nodiscard]] bool automatic() const { return count == 0; }
+  [[nodiscard]] static Repeat fixed(int n) { return Repeat{n}; }
+  bool operator==(const Repeat&) const = default;
+};
+
+// Why the repetitions of a --repeat auto result stopped.
+enum class RepeatStop {
+  precision,        // its median's 95% interval reached ±precision
+  max_time,         // --max-time was spent first
+  max_repetitions,  // the most repetitions a result may take (what --latency keeps, or the cap)
+  interrupted,      // Ctrl-C or a hung repetition came first
+};
+// The JSON spellings: "precision", "max-time", "max-repetitions", "interrupted".
+std::string_view to_string(RepeatStop stop);
+bool parse_repeat_stop(std::string_view text, RepeatStop& stop);
+
 // What a result's `batch` counts.
 enum class BatchUnit {
   none,        // the strategy takes no batch (batch is 1)

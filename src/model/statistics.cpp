@@ -34,9 +34,10 @@ Summary summarize(std::span<const std::int64_t> samples) {
   s.count = n;
   s.min = values.front();
   s.max = values.back();
-  s.median = n % 2 == 1 ? static_cast<double>(values[n / 2])
-                        : (static_cast<double>(values[n / 2 - 1]) +
-                           static_cast<double>(values[n / 2])) / 2.0;
+  s.median =
+      n % 2 == 1
+          ? static_cast<double>(values[n / 2])
+          : (static_cast<double>(values[n / 2 - 1]) + static_cast<double>(values[n / 2])) / 2.0;
   double sum = 0;
   for (const auto v : values) sum += static_cast<double>(v);
   s.mean = sum / static_cast<double>(n);
@@ -76,6 +77,13 @@ MedianInterval median_interval(std::span<const std::int64_t> samples, double con
   out.level = level;
   out.reached = level >= confidence;
   return out;
+}
+
+std::optional<double> relative_half_width(const MedianInterval& ci, double median) {
+  if (!ci.reached || median <= 0) return std::nullopt;
+  const double half =
+      std::max(median - static_cast<double>(ci.lo), static_cast<double>(ci.hi) - median);
+  return half / median;
 }
 
 std::size_t min_samples_for(double confidence) {

@@ -2,6 +2,7 @@
 // Statistics as small pure functions over raw samples (nanoseconds).
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -41,6 +42,11 @@ struct MedianInterval {
 // `confidence`. Fewer samples than that needs (5 or fewer for 95%) give the full range, with
 // its lower level and reached = false; an empty span gives all zeros.
 MedianInterval median_interval(std::span<const std::int64_t> samples, double confidence = 0.95);
+
+// How precisely a median is known: the larger half of its 95% interval as a share of it
+// (0.021: "±2.1%"). nullopt where the interval is not reached (too few samples) or there is no
+// median.
+std::optional<double> relative_half_width(const MedianInterval& ci, double median);
 
 // The fewest samples whose median interval reaches `confidence`: the full range [min, max]
 // misses the median with probability 2 × 0.5^n, so 6 for 95% (5 give 93.75%).

@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/findings.hpp"
 #include "model/context.hpp"
 #include "model/environment.hpp"
-#include "analysis/findings.hpp"
 #include "model/result.hpp"
 
 namespace fdbench {
@@ -27,7 +27,7 @@ struct Section {
   std::optional<InputSummary> input;  // the files, when the work is a list of files
   std::string fs_type;                // the filesystem holding those files ("ext4", ...)
   std::size_t subdirs = 0;            // generated files spread over this many subdirectories
-  int repeat = 0;
+  Repeat repeat;  // --repeat: a count, or auto with its precision and time limit
   int warmup = 0;
   bool held = false;         // descriptors are held to the end of each repetition
   bool fresh_child = false;  // each repetition runs in a fresh process

@@ -10,8 +10,9 @@ class Progress {
  public:
   virtual ~Progress() = default;
   // The command will make `results` results of `repetitions` repetitions each (warm-ups
-  // included); their repetitions may interleave.
-  virtual void plan(std::size_t results, int repetitions) = 0;
+  // included); their repetitions may interleave. `repetitions` 0: as many as --repeat auto
+  // takes, each result in at most about `max_seconds_each`.
+  virtual void plan(std::size_t results, int repetitions, double max_seconds_each) = 0;
   // The private file set is being created: `made` of `total` files so far.
   virtual void creating_files(std::size_t made, std::size_t total) = 0;
   // A repetition starts: the `repetition`-th (from 1) of the result `what` ("uring, 2

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fdbench/error.hpp"
+#include "model/statistics.hpp"
 
 namespace fdbench {
 
@@ -77,22 +78,69 @@ Scheduler::Scheduler(SchedulerSettings settings, Progress* progress, TraceOut* t
       trace_out_(trace_out),
       runner_(settings_.timeout_s, settings_.doing) {}
 
-void Scheduler::size_window(std::size_t planned) {
+StopRule StopRule::of(const Repeat& repeat, int warmup) {
+  StopRule stop;
+  stop.warmup = warmup;
+  if (repeat.automatic()) {
+    stop.automatic = repeat;
+  } else {
+    stop.repeat = repeat.count;
+  }
+  return stop;
+}
+
+void Scheduler::size_window(std::size_t planned, const StopRule& stop) {
   window_ = 1;
+  most_repetitions_ = kMaxAutoRepetitions;
   order_text_ = std::string(to_string(settings_.order));
-  if (settings_.order != Order::interleaved || planned == 0) return;
-  const std::uint64_t each = std::max<std::uint64_t>(1, settings_.latency_bytes);
-  window_ = static_cast<std::size_t>(
-      std::clamp<std::uint64_t>(kInterleavedLatencyBytes / each, 1, planned));
-  if (window_ < planned) {
+  const LatencyBytes& bytes = settings_.latency_bytes;
+  // What one result keeps: with --repeat auto, at least the repetitions it needs.
+  const auto repetitions = static_cast<std::uint64_t>(
+      stop.automatic ? static_cast<int>(min_samples_for()) : std::max(stop.repeat, 1));
+  const std::uint64_t each =
+      std::max<std::uint64_t>(1, bytes.fixed + bytes.per_repetition * repetitions);
+  if (settings_.order == Order::interleaved && planned > 0) {
+    window_ = static_cast<std::size_t>(
+        std::clamp<std::uint64_t>(kInterleavedLatencyBytes / each, 1, planned));
+  }
+  if (stop.automatic && bytes.per_repetition > 0) {
+    // The window's results share the memory: each may keep this many repetitions' calls.
+    const std::uint64_t share = kInterleavedLatencyBytes / window_;
+    const std::uint64_t fit =
+        share > bytes.fixed ? (share - bytes.fixed) / bytes.per_repetition : 0;
+    most_repetitions_ = static_cast<int>(std::clamp<std::uint64_t>(
+        fit, min_samples_for(), static_cast<std::uint64_t>(kMaxAutoRepetitions)));
+  }
+  if (settings_.order == Order::interleaved && planned > 0 && window_ < planned) {
     order_text_ = fmt::format(
         "interleaved in groups of {} (what --latency keeps of more would exceed {} MiB)", window_,
         kInterleavedLatencyBytes >> 20);
   }
 }
 
-void Scheduler::stamp(const PlannedResult& planned, Result& r) const {
+std::optional<RepeatStop> Scheduler::enough(const Measurement& m, double spent_s) const {
+  if (!automatic_ || m.done()) return std::nullopt;
+  const auto times = m.times();
+  const std::size_t n = times.size();
+  if (n < min_samples_for()) return std::nullopt;  // no 95% interval yet
+  // The interval sorts the samples: past 64 of them it is checked each time they have grown
+  // by about a sixteenth, which costs a result at most that share of extra repetitions.
+  if (n < 64 || n % std::max<std::size_t>(1, n / 16) == 0) {
+    const double median = percentile(times, 50);
+    if (const auto reached = relative_half_width(median_interval(times), median);
+        reached && *reached <= automatic_->precision) {
+      return RepeatStop::precision;
+    }
+  }
+  if (spent_s >= automatic_->max_time_s) return RepeatStop::max_time;
+  if (m.timed_repetitions_run() >= most_repetitions_) return RepeatStop::max_repetitions;
+  return std::nullopt;
+}
+
+void Scheduler::stamp(const PlannedResult& planned, Result& r, RepeatStop stopped) const {
   planned.complete(r);
+  if (automatic_)
+    r.auto_repeat = AutoRepeat{automatic_->precision, automatic_->max_time_s, stopped};
   r.parameters["order"] = order_text_;
   if (runner_.limited()) r.parameters["timeout"] = format_seconds(settings_.timeout_s);
 }
@@ -100,12 +148,14 @@ void Scheduler::stamp(const PlannedResult& planned, Result& r) const {
 Rounds Scheduler::run(std::span<const PlannedResult> plan, const StopRule& stop, const Emit& emit,
                       std::size_t first_result,
                       const std::function<void(int round, int rounds)>& on_round) {
-  size_window(plan.size());
+  FDBENCH_ASSERT(!(stop.automatic && stop.budget_s > 0));  // one rule or the other
+  size_window(plan.size(), stop);
   first_result_ = first_result;
+  automatic_ = stop.automatic;
   if (stop.budget_s <= 0) {
     std::vector<std::size_t> all(plan.size());
     std::iota(all.begin(), all.end(), std::size_t{0});
-    run_round(plan, all, stop.repeat, stop.warmup, true, emit);
+    run_round(plan, all, stop.automatic ? most_repetitions_ : stop.repeat, stop.warmup, true, emit);
     return {};
   }
   std::vector<std::optional<Result>> pooled(plan.size());
@@ -165,7 +215,9 @@ std::vector<std::unique_ptr<Measurement>> Scheduler::start_window(
 }
 
 void Scheduler::run_window(std::span<const PlannedResult> plan, std::span<const std::size_t> window,
-                           std::vector<std::unique_ptr<Measurement>>& running) {
+                           std::vector<std::unique_ptr<Measurement>>& running,
+                           std::vector<RepeatStop>& stopped) {
+  std::vector<double> spent(running.size(), 0.0);  // each result's seconds so far
   for (bool more = true; more;) {
     more = false;
     for (std::size_t k = 0; k < running.size(); ++k) {
@@ -175,8 +227,14 @@ void Scheduler::run_window(std::span<const PlannedResult> plan, std::span<const 
       if (progress_ != nullptr) {
         progress_->repetition_started(label, started_ + k + 1, m.repetitions_run() + 1);
       }
+      const auto start = std::chrono::steady_clock::now();
       runner_.run_next(running, k, label);
+      spent[k] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (progress_ != nullptr) progress_->repetition_done();
+      if (const auto stop = enough(m, spent[k])) {
+        stopped[k] = *stop;
+        m.conclude();
+      }
       more = true;
     }
   }
@@ -187,9 +245,14 @@ void Scheduler::run_round(std::span<const PlannedResult> plan, std::span<const s
   for (std::size_t first = 0; first < which.size(); first += window_) {
     const auto window = which.subspan(first, std::min(window_, which.size() - first));
     auto running = start_window(plan, window, repeat, warmup);
+    if (automatic_) {
+      for (auto& m : running) m->open_ended();
+    }
+    // --repeat auto: a result that is never concluded ran to the ceiling.
+    std::vector<RepeatStop> stopped(running.size(), RepeatStop::max_repetitions);
     const auto emit_from = [&](std::size_t k) {
       Result r = running[k]->finish();
-      stamp(plan[window[k]], r);
+      stamp(plan[window[k]], r, stopped[k]);
       emit(window[k], std::move(r));
     };
     // After Ctrl-C or a hung repetition: the results with timed repetitions, cut short, and
@@ -198,15 +261,16 @@ void Scheduler::run_round(std::span<const PlannedResult> plan, std::span<const s
       std::optional<Result> hung = runner_.take_hung();
       for (std::size_t k = 0; k < running.size(); ++k) {
         if (hung && runner_.hung_index() == k) {
-          stamp(plan[window[k]], *hung);
+          stamp(plan[window[k]], *hung, RepeatStop::interrupted);
           emit(window[k], std::move(*hung));
         } else if (running[k] && (running[k]->done() || running[k]->timed_repetitions_run() > 0)) {
+          if (!running[k]->done()) stopped[k] = RepeatStop::interrupted;
           emit_from(k);
         }
       }
     };
     try {
-      run_window(plan, window, running);
+      run_window(plan, window, running, stopped);
     } catch (const Interrupted&) {
       if (emit_started) emit_what_ran();
       throw;

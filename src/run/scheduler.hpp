@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "engine/measurement.hpp"
 #include "engine/options.hpp"
 #include "model/result.hpp"
+#include "model/settings.hpp"
 #include "output/trace_out.hpp"
 #include "run/progress.hpp"
 #include "run/repetition_runner.hpp"
@@ -52,7 +54,18 @@ struct StopRule {
   double budget_s = 0;
   // With a budget: work the caller does afterwards, kept out of it, in shares of a round.
   double reserved_rounds = 0;
+  // --repeat auto (`repeat` is then ignored; no budget): each result's repetitions go on until
+  // its median's 95% interval is within ±precision of it, or it has taken max_time_s (its
+  // warm-ups and repetitions, wall time), after at least min_samples_for() timed ones, and
+  // never beyond kMaxAutoRepetitions or what --latency may keep.
+  std::optional<Repeat> automatic = std::nullopt;
+
+  // The rule for a command's --repeat and --warmup.
+  static StopRule of(const Repeat& repeat, int warmup);
 };
+
+// The most timed repetitions --repeat auto gives one result.
+inline constexpr int kMaxAutoRepetitions = 10000;
 
 // How a budget was spent.
 struct Rounds {
@@ -61,12 +74,19 @@ struct Rounds {
   bool round_over_budget = false;  // that round alone took longer than the budget
 };
 
+// What --latency keeps of one result while it is measured: a part made once (a record per
+// item) and a part per timed repetition (its call durations).
+struct LatencyBytes {
+  std::uint64_t fixed = 0;
+  std::uint64_t per_repetition = 0;
+};
+
 struct SchedulerSettings {
   Order order = Order::interleaved;
-  bool latency = false;             // --latency
-  std::uint64_t latency_bytes = 0;  // what --latency keeps of one result while it is measured
-  double timeout_s = 0;             // --timeout: a repetition's limit in seconds; 0: none
-  std::string doing;                // what the work does, should a repetition hang
+  bool latency = false;  // --latency
+  LatencyBytes latency_bytes;
+  double timeout_s = 0;  // --timeout: a repetition's limit in seconds; 0: none
+  std::string doing;     // what the work does, should a repetition hang
 };
 
 class Scheduler {
@@ -91,20 +111,28 @@ class Scheduler {
   [[nodiscard]] bool limited() const { return runner_.limited(); }
 
  private:
-  // One pass over the results `which` of the plan, each to `repeat` after `warmup`, in
-  // windows; `emit_started`: after Ctrl-C or a hang, emit what ran before going on.
+  // One pass over the results `which` of the plan, each to `repeat` after `warmup` (with
+  // --repeat auto, `repeat` is the ceiling), in windows; `emit_started`: after Ctrl-C or a
+  // hang, emit what ran before going on.
   void run_round(std::span<const PlannedResult> plan, std::span<const std::size_t> which,
                  int repeat, int warmup, bool emit_started, const Emit& emit);
   // Starts the measurements of the window's results.
   [[nodiscard]] std::vector<std::unique_ptr<Measurement>> start_window(
       std::span<const PlannedResult> plan, std::span<const std::size_t> window, int repeat,
       int warmup) const;
-  // Runs the window's repetitions in turns until each is done.
+  // Runs the window's repetitions in turns until each is done; with --repeat auto, concludes
+  // each once it has repetitions enough and says why in `stopped`.
   void run_window(std::span<const PlannedResult> plan, std::span<const std::size_t> window,
-                  std::vector<std::unique_ptr<Measurement>>& running);
-  // How many results are measured at once, and the order as results record it.
-  void size_window(std::size_t planned);
-  void stamp(const PlannedResult& planned, Result& r) const;
+                  std::vector<std::unique_ptr<Measurement>>& running,
+                  std::vector<RepeatStop>& stopped);
+  // With --repeat auto, why a measurement that has taken `spent_s` may stop now, if it may.
+  [[nodiscard]] std::optional<RepeatStop> enough(const Measurement& m, double spent_s) const;
+  // How many results are measured at once, and the order as results record it; with --repeat
+  // auto, the most repetitions one result may take (what --latency keeps bounds it).
+  void size_window(std::size_t planned, const StopRule& stop);
+  // What the plan and the scheduler add to a finished result; `stopped`: why --repeat auto
+  // stopped its repetitions.
+  void stamp(const PlannedResult& planned, Result& r, RepeatStop stopped) const;
 
   SchedulerSettings settings_;
   Progress* progress_;
@@ -113,6 +141,8 @@ class Scheduler {
   // forked it, and with --timeout that is the runner's.
   RepetitionRunner runner_;
   std::size_t window_ = 1;
+  int most_repetitions_ = kMaxAutoRepetitions;  // --repeat auto's ceiling for this plan
+  std::optional<Repeat> automatic_;             // the run's --repeat auto, if it is
   std::string order_text_;
   std::size_t started_ = 0;       // results started so far, for the progress line
   std::size_t first_result_ = 0;  // run()'s first_result: --trace-out's index of plan[0]

@@ -46,15 +46,14 @@ std::string progress_label(const TraceKey& key) {
   return label;
 }
 
-// What --latency keeps of one result while it is measured: its call durations (two per item
-// where it closes at once) and, measured in this process, a record per item.
-std::uint64_t latency_bytes_of(bool latency, std::uint64_t items, int repeat, bool in_process) {
-  if (!latency) return 0;
-  const std::uint64_t records = in_process ? items * sizeof(CallRecord) : 0;
-  return records + items * 2 * sizeof(std::int64_t) * static_cast<std::uint64_t>(repeat);
+// What --latency keeps of one result while it is measured: measured in this process, a record
+// per item, and each timed repetition's call durations (two per item where it closes at once).
+LatencyBytes latency_bytes_of(bool latency, std::uint64_t items, bool in_process) {
+  if (!latency) return {};
+  return {in_process ? items * sizeof(CallRecord) : 0, items * 2 * sizeof(std::int64_t)};
 }
 
-Section section_of(const WorkloadRecipe& work, int repeat, int warmup) {
+Section section_of(const WorkloadRecipe& work, const Repeat& repeat, int warmup) {
   Section s;
   s.workload = work.facts.name;
   s.kind = work.facts.kind;
@@ -194,8 +193,13 @@ void Session::emit(Result result) {
   for (auto& reporter : reporters_) reporter->add(results_.back());
 }
 
-void Session::plan_progress(std::size_t results, int repetitions) {
-  if (progress_ != nullptr) progress_->plan(results, repetitions);
+void Session::plan_progress(std::size_t results, const Repeat& repeat, int warmup) {
+  if (progress_ == nullptr) return;
+  if (repeat.automatic()) {
+    progress_->plan(results, 0, repeat.max_time_s);
+  } else {
+    progress_->plan(results, repeat.count + warmup, 0);
+  }
 }
 
 void Session::announce(const Section& section) {
@@ -234,7 +238,7 @@ void Session::run_open(const OpenOptions& options) {
   const std::size_t per_strategy =
       options.threads.size() * (options.keep_open ? options.pregrow.size() : 1);
   const std::size_t blocks = std::max<std::size_t>(1, options.rcu_expedited.size());
-  plan_progress(blocks * strategies.size() * per_strategy, options.repeat + options.warmup);
+  plan_progress(blocks * strategies.size() * per_strategy, options.repeat, options.warmup);
   const OpenInput in = prepare_input(options, creation_progress());
   // A tree's size, or a reused set's, is known only now.
   if (options.keep_open && budget.workload != in.summary.files) {
@@ -246,10 +250,10 @@ void Session::run_open(const OpenOptions& options) {
   announce(open_section(options, in, recipe));
   const SchedulerSettings settings{
       options.order, options.latency,
-      latency_bytes_of(options.latency, recipe.facts.ops, options.repeat, !options.keep_open),
-      options.timeout_s, "opening files under " + in.dir_path};
-  measure(open_plan(options, strategies, in, spec, recipe), {options.repeat, options.warmup},
-          settings, options.rcu_expedited);
+      latency_bytes_of(options.latency, recipe.facts.ops, !options.keep_open), options.timeout_s,
+      "opening files under " + in.dir_path};
+  measure(open_plan(options, strategies, in, spec, recipe),
+          StopRule::of(options.repeat, options.warmup), settings, options.rcu_expedited);
 }
 
 void Session::run_socket(const SocketOptions& options) {
@@ -263,7 +267,7 @@ void Session::run_socket(const SocketOptions& options) {
   ensure_descriptor_budget(budget, "--threads, --per-thread, --batch or --pregrow");
   plan_progress(std::max<std::size_t>(1, options.rcu_expedited.size()) * options.strategies.size() *
                     options.threads.size() * options.pregrow.size(),
-                options.repeat + options.warmup);
+                options.repeat, options.warmup);
   Section section = section_of(one_thread, options.repeat, options.warmup);
   section.per_thread = options.per_thread;
   section.held = true;
@@ -278,10 +282,9 @@ void Session::run_socket(const SocketOptions& options) {
   const SchedulerSettings settings{
       options.order, options.latency,
       latency_bytes_of(options.latency,
-                       static_cast<std::uint64_t>(most_threads) * options.per_thread,
-                       options.repeat, false),
+                       static_cast<std::uint64_t>(most_threads) * options.per_thread, false),
       options.timeout_s, fmt::format("creating {} descriptors", to_string(options.kind))};
-  measure(socket_plan(options, recipes), {options.repeat, options.warmup}, settings,
+  measure(socket_plan(options, recipes), StopRule::of(options.repeat, options.warmup), settings,
           options.rcu_expedited);
 }
 

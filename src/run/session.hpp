@@ -51,7 +51,7 @@ class Session {
   [[nodiscard]] FileSet::CreationProgress creation_progress() const;
   void announce(const Section& section);
   // Tells the progress line what the command will measure.
-  void plan_progress(std::size_t results, int repetitions);
+  void plan_progress(std::size_t results, const Repeat& repeat, int warmup);
   Environment env_;
   std::optional<RunContext> context_;
   std::vector<std::unique_ptr<Reporter>> reporters_;

@@ -67,7 +67,10 @@ class Bench {
         input_(prepare_input(options)),
         spec_(open_spec(options, input_)),
         recipe_(open_workload_recipe(spec_)),
-        scheduler_({Order::sequential, false, 0, options.timeout_s,
+        scheduler_({Order::sequential,
+                    false,
+                    {},
+                    options.timeout_s,
                     "opening files under " + input_.dir_path},
                    nullptr, nullptr) {}
 
@@ -103,7 +106,8 @@ class Bench {
   Result measure_one(const Combination& combo, const Pregrow& pregrow, int repeat, int warmup) {
     const PlannedResult plan[] = {planned(combo, pregrow)};
     Result result;
-    scheduler_.run(plan, {repeat, warmup}, [&](std::size_t, Result r) { result = std::move(r); });
+    scheduler_.run(plan, StopRule::of(Repeat::fixed(repeat), warmup),
+                   [&](std::size_t, Result r) { result = std::move(r); });
     return result;
   }
 
@@ -185,9 +189,11 @@ TuneReport run_tune(const TuneOptions& options,
   // The stall check repeats one combination as often as the sweep did: one more share of
   // each round.
   const double check_share = open.keep_open ? 1.0 / static_cast<double>(combos.size()) : 0.0;
-  const Rounds rounds =
-      bench.sweep(combos, {kRepetitionsPerRound, 1, options.budget_seconds, check_share},
-                  [&](int round, int of) { say(fmt::format("round {} of {}", round, of)); });
+  StopRule stop = StopRule::of(Repeat::fixed(kRepetitionsPerRound), 1);
+  stop.budget_s = options.budget_seconds;
+  stop.reserved_rounds = check_share;
+  const Rounds rounds = bench.sweep(
+      combos, stop, [&](int round, int of) { say(fmt::format("round {} of {}", round, of)); });
   report.rounds = rounds.rounds;
   report.round_seconds = rounds.round_seconds;
   report.round_over_budget = rounds.round_over_budget;

@@ -95,7 +95,7 @@ TEST_F(Compare, UnreadableInputsAreOneLineAndExitTwo) {
   write_text(bad / "garbage.json", "these are not results\n");
   write_text(bad / "empty.json", "");
   auto newer = nlohmann::json::parse(full);
-  newer["schema_version"] = 4;
+  newer["schema_version"] = kSchemaVersion + 1;
   write_text(bad / "newer.json", newer.dump());
   auto broken = nlohmann::json::parse(full);
   broken["results"][0]["times_ns"] = "fast";
@@ -104,7 +104,7 @@ TEST_F(Compare, UnreadableInputsAreOneLineAndExitTwo) {
       {bad / "truncated.json", "not valid JSON"},
       {bad / "garbage.json", "not valid JSON"},
       {bad / "empty.json", "not valid JSON"},
-      {bad / "newer.json", "schema_version 4 is not supported"},
+      {bad / "newer.json", fmt::format("schema_version {} is not supported", kSchemaVersion + 1)},
       {bad / "field.json", "results[0].times_ns"},
       {bad / "missing.json", "No such file"},
       {bad.path(), ""},

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/strategy.hpp"
+#include "model/results_json.hpp"
 #include "output/reporter.hpp"
 #include "platform/platform.hpp"
 #include "support/fdbench_process.hpp"
@@ -166,7 +167,19 @@ TEST_F(Schema, IsAJsonSchemaThatRejectsBrokenDocuments) {
              {"Permission denied", {{"count", 1}, {"message", "x"}}}};
        },
        "does not match"},
-      {"another version", [](nlohmann::json& j) { j["schema_version"] = 4; }, "is not one of"},
+      {"another version", [](nlohmann::json& j) { j["schema_version"] = kSchemaVersion + 1; },
+       "is not one of"},
+      {"a precision below zero",
+       [](nlohmann::json& j) { j["results"][0]["precision"]["half_width"] = -0.1; }, "minimum"},
+      {"a reason to stop it does not know",
+       [](nlohmann::json& j) {
+         j["results"][0]["precision"] = {{"half_width", 0.01},
+                                         {"target", 0.03},
+                                         {"max_time_s", 3},
+                                         {"met", true},
+                                         {"stopped_by", "boredom"}};
+       },
+       "is not one of"},
       {"a date without its zone",
        [](nlohmann::json& j) { j["context"]["date"] = "2026-12-05T09:14:03"; }, "does not match"},
       {"a context without its host", [](nlohmann::json& j) { j["context"].erase("host"); },

@@ -66,7 +66,7 @@ OpenOptions small_run(const TempDir& dir) {
   OpenOptions options;
   options.files = 40;
   options.threads = {1, 2};
-  options.repeat = 1;
+  options.repeat = Repeat::fixed(1);
   options.warmup = 0;
   options.dir = dir.path();
   options.paths = PathMode::absolute;

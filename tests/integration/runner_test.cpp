@@ -266,7 +266,7 @@ TEST(Session, RunsOpenAndReportsEachResultThenCleansUp) {
     options.files = 50;
     options.threads = {1, 2};
     options.strategies = {"threads", "pool"};
-    options.repeat = 2;
+    options.repeat = Repeat::fixed(2);
     options.warmup = 0;
     options.dir = dir.path();
     session.run_open(options);
@@ -298,7 +298,7 @@ TEST(Session, AnnouncesWhatTheNextResultsMeasure) {
   open.subdirs = 2;
   open.threads = {1};
   open.strategies = {"threads"};
-  open.repeat = 2;
+  open.repeat = Repeat::fixed(2);
   open.warmup = 1;
   open.keep_open = true;
   open.dir = dir.path();
@@ -308,7 +308,7 @@ TEST(Session, AnnouncesWhatTheNextResultsMeasure) {
   socket.threads = {1};
   socket.per_thread = 5;
   socket.pregrow = {Pregrow{}};
-  socket.repeat = 1;
+  socket.repeat = Repeat::fixed(1);
   socket.warmup = 0;
   session.run_socket(socket);
   session.finish(true);
@@ -323,7 +323,7 @@ TEST(Session, AnnouncesWhatTheNextResultsMeasure) {
   EXPECT_EQ(files.input->files, 30U);
   EXPECT_EQ(files.fs_type, platform::fs_type(dir.path()));
   EXPECT_EQ(files.subdirs, 2U);
-  EXPECT_EQ(files.repeat, 2);
+  EXPECT_EQ(files.repeat, Repeat::fixed(2));
   EXPECT_EQ(files.warmup, 1);
   EXPECT_TRUE(files.held);
   EXPECT_TRUE(files.fresh_child);
@@ -334,7 +334,7 @@ TEST(Session, AnnouncesWhatTheNextResultsMeasure) {
   EXPECT_EQ(pipes.descriptors_per_item, 2);
   EXPECT_EQ(pipes.per_thread, 5U);
   EXPECT_FALSE(pipes.input.has_value());
-  EXPECT_EQ(pipes.repeat, 1);
+  EXPECT_EQ(pipes.repeat, Repeat::fixed(1));
   EXPECT_EQ(pipes.warmup, 0);
   EXPECT_TRUE(pipes.held);
   EXPECT_TRUE(pipes.fresh_child);

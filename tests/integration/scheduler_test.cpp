@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/measurement.hpp"
 #include "engine/strategy.hpp"
 #include "engine/workload.hpp"
 
@@ -45,7 +46,7 @@ TEST(Scheduler, RunsEachResultToTheRepetitionCountAndEmitsInPlanOrder) {
     SCOPED_TRACE(std::string(to_string(order)));
     std::vector<MeasurementStart> starts;
     const auto plan = socket_plan(3, starts);
-    Scheduler scheduler({order, false, 0, 0, "creating sockets"}, nullptr, nullptr);
+    Scheduler scheduler({order, false, {}, 0, "creating sockets"}, nullptr, nullptr);
     std::vector<std::size_t> emitted;
     std::vector<Result> results;
     const Rounds rounds = scheduler.run(plan, {3, 1}, [&](std::size_t planned, Result r) {
@@ -75,7 +76,7 @@ TEST(Scheduler, RunsEachResultToTheRepetitionCountAndEmitsInPlanOrder) {
 TEST(Scheduler, ATimeBudgetPoolsEveryRoundOfAResultIntoOne) {
   std::vector<MeasurementStart> starts;
   const auto plan = socket_plan(2, starts);
-  Scheduler scheduler({Order::sequential, false, 0, 0, "creating sockets"}, nullptr, nullptr);
+  Scheduler scheduler({Order::sequential, false, {}, 0, "creating sockets"}, nullptr, nullptr);
   std::vector<Result> results;
   std::vector<int> heard;
   // A budget far beyond one round of 2 × 64 sockets: many rounds fit.
@@ -110,7 +111,7 @@ TEST(Scheduler, ATimeBudgetPoolsEveryRoundOfAResultIntoOne) {
 TEST(Scheduler, ARoundLongerThanTheBudgetIsTheOnlyOne) {
   std::vector<MeasurementStart> starts;
   const auto plan = socket_plan(1, starts);
-  Scheduler scheduler({Order::sequential, false, 0, 0, "creating sockets"}, nullptr, nullptr);
+  Scheduler scheduler({Order::sequential, false, {}, 0, "creating sockets"}, nullptr, nullptr);
   std::vector<Result> results;
   const Rounds rounds = scheduler.run(
       plan, {2, 1, 1e-9, 0}, [&](std::size_t, Result r) { results.push_back(std::move(r)); });
@@ -118,6 +119,127 @@ TEST(Scheduler, ARoundLongerThanTheBudgetIsTheOnlyOne) {
   EXPECT_TRUE(rounds.round_over_budget);
   ASSERT_EQ(results.size(), 1U);
   EXPECT_EQ(results[0].repeat, 2);
+}
+
+// A measurement whose repetitions take no time and record the given times in turn, so that
+// --repeat auto's rule can be followed repetition by repetition.
+class ScriptedMeasurement final : public Measurement {
+ public:
+  ScriptedMeasurement(std::vector<std::int64_t> cycle, const MeasurementStart& how)
+      : Measurement(base(how.repeat), how.repeat, how.warmup), cycle_(std::move(cycle)) {}
+
+ private:
+  // As base_result() makes it: the repetitions planned.
+  static Result base(int repeat) {
+    Result r;
+    r.repeat = repeat;
+    r.workload = "socket";
+    r.strategy = "threads";
+    r.ops = 1;
+    return r;
+  }
+  void repetition(bool timed) override {
+    if (!timed) return;
+    r_.times_ns.push_back(cycle_[next_ % cycle_.size()]);
+    ++next_;
+  }
+  std::vector<std::int64_t> cycle_;
+  std::size_t next_ = 0;
+};
+
+PlannedResult scripted(std::vector<std::int64_t> cycle, std::vector<MeasurementStart>& starts) {
+  return {{0, "threads", 1, "", "create"},
+          "scripted",
+          [cycle = std::move(cycle), &starts](const MeasurementStart& how) {
+            starts.push_back(how);
+            return std::make_unique<ScriptedMeasurement>(cycle, how);
+          }};
+}
+
+StopRule automatic(double precision, double max_time_s) {
+  Repeat repeat;
+  repeat.precision = precision;
+  repeat.max_time_s = max_time_s;
+  return StopRule::of(repeat, 1);
+}
+
+TEST(SchedulerAutoRepeat, EachResultStopsWhenItsMedianIsPreciseEnoughOrItsTimeIsSpent) {
+  for (const Order order : {Order::interleaved, Order::sequential}) {
+    SCOPED_TRACE(std::string(to_string(order)));
+    std::vector<MeasurementStart> starts;
+    // Steady: every repetition alike, precise at the first interval. Wide: 100 or 200 in turn,
+    // whose median is never known within ±3%.
+    const std::vector<PlannedResult> plan{scripted({1000}, starts), scripted({100, 200}, starts)};
+    Scheduler scheduler({order, false, {}, 0, "scripted"}, nullptr, nullptr);
+    std::vector<Result> results;
+    scheduler.run(plan, automatic(0.03, 1e-9),
+                  [&](std::size_t, Result r) { results.push_back(std::move(r)); });
+    ASSERT_EQ(results.size(), 2U);
+    ASSERT_EQ(starts.size(), 2U);
+    // The ceiling it was started with is no count anyone asked for.
+    EXPECT_EQ(starts[0].repeat, kMaxAutoRepetitions);
+    const auto least = static_cast<int>(min_samples_for());
+
+    const Result& steady = results[0];
+    EXPECT_EQ(steady.status, Status::measured);
+    EXPECT_EQ(steady.repeat, least);
+    EXPECT_EQ(steady.times_ns.size(), static_cast<std::size_t>(least));
+    ASSERT_TRUE(steady.auto_repeat.has_value());
+    EXPECT_EQ(steady.auto_repeat->stopped, RepeatStop::precision);
+    EXPECT_DOUBLE_EQ(steady.auto_repeat->precision, 0.03);
+    EXPECT_FALSE(steady.missed_precision());
+
+    // The time limit (here none at all) never cuts below a real 95% interval.
+    const Result& wide = results[1];
+    EXPECT_EQ(wide.status, Status::measured);  // not cut short: it ended by the rule
+    EXPECT_EQ(wide.repeat, least);
+    ASSERT_TRUE(wide.auto_repeat.has_value());
+    EXPECT_EQ(wide.auto_repeat->stopped, RepeatStop::max_time);
+    EXPECT_TRUE(wide.missed_precision());
+    EXPECT_FALSE(wide.has_warning(WarningKind::cut_short));
+  }
+}
+
+TEST(SchedulerAutoRepeat, AWideResultGoesOnWhileItHasTimeAndStopsAtTheCeiling) {
+  std::vector<MeasurementStart> starts;
+  // The median of 100, 200, 150 repeated is 150, and its interval narrows to it as the
+  // samples grow: precise only after many repetitions.
+  const std::vector<PlannedResult> plan{scripted({100, 200, 150}, starts)};
+  Scheduler scheduler({Order::sequential, false, {}, 0, "scripted"}, nullptr, nullptr);
+  std::vector<Result> results;
+  scheduler.run(plan, automatic(0.03, 3600),
+                [&](std::size_t, Result r) { results.push_back(std::move(r)); });
+  ASSERT_EQ(results.size(), 1U);
+  ASSERT_TRUE(results[0].auto_repeat.has_value());
+  EXPECT_EQ(results[0].auto_repeat->stopped, RepeatStop::precision);
+  EXPECT_GT(results[0].repeat, static_cast<int>(min_samples_for()));
+  EXPECT_FALSE(results[0].missed_precision());
+
+  // What --latency keeps bounds the repetitions: with room for no more than the least, a
+  // result that never gets precise stops there, and says why.
+  starts.clear();
+  const std::vector<PlannedResult> wide{scripted({100, 200}, starts)};
+  Scheduler bounded({Order::sequential, true, {0, 1ULL << 40}, 0, "scripted"}, nullptr, nullptr);
+  results.clear();
+  bounded.run(wide, automatic(0.03, 3600),
+              [&](std::size_t, Result r) { results.push_back(std::move(r)); });
+  ASSERT_EQ(results.size(), 1U);
+  EXPECT_EQ(results[0].repeat, static_cast<int>(min_samples_for()));
+  ASSERT_TRUE(results[0].auto_repeat.has_value());
+  EXPECT_EQ(results[0].auto_repeat->stopped, RepeatStop::max_repetitions);
+}
+
+TEST(SchedulerAutoRepeat, AFixedCountRecordsNoGoal) {
+  std::vector<MeasurementStart> starts;
+  const std::vector<PlannedResult> plan{scripted({100, 200}, starts)};
+  Scheduler scheduler({Order::sequential, false, {}, 0, "scripted"}, nullptr, nullptr);
+  std::vector<Result> results;
+  scheduler.run(plan, StopRule::of(Repeat::fixed(4), 0),
+                [&](std::size_t, Result r) { results.push_back(std::move(r)); });
+  ASSERT_EQ(results.size(), 1U);
+  EXPECT_EQ(results[0].repeat, 4);
+  EXPECT_FALSE(results[0].auto_repeat.has_value());
+  EXPECT_FALSE(results[0].missed_precision());
 }
 
 }  // namespace scheduler_test

@@ -1,10 +1,12 @@
 #pragma once
-// The JSON output contract (schema_version 3), checked field by field. Shared by
+// The JSON output contract (schema_version kSchemaVersion), checked field by field. Shared by
 // the reporter unit tests (hand-built results) and the CLI tests (real runs).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <string>
+
+#include "model/results_json.hpp"
 
 namespace fdbench::testing {
 
@@ -102,6 +104,30 @@ inline void expect_result_contract(const nlohmann::json& r) {
       EXPECT_TRUE(t.at(count).is_number_unsigned()) << count << " = " << t.at(count);
     }
   }
+  // How precise the median is, on every result with times; with --repeat auto, the goal.
+  EXPECT_EQ(r.contains("precision"), ran) << status;
+  if (r.contains("precision")) {
+    const auto& p = r.at("precision");
+    const auto& half = p.at("half_width");
+    EXPECT_TRUE(half.is_null() || (half.is_number() && half.get<double>() >= 0)) << half;
+    EXPECT_EQ(half.is_null(), r.at("times_ns").size() < 6) << p;
+    if (p.contains("target")) {
+      EXPECT_GT(p.at("target").get<double>(), 0);
+      EXPECT_GT(p.at("max_time_s").get<double>(), 0);
+      EXPECT_EQ(p.at("met").get<bool>(),
+                !half.is_null() && half.get<double>() <= p.at("target").get<double>())
+          << p;
+      const std::string stopped = p.at("stopped_by").get<std::string>();
+      EXPECT_TRUE(stopped == "precision" || stopped == "max-time" || stopped == "max-repetitions" ||
+                  stopped == "interrupted")
+          << stopped;
+      if (stopped == "precision") {
+        EXPECT_TRUE(p.at("met").get<bool>()) << p;
+      }
+    } else {
+      EXPECT_EQ(p.size(), 1U) << "a fixed --repeat has half_width alone: " << p;
+    }
+  }
   if (r.contains("warnings")) {
     ASSERT_TRUE(r.contains("warning_kinds")) << r.dump();
     EXPECT_EQ(r.at("warning_kinds").size(), r.at("warnings").size());
@@ -147,7 +173,7 @@ inline void expect_finding_contract(const nlohmann::json& f) {
 
 inline void expect_document_contract(const nlohmann::json& doc) {
   ASSERT_TRUE(doc.is_object());
-  EXPECT_EQ(doc.at("schema_version"), 3);
+  EXPECT_EQ(doc.at("schema_version"), kSchemaVersion);
   if (doc.contains("context")) expect_context_contract(doc.at("context"));
   if (doc.contains("findings")) {
     for (const auto& f : doc.at("findings")) expect_finding_contract(f);

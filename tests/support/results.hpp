@@ -62,6 +62,11 @@ class ResultBuilder {
   ResultBuilder& each_took(std::int64_t ns, int repeat) {
     return times(std::vector<std::int64_t>(static_cast<std::size_t>(repeat), ns));
   }
+  // Measured with --repeat auto aiming for ±`precision`, its repetitions stopped by `stopped`.
+  ResultBuilder& auto_repeat(double precision, double max_time_s, RepeatStop stopped) {
+    r_.auto_repeat = AutoRepeat{precision, max_time_s, stopped};
+    return *this;
+  }
   ResultBuilder& fdsize(std::optional<int> before, std::optional<int> after) {
     r_.fdsize_before = before;
     r_.fdsize_after = after;

@@ -115,6 +115,45 @@ TEST_F(OpenFlags, BadRepeatAndWarmup) {
   }
 }
 
+TEST_F(OpenFlags, RepeatAutoIsTheDefaultWithItsPrecisionAndTimeLimit) {
+  const Command defaults = expect_command(open({}));
+  EXPECT_TRUE(defaults.open.repeat.automatic());
+  EXPECT_DOUBLE_EQ(defaults.open.repeat.precision, 0.03);
+  EXPECT_GT(defaults.open.repeat.max_time_s, 0);
+
+  const Command asked =
+      expect_command(open({"--repeat", "auto", "--precision", "1.5", "--max-time", "0.25"}));
+  EXPECT_TRUE(asked.open.repeat.automatic());
+  EXPECT_DOUBLE_EQ(asked.open.repeat.precision, 0.015);
+  EXPECT_DOUBLE_EQ(asked.open.repeat.max_time_s, 0.25);
+  // A percent sign is taken too, and both apply to the default, auto.
+  const Command with_sign = expect_command(open({"--precision", "5%"}));
+  EXPECT_DOUBLE_EQ(with_sign.open.repeat.precision, 0.05);
+
+  const Command fixed = expect_command(open({"--repeat", "7"}));
+  EXPECT_EQ(fixed.open.repeat, Repeat::fixed(7));
+  EXPECT_FALSE(fixed.open.repeat.automatic());
+
+  const Command socket = expect_command({"socket", "--precision", "2", "--max-time", "9"});
+  EXPECT_DOUBLE_EQ(socket.socket.repeat.precision, 0.02);
+  EXPECT_DOUBLE_EQ(socket.socket.repeat.max_time_s, 9);
+}
+
+TEST_F(OpenFlags, PrecisionAndMaxTimeAreCheckedAndNeedRepeatAuto) {
+  for (const std::string bad : {"0", "0.01", "51", "-3", "x", "3%%", "nan", "inf"}) {
+    expect_usage_error(open({"--precision", bad}), "--precision");
+  }
+  for (const std::string bad : {"0", "-1", "soon", "1e9", "nan"}) {
+    expect_usage_error(open({"--max-time", bad}), "--max-time");
+  }
+  // With a fixed count they could only be ignored: refused, naming both.
+  const Outcome o = parse(open({"--repeat", "5", "--precision", "2"}));
+  EXPECT_EQ(o.parsed.exit_code, 2);
+  EXPECT_NE(o.err.find("--precision applies to --repeat auto"), std::string::npos) << o.err;
+  expect_usage_error(open({"--repeat", "5", "--max-time", "2"}), "--max-time");
+  expect_usage_error({"socket", "--repeat", "3", "--precision", "2"}, "--precision");
+}
+
 TEST_F(OpenFlags, BadFormat) {
   expect_usage_error(open({"--format", "xml"}), "--format");
 }
@@ -198,7 +237,7 @@ TEST_F(OpenFlags, ValidValuesParse) {
   EXPECT_EQ(c.open.threads, (std::vector<int>{3, 1}));
   EXPECT_EQ(c.open.strategies, (std::vector<std::string>{"pool", "threads"}));
   EXPECT_EQ(c.open.batch, 8);
-  EXPECT_EQ(c.open.repeat, 3);
+  EXPECT_EQ(c.open.repeat, Repeat::fixed(3));
   EXPECT_EQ(c.open.warmup, 0);
   EXPECT_EQ(c.open.dir, dir_.path());
   EXPECT_EQ(c.format, "csv");
@@ -269,7 +308,8 @@ TEST(OpenDefaults, MatchTheSeedExperiment) {
   EXPECT_EQ(std::vector<std::string>(c.open.strategies.begin(), c.open.strategies.begin() + 3),
             (std::vector<std::string>{"threads", "pool", "pool-batch"}));
   EXPECT_EQ(c.open.batch, 64);
-  EXPECT_EQ(c.open.repeat, 10);
+  EXPECT_EQ(c.open.repeat, Repeat{});  // auto
+  EXPECT_TRUE(c.open.repeat.automatic());
   EXPECT_EQ(c.open.warmup, 1);
   EXPECT_EQ(c.open.paths, PathMode::relative);
   EXPECT_EQ(c.open.dir, default_dir());
@@ -311,7 +351,7 @@ TEST(SocketFlags, ValidValuesParse) {
   EXPECT_EQ(c.socket.pregrow[2].mode, Pregrow::Mode::fd);
   EXPECT_EQ(c.socket.pregrow[2].fd, 1023);
   EXPECT_EQ(c.socket.pregrow[2].label(), "1023");
-  EXPECT_EQ(c.socket.repeat, 2);
+  EXPECT_EQ(c.socket.repeat, Repeat::fixed(2));
   EXPECT_EQ(c.socket.warmup, 0);
   EXPECT_EQ(c.format, "json");
 }
@@ -333,7 +373,8 @@ TEST(SocketDefaults, MatchTheSeedExperiment) {
   ASSERT_EQ(c.socket.pregrow.size(), 2U);
   EXPECT_EQ(c.socket.pregrow[0].label(), "off");
   EXPECT_EQ(c.socket.pregrow[1].label(), "auto");
-  EXPECT_EQ(c.socket.repeat, 10);
+  EXPECT_EQ(c.socket.repeat, Repeat{});  // auto
+  EXPECT_TRUE(c.socket.repeat.automatic());
   EXPECT_EQ(c.socket.warmup, 1);
 }
 
@@ -351,9 +392,9 @@ TEST(SuiteFlags, NoSubcommandRunsBothExperiments) {
   const Command c = expect_command({"--repeat", "3", "--warmup", "0", "--dir", dir.path()});
   EXPECT_EQ(c.kind, Command::Kind::suite);
   EXPECT_EQ(c.open.dir, dir.path());
-  EXPECT_EQ(c.open.repeat, 3);
+  EXPECT_EQ(c.open.repeat, Repeat::fixed(3));
   EXPECT_EQ(c.open.warmup, 0);
-  EXPECT_EQ(c.socket.repeat, 3);
+  EXPECT_EQ(c.socket.repeat, Repeat::fixed(3));
   EXPECT_EQ(c.socket.warmup, 0);
   EXPECT_EQ(c.open.files, 10000U);
   EXPECT_EQ(c.socket.per_thread, 256U);

@@ -32,7 +32,7 @@ Section open_section() {
   s.input->origin = "/tmp";
   s.input->files = 1000;
   s.fs_type = "ext4";
-  s.repeat = 3;
+  s.repeat = Repeat::fixed(3);
   s.warmup = 1;
   return s;
 }
@@ -42,7 +42,7 @@ Section socket_section() {
   s.workload = "socket";
   s.kind = "tcp";
   s.per_thread = 256;
-  s.repeat = 2;
+  s.repeat = Repeat::fixed(2);
   s.held = true;
   s.fresh_child = true;
   return s;

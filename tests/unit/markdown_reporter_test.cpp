@@ -55,7 +55,7 @@ Section open_section() {
   s.kind = "file";
   s.input = InputSummary{"generated", "/tmp", "flat", "rdonly", false, 1000, {}, {}, "private", {}};
   s.fs_type = "tmpfs";
-  s.repeat = 3;
+  s.repeat = Repeat::fixed(3);
   s.warmup = 1;
   return s;
 }
@@ -65,7 +65,7 @@ Section socket_section() {
   s.workload = "socket";
   s.kind = "tcp";
   s.per_thread = 256;
-  s.repeat = 2;
+  s.repeat = Repeat::fixed(2);
   s.held = true;
   s.fresh_child = true;
   return s;
@@ -96,11 +96,11 @@ Linux 6.1.0-test · Test CPU \| 1.00GHz · 8 logical CPUs · RLIMIT_NOFILE 1024/
 
 _each file opened and closed again; thread and pool creation are not timed_
 
-| strategy | threads | median ms | min–max ms | files/s |
-|:--|--:|--:|--:|--:|
-| threads | 1 | 2.00 | 1.90–2.10 | 500,000 |
-| pool | 2 (+1) | 4.00 | 4.00–4.00 | 250,000 |
-| uring | 1 | unavailable: io_uring \| disabled | | |
+| strategy | threads | median ms | ±95% | reps | min–max ms | files/s |
+|:--|--:|--:|--:|--:|--:|--:|
+| threads | 1 | 2.00 | - | 3 | 1.90–2.10 | 500,000 |
+| pool | 2 (+1) | 4.00 | - | 2 | 4.00–4.00 | 250,000 |
+| uring | 1 | unavailable: io_uring \| disabled | | | | |
 
 - **pool, 2 threads**: 3 failed calls (`EMFILE` Too many open files: 3); times are not valid
 - **pool, 2 threads**: descriptor leak: held {0,1,2} before the run, {0,1,2,3} after
@@ -111,10 +111,10 @@ _)";
   const std::string text = report(results(), true);
   ASSERT_EQ(text.substr(0, expected.size()), expected);
   const std::string socket_table = R"(
-| strategy | threads | pregrow | median ms | min–max ms | fds/s | FDSize |
-|:--|--:|:--|--:|--:|--:|:--|
-| threads | 2 | off | 25.00 | 20.00–30.00 | 20,480 | 64 → 1024 |
-| threads | 2 | auto | 2.00 | 2.00–2.00 | 256,000 | 1024 → 1024 |
+| strategy | threads | pregrow | median ms | ±95% | reps | min–max ms | fds/s | FDSize |
+|:--|--:|:--|--:|--:|--:|--:|--:|:--|
+| threads | 2 | off | 25.00 | - | 2 | 20.00–30.00 | 20,480 | 64 → 1024 |
+| threads | 2 | auto | 2.00 | - | 2 | 2.00–2.00 | 256,000 | 1024 → 1024 |
 )";
   EXPECT_NE(text.find("_\n" + socket_table), std::string::npos) << text;
 }

@@ -38,7 +38,7 @@ void run(ProgressLine& line, std::int64_t& now, std::size_t result, int first, i
 }
 
 TEST_F(ProgressLineTest, NamesTheResultTheRepetitionAndHowManyResults) {
-  line_.plan(4, 11);
+  line_.plan(4, 11, 0);
   line_.repetition_started("uring, 2 threads", 1, 1);
   EXPECT_EQ(shown(),
             "fdbench: uring, 2 threads: repetition 1/11, result 1 of 4, estimating time left");
@@ -50,7 +50,7 @@ TEST_F(ProgressLineTest, NamesTheResultTheRepetitionAndHowManyResults) {
 }
 
 TEST_F(ProgressLineTest, InterleavedRepetitionsNameTheirOwnResult) {
-  line_.plan(3, 5);
+  line_.plan(3, 5, 0);
   line_.repetition_started("threads, 1 thread", 1, 1);
   line_.repetition_done();
   now_ += 200 * kMs;  // past the redraw interval
@@ -65,7 +65,7 @@ TEST_F(ProgressLineTest, InterleavedRepetitionsNameTheirOwnResult) {
 }
 
 TEST_F(ProgressLineTest, TimeLeftFollowsTheShareDone) {
-  line_.plan(2, 10);
+  line_.plan(2, 10, 0);
   run(line_, now_, 1, 1, 5, 400);  // a quarter of the run in 2 s: 6 s to go
   EXPECT_NE(shown().find("about 6 s left"), std::string::npos) << shown();
   line_.result_done();
@@ -75,7 +75,7 @@ TEST_F(ProgressLineTest, TimeLeftFollowsTheShareDone) {
 }
 
 TEST_F(ProgressLineTest, CreatingFilesTakesNoTimeFromTheEstimate) {
-  line_.plan(1, 4);
+  line_.plan(1, 4, 0);
   line_.creating_files(8192, 200000);
   EXPECT_EQ(shown(), "fdbench: creating files: 8,192 of 200,000 (4%)");
   now_ += 60'000 * kMs;  // a minute creating files
@@ -84,7 +84,7 @@ TEST_F(ProgressLineTest, CreatingFilesTakesNoTimeFromTheEstimate) {
 }
 
 TEST_F(ProgressLineTest, RedrawsAtMostEveryTenthOfASecond) {
-  line_.plan(1, 1000);
+  line_.plan(1, 1000, 0);
   line_.repetition_started("threads, 1 thread", 1, 1);
   const std::string first = terminal_.str();
   run(line_, now_, 1, 2, 50, 1);
@@ -98,7 +98,7 @@ TEST_F(ProgressLineTest, RedrawsAtMostEveryTenthOfASecond) {
 TEST_F(ProgressLineTest, NeverWiderThanTheTerminal) {
   std::ostringstream narrow;
   ProgressLine line(narrow, 30, [this] { return now_; });
-  line.plan(3, 11);
+  line.plan(3, 11, 0);
   line.repetition_started("uring-direct, 16 threads, pregrow auto", 1, 1);
   const std::string all = narrow.str();
   const std::string text = all.substr(all.rfind("\r\033[K") + 4);
@@ -107,7 +107,7 @@ TEST_F(ProgressLineTest, NeverWiderThanTheTerminal) {
 }
 
 TEST_F(ProgressLineTest, GoneBeforeAResultIsPrintedAndAtTheEnd) {
-  line_.plan(2, 3);
+  line_.plan(2, 3, 0);
   line_.repetition_started("threads, 1 thread", 1, 1);
   line_.result_done();
   EXPECT_EQ(shown(), "");  // erased: the result's row starts on a clean line
@@ -123,7 +123,7 @@ TEST(ProgressLineSilence, WritesNothingUntilThereIsSomethingToShow) {
   std::ostringstream terminal;
   {
     ProgressLine line(terminal, 80, [] { return std::int64_t{0}; });
-    line.plan(5, 11);
+    line.plan(5, 11, 0);
   }
   EXPECT_EQ(terminal.str(), "");
 }

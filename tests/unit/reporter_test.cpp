@@ -199,24 +199,39 @@ TEST(Csv, HeaderNamesTheContractColumnsInOrder) {
             "workload,strategy,threads,batch,kind,pregrow,ops,repeat,warmup,min_ns,median_ns,"
             "max_ns,mean_ns,stddev_ns,ops_per_sec,fdsize_before,fdsize_after,failures,error,"
             "runnable_threads,times_ns,status,latency_op,latency_count,latency_p50_ns,"
-            "latency_p90_ns,latency_p99_ns,latency_p999_ns,latency_max_ns");
+            "latency_p90_ns,latency_p99_ns,latency_p999_ns,latency_max_ns,precision,"
+            "precision_target");
 }
 
 TEST(Csv, RowsAreTheValuesInHeaderOrder) {
   // The samples after the statistics, in the order they ran; counts and nanoseconds whole, a
-  // rate with one decimal; a size that is not known, and latency without --latency, empty.
+  // rate with one decimal; a size that is not known, latency without --latency, and precision
+  // below six repetitions (and its target without --repeat auto), empty.
   EXPECT_EQ(csv_row(open_result("threads", 1)),
             "open,threads,1,1,file,off,1000,3,1,1000000,2000000,3000000,2000000,1000000,"
-            "500000.0,64,64,0,,1,3000000;1000000;2000000,measured,,,,,,,");
+            "500000.0,64,64,0,,1,3000000;1000000;2000000,measured,,,,,,,,,");
   EXPECT_EQ(csv_row(socket_result("auto", 5, 512, 1024)),
             "socket,threads,2,1,tcp,auto,512,2,0,5,5,5,5,0,102400000000.0,512,1024,0,,2,5;5,"
-            "measured,,,,,,,");
+            "measured,,,,,,,,,");
   EXPECT_EQ(csv_row(open_result("threads", 8).fdsize(std::nullopt, std::nullopt).failed(7, EMFILE)),
             "open,threads,8,1,file,off,1000,3,1,1000000,2000000,3000000,2000000,1000000,"
-            "500000.0,,,7,,8,3000000;1000000;2000000,measured,,,,,,,");
+            "500000.0,,,7,,8,3000000;1000000;2000000,measured,,,,,,,,,");
   EXPECT_EQ(csv_row(unavailable_result()),
             R"(open,pool,4,1,file,off,1000,3,0,0,0,0,0,0,0.0,,,0,"cannot run ""pool"", )"
-            R"(here: no threads",5,,unavailable,,,,,,,)");
+            R"(here: no threads",5,,unavailable,,,,,,,,,)");
+}
+
+// How precise each median is, and with --repeat auto the precision asked for: shares.
+TEST(Csv, PrecisionAndItsTargetAreColumns) {
+  const auto header = split_csv(csv_header());
+  const auto row = split_csv(csv_row(open_result("threads", 1)
+                                         .times({100, 104, 96, 100, 100, 102, 98, 100, 101, 99})
+                                         .auto_repeat(0.03, 3, RepeatStop::precision)));
+  ASSERT_EQ(row.size(), header.size());
+  ASSERT_EQ(header[header.size() - 2], "precision");
+  // Ten samples: the interval is x(2)..x(9), 98..102, ±2% of the median 100.
+  EXPECT_EQ(row[row.size() - 2], "0.02");
+  EXPECT_EQ(row.back(), "0.03");
 }
 
 // With --latency, each operation's percentiles: one value per operation, in the same order in
@@ -228,7 +243,7 @@ TEST(Csv, LatencyPercentilesAreColumns) {
   const std::string row = csv_row(open_result("threads", 1).latency(latency));
   EXPECT_TRUE(
       row.ends_with(",measured,close;open,1000;1000,400;1200,500;1500,800;9000,"
-                    "2000;40000,7000;250000"))
+                    "2000;40000,7000;250000,,"))
       << row;
 }
 
@@ -470,6 +485,38 @@ TEST(Reporters, TableMarksUnavailableAndFailedRows) {
   EXPECT_NE(text.find("EMFILE (Too many open files): 7"), std::string::npos) << text;
 }
 
+// Every row says how precisely its median is known and how many repetitions made it; with
+// --repeat auto, a row that missed the precision asked for is marked, and one legend line says
+// why; "-" where there are too few repetitions for a 95% interval.
+TEST(Reporters, EachRowShowsItsPrecisionAndAMissedTargetIsMarkedOnce) {
+  // Ten samples: the 95% interval is the 2nd to the 9th, 98..102 around 100: ±2%.
+  const Result precise = open_result("threads", 1)
+                             .times({100, 104, 96, 100, 100, 102, 98, 100, 101, 99})
+                             .auto_repeat(0.03, 3, RepeatStop::precision);
+  const Result wide = open_result("threads", 2)
+                          .times({100, 130, 70, 100, 100, 120, 80, 100, 100, 100})
+                          .auto_repeat(0.03, 3, RepeatStop::max_time);
+  const Result few = open_result("uring", 1).times({100, 100, 100});
+  for (const std::string format : {"table", "markdown"}) {
+    SCOPED_TRACE(format);
+    const std::string text = report(format, {precise, wide, few});
+    EXPECT_NE(text.find("±95%"), std::string::npos) << text;
+    EXPECT_NE(text.find("reps"), std::string::npos) << text;
+    EXPECT_NE(text.find("±2%"), std::string::npos) << text;
+    EXPECT_EQ(text.find("±2%*"), std::string::npos) << text;
+    EXPECT_EQ(text.find("±2%\\*"), std::string::npos) << text;
+    EXPECT_NE(text.find(format == "table" ? "±20%*" : "±20%\\*"), std::string::npos) << text;
+    const std::string legend =
+        "imprecise: the median's 95% interval did not reach ±3% before "
+        "--max-time (3 s) ran out";
+    const auto at = text.find(legend);
+    ASSERT_NE(at, std::string::npos) << text;
+    EXPECT_EQ(text.find(legend, at + 1), std::string::npos) << "said twice:\n" << text;
+  }
+  // Without a goal, nothing is marked.
+  EXPECT_EQ(report("table", {few}).find("imprecise"), std::string::npos);
+}
+
 // A noisy result is a mark after its median, not a line of its own, and one legend line under
 // the tables says what the mark means; a quiet table has neither.
 TEST(Reporters, NoisyRowsAreMarkedAndExplainedOnce) {
@@ -522,17 +569,17 @@ TEST(Reporters, CsvWritesOneHeaderAndOneRowPerResult) {
       "workload,strategy,threads,batch,kind,pregrow,ops,repeat,warmup,min_ns,median_ns,max_ns,"
       "mean_ns,stddev_ns,ops_per_sec,fdsize_before,fdsize_after,failures,error,runnable_threads,"
       "times_ns,status,latency_op,latency_count,latency_p50_ns,latency_p90_ns,latency_p99_ns,"
-      "latency_p999_ns,latency_max_ns\n"
+      "latency_p999_ns,latency_max_ns,precision,precision_target\n"
       "open,threads,1,1,file,off,1000,3,1,1000000,2000000,3000000,2000000,1000000,"
-      "500000.0,64,64,0,,1,3000000;1000000;2000000,measured,,,,,,,\n"
+      "500000.0,64,64,0,,1,3000000;1000000;2000000,measured,,,,,,,,,\n"
       "open,pool,2,1,file,off,1000,3,1,1000000,2000000,3000000,2000000,1000000,500000.0,"
-      "64,64,0,,3,3000000;1000000;2000000,measured,,,,,,,\n"
+      "64,64,0,,3,3000000;1000000;2000000,measured,,,,,,,,,\n"
       "open,pool-batch,2,64,file,off,1000,3,1,1000000,2000000,3000000,2000000,1000000,"
-      "500000.0,64,64,0,,3,3000000;1000000;2000000,measured,,,,,,,\n"
+      "500000.0,64,64,0,,3,3000000;1000000;2000000,measured,,,,,,,,,\n"
       "socket,threads,2,1,tcp,off,512,2,0,20000000,20000000,20000000,20000000,0,25600.0,"
-      "64,512,0,,2,20000000;20000000,measured,,,,,,,\n"
+      "64,512,0,,2,20000000;20000000,measured,,,,,,,,,\n"
       "socket,threads,2,1,tcp,auto,512,2,0,2000000,2000000,2000000,2000000,0,256000.0,"
-      "512,512,0,,2,2000000;2000000,measured,,,,,,,\n");
+      "512,512,0,,2,2000000;2000000,measured,,,,,,,,,\n");
 }
 
 TEST(Reporters, NothingMeasuredStillGivesValidOutput) {

@@ -142,6 +142,7 @@ void expect_same(const Result& a, const Result& b) {
   EXPECT_EQ(a.holds_descriptors, b.holds_descriptors);
   EXPECT_EQ(a.unit, b.unit);
   EXPECT_EQ(a.timed_region, b.timed_region);
+  EXPECT_EQ(a.auto_repeat, b.auto_repeat);
   ASSERT_EQ(a.input.has_value(), b.input.has_value());
   if (a.input) {
     EXPECT_EQ(a.input->source, b.input->source);
@@ -513,6 +514,57 @@ TEST(ResultsJson, NoiseFieldsAreWrittenAndComeBack) {
   expect_same(doc.results[0], r);
 }
 
+TEST(ResultsJson, PrecisionIsWrittenAndTheAutoRepeatGoalComesBack) {
+  Result r = open_result();
+  r.warnings.clear();
+  r.times_ns = {100, 101, 99, 100, 102, 98, 100, 101};
+  r.repeat = 8;
+  r.auto_repeat = AutoRepeat{0.03, 2.5, RepeatStop::precision};
+  finalize(r);
+  const std::string text = to_json_document(full_environment(), std::vector<Result>{r});
+  const auto p = nlohmann::json::parse(text).at("results").at(0).at("precision");
+  ASSERT_TRUE(r.precision().has_value());
+  EXPECT_DOUBLE_EQ(p.at("half_width").get<double>(), *r.precision());
+  EXPECT_DOUBLE_EQ(p.at("target").get<double>(), 0.03);
+  EXPECT_DOUBLE_EQ(p.at("max_time_s").get<double>(), 2.5);
+  EXPECT_TRUE(p.at("met").get<bool>());
+  EXPECT_EQ(p.at("stopped_by"), "precision");
+  const ResultsDocument doc = parse_results_json(text);
+  ASSERT_EQ(doc.results.size(), 1U);
+  expect_same(doc.results[0], r);
+
+  // A fixed --repeat writes how precise the median is and nothing of a goal; below six
+  // repetitions there is no 95% interval to say it with.
+  r.auto_repeat.reset();
+  r.times_ns = {100, 200, 150};
+  r.repeat = 3;
+  finalize(r);
+  const auto few =
+      nlohmann::json::parse(to_json_document(full_environment(), std::vector<Result>{r}))
+          .at("results")
+          .at(0)
+          .at("precision");
+  EXPECT_EQ(few, nlohmann::json({{"half_width", nullptr}}));
+  EXPECT_FALSE(parse_results_json(to_json_document(full_environment(), std::vector<Result>{r}))
+                   .results[0]
+                   .auto_repeat.has_value());
+}
+
+TEST(ResultsJson, AnUnknownReasonToStopIsAnErrorThatSaysWhere) {
+  Result r = open_result();
+  r.auto_repeat = AutoRepeat{0.03, 3, RepeatStop::max_time};
+  finalize(r);
+  auto doc = nlohmann::json::parse(to_json_document(full_environment(), std::vector<Result>{r}));
+  doc["results"][0]["precision"]["stopped_by"] = "boredom";
+  try {
+    parse_results_json(doc.dump());
+    FAIL() << "an unknown stopped_by was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("results[0].precision.stopped_by"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(ResultsJson, UnknownFieldsAreIgnored) {
   auto j = nlohmann::json::parse(
       to_json_document(full_environment(), std::vector<Result>{open_result()}));
@@ -749,48 +801,50 @@ std::vector<Malformed> malformed_results() {
 
 // Documents the reader must refuse for what is outside their results, or for not being one.
 std::vector<Malformed> malformed_documents() {
-  return {edited("missing top-level field", [](auto& j) { j.erase("environment"); },
-                 {"environment", "missing"}),
-          edited("missing environment field", [](auto& j) { j["environment"].erase("kernel"); },
-                 {"environment.kernel", "missing"}),
-          edited("results not an array", [](auto& j) { j["results"] = nlohmann::json::object(); },
-                 {"results", "expected an array"}),
-          edited("schema_version 4", [](auto& j) { j["schema_version"] = 4; },
-                 {"schema_version 4", "not supported", "reads 1 to 3", "a newer fdbench"}),
-          edited("context without a date",
-                 [](auto& j) {
-                   j["context"] = {{"host", "h"}, {"command_line", {"fdbench"}}, {"user", 0}};
-                 },
-                 {"context.date", "missing"}),
-          edited("load average of two numbers",
-                 [](auto& j) {
-                   j["context"] = {{"date", "2026-12-05T09:14:03Z"},
-                                   {"host", "h"},
-                                   {"command_line", {"fdbench"}},
-                                   {"user", 0},
-                                   {"load_before", {{"load_average", {0.5, 0.25}}}}};
-                 },
-                 {"context.load_before.load_average", "expected three numbers"}),
-          edited("schema_version a string", [](auto& j) { j["schema_version"] = "1"; },
-                 {"schema_version", "expected an integer"}),
-          edited("another tool's document", [](auto& j) { j["tool"]["name"] = "hyperfine"; },
-                 {"tool.name", "not an fdbench document"}),
-          edited("syscall cost a string", [](auto& j) { j["environment"]["syscall_ns"] = "fast"; },
-                 {"environment.syscall_ns", "expected a number"}),
-          edited("mitigation not a string",
-                 [](auto& j) { j["environment"]["cpu_mitigations"]["mds"] = 1; },
-                 {"environment.cpu_mitigations.mds", "expected a string"}),
-          edited("environment warnings not strings",
-                 [](auto& j) { j["environment"]["warnings"] = {1}; },
-                 {"environment.warnings", "expected strings"}),
-          {"not JSON", "fdbench,threads,2\n", {"not valid JSON at line 1"}},
-          {"not JSON further on", "{\n  \"a\": x}", {"not valid JSON at line 2, column 8"}},
-          {"cut short", valid_document().dump().substr(0, 200), {"not valid JSON", "cut short"}},
-          {"empty", "", {"not valid JSON", "empty"}},
-          {"an array", "[1, 2]", {"document", "expected an object"}},
-          {"hyperfine-like",
-           R"({"results": [{"command": "ls", "mean": 0.1}]})",
-           {"schema_version", "missing"}}};
+  return {
+      edited("missing top-level field", [](auto& j) { j.erase("environment"); },
+             {"environment", "missing"}),
+      edited("missing environment field", [](auto& j) { j["environment"].erase("kernel"); },
+             {"environment.kernel", "missing"}),
+      edited("results not an array", [](auto& j) { j["results"] = nlohmann::json::object(); },
+             {"results", "expected an array"}),
+      edited("a newer schema_version", [](auto& j) { j["schema_version"] = kSchemaVersion + 1; },
+             {"schema_version " + std::to_string(kSchemaVersion + 1), "not supported",
+              "reads 1 to " + std::to_string(kSchemaVersion), "a newer fdbench"}),
+      edited("context without a date",
+             [](auto& j) {
+               j["context"] = {{"host", "h"}, {"command_line", {"fdbench"}}, {"user", 0}};
+             },
+             {"context.date", "missing"}),
+      edited("load average of two numbers",
+             [](auto& j) {
+               j["context"] = {{"date", "2026-12-05T09:14:03Z"},
+                               {"host", "h"},
+                               {"command_line", {"fdbench"}},
+                               {"user", 0},
+                               {"load_before", {{"load_average", {0.5, 0.25}}}}};
+             },
+             {"context.load_before.load_average", "expected three numbers"}),
+      edited("schema_version a string", [](auto& j) { j["schema_version"] = "1"; },
+             {"schema_version", "expected an integer"}),
+      edited("another tool's document", [](auto& j) { j["tool"]["name"] = "hyperfine"; },
+             {"tool.name", "not an fdbench document"}),
+      edited("syscall cost a string", [](auto& j) { j["environment"]["syscall_ns"] = "fast"; },
+             {"environment.syscall_ns", "expected a number"}),
+      edited("mitigation not a string",
+             [](auto& j) { j["environment"]["cpu_mitigations"]["mds"] = 1; },
+             {"environment.cpu_mitigations.mds", "expected a string"}),
+      edited("environment warnings not strings",
+             [](auto& j) { j["environment"]["warnings"] = {1}; },
+             {"environment.warnings", "expected strings"}),
+      {"not JSON", "fdbench,threads,2\n", {"not valid JSON at line 1"}},
+      {"not JSON further on", "{\n  \"a\": x}", {"not valid JSON at line 2, column 8"}},
+      {"cut short", valid_document().dump().substr(0, 200), {"not valid JSON", "cut short"}},
+      {"empty", "", {"not valid JSON", "empty"}},
+      {"an array", "[1, 2]", {"document", "expected an object"}},
+      {"hyperfine-like",
+       R"({"results": [{"command": "ls", "mean": 0.1}]})",
+       {"schema_version", "missing"}}};
 }
 
 TEST(ResultsJson, MalformedDocumentsAreErrorsThatSayWhere) {
@@ -817,13 +871,14 @@ TEST(ResultsJson, FileErrorsNameTheFile) {
     EXPECT_NE(std::string(e.what()).find(missing), std::string::npos) << e.what();
   }
   const std::string bad = dir / "bad.json";
-  testing::write_text(bad, R"({"schema_version": 4})");
+  const std::string newer = "schema_version " + std::to_string(kSchemaVersion + 1);
+  testing::write_text(bad, R"({"schema_version": )" + std::to_string(kSchemaVersion + 1) + "}");
   try {
     read_results_file(bad, "compare");
-    ADD_FAILURE() << "read a schema_version 4 file";
+    ADD_FAILURE() << "read a " << newer << " file";
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()).rfind(bad + ": ", 0), 0U) << e.what();
-    EXPECT_NE(std::string(e.what()).find("schema_version 4"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(newer), std::string::npos) << e.what();
   }
   const std::string good = dir / "good.json";
   testing::write_text(good,

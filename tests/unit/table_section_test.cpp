@@ -25,7 +25,7 @@ Section open_section(InputSummary input) {
   s.kind = "file";
   s.input = std::move(input);
   s.fs_type = "ext4";
-  s.repeat = 10;
+  s.repeat = Repeat::fixed(10);
   s.warmup = 1;
   return s;
 }
@@ -49,7 +49,7 @@ TEST(TableSection, GeneratedFilesInSubdirectories) {
   in.layout = "dirs:3";
   Section s = open_section(in);
   s.subdirs = 3;
-  s.repeat = 2;
+  s.repeat = Repeat::fixed(2);
   EXPECT_EQ(header(s),
             "\nopen: 20 empty files in /tmp (ext4, 3 subdirectories), path, 2 repetitions "
             "(+1 warm-up)\n"
@@ -105,7 +105,7 @@ Section socket_section(const std::string& kind, int descriptors_per_item) {
   s.kind = kind;
   s.descriptors_per_item = descriptors_per_item;
   s.per_thread = 1000;
-  s.repeat = 3;
+  s.repeat = Repeat::fixed(3);
   s.warmup = 2;
   s.held = true;
   s.fresh_child = true;

@@ -26,13 +26,17 @@ std::string quoted(const std::string& field) {
 }
 
 // A field's JSON value as a cell: a text quoted, a whole number as it is, any other to one
-// decimal, an array's values joined by ';', null empty.
+// decimal (a rate) or, a share below 1, to four significant digits (0.02135), an array's
+// values joined by ';', null empty.
 std::string cell(const nlohmann::json& v) {
   if (v.is_string()) return quoted(v.get<std::string>());
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
   if (v.is_number_unsigned()) return fmt::format("{}", v.get<std::uint64_t>());
   if (v.is_number_integer()) return fmt::format("{}", v.get<std::int64_t>());
-  if (v.is_number_float()) return fmt::format("{:.1f}", v.get<double>());
+  if (v.is_number_float()) {
+    const double x = v.get<double>();
+    return x != 0 && x > -1 && x < 1 ? fmt::format("{:.4g}", x) : fmt::format("{:.1f}", x);
+  }
   std::string joined;
   for (std::size_t i = 0; v.is_array() && i < v.size(); ++i) {
     joined += (i == 0 ? "" : ";") + cell(v[i]);

@@ -14,6 +14,7 @@
 #include "fdbench/version.hpp"
 #include "model/format.hpp"
 #include "output/reporters/environment_text.hpp"
+#include "output/reporters/section_text.hpp"
 #include "output/reporters/svg_chart.hpp"
 
 namespace fdbench {
@@ -182,6 +183,11 @@ std::string result_notes(const Result& r) {
   std::string notes;
   if (!r.ran()) notes = error_text(r);
   if (r.failures != 0) notes += fmt::format("{} failed calls", group_digits(r.failures));
+  if (r.missed_precision()) {
+    notes +=
+        fmt::format("{}imprecise: --repeat auto aimed for ±{} ({})", notes.empty() ? "" : "; ",
+                    format_percent(r.auto_repeat->precision), to_string(r.auto_repeat->stopped));
+  }
   for (const auto& w : r.warnings) notes += (notes.empty() ? "" : "; ") + w.text;
   return notes;
 }
@@ -190,7 +196,8 @@ std::string results_table(const std::vector<const Result*>& group) {
   const bool held = group.front()->holds_descriptors;
   std::string out = fmt::format(
       "<table class=\"results\"><tr><th>strategy</th><th>threads</th><th>batch</th>{}"
-      "<th>median ms</th><th>min–max ms</th><th>{}/s</th><th class=\"text\">notes</th></tr>\n",
+      "<th>median ms</th><th>±95%</th><th>reps</th><th>min–max ms</th><th>{}/s</th>"
+      "<th class=\"text\">notes</th></tr>\n",
       held ? "<th>pregrow</th><th>FDSize</th>" : "", escape(group.front()->unit));
   for (const Result* r : group) {
     std::string fdsize = "-";
@@ -198,11 +205,12 @@ std::string results_table(const std::vector<const Result*>& group) {
       fdsize = fmt::format("{} → {}", *r->fdsize_before, *r->fdsize_after);
     const bool measured = r->ran() && !r->times_ns.empty();
     out += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td><td>{}</td>"
-        "<td class=\"text\">{}</td></tr>\n",
+        "<tr><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td><td class=\"text\">{}</td></tr>\n",
         escape(r->strategy), r->threads, r->batch,
         held ? fmt::format("<td>{}</td><td>{}</td>", escape(r->pregrow.label()), fdsize) : "",
-        measured ? format_ms(r->stats.median) : "-",
+        measured ? format_ms(r->stats.median) : "-", measured ? escape(precision_cell(*r)) : "-",
+        r->times_ns.size(),
         measured ? format_ms(static_cast<double>(r->stats.min)) + "–" +
                        format_ms(static_cast<double>(r->stats.max))
                  : "-",

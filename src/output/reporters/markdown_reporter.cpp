@@ -3,6 +3,7 @@
 // collected and listed under their table (a list inside a table would end it).
 #include <fmt/format.h>
 
+#include <optional>
 #include <ostream>
 #include <vector>
 
@@ -17,6 +18,16 @@
 namespace fdbench {
 
 namespace {
+
+// A table's precision cell with kMissedMark escaped: a lone * may start emphasis.
+std::string escaped_mark(const std::string& cell) {
+  std::string out;
+  for (const char c : cell) {
+    if (c == '*') out += '\\';
+    out += c;
+  }
+  return out;
+}
 
 class MarkdownReporter final : public Reporter {
  public:
@@ -42,20 +53,23 @@ class MarkdownReporter final : public Reporter {
     if (header_for_ != key) {
       flush_notes();
       header_for_ = key;
-      out_ << fmt::format("\n| strategy | threads |{} median ms | min–max ms | {} |{}\n",
-                          growth ? " pregrow |" : "", r.unit + "/s", growth ? " FDSize |" : "");
-      out_ << fmt::format("|:--|--:|{}--:|--:|--:|{}\n", growth ? ":--|" : "",
+      out_ << fmt::format(
+          "\n| strategy | threads |{} median ms | ±95% | reps | min–max ms | {} |{}\n",
+          growth ? " pregrow |" : "", r.unit + "/s", growth ? " FDSize |" : "");
+      out_ << fmt::format("|:--|--:|{}--:|--:|--:|--:|--:|{}\n", growth ? ":--|" : "",
                           growth ? ":--|" : "");
     }
     out_ << fmt::format("| {} | {} |", markdown_cell(r.strategy), threads_text(r));
     if (growth) out_ << fmt::format(" {} |", markdown_cell(r.pregrow.label()));
     if (!r.ran()) {
-      out_ << fmt::format(" {} | | |{}\n", markdown_cell(error_text(r)), growth ? " |" : "");
+      out_ << fmt::format(" {} | | | | |{}\n", markdown_cell(error_text(r)), growth ? " |" : "");
     } else {
       const bool noisy = r.has_warning(WarningKind::noisy);
       noisy_seen_ = noisy_seen_ || noisy;
-      out_ << fmt::format(" {}{} | {}–{} | {} |", format_ms(r.stats.median),
+      if (r.missed_precision() && !missed_) missed_ = r;
+      out_ << fmt::format(" {}{} | {} | {} | {}–{} | {} |", format_ms(r.stats.median),
                           noisy ? " \\" + std::string(kNoisyMark) : std::string(),
+                          escaped_mark(precision_cell(r)), r.times_ns.size(),
                           format_ms(static_cast<double>(r.stats.min)),
                           format_ms(static_cast<double>(r.stats.max)), format_rate(r.ops_per_sec));
       if (growth) out_ << " " << fdsize_text(r) << " |";
@@ -78,6 +92,8 @@ class MarkdownReporter final : public Reporter {
     flush_notes();
     // A lone ~ may start strikethrough in GitHub's Markdown: escaped.
     if (noisy_seen_) out_ << "\n\\" << noisy_legend() << "\n";
+    // A lone * may start emphasis: escaped.
+    if (missed_) out_ << "\n\\" << missed_legend(*missed_) << "\n";
     if (!findings.empty()) {
       out_ << "\n## " << findings_heading(complete) << "\n\n";
       for (const auto& f : findings) out_ << "- " << f.text << "\n";
@@ -120,7 +136,8 @@ class MarkdownReporter final : public Reporter {
   std::ostream& out_;
   std::string header_for_;
   std::vector<std::string> notes_;
-  bool noisy_seen_ = false;  // a row carries kNoisyMark: the legend goes under the tables
+  bool noisy_seen_ = false;       // a row carries kNoisyMark: the legend goes under the tables
+  std::optional<Result> missed_;  // the first row with kMissedMark, for its legend
 };
 
 }  // namespace

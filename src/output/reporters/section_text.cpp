@@ -48,9 +48,21 @@ std::string setup_text(const InputSummary& in) {
 
 }  // namespace
 
+// "10 repetitions (+1 warm-up)"; with --repeat auto, "repetitions until each median is
+// within ±3% (95%), at most 3 s a result (+1 warm-up)".
+std::string repetitions_text(const Section& s) {
+  if (!s.repeat.automatic()) {
+    return fmt::format("{} repetitions (+{} warm-up)", s.repeat.count, s.warmup);
+  }
+  return fmt::format(
+      "repetitions until each median is within ±{} (95%), at most {} a result "
+      "(+{} warm-up)",
+      format_percent(s.repeat.precision), fmt::format("{:g} s", s.repeat.max_time_s), s.warmup);
+}
+
 // "open: 10,000 empty files in /tmp (ext4), rdonly, 10 repetitions (+1 warm-up)"
 std::string section_title(const Section& s) {
-  const std::string runs = fmt::format("{} repetitions (+{} warm-up)", s.repeat, s.warmup);
+  const std::string runs = repetitions_text(s);
   if (!s.input) return per_thread_title(s, runs);
   const InputSummary& in = *s.input;
   const std::string files = group_digits(in.files);
@@ -118,6 +130,25 @@ std::string noisy_legend() {
       "repetitions, which give no such interval, the interquartile range is): compare such "
       "rows loosely, or measure again on a quieter machine",
       kNoisyMark, kNoisyWidth * 100, min_samples_for());
+}
+
+std::string precision_cell(const Result& r) {
+  const auto reached = r.precision();
+  if (!reached) return "-";
+  return fmt::format("±{}{}", format_percent(*reached), r.missed_precision() ? kMissedMark : "");
+}
+
+std::string missed_legend(const Result& missed) {
+  const AutoRepeat goal = missed.auto_repeat.value_or(AutoRepeat{});
+  const std::string why = goal.stopped == RepeatStop::max_time
+                              ? fmt::format("before --max-time ({:g} s) ran out", goal.max_time_s)
+                          : goal.stopped == RepeatStop::interrupted
+                              ? std::string("before the run was stopped")
+                              : fmt::format("within the most repetitions a result may take");
+  return fmt::format(
+      "{} imprecise: the median's 95% interval did not reach ±{} {} (--repeat auto): compare "
+      "such rows loosely, raise --max-time, or measure on a quieter machine",
+      kMissedMark, format_percent(goal.precision), why);
 }
 
 std::string latency_text(const Result& r) {

@@ -20,6 +20,14 @@ inline constexpr std::string_view kNoisyMark = "~";
 // "~ noisy: the median's 95% interval is wider than 20% of it ...": the one line under the
 // tables that explains kNoisyMark.
 std::string noisy_legend();
+// How precisely a row's median is known, as the tables show it: "±1.2%" (the larger half of
+// its 95% interval), followed by kMissedMark where --repeat auto did not reach its precision;
+// "-" with fewer repetitions than such an interval needs.
+std::string precision_cell(const Result& r);
+inline constexpr std::string_view kMissedMark = "*";
+// "* the 95% interval did not reach ±3% within --max-time (3 s) ...": the one line under the
+// tables that explains kMissedMark, from a result that carries it.
+std::string missed_legend(const Result& missed);
 // With --latency, one line under the result: "per call: open p50 2.9 µs, p99 12 µs, max
 // 301 µs; close ...; per repetition 4 growth events (...), 1.2 stalls (...)", or "per
 // submission: submit p50 ..." where a strategy timed its io_uring submissions. Empty without

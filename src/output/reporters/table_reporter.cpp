@@ -2,6 +2,7 @@
 // result printed as soon as it is measured, and the findings in plain words at the end.
 #include <fmt/format.h>
 
+#include <optional>
 #include <ostream>
 
 #include "analysis/findings.hpp"
@@ -53,7 +54,8 @@ class TableReporter final : public Reporter {
       header_for_ = key;
       out_ << fmt::format("  {:<12} {:>7}", "strategy", "threads");
       if (growth) out_ << fmt::format(" {:>7}", "pregrow");
-      out_ << fmt::format(" {:>11}  {:>19} {:>12}", "median ms", "min–max ms", r.unit + "/s");
+      out_ << fmt::format(" {:>11}  {:>7} {:>5} {:>19} {:>12}", "median ms", "±95%", "reps",
+                          "min–max ms", r.unit + "/s");
       if (growth) out_ << "  FDSize";
       out_ << "\n";
     }
@@ -66,9 +68,11 @@ class TableReporter final : public Reporter {
                                             format_ms(static_cast<double>(r.stats.max)));
       const bool noisy = r.has_warning(WarningKind::noisy);
       noisy_seen_ = noisy_seen_ || noisy;
+      if (r.missed_precision() && !missed_) missed_ = r;
       out_ << lead
-           << fmt::format(" {:>11}{:1} {:>19} {:>12}", format_ms(r.stats.median),
-                          noisy ? kNoisyMark : "", range, format_rate(r.ops_per_sec));
+           << fmt::format(" {:>11}{:1} {:>7} {:>5} {:>19} {:>12}", format_ms(r.stats.median),
+                          noisy ? kNoisyMark : "", precision_cell(r), r.times_ns.size(), range,
+                          format_rate(r.ops_per_sec));
       if (growth) out_ << "  " << fdsize_text(r);
       out_ << "\n";
       if (r.failures != 0) failure_line(r);
@@ -84,7 +88,9 @@ class TableReporter final : public Reporter {
 
   void end(std::span<const Result> /*all*/, std::span<const Finding> findings,
            bool complete) override {
-    if (noisy_seen_) out_ << "\n" << noisy_legend() << "\n";
+    if (noisy_seen_ || missed_) out_ << "\n";
+    if (noisy_seen_) out_ << noisy_legend() << "\n";
+    if (missed_) out_ << missed_legend(*missed_) << "\n";
     if (!findings.empty()) {
       out_ << "\n" << findings_heading(complete) << "\n";
       for (const auto& f : findings) out_ << "- " << f.text << "\n";
@@ -113,7 +119,8 @@ class TableReporter final : public Reporter {
   std::ostream& out_;
   std::string header_for_;
   std::string rcu_for_;
-  bool noisy_seen_ = false;  // a row carries kNoisyMark: the legend goes under the tables
+  bool noisy_seen_ = false;       // a row carries kNoisyMark: the legend goes under the tables
+  std::optional<Result> missed_;  // the first row with kMissedMark, for its legend
 };
 
 }  // namespace
