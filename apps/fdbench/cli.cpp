@@ -208,6 +208,7 @@ struct TuneText {
   std::string format = Command{}.format;
   std::string timeout;  // empty: none for a private set, kDefaultTreeTimeout for --tree, --list
   bool quiet = false;
+  bool allow_direct = false;
 };
 
 struct CompareText {
@@ -979,6 +980,10 @@ CLI::App* add_tune_command(CLI::App& app, TuneText& text, OptionHints& hints) {
       {"--keep-open", "",
        "Hold every descriptor until the repetition ends (advice on the fd table)",
        &text.open.keep_open},
+      {"--allow-direct", "",
+       "With --keep-open: may recommend uring-direct, whose descriptors live in the io_uring "
+       "and are not descriptors a program can use elsewhere",
+       &text.allow_direct},
       {"--budget", "SECONDS", "Seconds the sweep may take (at least one round)", &text.budget,
        choices({"5", "20", "60"}), true},
       {"--dir", "DIR", "Where the private file set is created (default $TMPDIR or /tmp)",
@@ -1108,6 +1113,12 @@ Command tune_command(const TuneText& text, const CLI::App& tune) {
   OpenOptions& open = command.tune.open;
   open.files = static_cast<std::size_t>(parse_number("--files", text.open.files, 1, kMaxFiles));
   open.keep_open = text.open.keep_open;
+  if (text.allow_direct && !open.keep_open) {
+    throw UsageError(
+        "--allow-direct applies to --keep-open: without it every descriptor is closed at once, "
+        "and uring-direct is compared like any other strategy");
+  }
+  command.tune.allow_direct = text.allow_direct;
   if (!text.strategy.empty()) open.strategies = parse_strategies(text.strategy);
   apply_open_input(text.open, open);
   open.timeout_s = parse_timeout(text.timeout, !open.tree.empty() || !open.list.empty());

@@ -297,6 +297,7 @@ void print_tune_table(const Environment& env, const TuneReport& report, std::ost
   section.warmup = 1;
   section.held = report.input.keep_open;
   section.fresh_child = report.input.keep_open;
+  section.batch_column = true;  // the sweep tries batch sizes: rows differ by them too
   table->section(section);
   std::vector<Result> results = report.sweep;
   if (report.pregrow_off) results.push_back(*report.pregrow_off);

@@ -26,16 +26,28 @@ struct TunedSetting {
 };
 
 struct Recommendation {
-  TunedSetting best;  // the highest median rate among strategies a program can adopt
-  // The other settings within noise of it (their medians' 95% intervals overlap, or too few
-  // repetitions for such intervals to tell them apart), fastest first: any of them is as good
-  // on this machine as the sweep could tell.
+  // The setting to use: of the fastest and the settings the sweep could not tell from it, the
+  // simplest (no io_uring, then the fewest threads, then the plain loop, then the smallest
+  // batch): where the measurement cannot separate them, the simplest costs least to adopt.
+  TunedSetting best;
+  // The highest median rate among strategies a program can adopt; best when nothing ties it.
+  TunedSetting fastest;
+  // The other settings within noise of the fastest (their medians' 95% intervals overlap, or
+  // too few repetitions for such intervals to tell them apart), the fastest among them first
+  // when it is not best: any of them is as good on this machine as the sweep could tell.
   std::vector<TunedSetting> within_noise;
-  int knee_threads = 1;  // the fewest threads of the best strategy (same batch) within noise
+  int compared = 1;      // the settings a program could adopt that ran without failures
+  int knee_threads = 1;  // the fewest threads of the fastest strategy (same batch) within noise
   // The descriptor the table must hold when the workload holds its descriptors (grow it with
-  // pregrow_fd_table before starting threads); none when they are closed as they go.
+  // pregrow_fd_table before starting threads); none when they are closed as they go, or live
+  // in an io_uring's table (uring-direct).
   std::optional<int> pregrow_to;
 
+  // Nothing the sweep measured was separated from the fastest: it cannot name a winner, only
+  // the simplest of equals.
+  [[nodiscard]] bool inconclusive() const {
+    return compared > 1 && static_cast<int>(within_noise.size()) + 1 >= compared;
+  }
   bool operator==(const Recommendation&) const = default;
 };
 
@@ -46,14 +58,16 @@ inline constexpr int kProgramDescriptors = 64;
 // What recommend() measures, as fdbench_tune_options does in C.
 struct RecommendOptions {
   std::size_t files = 2000;  // generated empty files to open
-  std::string dir;           // where they are created (a private directory inside); empty: $TMPDIR or /tmp
+  std::string dir;  // where they are created (a private directory inside); empty: $TMPDIR or /tmp
   double budget_seconds = 3;  // the whole measurement (at least one round is measured)
   bool keep_open = false;     // hold every descriptor, as a program keeping its files does
 };
 
 // The recommendation as the JSON object `tune` writes ("recommendation" in its output, the
-// whole of a --save file): {strategy, threads, batch, ops_per_sec, within_noise [...],
-// knee_threads, pregrow_to}.
+// whole of a --save file): {strategy, threads, batch, ops_per_sec, fastest {...},
+// within_noise [...], compared, inconclusive, knee_threads, pregrow_to}. A file from before
+// fastest and compared were written reads with fastest = best and compared = the settings it
+// names.
 FDBENCH_EXPORT std::string recommendation_json(const Recommendation& recommendation);
 // Parses that object (also a whole `tune --format json` document holding it); throws Error
 // naming what is wrong ("recommendation.threads: expected a whole number of at least 1").

@@ -1,15 +1,17 @@
 // The recommendation a sweep supports, and its JSON: pure functions over Results, so the
 // within-noise logic is tested on hand-built sweeps.
+#include "analysis/recommendation.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
-#include "fdbench/error.hpp"
 #include "engine/strategy.hpp"
-#include "analysis/recommendation.hpp"
+#include "fdbench/error.hpp"
 
 namespace fdbench {
 
@@ -17,9 +19,21 @@ namespace {
 
 using nlohmann::json;
 
-// A result a program could act on: it ran, without failures, with a strategy it can adopt.
-bool eligible(const Result& r) {
+// A result a program could act on: it ran, without failures, with a strategy it can adopt;
+// holding descriptors, ones it can use as descriptors (unless `allow_direct`).
+bool eligible(const Result& r, bool allow_direct) {
+  if (r.holds_descriptors && r.fd_table == FdTable::none && !allow_direct) return false;
   return r.recommendable && r.ok() && !r.times_ns.empty() && r.ops_per_sec > 0;
+}
+
+// Simpler first: no io_uring (a ring to set up and drain), fewer threads, the plain loop
+// before a pool, a smaller batch; among equals, the faster.
+bool simpler(const Result& a, const Result& b) {
+  const auto key = [](const Result& r) {
+    return std::tuple(r.batch_unit == BatchUnit::submission, r.threads, !r.reference, r.batch,
+                      -r.ops_per_sec);
+  };
+  return key(a) < key(b);
 }
 
 TunedSetting setting_of(const Result& r) {
@@ -67,34 +81,44 @@ TunedSetting parse_setting(const json& object, const std::string& where) {
 
 }  // namespace
 
-std::optional<Recommendation> recommend_from(std::span<const Result> sweep) {
-  const Result* best = nullptr;
+std::optional<Recommendation> recommend_from(std::span<const Result> sweep, bool allow_direct) {
+  const Result* fastest = nullptr;
+  int compared = 0;
   for (const auto& r : sweep) {
-    if (eligible(r) && (best == nullptr || r.ops_per_sec > best->ops_per_sec)) best = &r;
+    if (!eligible(r, allow_direct)) continue;
+    ++compared;
+    if (fastest == nullptr || r.ops_per_sec > fastest->ops_per_sec) fastest = &r;
   }
-  if (best == nullptr) return std::nullopt;
+  if (fastest == nullptr) return std::nullopt;
   Recommendation rec;
-  rec.best = setting_of(*best);
-  rec.knee_threads = best->threads;
-  std::vector<const Result*> alternatives;
+  rec.fastest = setting_of(*fastest);
+  rec.compared = compared;
+  rec.knee_threads = fastest->threads;
+  // The fastest and those not separated from it (statistics.hpp's rule): within noise, or too
+  // few repetitions to tell them apart.
+  std::vector<const Result*> tied{fastest};
   for (const auto& r : sweep) {
-    // Not separated from the best (statistics.hpp's rule): within noise, or too few
-    // repetitions to tell them apart.
-    if (&r == best || !eligible(r) ||
-        separation(r.median_ci, best->median_ci) == Separation::separated) {
+    if (&r == fastest || !eligible(r, allow_direct) ||
+        separation(r.median_ci, fastest->median_ci) == Separation::separated) {
       continue;
     }
-    alternatives.push_back(&r);
-    if (r.strategy == best->strategy && r.batch == best->batch) {
+    tied.push_back(&r);
+    if (r.strategy == fastest->strategy && r.batch == fastest->batch) {
       rec.knee_threads = std::min(rec.knee_threads, r.threads);
     }
   }
-  std::stable_sort(alternatives.begin(), alternatives.end(), [](const Result* a, const Result* b) {
+  const Result* best = *std::min_element(
+      tied.begin(), tied.end(), [](const Result* a, const Result* b) { return simpler(*a, *b); });
+  rec.best = setting_of(*best);
+  std::stable_sort(tied.begin(), tied.end(), [](const Result* a, const Result* b) {
     return a->ops_per_sec > b->ops_per_sec;
   });
-  for (const Result* r : alternatives) rec.within_noise.push_back(setting_of(*r));
-  // Held descriptors fill the table on top of what the program holds already.
-  if (best->holds_descriptors) {
+  for (const Result* r : tied) {
+    if (r != best) rec.within_noise.push_back(setting_of(*r));
+  }
+  // Held descriptors fill the table on top of what the program holds already; direct
+  // descriptors live in the ring's table and never grow the process's.
+  if (best->holds_descriptors && best->fd_table != FdTable::none) {
     rec.pregrow_to = static_cast<int>(best->ops) + kProgramDescriptors;
   }
   return rec;
@@ -102,6 +126,10 @@ std::optional<Recommendation> recommend_from(std::span<const Result> sweep) {
 
 std::string recommendation_json(const Recommendation& rec) {
   json out = setting_json(rec.best);
+  // A recommendation made by hand may leave fastest unset: then best is the fastest it knows.
+  out["fastest"] = setting_json(rec.fastest.strategy.empty() ? rec.best : rec.fastest);
+  out["compared"] = rec.compared;
+  out["inconclusive"] = rec.inconclusive();
   out["within_noise"] = json::array();
   for (const auto& s : rec.within_noise) out["within_noise"].push_back(setting_json(s));
   out["knee_threads"] = rec.knee_threads;
@@ -130,6 +158,12 @@ Recommendation parse_recommendation(std::string_view text) {
     rec.within_noise.push_back(
         parse_setting(alternatives[i], fmt::format("{}.within_noise[{}]", where, i)));
   }
+  // Written since the recommendation names the simplest of equals; before, best was fastest.
+  rec.fastest = document.contains("fastest")
+                    ? parse_setting(document.at("fastest"), where + ".fastest")
+                    : rec.best;
+  rec.compared = document.contains("compared") ? whole_number(document, where, "compared", 1)
+                                               : static_cast<int>(rec.within_noise.size()) + 1;
   rec.knee_threads = whole_number(document, where, "knee_threads", 1);
   if (!field(document, where, "pregrow_to").is_null()) {
     rec.pregrow_to = whole_number(document, where, "pregrow_to", 0);

@@ -10,8 +10,11 @@
 namespace fdbench {
 
 // Only results that ran without failure, of strategies the registry marks recommendable (a
-// strategy measured for comparison only, such as the seed's naive pool, never is). nullopt
-// when no such result is left. Ties go to the earlier result of the sweep.
-std::optional<Recommendation> recommend_from(std::span<const Result> sweep);
+// strategy measured for comparison only, such as the seed's naive pool, never is), and where
+// the workload holds its descriptors, only strategies whose descriptors a program can use
+// (not io_uring's direct descriptors) unless `allow_direct`. nullopt when no such result is
+// left. The fastest's ties go to the earlier result of the sweep.
+std::optional<Recommendation> recommend_from(std::span<const Result> sweep,
+                                             bool allow_direct = false);
 
 }  // namespace fdbench

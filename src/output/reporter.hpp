@@ -31,6 +31,7 @@ struct Section {
   int warmup = 0;
   bool held = false;         // descriptors are held to the end of each repetition
   bool fresh_child = false;  // each repetition runs in a fresh process
+  bool batch_column = false;  // results differ by batch too (tune's sweep): the table shows it
 };
 
 class Reporter {

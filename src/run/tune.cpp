@@ -198,11 +198,13 @@ TuneReport run_tune(const TuneOptions& options,
   report.round_seconds = rounds.round_seconds;
   report.round_over_budget = rounds.round_over_budget;
   for (const auto& combo : combos) report.sweep.push_back(combo.pooled);
-  report.recommendation = recommend_from(report.sweep);
+  report.allow_direct = options.allow_direct;
+  report.recommendation = recommend_from(report.sweep, options.allow_direct);
   if (!report.recommendation) return report;
   const Combination& best = combination_of(combos, report.recommendation->best);
   report.best_interval_reached = best.pooled.median_ci.reached;
-  if (open.keep_open) {
+  // Only a table the workload grows can stall: not one whose descriptors live in a ring.
+  if (open.keep_open && report.recommendation->pregrow_to) {
     say("the recommended setting again, without pre-growing the table");
     check_stall(bench, best, report);
   }

@@ -25,6 +25,9 @@ struct TuneOptions {
   // measure besides the recommendable strategies available here (empty: none).
   OpenOptions open;
   double budget_seconds = 20;  // the whole sweep
+  // --allow-direct: with keep_open, io_uring's direct descriptors (uring-direct) may be
+  // recommended although a program cannot use them as descriptors.
+  bool allow_direct = false;
 };
 
 // What the RLIMIT_NOFILE situation is for the workload.
@@ -47,6 +50,7 @@ struct TuneReport {
   std::optional<Result> pregrow_off;
   bool stall_seen = false;
   NofileAdvice nofile;
+  bool allow_direct = false;  // TuneOptions::allow_direct
   InputSummary input;   // the files the sweep opened
   std::string fs_type;  // the filesystem they are on
 };

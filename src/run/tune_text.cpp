@@ -1,7 +1,10 @@
 // The "Recommendation" block `fdbench tune` prints under the sweep's table.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include "model/format.hpp"
 #include "model/statistics.hpp"
@@ -60,6 +63,12 @@ std::string stall_text(const TuneReport& report, const Result& off) {
 std::string table_advice(const TuneReport& report) {
   const Recommendation& rec = *report.recommendation;
   if (!rec.pregrow_to) {
+    if (report.input.keep_open) {
+      return fmt::format(
+          "  fd table:      no advice needed: {}'s descriptors live in the io_uring's own table, "
+          "which never grows the process's\n",
+          rec.best.strategy);
+    }
     return "  fd table:      no advice needed: open+close holds one descriptor per thread\n";
   }
   std::string text = fmt::format(
@@ -86,14 +95,47 @@ std::string nofile_advice(const NofileAdvice& nofile) {
       nofile.needed, nofile.needed);
 }
 
+// With held descriptors, the strategies measured but not recommended because a program cannot
+// use their descriptors as descriptors (io_uring's direct ones), unless --allow-direct.
+std::string direct_note(const TuneReport& report) {
+  if (report.allow_direct) return {};
+  std::vector<std::string> names;
+  for (const auto& r : report.sweep) {
+    if (!r.holds_descriptors || r.fd_table != FdTable::none || !r.ok()) continue;
+    if (std::find(names.begin(), names.end(), r.strategy) == names.end()) {
+      names.push_back(r.strategy);
+    }
+  }
+  if (names.empty()) return {};
+  return fmt::format(
+      "  not compared:  {} (measured above): its descriptors live in the io_uring, not in the "
+      "process's table, so a program cannot use them as descriptors; --allow-direct to "
+      "include it\n",
+      fmt::join(names, ", "));
+}
+
 }  // namespace
 
 std::string tune_text(const TuneReport& report) {
   std::string text = "\nRecommendation\n" + sweep_line(report);
   if (!report.recommendation) {
-    return text + "  nothing to recommend: no adoptable strategy ran without failures here\n";
+    return text + "  nothing to recommend: no adoptable strategy ran without failures here\n" +
+           direct_note(report);
   }
   const Recommendation& rec = *report.recommendation;
+  const std::size_t tied = rec.within_noise.size() + 1;
+  if (rec.inconclusive()) {
+    text += fmt::format(
+        "  inconclusive:  all {} settings are within noise of the fastest ({}: {} files/s): "
+        "none is separated from it, so the simplest is recommended; a larger --budget or a "
+        "quieter machine may tell them apart\n",
+        rec.compared, setting_text(rec.fastest), format_rate(rec.fastest.ops_per_sec));
+  } else if (tied > 1) {
+    text += fmt::format(
+        "  {} of {} settings are within noise of the fastest ({}: {} files/s): the simplest of "
+        "them is recommended\n",
+        tied, rec.compared, setting_text(rec.fastest), format_rate(rec.fastest.ops_per_sec));
+  }
   text += fmt::format("  use:           {}: {} files/s\n", setting_text(rec.best),
                       format_rate(rec.best.ops_per_sec));
   if (rec.within_noise.empty()) {
@@ -110,10 +152,10 @@ std::string tune_text(const TuneReport& report) {
                         rec.within_noise.size() - shown);
   }
   text += fmt::format(
-      "  knee:          {} ({} is within noise of the best with "
+      "  knee:          {} ({} is within noise of its fastest with "
       "them)\n",
-      thread_count_text(rec.knee_threads), rec.best.strategy);
-  return text + table_advice(report) + nofile_advice(report.nofile);
+      thread_count_text(rec.knee_threads), rec.fastest.strategy);
+  return text + table_advice(report) + nofile_advice(report.nofile) + direct_note(report);
 }
 
 }  // namespace fdbench

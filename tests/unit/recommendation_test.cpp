@@ -1,5 +1,6 @@
-// tune's recommendation on hand-built sweeps: the best adoptable result, the alternatives
-// within noise, the knee, pregrow_to, and the JSON a program reads back.
+// tune's recommendation on hand-built sweeps: the fastest adoptable result, the simplest of
+// those within noise of it, the alternatives, the knee, pregrow_to, and the JSON a program
+// reads back.
 #include <gtest/gtest.h>
 
 #include <cerrno>
@@ -23,7 +24,7 @@ ResultBuilder around(ResultBuilder b, std::int64_t ns) {
   return std::move(b.ops(10000).times(times));
 }
 
-TEST(Recommendation, BestIsTheFastestAndTheKneeTheFewestThreadsWithinNoise) {
+TEST(Recommendation, TheSimplestSettingTiedWithTheFastestIsRecommended) {
   const std::vector<Result> sweep = {
       around(ResultBuilder::open("threads", 1), 40'000'000),
       around(ResultBuilder::open("threads", 2), 20'000'000),
@@ -32,16 +33,34 @@ TEST(Recommendation, BestIsTheFastestAndTheKneeTheFewestThreadsWithinNoise) {
   };
   const auto rec = recommend_from(sweep);
   ASSERT_TRUE(rec.has_value());
+  // 4 threads are the fastest, 2 within noise of them: fewer threads do as much here.
+  EXPECT_EQ(rec->fastest.strategy, "threads");
+  EXPECT_EQ(rec->fastest.threads, 4);
+  EXPECT_DOUBLE_EQ(rec->fastest.ops_per_sec, sweep[2].ops_per_sec);
   EXPECT_EQ(rec->best.strategy, "threads");
-  EXPECT_EQ(rec->best.threads, 4);
-  EXPECT_DOUBLE_EQ(rec->best.ops_per_sec, sweep[2].ops_per_sec);
+  EXPECT_EQ(rec->best.threads, 2);
   ASSERT_EQ(rec->within_noise.size(), 1U);
-  EXPECT_EQ(rec->within_noise[0].threads, 2);
+  EXPECT_EQ(rec->within_noise[0].threads, 4);
+  EXPECT_EQ(rec->compared, 4);
+  EXPECT_FALSE(rec->inconclusive());
   EXPECT_EQ(rec->knee_threads, 2);
   EXPECT_FALSE(rec->pregrow_to.has_value());  // open+close holds nothing
 }
 
-TEST(Recommendation, TheKneeKeepsToTheBestBatch) {
+TEST(Recommendation, AheadOfEveryOtherSettingTheFastestIsRecommended) {
+  const std::vector<Result> sweep = {
+      around(ResultBuilder::open("threads", 1), 40'000'000),
+      around(ResultBuilder::open("uring", 2).batch(64), 10'000'000),
+  };
+  const auto rec = recommend_from(sweep);
+  ASSERT_TRUE(rec.has_value());
+  EXPECT_EQ(rec->best, rec->fastest);
+  EXPECT_EQ(rec->best.strategy, "uring");
+  EXPECT_TRUE(rec->within_noise.empty());
+  EXPECT_FALSE(rec->inconclusive());
+}
+
+TEST(Recommendation, TheKneeKeepsToTheFastestsBatch) {
   const std::vector<Result> sweep = {
       around(ResultBuilder::open("uring", 1).batch(16), 20'050'000),
       around(ResultBuilder::open("uring", 2).batch(256), 20'000'000),
@@ -49,10 +68,33 @@ TEST(Recommendation, TheKneeKeepsToTheBestBatch) {
   };
   const auto rec = recommend_from(sweep);
   ASSERT_TRUE(rec.has_value());
-  EXPECT_EQ(rec->best.batch, 256);
+  EXPECT_EQ(rec->fastest.batch, 256);
   EXPECT_EQ(rec->knee_threads, 2);  // 1 thread is within noise, but with another batch
+  // ... and simpler: fewer threads, a smaller batch.
+  EXPECT_EQ(rec->best.threads, 1);
+  EXPECT_EQ(rec->best.batch, 16);
   ASSERT_EQ(rec->within_noise.size(), 1U);
-  EXPECT_EQ(rec->within_noise[0].batch, 16);
+  EXPECT_EQ(rec->within_noise[0].batch, 256);
+}
+
+// Simpler is no io_uring first, then fewer threads, then the plain loop before a pool.
+TEST(Recommendation, SimplerMeansNoIoUringThenFewerThreadsThenThePlainLoop) {
+  const std::vector<Result> sweep = {
+      around(ResultBuilder::open("uring", 1).batch(64), 20'000'000),
+      around(ResultBuilder::open("fast-pool", 2), 20'010'000),
+      around(ResultBuilder::open("threads", 2), 20'020'000),
+      around(ResultBuilder::open("threads", 4), 20'030'000),
+  };
+  const auto rec = recommend_from(sweep);
+  ASSERT_TRUE(rec.has_value());
+  EXPECT_EQ(rec->fastest.strategy, "uring");
+  EXPECT_EQ(rec->best.strategy, "threads");
+  EXPECT_EQ(rec->best.threads, 2);
+  // Nothing was separated from the fastest: the sweep cannot name a winner.
+  EXPECT_EQ(rec->compared, 4);
+  ASSERT_EQ(rec->within_noise.size(), 3U);
+  EXPECT_EQ(rec->within_noise[0].strategy, "uring");  // the fastest first
+  EXPECT_TRUE(rec->inconclusive());
 }
 
 TEST(Recommendation, ThePoolIsMeasuredButNeverRecommended) {
@@ -82,34 +124,38 @@ TEST(Recommendation, FailedAndUnavailableResultsAreSkipped) {
   EXPECT_FALSE(recommend_from({}).has_value());
 }
 
-TEST(Recommendation, ATieGoesToTheEarlierResultAndTheOtherIsWithinNoise) {
+TEST(Recommendation, ATieForFastestGoesToTheEarlierResult) {
   const std::vector<Result> sweep = {
       around(ResultBuilder::open("fast-pool", 2), 20'000'000),
       around(ResultBuilder::open("threads", 2), 20'000'000),
   };
   const auto rec = recommend_from(sweep);
   ASSERT_TRUE(rec.has_value());
-  EXPECT_EQ(rec->best.strategy, "fast-pool");
+  EXPECT_EQ(rec->fastest.strategy, "fast-pool");
+  EXPECT_EQ(rec->best.strategy, "threads");  // the simpler of the two
   ASSERT_EQ(rec->within_noise.size(), 1U);
-  EXPECT_EQ(rec->within_noise[0].strategy, "threads");
+  EXPECT_EQ(rec->within_noise[0].strategy, "fast-pool");
 }
 
 // Four repetitions give no 95% interval: by the one rule (separation()) nothing is separated
-// from the best, so every other setting is listed, however far apart the ranges look.
-TEST(Recommendation, TooFewRepetitionsSeparateNoSettingFromTheBest) {
+// from the fastest, so every other setting is listed, however far apart the ranges look, and
+// the sweep is inconclusive.
+TEST(Recommendation, TooFewRepetitionsSeparateNoSettingFromTheFastest) {
   const std::vector<Result> sweep = {
-      ResultBuilder::open("threads", 2)
+      ResultBuilder::open("fast-pool", 2)
           .ops(10000)
           .times({20'000'000, 20'100'000, 20'200'000, 20'300'000}),
-      ResultBuilder::open("fast-pool", 2)
+      ResultBuilder::open("threads", 2)
           .ops(10000)
           .times({80'000'000, 80'100'000, 80'200'000, 80'300'000}),
   };
   const auto rec = recommend_from(sweep);
   ASSERT_TRUE(rec.has_value());
+  EXPECT_EQ(rec->fastest.strategy, "fast-pool");
   EXPECT_EQ(rec->best.strategy, "threads");
   ASSERT_EQ(rec->within_noise.size(), 1U);
   EXPECT_EQ(rec->within_noise[0].strategy, "fast-pool");
+  EXPECT_TRUE(rec->inconclusive());
 }
 
 TEST(Recommendation, HeldDescriptorsNeedThePregrowSize) {
@@ -121,10 +167,41 @@ TEST(Recommendation, HeldDescriptorsNeedThePregrowSize) {
   EXPECT_EQ(rec->pregrow_to, 10000 + kProgramDescriptors);
 }
 
+// Held, io_uring's direct descriptors are no descriptors a program can use: measured, never
+// recommended unless asked; asked, no table advice goes with them (they never grow it).
+TEST(Recommendation, HeldDirectDescriptorsAreRecommendedOnlyWhenAllowed) {
+  const std::vector<Result> sweep = {
+      around(ResultBuilder::open("uring-direct", 2).holds_descriptors(true).pregrow("auto"),
+             5'000'000),
+      around(ResultBuilder::open("threads", 2).holds_descriptors(true).pregrow("auto"), 20'000'000),
+  };
+  ASSERT_EQ(sweep[0].fd_table, FdTable::none);
+  const auto rec = recommend_from(sweep);
+  ASSERT_TRUE(rec.has_value());
+  EXPECT_EQ(rec->best.strategy, "threads");
+  EXPECT_EQ(rec->fastest.strategy, "threads");
+  EXPECT_EQ(rec->compared, 1);
+  EXPECT_EQ(rec->pregrow_to, 10000 + kProgramDescriptors);
+
+  const auto allowed = recommend_from(sweep, true);
+  ASSERT_TRUE(allowed.has_value());
+  EXPECT_EQ(allowed->best.strategy, "uring-direct");
+  EXPECT_FALSE(allowed->pregrow_to.has_value());
+
+  // Closed as they go, a direct descriptor is compared like any other.
+  const std::vector<Result> closed = {
+      around(ResultBuilder::open("uring-direct", 2), 5'000'000),
+      around(ResultBuilder::open("threads", 2), 20'000'000),
+  };
+  EXPECT_EQ(recommend_from(closed)->best.strategy, "uring-direct");
+}
+
 Recommendation sample() {
   Recommendation rec;
-  rec.best = {"uring", 2, 64, 512345.5};
-  rec.within_noise = {{"threads", 2, 1, 500000}, {"fast-pool", 4, 1, 499000}};
+  rec.best = {"threads", 2, 1, 500000};
+  rec.fastest = {"uring", 2, 64, 512345.5};
+  rec.within_noise = {{"uring", 2, 64, 512345.5}, {"fast-pool", 4, 1, 499000}};
+  rec.compared = 12;
   rec.knee_threads = 2;
   rec.pregrow_to = 2064;
   return rec;
@@ -142,9 +219,24 @@ TEST(RecommendationJson, RoundTripsThroughASavedFile) {
     EXPECT_EQ(load_recommendation(path), rec);
   }
   const auto json = nlohmann::json::parse(recommendation_json(sample()));
-  EXPECT_EQ(json.at("strategy"), "uring");
+  EXPECT_EQ(json.at("strategy"), "threads");
+  EXPECT_EQ(json.at("fastest").at("strategy"), "uring");
   EXPECT_EQ(json.at("within_noise").size(), 2U);
+  EXPECT_EQ(json.at("compared"), 12);
+  EXPECT_EQ(json.at("inconclusive"), false);
   EXPECT_EQ(json.at("pregrow_to"), 2064);
+}
+
+// A file saved before the recommendation named the simplest of equals: its best was the
+// fastest, and it compared the settings it names.
+TEST(RecommendationJson, AnOlderFileReadsWithItsBestAsTheFastest) {
+  auto json = nlohmann::json::parse(recommendation_json(sample()));
+  json.erase("fastest");
+  json.erase("compared");
+  json.erase("inconclusive");
+  const Recommendation rec = parse_recommendation(json.dump());
+  EXPECT_EQ(rec.fastest, rec.best);
+  EXPECT_EQ(rec.compared, 3);
 }
 
 TEST(RecommendationJson, AWholeTuneDocumentIsReadToo) {

@@ -36,6 +36,7 @@ class TableReporter final : public Reporter {
     out_ << "\n" << section_title(section) << "\n";
     out_ << "(" << section_note(section) << ")\n";
     header_for_.clear();
+    batch_column_ = section.batch_column;
     out_ << std::flush;
   }
 
@@ -53,6 +54,7 @@ class TableReporter final : public Reporter {
     if (header_for_ != key) {
       header_for_ = key;
       out_ << fmt::format("  {:<12} {:>7}", "strategy", "threads");
+      if (batch_column_) out_ << fmt::format(" {:>5}", "batch");
       if (growth) out_ << fmt::format(" {:>7}", "pregrow");
       out_ << fmt::format(" {:>11}  {:>7} {:>5} {:>19} {:>12}", "median ms", "±95%", "reps",
                           "min–max ms", r.unit + "/s");
@@ -60,6 +62,9 @@ class TableReporter final : public Reporter {
       out_ << "\n";
     }
     std::string lead = fmt::format("  {:<12} {:>7}", r.strategy, threads_text(r));
+    if (batch_column_)
+      lead +=
+          fmt::format(" {:>5}", r.batch_unit == BatchUnit::none ? "-" : std::to_string(r.batch));
     if (growth) lead += fmt::format(" {:>7}", r.pregrow.label());
     if (!r.ran()) {
       out_ << lead << "   " << error_text(r) << "\n";
@@ -118,6 +123,7 @@ class TableReporter final : public Reporter {
 
   std::ostream& out_;
   std::string header_for_;
+  bool batch_column_ = false;  // the section's results differ by batch
   std::string rcu_for_;
   bool noisy_seen_ = false;       // a row carries kNoisyMark: the legend goes under the tables
   std::optional<Result> missed_;  // the first row with kMissedMark, for its legend

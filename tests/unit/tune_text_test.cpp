@@ -1,0 +1,109 @@
+// tune's "Recommendation" block on hand-built sweeps: what it says when one setting is ahead,
+// when several are within noise of the fastest, when none is separated from it, and when held
+// direct descriptors were measured but cannot be recommended.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "analysis/recommendation.hpp"
+#include "run/tune_sweep.hpp"
+#include "support/results.hpp"
+
+namespace fdbench {
+namespace tune_text_test {
+
+using testing::ResultBuilder;
+
+// Nine repetitions around `ns` (±1%): a 95% median interval of about ±1% of it.
+ResultBuilder around(ResultBuilder b, std::int64_t ns) {
+  std::vector<std::int64_t> times;
+  for (int i = -4; i <= 4; ++i) times.push_back(ns + ns / 400 * i);
+  return std::move(b.ops(10000).times(times));
+}
+
+TuneReport report_of(std::vector<Result> sweep, bool allow_direct = false) {
+  TuneReport report;
+  report.input.keep_open = !sweep.empty() && sweep.front().holds_descriptors;
+  report.sweep = std::move(sweep);
+  report.combinations = static_cast<int>(report.sweep.size());
+  report.rounds = 3;
+  report.allow_direct = allow_direct;
+  report.recommendation = recommend_from(report.sweep, allow_direct);
+  report.best_interval_reached = true;
+  report.nofile = {100, 1024, 4096};
+  return report;
+}
+
+std::size_t count(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+TEST(TuneText, OneSettingAheadOfEveryOtherIsUsedWithoutCaveat) {
+  const std::string text = tune_text(report_of({
+      around(ResultBuilder::open("threads", 1), 40'000'000),
+      around(ResultBuilder::open("uring", 2).batch(64), 10'000'000),
+  }));
+  EXPECT_NE(text.find("  use:           uring, 2 threads, batch 64: 1,000,000 files/s"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("within noise:  none"), std::string::npos) << text;
+  EXPECT_EQ(text.find("inconclusive"), std::string::npos) << text;
+  EXPECT_EQ(text.find("within noise of the fastest"), std::string::npos) << text;
+}
+
+TEST(TuneText, SettingsTiedWithTheFastestAreCountedAndTheSimplestIsUsed) {
+  const std::string text = tune_text(report_of({
+      around(ResultBuilder::open("threads", 1), 40'000'000),
+      around(ResultBuilder::open("threads", 2), 20'000'000),
+      around(ResultBuilder::open("uring", 2).batch(64), 19'900'000),
+  }));
+  EXPECT_NE(text.find("  2 of 3 settings are within noise of the fastest (uring, 2 threads, "
+                      "batch 64: "),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  use:           threads, 2 threads: 500,000 files/s"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  within noise:  uring, 2 threads, batch 64"), std::string::npos) << text;
+  EXPECT_EQ(text.find("inconclusive"), std::string::npos) << text;
+  // Each setting is named once in the block: the fastest in its line, the use line, the list.
+  EXPECT_EQ(count(text, "threads, 2 threads:"), 1U) << text;
+}
+
+TEST(TuneText, NothingSeparatedFromTheFastestIsInconclusive) {
+  const std::string text = tune_text(report_of({
+      around(ResultBuilder::open("threads", 2), 20'000'000),
+      around(ResultBuilder::open("fast-pool", 2), 19'950'000),
+      around(ResultBuilder::open("uring", 1).batch(16), 19'900'000),
+  }));
+  EXPECT_NE(text.find("  inconclusive:  all 3 settings are within noise of the fastest (uring, "
+                      "1 thread, batch 16"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("use:           threads, 2 threads"), std::string::npos) << text;
+}
+
+TEST(TuneText, HeldDirectDescriptorsAreMeasuredButNotComparedUnlessAllowed) {
+  const std::vector<Result> sweep = {
+      around(ResultBuilder::open("uring-direct", 2).holds_descriptors(true).pregrow("auto"),
+             5'000'000),
+      around(ResultBuilder::open("threads", 2).holds_descriptors(true).pregrow("auto"), 20'000'000),
+  };
+  const std::string text = tune_text(report_of(sweep));
+  EXPECT_NE(text.find("use:           threads, 2 threads"), std::string::npos) << text;
+  EXPECT_NE(text.find("not compared:  uring-direct"), std::string::npos) << text;
+  EXPECT_NE(text.find("--allow-direct"), std::string::npos) << text;
+  EXPECT_NE(text.find("pregrow_fd_table(10064)"), std::string::npos) << text;
+
+  // Allowed, it is used, and no table advice goes with descriptors that never grow the table.
+  const std::string allowed = tune_text(report_of(sweep, true));
+  EXPECT_NE(allowed.find("use:           uring-direct, 2 threads"), std::string::npos) << allowed;
+  EXPECT_EQ(allowed.find("not compared"), std::string::npos) << allowed;
+  EXPECT_EQ(allowed.find("pregrow_fd_table("), std::string::npos) << allowed;
+  EXPECT_NE(allowed.find("live in the io_uring's own table"), std::string::npos) << allowed;
+}
+
+}  // namespace tune_text_test
+}  // namespace fdbench
