@@ -76,9 +76,10 @@ static inline int64_t start_line_release(struct StartLine* line, uint32_t waitin
 }
 
 /* In a worker: waits for the release after `*seen`; 0 once start_line_stop() was called.
- * A process spins 50 µs before it sleeps, as fdbench's process workers do; a thread sleeps at
- * once (libstdc++'s std::atomic::wait, which fdbench's threads use, spins only a few
- * iterations). */
+ * A process spins 50 µs before it sleeps, as fdbench's process workers do. A thread sleeps at
+ * once: fdbench's threads wait with std::atomic::wait, which in libstdc++ 12 first polls 16
+ * times, the last 4 with sched_yield; that is the harness's, not the work's, and
+ * docs/performance.md measures what it costs where threads outnumber CPUs. */
 static inline int start_line_wait(struct StartLine* line, uint32_t* seen) {
   while (atomic_load(&line->epoch) == *seen) {
     if (atomic_load(&line->stopped)) return 0;
