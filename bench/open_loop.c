@@ -113,8 +113,8 @@ static void start_processes(struct Run* run, pid_t* pids, struct Worker* workers
 }
 
 static void usage_error(const char* program, const char* why) {
-  fprintf(stderr, "Error: %s (usage: %s DIR FILES REPEAT WARMUP [threads|process WORKERS])\n",
-          why, program);
+  fprintf(stderr, "Error: %s (usage: %s DIR FILES REPEAT WARMUP [threads|process WORKERS])\n", why,
+          program);
   exit(2);
 }
 
@@ -139,10 +139,10 @@ int main(int argc, char** argv) {
   make_set(&set, argv[1], files);
   int64_t* times = calloc((size_t)repeat, sizeof *times);
   /* The line: in a page shared with the worker processes, or in this process for threads. */
-  struct StartLine* line = mmap(NULL, sizeof *line, PROT_READ | PROT_WRITE,
-                                MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  struct Run* run = mmap(NULL, sizeof *run, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-                         -1, 0);
+  struct StartLine* line =
+      mmap(NULL, sizeof *line, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  struct Run* run =
+      mmap(NULL, sizeof *run, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (times == NULL || line == MAP_FAILED || run == MAP_FAILED) fail_set(&set, "out of memory");
   start_line_init(line, processes);
   *run = (struct Run){.set = &set, .files = files, .workers = workers, .line = line};

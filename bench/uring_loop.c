@@ -112,8 +112,8 @@ static void batched_batch(struct Worker* w, long first, unsigned count) {
   const struct FileSet* set = w->run->set;
   for (unsigned slot = 0; slot < count; ++slot) {
     struct io_uring_sqe* sqe = io_uring_get_sqe(&w->ring);
-    io_uring_prep_openat_direct(sqe, set->dir, set->names[first + slot], kOpenFlags & ~O_CLOEXEC,
-                                0, slot);
+    io_uring_prep_openat_direct(sqe, set->dir, set->names[first + slot], kOpenFlags & ~O_CLOEXEC, 0,
+                                slot);
     io_uring_sqe_set_data64(sqe, slot);
   }
   w->count = 0;

@@ -7,8 +7,8 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
-#include <map>
 #include <functional>
+#include <map>
 #include <numeric>
 #include <optional>
 #include <stdexcept>
@@ -805,8 +805,8 @@ void PerformanceRun::open_references(const OpenReference& ref) {
     }
   }
   for (const int t : counts) {
-    reference_row(fmt::format("open {}, {}", ref.name, thread_count(t)), ratios[t],
-                  fdbench_ns[t], loop_ns[t]);
+    reference_row(fmt::format("open {}, {}", ref.name, thread_count(t)), ratios[t], fdbench_ns[t],
+                  loop_ns[t]);
   }
   if (scaling.empty()) return;
   const Spread ratio = spread(scaling);
@@ -834,9 +834,9 @@ void PerformanceRun::socket_references(const std::string& strategy, const std::s
           return reference("fdbench_socket_loop",
                            {strategy, "2", per_thread, pregrown ? "1" : "0", repeat, "1"});
         });
-    reference_row(fmt::format("socket {}, {}{}", strategy, pregrown ? "pre-grown" : "64-slot start",
-                              rcu),
-                  c.ratios, c.a_times, c.b_times);
+    reference_row(
+        fmt::format("socket {}, {}{}", strategy, pregrown ? "pre-grown" : "64-slot start", rcu),
+        c.ratios, c.a_times, c.b_times);
   }
 }
 

@@ -8,8 +8,8 @@
 // ratio is the median of the rounds' ratios, shown with their min-max.
 #include <functional>
 #include <optional>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "perf/child_run.hpp"
