@@ -15,6 +15,7 @@ namespace {
 
 constexpr const char* kUsage =
     "Usage: fdbench_performance --fdbench BINARY --tools DIR --dir DIR [--quick] [--rounds N]\n"
+    "                           [--only references]\n"
     "Run it through bench/performance, which builds both first.\n";
 
 struct UsageError : std::runtime_error {
@@ -35,7 +36,8 @@ int positive(std::string_view flag, const std::string& text) {
   return value;
 }
 
-// --quick is a smoke test: fewer rounds and repetitions, 100,000 files instead of 1,000,000.
+// --quick is a smoke test: fewer rounds and repetitions, 100,000 files instead of 1,000,000, and
+// the references at 1 and 2 threads only.
 perf::Settings settings_for(bool quick) {
   perf::Settings s;
   s.mode = quick ? "quick" : "full";
@@ -45,13 +47,14 @@ perf::Settings settings_for(bool quick) {
   s.scale_rounds = quick ? 1 : 2;
   s.big_repeat = quick ? 2 : 3;
   s.startup_runs = quick ? 5 : 20;
+  if (quick) s.suite_threads = {1, 2};
   return s;
 }
 
 perf::Settings parse(int argc, char** argv) {
   bool quick = false;
   int rounds = 0;
-  std::string binary, tools, dir;
+  std::string binary, tools, dir, only;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--quick") {
@@ -66,6 +69,11 @@ perf::Settings parse(int argc, char** argv) {
       tools = value;
     } else if (arg == "--dir") {
       dir = value;
+    } else if (arg == "--only") {
+      if (value != "references") {
+        throw UsageError(fmt::format("--only takes 'references', not '{}'", value));
+      }
+      only = value;
     } else if (arg == "--rounds") {
       rounds = positive(arg, value);
     } else {
@@ -79,6 +87,7 @@ perf::Settings parse(int argc, char** argv) {
   s.fdbench = binary;
   s.tools = tools;
   s.dir = dir;
+  s.only = only;
   if (rounds != 0) s.rounds = rounds;
   return s;
 }

@@ -7,8 +7,11 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <numeric>
+#include <optional>
+#include <stdexcept>
 #include <utility>
 
 #include "perf/machine.hpp"
@@ -137,6 +140,11 @@ void PerformanceRun::run() {
   const OtherLoad load;
   const auto start = std::chrono::steady_clock::now();
   heading();
+  if (s_.only == "references") {
+    references();
+    summary(load, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    return;
+  }
   harness_open();
   harness_socket();
   harness_stall();
@@ -146,6 +154,7 @@ void PerformanceRun::run() {
   latency_cost();
   scale();
   startup();
+  references();
   summary(load, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
@@ -196,7 +205,7 @@ void PerformanceRun::harness_socket() {
             .times_ns;
       },
       [&] {
-        return reference("fdbench_socket_loop", {sockets, repeat, "1"});
+        return reference("fdbench_socket_loop", {"threads", "1", sockets, "1", repeat, "1"});
       });
   const std::string outcome = overhead(
       fmt::format("{} tcp sockets held, 1 thread, --pregrow auto, fresh process each", s_.sockets),
@@ -594,6 +603,256 @@ void PerformanceRun::startup_line(const std::string& what, const std::vector<Pro
   fmt::print("  {:<40} {} [{:.2f}-{:.2f}], CPU {}  {}\n", what, ms(wall.median), wall.min / 1e6,
              wall.max / 1e6, ms(median(cpus)), judged ? outcome : "");
   judge("start-up, " + what, ms(wall.median), outcome);
+}
+
+// One strategy's open rows: fdbench with `options` against `loop` run with args(threads).
+struct OpenReference {
+  std::string name;  // as printed
+  std::string strategy;
+  std::vector<std::string> options;
+  std::string loop;
+  std::function<std::vector<std::string>(int threads)> args;
+};
+
+namespace {
+
+constexpr const char* kRcuExpedited = "/sys/kernel/rcu_expedited";
+
+std::optional<int> read_rcu_expedited() {
+  std::ifstream file(kRcuExpedited);
+  int value = -1;
+  if (file >> value) return value;
+  return std::nullopt;
+}
+
+// /sys/kernel/rcu_expedited set for a block of rows (root only), and put back as it was when
+// the block ends, also when an error or a Ctrl-C (Interrupted) ends it. Only a SIGKILL of the
+// driver leaves it changed.
+class RcuSetting {
+ public:
+  explicit RcuSetting(int value) : original_(read_rcu_expedited().value_or(-1)) {
+    if (value != original_) write(value);
+    changed_ = value != original_;
+  }
+  RcuSetting(const RcuSetting&) = delete;
+  RcuSetting& operator=(const RcuSetting&) = delete;
+  ~RcuSetting() {
+    if (!changed_) return;
+    try {
+      write(original_);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "Error: %s: put it back with: echo %d > %s\n", e.what(), original_,
+                   kRcuExpedited);
+    }
+  }
+
+ private:
+  static void write(int value) {
+    std::ofstream file(kRcuExpedited);
+    file << value << '\n';
+    file.close();
+    if (!file || read_rcu_expedited() != value) {
+      throw std::runtime_error(fmt::format("cannot set {} to {}", kRcuExpedited, value));
+    }
+  }
+  int original_;
+  bool changed_ = false;
+};
+
+std::string thread_count(int n) {
+  return fmt::format("{} thread{}", n, n == 1 ? "" : "s");
+}
+
+}  // namespace
+
+// Every row of the default suite (`fdbench`: open+close at its thread counts, socket with
+// threads, process and uring-direct at 2 threads, pre-grown and not) against a minimal C
+// program doing the same work (bench/*_loop.c), each pair in interleaved rounds. The strategies
+// whose work is a dispatch mechanism (pool, pool-batch, fast-pool, libuv) have the dispatch
+// micro-benchmark as their reference instead.
+void PerformanceRun::references() {
+  section(
+      "References: every row against a minimal program doing the same work (target <= 1.05x; "
+      "1->2 scaling >= 0.95x the reference's)");
+  fmt::print(
+      "  fdbench / reference, median of the rounds' ratios [min-max], and the ratio of the "
+      "fastest repetitions;\n  open+close {} files; "
+      "socket rows without --latency\n  (its cost is the per-call timing section's); pool, "
+      "pool-batch, fast-pool and libuv: see bench/dispatch_bench.cpp\n  socket rows: 2 threads x "
+      "{} tcp sockets held, each repetition in a fresh process\n",
+      count(s_.files), s_.sockets);
+  const std::string files = std::to_string(s_.files);
+  const std::string repeat = std::to_string(s_.repeat);
+  const auto open_loop = [=, this](const char* how) {
+    return [=, this](int t) {
+      return std::vector<std::string>{s_.dir, files, repeat, "1", how, std::to_string(t)};
+    };
+  };
+  const auto uring_loop = [=, this](const char* mode) {
+    return [=, this](int t) {
+      return std::vector<std::string>{s_.dir, files, repeat, "1", std::to_string(t), mode};
+    };
+  };
+  const bool uring_built = access((s_.tools + "/fdbench_uring_loop").c_str(), X_OK) == 0;
+  const std::vector<OpenReference> open{
+      {"threads", "threads", {}, "fdbench_open_loop", open_loop("threads")},
+      {"process", "process", {}, "fdbench_open_loop", open_loop("process")},
+      {"uring", "uring", {}, "fdbench_uring_loop", uring_loop("normal")},
+      {"uring-direct linked",
+       "uring-direct",
+       {"--uring-close", "linked"},
+       "fdbench_uring_loop",
+       uring_loop("direct-linked")},
+      {"uring-direct batched",
+       "uring-direct",
+       {"--uring-close", "batched"},
+       "fdbench_uring_loop",
+       uring_loop("direct-batched")},
+  };
+  // A row set that cannot run here (io_uring unavailable, a program missing) says why and the
+  // others still run; Ctrl-C ends the whole run.
+  const auto attempt = [](const std::string& what, const std::function<void()>& rows) {
+    try {
+      rows();
+    } catch (const Interrupted&) {
+      throw;
+    } catch (const std::runtime_error& e) {
+      fmt::print("  {}: not measured: {}\n", what, e.what());
+    }
+  };
+  for (const auto& ref : open) {
+    if (ref.loop == "fdbench_uring_loop" && !uring_built) {
+      fmt::print("  open {}: no reference (fdbench_uring_loop is built only with liburing)\n",
+                 ref.name);
+      continue;
+    }
+    attempt("open " + ref.name, [&] { open_references(ref); });
+  }
+
+  // The stall rows under the machine's rcu_expedited, then (as root) under the other value.
+  const std::optional<int> machine_rcu = read_rcu_expedited();
+  const bool root = geteuid() == 0 && access(kRcuExpedited, W_OK) == 0;
+  const std::vector<int> modes =
+      machine_rcu ? std::vector<int>{*machine_rcu, *machine_rcu == 0 ? 1 : 0} : std::vector<int>{};
+  if (!machine_rcu) attempt("socket threads", [&] { socket_references("threads", ""); });
+  for (const int mode : modes) {
+    const bool machines = mode == *machine_rcu;
+    if (!machines && !root) {
+      fmt::print("  socket threads under rcu_expedited {}: not measured (setting it needs root)\n",
+                 mode);
+      continue;
+    }
+    attempt(fmt::format("socket threads, rcu_expedited {}", mode), [&] {
+      const RcuSetting set(mode);
+      socket_references("threads", fmt::format(", rcu_expedited {}{}", mode,
+                                               machines ? " (machine's)" : " (set)"));
+    });
+  }
+  for (const std::string strategy : {"process", "uring-direct"}) {
+    attempt("socket " + strategy, [&] { socket_references(strategy, ""); });
+  }
+
+  const auto judged = [&](const std::vector<std::pair<std::string, double>>& rows, bool at_most,
+                          double limit, const std::string& name) {
+    int met = 0;
+    std::string worst;
+    double worst_value = at_most ? 0 : 1e9;
+    for (const auto& [what, value] : rows) {
+      met += (at_most ? value <= limit : value >= limit) ? 1 : 0;
+      if (at_most ? value > worst_value : value < worst_value) {
+        worst_value = value;
+        worst = what;
+      }
+    }
+    const auto n = static_cast<int>(rows.size());
+    const double by = at_most ? (worst_value - limit) / limit : (limit - worst_value) / limit;
+    judge(name, fmt::format("{} of {}", met, n),
+          met == n ? "met"
+                   : fmt::format("NOT met (worst by {:.1f}%: {}, {:.3f}x)", by * 100, worst,
+                                 worst_value));
+  };
+  judged(reference_rows_, true, 1.05, "references: rows within 1.05x of their reference");
+  judged(reference_scaling_, false, 0.95, "references: 1->2 efficiency >= 0.95x the reference's");
+}
+
+void PerformanceRun::open_references(const OpenReference& ref) {
+  const std::vector<int>& counts = s_.suite_threads;
+  std::map<int, std::vector<double>> ratios, fdbench_ns, loop_ns;  // by thread count
+  std::vector<double> scaling, fdbench_eff, loop_eff;
+  for (int r = 0; r < s_.rounds; ++r) {
+    std::map<int, double> f, l;  // this round's medians
+    for (const int t : counts) {
+      std::vector<double> ft;
+      std::vector<double> lt;
+      run_in_order(
+          r,
+          [&] {
+            auto args = open_args(s_.files, ref.strategy, std::to_string(t), s_.repeat);
+            args.insert(args.end(), ref.options.begin(), ref.options.end());
+            ft = find(fdbench(args), ref.strategy, t).times_ns;
+          },
+          [&] { lt = reference(ref.loop, ref.args(t)); });
+      f[t] = median(ft);
+      l[t] = median(lt);
+      ratios[t].push_back(f[t] / l[t]);
+      fdbench_ns[t].insert(fdbench_ns[t].end(), ft.begin(), ft.end());
+      loop_ns[t].insert(loop_ns[t].end(), lt.begin(), lt.end());
+    }
+    if (f.contains(1) && f.contains(2)) {
+      fdbench_eff.push_back(f[1] / (2 * f[2]));
+      loop_eff.push_back(l[1] / (2 * l[2]));
+      scaling.push_back(fdbench_eff.back() / loop_eff.back());
+    }
+  }
+  for (const int t : counts) {
+    reference_row(fmt::format("open {}, {}", ref.name, thread_count(t)), ratios[t], fdbench_ns[t],
+                  loop_ns[t]);
+  }
+  if (scaling.empty()) return;
+  const Spread ratio = spread(scaling);
+  const std::string outcome = verdict(ratio.median >= 0.95, (0.95 - ratio.median) / 0.95 * 100);
+  fmt::print("  {:<56} fdbench {:.3f}, reference {:.3f}: {}  {}\n",
+             fmt::format("open {}, 1->2 efficiency t1/(2 t2)", ref.name), median(fdbench_eff),
+             median(loop_eff), times(ratio), outcome);
+  reference_scaling_.emplace_back("open " + ref.name, ratio.median);
+}
+
+void PerformanceRun::socket_references(const std::string& strategy, const std::string& rcu) {
+  const std::string repeat = std::to_string(s_.repeat);
+  const std::string per_thread = std::to_string(s_.sockets);
+  for (const bool pregrown : {false, true}) {
+    const Comparison c = compare(
+        s_.rounds,
+        [&] {
+          return find(fdbench({"socket", "--strategy", strategy, "--threads", "2", "--pregrow",
+                               pregrown ? "auto" : "off", "--per-thread", per_thread, "--repeat",
+                               repeat, "--warmup", "1", "--no-latency"}),
+                      strategy, 2)
+              .times_ns;
+        },
+        [&] {
+          return reference("fdbench_socket_loop",
+                           {strategy, "2", per_thread, pregrown ? "1" : "0", repeat, "1"});
+        });
+    reference_row(
+        fmt::format("socket {}, {}{}", strategy, pregrown ? "pre-grown" : "64-slot start", rcu),
+        c.ratios, c.a_times, c.b_times);
+  }
+}
+
+void PerformanceRun::reference_row(const std::string& what, const std::vector<double>& ratios,
+                                   const std::vector<double>& fdbench_ns,
+                                   const std::vector<double>& loop_ns) {
+  const Spread ratio = spread(ratios);
+  const std::string outcome = verdict(ratio.median <= 1.05, (ratio.median - 1.05) / 1.05 * 100);
+  // The fastest repetitions' ratio: on a busy machine the least disturbed, as in the harness
+  // overhead lines.
+  const double fastest = *std::min_element(fdbench_ns.begin(), fdbench_ns.end()) /
+                         *std::min_element(loop_ns.begin(), loop_ns.end());
+  fmt::print("  {:<56} fdbench {}, reference {}: {}  fastest {:.3f}x  {}\n", what,
+             ms(median(fdbench_ns)), ms(median(loop_ns)), times(ratio), fastest, outcome);
+  std::fflush(stdout);
+  reference_rows_.emplace_back(what, ratio.median);
 }
 
 void PerformanceRun::summary(const OtherLoad& load, double elapsed_s) {

@@ -2,12 +2,14 @@
 // The measurements behind fdbench's performance targets (docs/performance.md), in the order
 // they are printed: harness overhead against the minimal loops, the best strategy's scaling and
 // its lead over the seed's loop (with a trivial syscall's cost beside it), each io_uring tuning
-// feature's effect, cost per file at scale, and start-up. Every comparison is made in rounds
+// feature's effect, cost per file at scale, start-up, and every row of the default suite against a
+// minimal program doing the same work. Every comparison is made in rounds
 // that alternate which program runs first, so drift on a shared machine hits both sides; a
 // ratio is the median of the rounds' ratios, shown with their min-max.
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "perf/child_run.hpp"
@@ -30,6 +32,9 @@ struct Settings {
   long sockets = 256;
   long syscalls = 100000;  // getppid calls per timed loop
   int startup_runs = 20;
+  // The default suite's thread counts (fdbench open --threads), for the references section.
+  std::vector<int> suite_threads{1, 2, 4, 8, 16};
+  std::string only;  // "references": that section alone; empty: every section
 };
 
 struct Target {
@@ -37,6 +42,8 @@ struct Target {
   std::string value;
   std::string outcome;  // "met", "NOT met (by ...)", or "reported" where there is no target
 };
+
+struct OpenReference;  // one strategy's open rows and the program doing the same work
 
 class PerformanceRun {
  public:
@@ -81,6 +88,11 @@ class PerformanceRun {
   void footprint(const std::vector<ScaleRound>& rounds);
   void startup();
   void startup_line(const std::string& what, const std::vector<ProgramRun>& runs, bool judged);
+  void references();
+  void open_references(const OpenReference& ref);
+  void socket_references(const std::string& strategy, const std::string& rcu);
+  void reference_row(const std::string& what, const std::vector<double>& ratios,
+                     const std::vector<double>& fdbench_ns, const std::vector<double>& loop_ns);
   void summary(const OtherLoad& load, double elapsed_s);
 
   Results fdbench(std::vector<std::string> args, ProgramRun* run = nullptr);
@@ -94,6 +106,9 @@ class PerformanceRun {
   std::string best_ = "threads";  // the survey's fastest strategy
   int best_threads_ = 1;
   std::vector<Target> targets_;
+  // The references section's rows and scaling lines, judged together in the summary.
+  std::vector<std::pair<std::string, double>> reference_rows_;
+  std::vector<std::pair<std::string, double>> reference_scaling_;
 };
 
 }  // namespace perf

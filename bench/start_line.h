@@ -1,0 +1,143 @@
+/* Workers released together and timed as fdbench's are (src/engine/strategies/worker_group.cpp
+ * and process_strategy.cpp): the releaser reads the clock, lets every waiting worker go with
+ * one futex wake, each worker stamps its own finish, the last one to finish wakes the
+ * releaser, and the repetition is the latest finish stamp minus the start. Process workers
+ * also say when they are ready, and the releaser waits for all of them before it reads the
+ * clock, as fdbench's process strategy does (its threads have no such step). The same line
+ * serves threads (private futexes) and forked processes (the line in a MAP_SHARED page,
+ * shared futexes, as fdbench's process workers wait). Elsewhere than Linux the waits poll. */
+#ifndef FDBENCH_BENCH_START_LINE_H
+#define FDBENCH_BENCH_START_LINE_H
+
+#include <sched.h>
+#include <stdatomic.h>
+#if defined(__linux__)
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+#include "reference.h"
+
+enum { kMaxWorkers = 64 };
+
+struct StartLine {
+  _Atomic uint32_t epoch;   /* moves on once per release */
+  _Atomic uint32_t pending; /* workers released and not finished yet */
+  _Atomic uint32_t ready;   /* workers waiting for the next release (processes) */
+  _Atomic int stopped;      /* waiting workers give up instead of working */
+  int shared;               /* between processes: shared futexes */
+  int64_t finish_ns[kMaxWorkers];
+};
+
+static inline void start_line_init(struct StartLine* line, int shared) {
+  atomic_init(&line->epoch, 0);
+  atomic_init(&line->pending, 0);
+  atomic_init(&line->ready, 0);
+  atomic_init(&line->stopped, 0);
+  line->shared = shared;
+}
+
+#if defined(__linux__)
+static inline void futex_call(const struct StartLine* line, _Atomic uint32_t* word, int op,
+                              uint32_t value) {
+  syscall(SYS_futex, (uint32_t*)word, line->shared ? op : op | FUTEX_PRIVATE_FLAG, value, NULL,
+          NULL, 0);
+}
+#endif
+
+/* Waits (EINTR and spurious wake-ups included) while *word is `seen`, or until `give_up` is
+ * set when it is given; spins `spin_ns` first. */
+static inline void start_line_wait_while(const struct StartLine* line, _Atomic uint32_t* word,
+                                         uint32_t seen, volatile sig_atomic_t* give_up,
+                                         int64_t spin_ns) {
+  const int64_t spin_until = spin_ns > 0 ? reference_now_ns() + spin_ns : 0;
+  while (atomic_load(word) == seen && (give_up == NULL || *give_up == 0)) {
+    if (reference_now_ns() < spin_until) continue;
+#if defined(__linux__)
+    futex_call(line, word, FUTEX_WAIT, seen);
+#else
+    (void)line;
+    sched_yield();
+#endif
+  }
+}
+
+/* In the releaser: `waiting` workers go; returns the start of the repetition. */
+static inline int64_t start_line_release(struct StartLine* line, uint32_t waiting) {
+  atomic_store(&line->pending, waiting);
+  const int64_t start = reference_now_ns();
+  if (waiting == 0) return start; /* alone: no futex on the clock, as fdbench */
+  atomic_fetch_add(&line->epoch, 1);
+#if defined(__linux__)
+  futex_call(line, &line->epoch, FUTEX_WAKE, INT32_MAX);
+#endif
+  return start;
+}
+
+/* In a worker: waits for the release after `*seen`; 0 once start_line_stop() was called.
+ * A process spins 50 µs before it sleeps, as fdbench's process workers do. A thread sleeps at
+ * once: fdbench's threads wait with std::atomic::wait, which in libstdc++ 12 first polls 16
+ * times, the last 4 with sched_yield; that is the harness's, not the work's, and
+ * docs/performance.md measures what it costs where threads outnumber CPUs. */
+static inline int start_line_wait(struct StartLine* line, uint32_t* seen) {
+  while (atomic_load(&line->epoch) == *seen) {
+    if (atomic_load(&line->stopped)) return 0;
+    start_line_wait_while(line, &line->epoch, *seen, NULL, line->shared ? 50000 : 0);
+  }
+  *seen = atomic_load(&line->epoch);
+  return !atomic_load(&line->stopped);
+}
+
+/* In a process worker, just before start_line_wait(). */
+static inline void start_line_ready(struct StartLine* line) {
+  atomic_fetch_add(&line->ready, 1);
+#if defined(__linux__)
+  futex_call(line, &line->ready, FUTEX_WAKE, 1);
+#endif
+}
+
+/* In the releaser, before start_line_release(): waits until `workers` are ready (or for
+ * `give_up`), then counts afresh for the next release. */
+static inline void start_line_await_ready(struct StartLine* line, uint32_t workers,
+                                          volatile sig_atomic_t* give_up) {
+  for (uint32_t now = atomic_load(&line->ready); now < workers && *give_up == 0;
+       now = atomic_load(&line->ready)) {
+    start_line_wait_while(line, &line->ready, now, give_up, 0);
+  }
+  atomic_store(&line->ready, 0);
+}
+
+/* In a worker, once its share is done. */
+static inline void start_line_finish(struct StartLine* line, int worker) {
+  line->finish_ns[worker] = reference_now_ns();
+  if (atomic_fetch_sub(&line->pending, 1) == 1) {
+#if defined(__linux__)
+    futex_call(line, &line->pending, FUTEX_WAKE, 1);
+#endif
+  }
+}
+
+/* In the releaser: waits for every released worker (or for `give_up`); returns the latest of
+ * the `workers` finish stamps. */
+static inline int64_t start_line_collect(struct StartLine* line, int workers,
+                                         volatile sig_atomic_t* give_up) {
+  for (uint32_t left = atomic_load(&line->pending); left != 0 && *give_up == 0;
+       left = atomic_load(&line->pending)) {
+    start_line_wait_while(line, &line->pending, left, give_up, 0);
+  }
+  int64_t end = 0;
+  for (int w = 0; w < workers; ++w) end = line->finish_ns[w] > end ? line->finish_ns[w] : end;
+  return end;
+}
+
+/* Every waiting worker gives up. */
+static inline void start_line_stop(struct StartLine* line) {
+  atomic_store(&line->stopped, 1);
+  atomic_fetch_add(&line->epoch, 1);
+#if defined(__linux__)
+  futex_call(line, &line->epoch, FUTEX_WAKE, INT32_MAX);
+#endif
+}
+
+#endif
