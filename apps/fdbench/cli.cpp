@@ -426,8 +426,9 @@ bool latency_of(const CommonText& text, bool otherwise) {
   return text.latency || !text.trace_out.empty() || (otherwise && !text.no_latency);
 }
 
-// --timeout SECONDS|none: 0 for none. Given nothing, `existing` (the user's files, which may
-// be on a mount that stops answering) gets kDefaultTreeTimeout, a private set none.
+// --timeout SECONDS|none: 0 for none (a 0 given is refused). Given nothing, `existing` (the user's
+// files, which may be on a mount that stops answering) gets kDefaultTreeTimeout, a private set
+// none.
 double parse_timeout(const std::string& text, bool existing) {
   if (text.empty()) return existing ? kDefaultTreeTimeout : 0;
   if (text == "none") return 0;
@@ -442,6 +443,13 @@ double parse_timeout(const std::string& text, bool existing) {
   if (seconds > kMaxTimeout) {
     throw BadValue(fmt::format("--timeout: {} is out of range (allowed: up to {} seconds, or none)",
                                text, kMaxTimeout));
+  }
+  // 0 once meant "no limit" silently; a limit of nothing is not one, so no limit is said so.
+  if (seconds == 0) {
+    throw BadValue(fmt::format(
+        "--timeout: {} is no limit at all; for no limit say --timeout none, else give seconds "
+        "above 0",
+        text));
   }
   return seconds;
 }

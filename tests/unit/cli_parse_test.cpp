@@ -549,6 +549,19 @@ TEST(Timeout, NoneForPrivateSetsAMinuteForTheUsersFiles) {
   EXPECT_EQ(suite.socket.timeout_s, 30);
 }
 
+// 0 is not a quiet way to say none (issue 21 item 14): it is refused, saying to write none.
+TEST(Timeout, ZeroIsRefusedNamingNone) {
+  for (const char* zero : {"0", "0.0", "0e3"}) {
+    SCOPED_TRACE(zero);
+    expect_usage_error({"open", "--timeout", zero}, "--timeout");
+    const Outcome o = parse({"open", "--timeout", zero});
+    EXPECT_NE(o.err.find("--timeout none"), std::string::npos) << o.err;
+    EXPECT_EQ(o.err.find('\n'), o.err.size() - 1) << "one line: " << o.err;
+  }
+  expect_usage_error({"tune", "--timeout", "0"}, "--timeout");
+  expect_usage_error({"--timeout", "0"}, "--timeout");
+}
+
 TEST(Timeout, WhatIsNotANumberOfSecondsIsAUsageError) {
   for (const char* bad : {"abc", "-1", "1s", ".5x", "nan", "inf", "1e9"}) {
     expect_usage_error({"open", "--timeout", bad}, "--timeout");
