@@ -532,6 +532,12 @@ void apply_open_input(const OpenText& text, OpenOptions& open) {
     if (S_ISDIR(info.st_mode)) {
       throw UsageError(fmt::format("--list {}: is a directory (did you mean --tree?)", open.list));
     }
+    // Read from a file or a pipe (<(find ...)); a device is never opened (/dev/zero would
+    // never end).
+    if (!S_ISREG(info.st_mode) && !S_ISFIFO(info.st_mode)) {
+      throw UsageError(fmt::format("--list {} is {}; --list reads a file of paths, or a pipe",
+                                   open.list, platform::file_type_words(info.st_mode)));
+    }
     if (S_ISREG(info.st_mode)) check_list_separator(open.list, open.list0);
   }
   open.dir = text.dir.empty() ? default_dir() : text.dir;

@@ -243,6 +243,9 @@ int compare_files(const Command& command, std::ostream& out, std::ostream& err) 
   } catch (const Error& e) {
     err << "Error: " << e.what() << "\n";
     return 2;
+  } catch (const Interrupted& e) {  // waiting on a pipe that gave nothing
+    err << fmt::format("fdbench: interrupted by signal {}\n", e.signal());
+    return 128 + e.signal();
   }
   CompareReport report;
   if (documents.size() >= 2) report.comparison = compare(documents, command.compare_files);
@@ -267,6 +270,9 @@ int write_report(const Command& command, std::ostream& out, std::ostream& err) {
   } catch (const Error& e) {
     err << "Error: " << e.what() << "\n";
     return 2;
+  } catch (const Interrupted& e) {  // waiting on a pipe that gave nothing
+    err << fmt::format("fdbench: interrupted by signal {}\n", e.signal());
+    return 128 + e.signal();
   }
   const std::string page = html_report(inputs);
   if (command.output.empty()) {

@@ -3,6 +3,8 @@
 // --dir, and no input crashes fdbench or makes it hang (every run here has a bounded wait).
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -274,6 +276,87 @@ TEST(Errors, NulSeparatedListThroughAPipe) {
   const RunResult run = child.wait();
   EXPECT_EQ(run.exit_code, 2) << run.err;
   expect_one_error_line(run.err, {"--list", fifo, "NUL-separated", "add --list0"});
+}
+
+// A --list that is a device is refused before it is opened, in one line naming what it is
+// (issue 21 item 11: --list /dev/zero --list0 ran for ever, and without --list0 read one line
+// until memory ran out).
+TEST(Errors, ADeviceAsListIsRefusedUnopened) {
+  RunOptions bounded = as_a_job();
+  bounded.address_space = 1ULL << 30;
+  for (const auto& args : {std::vector<std::string>{"open", "--list", "/dev/zero", "--list0"},
+                           std::vector<std::string>{"open", "--list", "/dev/zero"},
+                           std::vector<std::string>{"tune", "--list", "/dev/zero", "--list0"}}) {
+    SCOPED_TRACE(describe(args));
+    const RunResult run = run_bounded(args, bounded);
+    EXPECT_EQ(run.exit_code, 2) << run.err;
+    expect_one_error_line(run.err, {"--list /dev/zero is a character device",
+                                    "--list reads a file of paths, or a pipe"});
+  }
+}
+
+// The write end of the FIFO `fifo` once fdbench has opened its read end (-1 if it never does).
+int list_writer(const std::string& fifo) {
+  int fd = -1;
+  wait_until([&] { return (fd = open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC)) >= 0; });
+  return fd;
+}
+
+// A pipe as --list is allowed (find ... | fdbench open --list /dev/stdin, or <(find ...)) and
+// read as it comes, but never without end: an entry longer than any path ends the run with one
+// line, though the writer has more.
+TEST(Errors, AListPipeThatNeverEndsAPathEndsTheRun) {
+  TempDir dir;
+  const std::string fifo = dir / "list";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  RunOptions options = as_a_job();
+  options.address_space = 1ULL << 30;
+  FdbenchProcess child({"open", "--list", fifo, "--threads", "1", "--strategy", "threads",
+                        "--repeat", "1", "--quiet"},
+                       options);
+  std::thread writer([&fifo] {
+    sigset_t pipe_signal;
+    sigemptyset(&pipe_signal);
+    sigaddset(&pipe_signal, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);  // EPIPE once fdbench stops reading
+    const int fd = list_writer(fifo);
+    if (fd < 0) return;
+    fcntl(fd, F_SETFL, 0);
+    const std::string block(1 << 16, 'y');  // no separator, ever: until fdbench stops reading
+    while (write(fd, block.data(), block.size()) > 0) {
+    }
+    close(fd);
+  });
+  const RunResult run = child.wait();
+  writer.join();
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  expect_one_error_line(run.err, {"--list", fifo, "longer than a path can be"});
+}
+
+// A pipe that gives part of a list and then nothing: Ctrl-C ends the wait (exit 130), as it
+// ends any other.
+TEST(Errors, CtrlCEndsAWaitForAListPipe) {
+  TempDir dir;
+  const std::string fifo = dir / "list";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  FdbenchProcess child({"open", "--list", fifo, "--threads", "1", "--strategy", "threads",
+                        "--repeat", "1", "--quiet"},
+                       as_a_job());
+  const int fd = list_writer(fifo);
+  ASSERT_GE(fd, 0) << "fdbench never opened the list";
+  EXPECT_EQ(write(fd, "/no/such", 8), 8);  // a path begun, never ended
+  // Asleep in its read of the pipe (the state in /proc/PID/stat after "(fdbench) ").
+  EXPECT_TRUE(wait_until([&] {
+    const std::string stat = read_text("/proc/" + std::to_string(child.pid()) + "/stat");
+    const auto close = stat.rfind(')');
+    return close != std::string::npos && stat.compare(close, 4, ") S ") == 0;
+  }));
+  child.signal(SIGINT);
+  const RunResult run = child.wait();
+  close(fd);
+  EXPECT_EQ(run.exit_code, 128 + SIGINT) << run.err;
+  EXPECT_NE(run.err.find("interrupted by signal"), std::string::npos) << run.err;
+  EXPECT_EQ(child.leftovers().running, 0);
 }
 
 }  // namespace errors_test
