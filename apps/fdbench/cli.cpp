@@ -26,6 +26,7 @@
 #include "fdbench/version.hpp"
 #include "inputs/file_set.hpp"
 #include "inputs/input_files.hpp"
+#include "model/format.hpp"
 #include "output/atomic_file.hpp"
 #include "output/reporter.hpp"
 #include "parse_error.hpp"
@@ -1005,7 +1006,7 @@ std::optional<int> parse_arguments(CLI::App& app, int argc, const char* const* a
     return app.exit(e, out, err);
   } catch (const CLI::ParseError& e) {
     // One line, like every other error: scripts and people read the first line only.
-    err << "Error: " << parse_error_line(app, e, argc, argv) << "\n";
+    err << "Error: " << printable(parse_error_line(app, e, argc, argv)) << "\n";
     return 2;
   }
   return std::nullopt;
@@ -1184,7 +1185,7 @@ Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out, 
     return {std::move(command), 0};
   } catch (const UsageError& e) {
     const bool see_help = dynamic_cast<const BadValue*>(&e) != nullptr;
-    err << "Error: " << usage_line(command_name(app), e.what(), see_help) << "\n";
+    err << "Error: " << printable(usage_line(command_name(app), e.what(), see_help)) << "\n";
     return {std::nullopt, 2};
   }
 }

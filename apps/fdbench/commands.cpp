@@ -18,6 +18,7 @@
 #include "inputs/file_set.hpp"
 #include "model/context.hpp"
 #include "model/environment.hpp"
+#include "model/format.hpp"
 #include "model/results_json.hpp"
 #include "output/atomic_file.hpp"
 #include "output/html_report.hpp"
@@ -53,7 +54,7 @@ int clean(const Command& command, std::ostream& out, std::ostream& err) {
   for (const auto& set : command.clean_sets) {
     const auto report = FileSet::clean_kept(set);
     for (const auto& path : report.removed) out << "removed " << path << "\n";
-    for (const auto& why : report.kept) err << "Error: " << why << "\n";
+    for (const auto& why : report.kept) err << "Error: " << printable(why) << "\n";
     if (!report.kept.empty()) code = 1;
   }
   if (command.clean_dir.empty()) return code;
@@ -71,7 +72,7 @@ int clean(const Command& command, std::ostream& out, std::ostream& err) {
     }
     return code;
   } catch (const Error& e) {
-    err << "Error: " << e.what() << "\n";
+    err << "Error: " << printable(e.what()) << "\n";
     return 1;
   }
 }
@@ -113,7 +114,7 @@ int run_session(const Command& command, Session& session, std::ostream& err) {
     return 1;
   } catch (const Error& e) {
     session.finish(false);
-    err << "Error: " << e.what() << "\n";
+    err << "Error: " << printable(e.what()) << "\n";
     return dynamic_cast<const UsageError*>(&e) != nullptr ? 2 : 1;  // --list read as the wrong kind
   }
 }
@@ -124,7 +125,7 @@ int finish_outputs(const Command& command, std::size_t results, TraceOut* trace_
                    const std::vector<const FileExport*>& exports, const std::string& buffered,
                    std::ostream& err, int code) {
   const auto failed = [&](const std::string& why) {
-    err << "Error: " << why << "\n";
+    err << "Error: " << printable(why) << "\n";
     if (code == 0) code = 1;
   };
   if (trace_out != nullptr) {
@@ -181,7 +182,7 @@ int measure(const Command& command, std::ostream& out, std::ostream& err) {
     try {
       trace_out.emplace(command.trace_out);
     } catch (const Error& e) {
-      err << "Error: " << e.what() << "\n";
+      err << "Error: " << printable(e.what()) << "\n";
       return 1;
     }
     session.set_trace_out(&*trace_out);
@@ -241,7 +242,7 @@ int compare_files(const Command& command, std::ostream& out, std::ostream& err) 
     for (const auto& path : command.compare_files)
       documents.push_back(read_results_file(path, "compare"));
   } catch (const Error& e) {
-    err << "Error: " << e.what() << "\n";
+    err << "Error: " << printable(e.what()) << "\n";
     return 2;
   } catch (const Interrupted& e) {  // waiting on a pipe that gave nothing
     err << fmt::format("fdbench: interrupted by signal {}\n", e.signal());
@@ -268,7 +269,7 @@ int write_report(const Command& command, std::ostream& out, std::ostream& err) {
       inputs.push_back({path, read_results_file(path, "report")});
     }
   } catch (const Error& e) {
-    err << "Error: " << e.what() << "\n";
+    err << "Error: " << printable(e.what()) << "\n";
     return 2;
   } catch (const Interrupted& e) {  // waiting on a pipe that gave nothing
     err << fmt::format("fdbench: interrupted by signal {}\n", e.signal());
@@ -282,7 +283,7 @@ int write_report(const Command& command, std::ostream& out, std::ostream& err) {
   try {
     write_file_atomically(command.output, page, "--output");
   } catch (const Error& e) {
-    err << "Error: " << e.what() << "\n";
+    err << "Error: " << printable(e.what()) << "\n";
     return 1;
   }
   err << fmt::format("fdbench: wrote {} ({} run{})\n", command.output, inputs.size(),
@@ -343,7 +344,7 @@ int tune(const Command& command, std::ostream& out, std::ostream& err) {
         e.what());
     return 1;
   } catch (const Error& e) {
-    err << "Error: " << e.what() << "\n";
+    err << "Error: " << printable(e.what()) << "\n";
     return dynamic_cast<const UsageError*>(&e) != nullptr ? 2 : 1;  // --list read as the wrong kind
   }
 }

@@ -131,6 +131,23 @@ TEST_F(Compare, UnreadableInputsAreOneLineAndExitTwo) {
   }
 }
 
+// What a malformed document holds is echoed escaped (issue 21 item 16): a key that carries a
+// terminal command (ESC ... BEL) or a newline reaches the terminal as text, on one line.
+TEST_F(Compare, WhatADocumentHoldsIsEchoedEscaped) {
+  TempDir bad;
+  auto doc = nlohmann::json::parse(read_text(path("a.json")));
+  doc["results"][0]["failures_by_errno"] = {{"\x1b]0;owned\x07\nE", "x"}};
+  write_text(bad / "keys.json", doc.dump());
+  for (const std::string command : {"compare", "report"}) {
+    const RunResult run = run_fdbench({command, path("a.json"), bad / "keys.json"});
+    EXPECT_EQ(run.exit_code, 2) << run.err;
+    EXPECT_EQ(run.err.find('\n'), run.err.size() - 1) << run.err;
+    EXPECT_EQ(run.err.find('\x1b'), std::string::npos) << run.err;
+    EXPECT_EQ(run.err.find('\x07'), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("\\x1b]0;owned\\x07\\x0aE"), std::string::npos) << run.err;
+  }
+}
+
 // What cannot be a results file is refused before it is read (issue 21 item 11): a device is
 // never opened, a file larger than any results file is not read, and a pipe is read only up to
 // that size. Each is one line naming the file and what it is, exit 2, for compare and report.

@@ -562,6 +562,28 @@ TEST(Timeout, ZeroIsRefusedNamingNone) {
   expect_usage_error({"--timeout", "0"}, "--timeout");
 }
 
+// An argument echoed in an error reaches the terminal escaped (issue 21 item 16): an ESC in it
+// would start a terminal command, a newline would make the one line two.
+TEST(ParseErrors, EchoedBytesAreEscaped) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"open", "--files", "1\x1b[2J\x07"},
+        std::vector<std::string>{"open", "--fil\x1b[2Jes", "1"},
+        std::vector<std::string>{"open", "--timeout", "5\n\xff"}}) {
+    SCOPED_TRACE(describe(args));
+    const Outcome o = parse(args);
+    EXPECT_EQ(o.parsed.exit_code, 2);
+    ASSERT_FALSE(o.err.empty());
+    EXPECT_EQ(o.err.find('\n'), o.err.size() - 1) << o.err;
+    for (std::size_t i = 0; i + 1 < o.err.size(); ++i) {
+      const auto c = static_cast<unsigned char>(o.err[i]);
+      EXPECT_TRUE(c >= 0x20 && c != 0x7f && c != 0xff) << "byte " << int(c) << " in " << o.err;
+    }
+    EXPECT_TRUE(o.err.find("\\x1b") != std::string::npos ||
+                o.err.find("\\x0a") != std::string::npos)
+        << o.err;
+  }
+}
+
 TEST(Timeout, WhatIsNotANumberOfSecondsIsAUsageError) {
   for (const char* bad : {"abc", "-1", "1s", ".5x", "nan", "inf", "1e9"}) {
     expect_usage_error({"open", "--timeout", bad}, "--timeout");
