@@ -95,16 +95,26 @@ std::vector<int> parse_threads(const std::string& text) {
 void check_directory(std::string_view flag, const std::string& dir, bool writable) {
   struct stat info {};
   if (stat(dir.c_str(), &info) != 0) {
-    throw UsageError(fmt::format("{} {}: {}: create it or name another directory", flag, dir,
-                                 errno_text(errno)));
+    throw UsageError(fmt::format("{} {}: {}: create it or name another directory{}", flag, dir,
+                                 errno_text(errno), flag == "TMPDIR" ? " with --dir" : ""));
   }
   if (!S_ISDIR(info.st_mode)) {
-    throw UsageError(fmt::format("{} {}: not a directory: name a directory", flag, dir));
+    throw UsageError(fmt::format("{} {}: not a directory: name a directory{}", flag, dir,
+                                 flag == "TMPDIR" ? " with --dir" : ""));
   }
   if (writable && access(dir.c_str(), W_OK | X_OK) != 0) {
-    throw UsageError(fmt::format("{} {}: not writable ({}); choose a writable directory", flag, dir,
-                                 errno_text(errno)));
+    throw UsageError(fmt::format("{} {}: not writable ({}); choose a writable directory{}", flag,
+                                 dir, errno_text(errno), flag == "TMPDIR" ? " with --dir" : ""));
   }
+}
+
+// What the directory a command works in is called in its messages: --dir where it was given,
+// else TMPDIR (whose default is /tmp), which the user may never have thought of as an option.
+std::string dir_flag(const std::string& given) {
+  return given.empty() ? "TMPDIR" : "--dir";
+}
+std::string dir_or_default(const std::string& given) {
+  return given.empty() ? default_dir() : given;
 }
 
 // A file fdbench will write (--output, --export-*): its directory must take it.
@@ -541,9 +551,9 @@ void apply_open_input(const OpenText& text, OpenOptions& open) {
     }
     if (S_ISREG(info.st_mode)) check_list_separator(open.list, open.list0);
   }
-  open.dir = text.dir.empty() ? default_dir() : text.dir;
+  open.dir = text.dir;  // empty: $TMPDIR or /tmp, named TMPDIR in messages (never passed --dir)
   const bool kept = !text.keep_files.empty() || !text.reuse_files.empty();
-  if (!existing && !kept) check_directory("--dir", open.dir, true);
+  if (!existing && !kept) check_directory(dir_flag(text.dir), dir_or_default(text.dir), true);
 }
 
 // --files and --layout shape the set fdbench makes; with --tree or --list there is none, and
@@ -1091,8 +1101,8 @@ Command clean_command(const Texts& texts) {
   }
   command.clean_sets = texts.clean_sets;
   if (texts.clean_sets.empty() || !texts.clean_dir.empty()) {
-    command.clean_dir = texts.clean_dir.empty() ? default_dir() : texts.clean_dir;
-    check_directory("--dir", command.clean_dir, true);
+    command.clean_dir = dir_or_default(texts.clean_dir);
+    check_directory(dir_flag(texts.clean_dir), command.clean_dir, true);
   }
   return command;
 }
@@ -1100,8 +1110,8 @@ Command clean_command(const Texts& texts) {
 Command env_command(const Texts& texts) {
   Command command;
   command.kind = Command::Kind::env;
-  command.env_dir = texts.env_dir.empty() ? default_dir() : texts.env_dir;
-  check_directory("--dir", command.env_dir, false);
+  command.env_dir = dir_or_default(texts.env_dir);
+  check_directory(dir_flag(texts.env_dir), command.env_dir, false);
   check_choice("--format", texts.env_format, formats_of("env"));
   command.format = texts.env_format;
   return command;

@@ -318,7 +318,8 @@ int tune(const Command& command, std::ostream& out, std::ostream& err) {
     if (!command.quiet) err << "fdbench tune: " << line << "\n";
   };
   try {
-    const Environment env = capture_environment(command.tune.open.dir);
+    const Environment env =
+        capture_environment(command.tune.open.dir.empty() ? default_dir() : command.tune.open.dir);
     RunContext context = capture_context(command.command_line);
     const TuneReport report = run_tune(command.tune, progress);
     context.load_after = capture_load();

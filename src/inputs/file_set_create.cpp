@@ -137,10 +137,11 @@ std::string already_there(const std::string& path, std::size_t count, std::size_
 }  // namespace
 
 FileSet FileSet::create(const std::string& parent, std::size_t count, std::size_t subdirs,
-                        const CreationProgress& progress) {
+                        const CreationProgress& progress, const std::string& parent_name) {
   FileSet set;
-  set.make_private_dir(parent);
-  set.make_files(count, subdirs, {"--dir", parent}, progress);
+  const Place place{parent_name, parent};
+  set.make_private_dir(place);
+  set.make_files(count, subdirs, place, progress);
   return set;
 }
 
@@ -160,16 +161,18 @@ FileSet FileSet::create_kept(const std::string& path, std::size_t count, std::si
 }
 
 // mkdtemp in `parent`, then held and marked.
-void FileSet::make_private_dir(const std::string& parent) {
-  std::string tmpl = (parent.empty() ? std::string(".") : parent) + "/" + kDirPrefix + "XXXXXX";
+void FileSet::make_private_dir(const Place& parent) {
+  std::string tmpl =
+      (parent.path.empty() ? std::string(".") : parent.path) + "/" + kDirPrefix + "XXXXXX";
   if (mkdtemp(tmpl.data()) == nullptr) {
     const int err = errno;
-    throw Error(fmt::format(
-        "cannot create a private directory in --dir {}: {}{}", parent, errno_text(err),
-        err == EROFS || err == EACCES || err == EPERM ? " (choose a writable directory with --dir)"
-                                                      : ""));
+    throw Error(fmt::format("cannot create a private directory in {} {}: {}{}", parent.flag,
+                            parent.path, errno_text(err),
+                            err == EROFS || err == EACCES || err == EPERM
+                                ? " (choose a writable directory with --dir)"
+                                : ""));
   }
-  hold_new_dir(tmpl, private_marker_text(), {"--dir", parent});
+  hold_new_dir(tmpl, private_marker_text(), parent);
 }
 
 // `path` itself, made now: a directory that exists already is refused, whatever it holds.

@@ -127,6 +127,54 @@ TEST(Errors, TooFewInodesIsSaidBeforeCreatingAnything) {
   EXPECT_EQ(list_names(tiny.path()), std::vector<std::string>{}) << "setup left files behind";
 }
 
+// A directory the user never named with --dir is called what they did set: TMPDIR (issue 21
+// item 16), before the run (missing, read-only) and when the set is made (too few inodes).
+TEST(Errors, ProblemsWithTmpdirNameTmpdir) {
+  const TempDir parent;
+  const std::string missing = parent / "no-such-dir";
+  const Tmpfs ro("ro,size=1m");
+  const Tmpfs tiny("size=64k,nr_inodes=200");
+  struct Case {
+    std::string tmpdir;
+    std::vector<std::string> args;
+    int exit_code;
+    std::vector<std::string> parts;
+  };
+  std::vector<Case> cases{
+      {missing,
+       {"open", "--files", "10"},
+       2,
+       {"TMPDIR " + missing, "No such file", "name another directory with --dir"}},
+      {missing, {"env"}, 2, {"TMPDIR " + missing, "No such file"}},
+      {missing, {"clean"}, 2, {"TMPDIR " + missing, "No such file"}},
+  };
+  if (ro.mounted()) {
+    cases.push_back({ro.path(),
+                     {"open", "--files", "10"},
+                     2,
+                     {"TMPDIR " + ro.path(), "not writable", "with --dir"}});
+  }
+  if (tiny.mounted()) {
+    cases.push_back(
+        {tiny.path(),
+         {"open", "--files", "1000", "--threads", "1", "--strategy", "threads", "--repeat", "1"},
+         1,
+         {"TMPDIR " + tiny.path(), "inodes", "choose another TMPDIR"}});
+  }
+  for (const auto& c : cases) {
+    SCOPED_TRACE("TMPDIR=" + c.tmpdir + " " + describe(c.args));
+    RunOptions options = as_a_job();
+    options.env = {"TMPDIR=" + c.tmpdir};
+    const RunResult run = run_bounded(c.args, options);
+    EXPECT_EQ(run.exit_code, c.exit_code) << run.err;
+    expect_one_error_line(run.err, c.parts);
+    EXPECT_EQ(run.err.find("--dir " + c.tmpdir), std::string::npos) << run.err;
+  }
+  if (!ro.mounted() || !tiny.mounted()) {
+    FDBENCH_SKIP_WITHOUT("mount") << "cannot mount a tmpfs (not root?): the missing TMPDIR only";
+  }
+}
+
 // ENOSPC in the middle of creating the set: the up-front check passed, then something else
 // took the inodes. fdbench must stop, remove what it made, and name the problem.
 TEST(Errors, FilesystemFillingUpDuringSetup) {
