@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <sstream>
 
 #include "analysis/compare.hpp"
@@ -81,6 +82,30 @@ std::string results_text(std::size_t n) {
   return fmt::format("{} result{}", n, n == 1 ? "" : "s");
 }
 
+// Whether `r` measured nothing: it failed, or every call it timed failed.
+bool measured_nothing(const Result& r) {
+  if (r.status == Status::failed) return true;
+  return r.ran() && r.failures > 0 && r.failures >= r.ops * r.times_ns.size();
+}
+
+// Exit 1 for a run that measured nothing because its results failed (each failed, or was
+// unavailable, and one at least failed): a script must not read success from it.
+int measured_code(std::span<const Result> results, std::ostream& err) {
+  const auto failed = std::count_if(results.begin(), results.end(), measured_nothing);
+  const auto unavailable = std::count_if(results.begin(), results.end(), [](const Result& r) {
+    return r.status == Status::unavailable;
+  });
+  if (failed == 0 || failed + unavailable != static_cast<std::ptrdiff_t>(results.size())) {
+    return 0;
+  }
+  const std::string what =
+      unavailable == 0 ? fmt::format("every result failed ({})", results_text(results.size()))
+                       : fmt::format("{} failed, {} unavailable",
+                                     results_text(static_cast<std::size_t>(failed)), unavailable);
+  err << "Error: nothing was measured: " << what << "; each result says why\n";
+  return 1;
+}
+
 // Runs the suite, open or socket; every reporter sees each result as it finishes.
 int run_session(const Command& command, Session& session, std::ostream& err) {
   try {
@@ -91,7 +116,7 @@ int run_session(const Command& command, Session& session, std::ostream& err) {
       session.run_socket(command.socket);
     }
     session.finish(true);
-    return 0;
+    return measured_code(session.results(), err);
   } catch (const Interrupted& e) {
     session.finish(false);
     const auto results = session.results();

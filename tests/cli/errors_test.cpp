@@ -18,6 +18,7 @@
 
 #include "support/error_line.hpp"
 #include "support/fdbench_process.hpp"
+#include "support/hang_opens.hpp"
 #include "support/require.hpp"
 #include "support/temp_dir.hpp"
 #include "support/tmpfs.hpp"
@@ -406,6 +407,41 @@ TEST(Errors, CtrlCEndsAWaitForAListPipe) {
   EXPECT_NE(run.err.find("interrupted by signal"), std::string::npos) << run.err;
   EXPECT_EQ(child.leftovers().running, 0);
 }
+
+#ifdef FDBENCH_HANG_OPENS
+// A run whose every result failed (here every open fails with EACCES, made so by
+// fdbench_hang_opens) measured nothing: it exits 1 with one line saying so after the results,
+// which each say why (issue 21 item 16: it exited 0). One result that worked makes it exit 0.
+TEST(Errors, ARunThatMeasuredNothingExitsOne) {
+  TempDir failing;
+  for (const char* name : {"a.txt", "b.txt", "c.txt"}) write_text(failing / name, "x");
+  TempDir mixed;
+  for (const char* name : {"a.txt", "fine.dat"}) write_text(mixed / name, "x");
+  RunOptions options = as_a_job();
+  options.program = FDBENCH_HANG_OPENS;
+  options.env = {"FDBENCH_HANG_OPENS_ERRNO=13"};
+  const auto run_on = [&](const TempDir& tree) {  // every open of a *.txt fails with EACCES
+    return run_bounded({".txt", "--", fdbench_binary(), "open", "--tree", tree.path(), "--strategy",
+                        "threads,pool", "--threads", "1", "--repeat", "2", "--format", "json"},
+                       options);
+  };
+  const RunResult run = run_on(failing);
+  if (run.exit_code == kHangOpensUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << run.err;
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  const auto doc = nlohmann::json::parse(run.out);
+  ASSERT_EQ(doc.at("results").size(), 2U);
+  for (const auto& result : doc.at("results")) {
+    EXPECT_GT(result.at("failures").get<int>(), 0) << result.dump();
+  }
+  EXPECT_EQ(run.err,
+            "Error: nothing was measured: every result failed (2 results); each result "
+            "says why\n");
+
+  const RunResult some = run_on(mixed);  // fine.dat still opens
+  EXPECT_EQ(some.exit_code, 0) << some.err;
+  EXPECT_EQ(some.err.find("nothing was measured"), std::string::npos) << some.err;
+}
+#endif  // FDBENCH_HANG_OPENS
 
 }  // namespace errors_test
 }  // namespace fdbench::testing
