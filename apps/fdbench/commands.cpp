@@ -26,6 +26,7 @@
 #include "output/reporter.hpp"
 #include "output/results_file.hpp"
 #include "output/trace_out.hpp"
+#include "platform/interrupt.hpp"
 #include "platform/platform.hpp"
 #include "progress_line.hpp"
 #include "run/session.hpp"
@@ -409,6 +410,15 @@ int run(const Command& command, std::ostream& out, std::ostream& err) {
   if (!out) {
     err << "Error: cannot write to standard output\n";
     code = code == 0 ? 1 : code;
+  }
+  // A signal that came once the work was done, while the outputs were written (each was
+  // finished first, or given up at a second signal): the exit code still says so.
+  if (const int sig = interrupted(); sig != 0 && code < 128) {
+    err << fmt::format(
+        "fdbench: interrupted by signal {} as the run ended; its outputs were "
+        "finished first\n",
+        sig);
+    code = 128 + sig;
   }
   return code;
 }
