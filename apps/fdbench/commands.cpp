@@ -351,6 +351,10 @@ int tune(const Command& command, std::ostream& out, std::ostream& err) {
     context.load_after = capture_load();
     if (command.format == "json") {
       out << tune_json_document(env, report, &context) << "\n";
+      // The table says it in its text; a JSON document has no place for it.
+      if (const std::string over = budget_overrun_text(report); !over.empty()) {
+        err << "fdbench tune: " << over << "\n";
+      }
     } else {
       print_tune_table(env, report, out);
     }

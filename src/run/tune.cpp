@@ -168,6 +168,11 @@ TuneReport run_tune(const TuneOptions& options,
     if (progress) progress(line);
   };
   TuneReport report;
+  report.budget_seconds = options.budget_seconds;
+  const std::int64_t start_ns = platform::now_ns();
+  const auto took = [&] {
+    report.seconds = static_cast<double>(platform::now_ns() - start_ns) / 1e9;
+  };
   const OpenOptions& open = options.open;
   const bool generated = open.tree.empty() && open.list.empty();
   std::vector<Combination> combos = combinations_of(open.strategies);
@@ -193,13 +198,17 @@ TuneReport run_tune(const TuneOptions& options,
   report.round_over_budget = rounds.round_over_budget;
   for (const auto& combo : combos) report.sweep.push_back(combo.pooled);
   report.recommendation = recommend_from(report.sweep);
-  if (!report.recommendation) return report;
+  if (!report.recommendation) {
+    took();
+    return report;
+  }
   const Combination& best = combination_of(combos, report.recommendation->best);
   report.best_interval_reached = best.pooled.median_ci.reached;
   if (open.keep_open) {
     say("the recommended setting again, without pre-growing the table");
     check_stall(bench, best, report);
   }
+  took();
   return report;
 }
 
