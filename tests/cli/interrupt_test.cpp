@@ -379,7 +379,8 @@ TEST(Interrupt, CtrlCWhileTheOutputIsWrittenFinishesItAndExits130) {
 }
 
 // No zombies and no orphans after `process` runs: neither after a normal one nor when a
-// worker is killed under fdbench's feet (its result then carries the error; the run goes on).
+// worker is killed under fdbench's feet (its result then carries the error; the run goes on,
+// and since that result, its only one, failed, it measured nothing: exit 1).
 TEST(ProcessWorkers, NothingOutlivesARunEvenWhenAWorkerIsKilled) {
   FastTempDir dir;
   {
@@ -399,7 +400,11 @@ TEST(ProcessWorkers, NothingOutlivesARunEvenWhenAWorkerIsKilled) {
   ASSERT_TRUE(wait_until([&] { return (workers = children_of(child.pid())).size() == 3; }));
   ASSERT_EQ(kill(workers[1], SIGKILL), 0);
   const RunResult run = child.wait();
-  ASSERT_EQ(run.exit_code, 0) << run.err;  // a strategy that fails is a result, not the end
+  // A strategy that fails is a result, not the end; a run whose every result failed exits 1.
+  ASSERT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_NE(run.err.find("Error: nothing was measured: every result failed (1 result)"),
+            std::string::npos)
+      << run.err;
   const auto doc = nlohmann::json::parse(run.out);
   ASSERT_EQ(doc.at("results").size(), 1U);
   EXPECT_EQ(doc.at("results")[0].at("status"), "failed") << doc.at("results")[0].dump();
