@@ -233,7 +233,9 @@ TEST(NoLimit, ASecondCtrlCEndsARunStuckInAnOpen) {
   EXPECT_EQ(result.at("status"), "hung");
   const std::string error = result.at("error").get<std::string>();
   EXPECT_NE(error.find("at the second signal"), std::string::npos) << error;
-  EXPECT_NE(error.find("it was opening " + tree.hanging), std::string::npos) << error;
+  if (platform::uses_linux_interfaces()) {  // elsewhere: "this system does not show"
+    EXPECT_NE(error.find("it was opening " + tree.hanging), std::string::npos) << error;
+  }
   EXPECT_FALSE(result.at("parameters").contains("timeout")) << result.at("parameters").dump();
   EXPECT_EQ(tool.leftovers().running, 0) << "a process of fdbench outlived it";
   EXPECT_EQ(read_text(tree.hanging), "never opened\n");
