@@ -87,7 +87,7 @@ TimedRunner::Outcome TimedRunner::run(std::function<void()> step) {
     }
     if (interrupted() != 0 && !signalled) signalled = now;
     // A second Ctrl-C is the user saying "now": nothing stuck may keep the run alive.
-    if (interrupt_count() >= 2) {
+    if (signalled && interrupt_count() >= 2 && now - *signalled >= kSecondSignalGrace) {
       abandoned_ = true;
       return Outcome::interrupted_again;
     }

@@ -26,12 +26,17 @@ class TimedRunner {
     timed_out,          // the limit passed first: the step is abandoned
     interrupted,        // SIGINT or SIGTERM came and the step did not return within a grace
                         // period: it is abandoned, as it would never see the signal
-    interrupted_again,  // a second signal came before the step returned: abandoned at once
+    interrupted_again,  // a second signal came before the step returned: abandoned as soon
+                        // as the step has had kSecondSignalGrace since the first
   };
 
   // After SIGINT or SIGTERM, how long a step gets to notice the signal itself (every
   // repetition looks for it at its untimed edges) before it is taken for hung.
   static constexpr std::chrono::seconds kSignalGrace{3};
+  // After a second signal, the least a step still gets since the first: a burst of signals
+  // (a group's Ctrl-C, a script's kill loop) would otherwise abandon a repetition that is
+  // about to stop on its own, and orphan its processes.
+  static constexpr std::chrono::seconds kSecondSignalGrace{1};
 
   // Starts the runner's thread; throws Error, naming the limit, when the system will not.
   // A `limit` of zero is none: a step then ends only by returning or by a signal.

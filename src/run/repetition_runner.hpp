@@ -2,10 +2,10 @@
 // How every command runs one repetition: `open`, `socket` (Session) and `tune` alike. Each
 // runs on a TimedRunner thread (with --timeout none too, unless no thread can be made: then
 // on the caller's), and one that does not return in time (an open() on a dead NFS or FUSE
-// mount), or that Ctrl-C cannot reach (3 s after the signal, or at a second one), is
-// abandoned here: what it was opening is noted, every other
-// thread of fdbench parked, its processes killed, the measurement kept alive for ever, and
-// its result made, which says so (status timed_out or hung).
+// mount), or that Ctrl-C cannot reach (3 s after the signal, 1 s once a second came), is
+// abandoned here: what it was opening is noted, every other thread of fdbench parked, its
+// processes killed, the measurement kept alive for ever, and its result made, which says so
+// (status timed_out or hung).
 #include <chrono>
 #include <cstddef>
 #include <memory>
