@@ -53,12 +53,13 @@ std::string other_json(std::string_view text) {
 }
 
 // The most of one results file compare and report read. The largest document fdbench writes
-// is the default suite's at the largest --repeat (100,000): about 55 results of 100,000
-// times, some 55 MB. The reader holds a document as a tree of about ten times its size, so a
+// is the default suite's at the largest --repeat (100,000): about 50 results of 100,000
+// times at some 10 bytes each, 50 MB. The reader holds a document as a tree of about ten times its size, so a
 // larger file (an 88 MB one took 840 MB) is refused before it is read.
 constexpr std::uint64_t kMaxResultsFileBytes = 128ULL << 20;
 
-// A file too large to be results: what its first line says it is, else its size.
+// Why a file too large to be results is refused: what its first line says it is (a trace, a
+// CSV export), else that it is too large.
 std::string too_large(const std::string& path, int fd, const std::string& reads) {
   std::string head(64 * 1024, '\0');
   std::size_t got = 0;
