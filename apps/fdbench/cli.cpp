@@ -27,6 +27,7 @@
 #include "fdbench/version.hpp"
 #include "inputs/file_set.hpp"
 #include "inputs/input_files.hpp"
+#include "model/format.hpp"
 #include "output/atomic_file.hpp"
 #include "output/reporter.hpp"
 #include "parse_error.hpp"
@@ -95,16 +96,26 @@ std::vector<int> parse_threads(const std::string& text) {
 void check_directory(std::string_view flag, const std::string& dir, bool writable) {
   struct stat info {};
   if (stat(dir.c_str(), &info) != 0) {
-    throw UsageError(fmt::format("{} {}: {}: create it or name another directory", flag, dir,
-                                 errno_text(errno)));
+    throw UsageError(fmt::format("{} {}: {}: create it or name another directory{}", flag, dir,
+                                 errno_text(errno), flag == "TMPDIR" ? " with --dir" : ""));
   }
   if (!S_ISDIR(info.st_mode)) {
-    throw UsageError(fmt::format("{} {}: not a directory: name a directory", flag, dir));
+    throw UsageError(fmt::format("{} {}: not a directory: name a directory{}", flag, dir,
+                                 flag == "TMPDIR" ? " with --dir" : ""));
   }
   if (writable && access(dir.c_str(), W_OK | X_OK) != 0) {
-    throw UsageError(fmt::format("{} {}: not writable ({}); choose a writable directory", flag, dir,
-                                 errno_text(errno)));
+    throw UsageError(fmt::format("{} {}: not writable ({}); choose a writable directory{}", flag,
+                                 dir, errno_text(errno), flag == "TMPDIR" ? " with --dir" : ""));
   }
+}
+
+// What the directory a command works in is called in its messages: --dir where it was given,
+// else TMPDIR (whose default is /tmp), which the user may never have thought of as an option.
+std::string dir_flag(const std::string& given) {
+  return given.empty() ? "TMPDIR" : "--dir";
+}
+std::string dir_or_default(const std::string& given) {
+  return given.empty() ? default_dir() : given;
 }
 
 // A file fdbench will write (--output, --export-*): its directory must take it.
@@ -443,8 +454,9 @@ bool latency_of(const CommonText& text, bool otherwise) {
   return text.latency || !text.trace_out.empty() || (otherwise && !text.no_latency);
 }
 
-// --timeout SECONDS|none: 0 for none. Given nothing, `existing` (the user's files, which may
-// be on a mount that stops answering) gets kDefaultTreeTimeout, a private set none.
+// --timeout SECONDS|none: 0 for none (a 0 given is refused). Given nothing, `existing` (the user's
+// files, which may be on a mount that stops answering) gets kDefaultTreeTimeout, a private set
+// none.
 double parse_timeout(const std::string& text, bool existing) {
   if (text.empty()) return existing ? kDefaultTreeTimeout : 0;
   if (text == "none") return 0;
@@ -459,6 +471,13 @@ double parse_timeout(const std::string& text, bool existing) {
   if (seconds > kMaxTimeout) {
     throw BadValue(fmt::format("--timeout: {} is out of range (allowed: up to {} seconds, or none)",
                                text, kMaxTimeout));
+  }
+  // 0 once meant "no limit" silently; a limit of nothing is not one, so no limit is said so.
+  if (seconds == 0) {
+    throw BadValue(fmt::format(
+        "--timeout: {} is no limit at all; for no limit say --timeout none, else give seconds "
+        "above 0",
+        text));
   }
   return seconds;
 }
@@ -582,11 +601,17 @@ void apply_open_input(const OpenText& text, OpenOptions& open) {
     if (S_ISDIR(info.st_mode)) {
       throw UsageError(fmt::format("--list {}: is a directory (did you mean --tree?)", open.list));
     }
+    // Read from a file or a pipe (<(find ...)); a device is never opened (/dev/zero would
+    // never end).
+    if (!S_ISREG(info.st_mode) && !S_ISFIFO(info.st_mode)) {
+      throw UsageError(fmt::format("--list {} is {}; --list reads a file of paths, or a pipe",
+                                   open.list, platform::file_type_words(info.st_mode)));
+    }
     if (S_ISREG(info.st_mode)) check_list_separator(open.list, open.list0);
   }
-  open.dir = text.dir.empty() ? default_dir() : text.dir;
+  open.dir = text.dir;  // empty: $TMPDIR or /tmp, named TMPDIR in messages (never passed --dir)
   const bool kept = !text.keep_files.empty() || !text.reuse_files.empty();
-  if (!existing && !kept) check_directory("--dir", open.dir, true);
+  if (!existing && !kept) check_directory(dir_flag(text.dir), dir_or_default(text.dir), true);
 }
 
 // --files and --layout shape the set fdbench makes; with --tree or --list there is none, and
@@ -1053,7 +1078,7 @@ std::optional<int> parse_arguments(CLI::App& app, int argc, const char* const* a
     return app.exit(e, out, err);
   } catch (const CLI::ParseError& e) {
     // One line, like every other error: scripts and people read the first line only.
-    err << "Error: " << parse_error_line(app, e, argc, argv) << "\n";
+    err << "Error: " << printable(parse_error_line(app, e, argc, argv)) << "\n";
     return 2;
   }
   return std::nullopt;
@@ -1144,8 +1169,8 @@ Command clean_command(const Texts& texts) {
   }
   command.clean_sets = texts.clean_sets;
   if (texts.clean_sets.empty() || !texts.clean_dir.empty()) {
-    command.clean_dir = texts.clean_dir.empty() ? default_dir() : texts.clean_dir;
-    check_directory("--dir", command.clean_dir, true);
+    command.clean_dir = dir_or_default(texts.clean_dir);
+    check_directory(dir_flag(texts.clean_dir), command.clean_dir, true);
   }
   return command;
 }
@@ -1153,8 +1178,8 @@ Command clean_command(const Texts& texts) {
 Command env_command(const Texts& texts) {
   Command command;
   command.kind = Command::Kind::env;
-  command.env_dir = texts.env_dir.empty() ? default_dir() : texts.env_dir;
-  check_directory("--dir", command.env_dir, false);
+  command.env_dir = dir_or_default(texts.env_dir);
+  check_directory(dir_flag(texts.env_dir), command.env_dir, false);
   check_choice("--format", texts.env_format, formats_of("env"));
   command.format = texts.env_format;
   return command;
@@ -1238,7 +1263,7 @@ Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out, 
     return {std::move(command), 0};
   } catch (const UsageError& e) {
     const bool see_help = dynamic_cast<const BadValue*>(&e) != nullptr;
-    err << "Error: " << usage_line(command_name(app), e.what(), see_help) << "\n";
+    err << "Error: " << printable(usage_line(command_name(app), e.what(), see_help)) << "\n";
     return {std::nullopt, 2};
   }
 }

@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <sstream>
 
 #include "analysis/compare.hpp"
@@ -18,12 +19,14 @@
 #include "inputs/file_set.hpp"
 #include "model/context.hpp"
 #include "model/environment.hpp"
+#include "model/format.hpp"
 #include "model/results_json.hpp"
 #include "output/atomic_file.hpp"
 #include "output/html_report.hpp"
 #include "output/reporter.hpp"
 #include "output/results_file.hpp"
 #include "output/trace_out.hpp"
+#include "platform/interrupt.hpp"
 #include "platform/platform.hpp"
 #include "progress_line.hpp"
 #include "run/session.hpp"
@@ -53,7 +56,7 @@ int clean(const Command& command, std::ostream& out, std::ostream& err) {
   for (const auto& set : command.clean_sets) {
     const auto report = FileSet::clean_kept(set);
     for (const auto& path : report.removed) out << "removed " << path << "\n";
-    for (const auto& why : report.kept) err << "Error: " << why << "\n";
+    for (const auto& why : report.kept) err << "Error: " << printable(why) << "\n";
     if (!report.kept.empty()) code = 1;
   }
   if (command.clean_dir.empty()) return code;
@@ -71,13 +74,37 @@ int clean(const Command& command, std::ostream& out, std::ostream& err) {
     }
     return code;
   } catch (const Error& e) {
-    err << "Error: " << e.what() << "\n";
+    err << "Error: " << printable(e.what()) << "\n";
     return 1;
   }
 }
 
 std::string results_text(std::size_t n) {
   return fmt::format("{} result{}", n, n == 1 ? "" : "s");
+}
+
+// Whether `r` measured nothing: it failed, or every call it timed failed.
+bool measured_nothing(const Result& r) {
+  if (r.status == Status::failed) return true;
+  return r.ran() && r.failures > 0 && r.failures >= r.ops * r.times_ns.size();
+}
+
+// Exit 1 for a run that measured nothing because its results failed (each failed, or was
+// unavailable, and one at least failed): a script must not read success from it.
+int measured_code(std::span<const Result> results, std::ostream& err) {
+  const auto failed = std::count_if(results.begin(), results.end(), measured_nothing);
+  const auto unavailable = std::count_if(results.begin(), results.end(), [](const Result& r) {
+    return r.status == Status::unavailable;
+  });
+  if (failed == 0 || failed + unavailable != static_cast<std::ptrdiff_t>(results.size())) {
+    return 0;
+  }
+  const std::string what =
+      unavailable == 0 ? fmt::format("every result failed ({})", results_text(results.size()))
+                       : fmt::format("{} failed, {} unavailable",
+                                     results_text(static_cast<std::size_t>(failed)), unavailable);
+  err << "Error: nothing was measured: " << what << "; each result says why\n";
+  return 1;
 }
 
 // Runs the suite, open or socket; every reporter sees each result as it finishes.
@@ -90,7 +117,7 @@ int run_session(const Command& command, Session& session, std::ostream& err) {
       session.run_socket(command.socket);
     }
     session.finish(true);
-    return 0;
+    return measured_code(session.results(), err);
   } catch (const Interrupted& e) {
     session.finish(false);
     const auto results = session.results();
@@ -113,7 +140,7 @@ int run_session(const Command& command, Session& session, std::ostream& err) {
     return 1;
   } catch (const Error& e) {
     session.finish(false);
-    err << "Error: " << e.what() << "\n";
+    err << "Error: " << printable(e.what()) << "\n";
     return dynamic_cast<const UsageError*>(&e) != nullptr ? 2 : 1;  // --list read as the wrong kind
   }
 }
@@ -124,7 +151,7 @@ int finish_outputs(const Command& command, std::size_t results, TraceOut* trace_
                    const std::vector<const FileExport*>& exports, const std::string& buffered,
                    std::ostream& err, int code) {
   const auto failed = [&](const std::string& why) {
-    err << "Error: " << why << "\n";
+    err << "Error: " << printable(why) << "\n";
     if (code == 0) code = 1;
   };
   if (trace_out != nullptr) {
@@ -181,7 +208,7 @@ int measure(const Command& command, std::ostream& out, std::ostream& err) {
     try {
       trace_out.emplace(command.trace_out);
     } catch (const Error& e) {
-      err << "Error: " << e.what() << "\n";
+      err << "Error: " << printable(e.what()) << "\n";
       return 1;
     }
     session.set_trace_out(&*trace_out);
@@ -241,8 +268,11 @@ int compare_files(const Command& command, std::ostream& out, std::ostream& err) 
     for (const auto& path : command.compare_files)
       documents.push_back(read_results_file(path, "compare"));
   } catch (const Error& e) {
-    err << "Error: " << e.what() << "\n";
+    err << "Error: " << printable(e.what()) << "\n";
     return 2;
+  } catch (const Interrupted& e) {  // waiting on a pipe that gave nothing
+    err << fmt::format("fdbench: interrupted by signal {}\n", e.signal());
+    return 128 + e.signal();
   }
   CompareReport report;
   if (documents.size() >= 2) report.comparison = compare(documents, command.compare_files);
@@ -265,8 +295,11 @@ int write_report(const Command& command, std::ostream& out, std::ostream& err) {
       inputs.push_back({path, read_results_file(path, "report")});
     }
   } catch (const Error& e) {
-    err << "Error: " << e.what() << "\n";
+    err << "Error: " << printable(e.what()) << "\n";
     return 2;
+  } catch (const Interrupted& e) {  // waiting on a pipe that gave nothing
+    err << fmt::format("fdbench: interrupted by signal {}\n", e.signal());
+    return 128 + e.signal();
   }
   const std::string page = html_report(inputs);
   if (command.output.empty()) {
@@ -276,7 +309,7 @@ int write_report(const Command& command, std::ostream& out, std::ostream& err) {
   try {
     write_file_atomically(command.output, page, "--output");
   } catch (const Error& e) {
-    err << "Error: " << e.what() << "\n";
+    err << "Error: " << printable(e.what()) << "\n";
     return 1;
   }
   err << fmt::format("fdbench: wrote {} ({} run{})\n", command.output, inputs.size(),
@@ -312,12 +345,17 @@ int tune(const Command& command, std::ostream& out, std::ostream& err) {
     if (!command.quiet) err << "fdbench tune: " << line << "\n";
   };
   try {
-    const Environment env = capture_environment(command.tune.open.dir);
+    const Environment env =
+        capture_environment(command.tune.open.dir.empty() ? default_dir() : command.tune.open.dir);
     RunContext context = capture_context(command.command_line);
     const TuneReport report = run_tune(command.tune, progress);
     context.load_after = capture_load();
     if (command.format == "json") {
       out << tune_json_document(env, report, &context) << "\n";
+      // The table says it in its text; a JSON document has no place for it.
+      if (const std::string over = budget_overrun_text(report); !over.empty()) {
+        err << "fdbench tune: " << over << "\n";
+      }
     } else {
       print_tune_table(env, report, out);
     }
@@ -338,7 +376,7 @@ int tune(const Command& command, std::ostream& out, std::ostream& err) {
         e.what());
     return 1;
   } catch (const Error& e) {
-    err << "Error: " << e.what() << "\n";
+    err << "Error: " << printable(e.what()) << "\n";
     return dynamic_cast<const UsageError*>(&e) != nullptr ? 2 : 1;  // --list read as the wrong kind
   }
 }
@@ -377,6 +415,15 @@ int run(const Command& command, std::ostream& out, std::ostream& err) {
   if (!out) {
     err << "Error: cannot write to standard output\n";
     code = code == 0 ? 1 : code;
+  }
+  // A signal that came once the work was done, while the outputs were written (each was
+  // finished first, or given up at a second signal): the exit code still says so.
+  if (const int sig = interrupted(); sig != 0 && code < 128) {
+    err << fmt::format(
+        "fdbench: interrupted by signal {} as the run ended; its outputs were "
+        "finished first\n",
+        sig);
+    code = 128 + sig;
   }
   return code;
 }

@@ -75,15 +75,22 @@ TimedRunner::Outcome TimedRunner::run(std::function<void()> step) {
   state_->step = std::move(step);
   state_->changed.notify_all();
   const WaitingThread waiting;
-  const auto deadline = std::chrono::steady_clock::now() + limit_;
-  std::optional<std::chrono::steady_clock::time_point> signalled;
+  using Clock = std::chrono::steady_clock;
+  const auto deadline =
+      limit_ > std::chrono::nanoseconds::zero() ? Clock::now() + limit_ : Clock::time_point::max();
+  std::optional<Clock::time_point> signalled;
   while (!state_->finished) {
-    const auto now = std::chrono::steady_clock::now();
+    const auto now = Clock::now();
     if (now >= deadline) {
       abandoned_ = true;
       return Outcome::timed_out;
     }
     if (interrupted() != 0 && !signalled) signalled = now;
+    // A second Ctrl-C is the user saying "now": nothing stuck may keep the run alive.
+    if (signalled && interrupt_count() >= 2 && now - *signalled >= kSecondSignalGrace) {
+      abandoned_ = true;
+      return Outcome::interrupted_again;
+    }
     if (signalled && now - *signalled >= kSignalGrace) {
       abandoned_ = true;
       return Outcome::interrupted;

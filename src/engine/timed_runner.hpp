@@ -2,7 +2,8 @@
 // --timeout: each repetition runs on a thread of its own while the caller waits for it, at
 // most a limit. A repetition that hangs (an open() on a dead NFS or FUSE mount never returns)
 // leaves the caller free to report it, clean up and exit; the thread is abandoned, never
-// joined. Without a limit, repetitions run on the caller's thread as they always did.
+// joined. Without a limit it is used the same way, so that a signal can still end a
+// repetition stuck where the signal cannot reach it (--timeout none).
 //
 // The measuring thread is the one that makes a strategy's workers, forks its processes and
 // runs worker 0's share, so nothing about a repetition changes but who waits for it: the
@@ -21,17 +22,24 @@ class TimedRunner {
  public:
   // What became of a step.
   enum class Outcome {
-    done,         // it returned (or threw: run() rethrew it)
-    timed_out,    // the limit passed first: the step is abandoned
-    interrupted,  // SIGINT or SIGTERM came and the step did not return within a grace
-                  // period: it is abandoned, as it would never see the signal
+    done,               // it returned (or threw: run() rethrew it)
+    timed_out,          // the limit passed first: the step is abandoned
+    interrupted,        // SIGINT or SIGTERM came and the step did not return within a grace
+                        // period: it is abandoned, as it would never see the signal
+    interrupted_again,  // a second signal came before the step returned: abandoned as soon
+                        // as the step has had kSecondSignalGrace since the first
   };
 
   // After SIGINT or SIGTERM, how long a step gets to notice the signal itself (every
   // repetition looks for it at its untimed edges) before it is taken for hung.
   static constexpr std::chrono::seconds kSignalGrace{3};
+  // After a second signal, the least a step still gets since the first: a burst of signals
+  // (a group's Ctrl-C, a script's kill loop) would otherwise abandon a repetition that is
+  // about to stop on its own, and orphan its processes.
+  static constexpr std::chrono::seconds kSecondSignalGrace{1};
 
   // Starts the runner's thread; throws Error, naming the limit, when the system will not.
+  // A `limit` of zero is none: a step then ends only by returning or by a signal.
   explicit TimedRunner(std::chrono::nanoseconds limit);
   TimedRunner(const TimedRunner&) = delete;
   TimedRunner& operator=(const TimedRunner&) = delete;

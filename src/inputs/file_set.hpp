@@ -31,8 +31,10 @@ class FileSet {
   // Creates `count` empty files named 1.txt .. N.txt (as the seed does) in a new private
   // directory under `parent`; with `subdirs` > 0 they are spread round-robin over that many
   // subdirectories d0 .. d<K-1>. Throws Error (nothing left behind) or Interrupted.
+  // `parent_name` is what messages call `parent`: "--dir", or "TMPDIR" when it was not given.
   static FileSet create(const std::string& parent, std::size_t count, std::size_t subdirs = 0,
-                        const CreationProgress& progress = {});
+                        const CreationProgress& progress = {},
+                        const std::string& parent_name = "--dir");
 
   // --keep-files: the same files, made in `path` itself, which must not exist yet (fdbench
   // creates it); the marker records the count and the layout. The set is left in place when
@@ -90,7 +92,7 @@ class FileSet {
     std::string path;
   };
   // The steps of create(), in order; each removes what it made before it throws.
-  void make_private_dir(const std::string& parent);
+  void make_private_dir(const Place& parent);
   void make_kept_dir(const std::string& path, std::size_t count, std::size_t subdirs);
   void hold_new_dir(const std::string& path, const std::string& marker_text, const Place& place);
   void make_files(std::size_t count, std::size_t subdirs, const Place& place,

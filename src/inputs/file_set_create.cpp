@@ -1,6 +1,7 @@
 // Making a file set: its directory (private under --dir, or kept at --keep-files DIR), held
 // and marked, then its files named for the layout and created in parallel, spread over the
 // CPUs; and the same parallel pass checking the files of a reused set.
+#include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/file.h>
@@ -14,6 +15,7 @@
 #include <cstdio>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -111,9 +113,46 @@ void check_space(int dir, const std::string& flag, const std::string& where, std
   }
 }
 
+// Whether directory `dir` holds nothing at all.
+bool holds_nothing(int dir) {
+  const int listed = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR* listing = listed >= 0 ? fdopendir(listed) : nullptr;
+  if (listing == nullptr) {
+    if (listed >= 0) close(listed);
+    return false;
+  }
+  bool empty = true;
+  while (const dirent* entry = readdir(listing)) {
+    const std::string_view name = entry->d_name;
+    if (name != "." && name != "..") empty = false;
+  }
+  closedir(listing);  // `listed` with it
+  return empty;
+}
+
+// Whether another run holds `dir` while it makes a set there: the exclusive lock a creating
+// run holds (a run that is gone holds none, whatever its marker says). A directory so new that
+// its maker has not locked it yet (it is empty) is given a moment to be.
+bool being_made(int dir) {
+  for (int waited_ms = 0;; waited_ms += 10) {
+    if (file_sets::lock(dir, LOCK_SH) == file_sets::LockResult::busy) return true;
+    flock(dir, LOCK_UN);
+    if (waited_ms >= 1000 || read_marker(dir).kind != Marker::Kind::none || !holds_nothing(dir)) {
+      return false;
+    }
+    usleep(10'000);
+  }
+}
+
 // Why --keep-files refuses `path`, which exists: a kept set there is for --reuse-files.
 std::string already_there(const std::string& path, std::size_t count, std::size_t subdirs) {
   const UniqueFd dir(open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW));
+  if (dir && being_made(dir.get())) {
+    return fmt::format(
+        "--keep-files {}: another fdbench run, still alive, is making a set there now: wait for "
+        "it to finish and use the set with --reuse-files {}, or name another directory",
+        path, path);
+  }
   const Marker m = dir ? read_marker(dir.get()) : Marker{};
   if (m.kind == Marker::Kind::kept && !m.complete) {
     return fmt::format(
@@ -137,10 +176,11 @@ std::string already_there(const std::string& path, std::size_t count, std::size_
 }  // namespace
 
 FileSet FileSet::create(const std::string& parent, std::size_t count, std::size_t subdirs,
-                        const CreationProgress& progress) {
+                        const CreationProgress& progress, const std::string& parent_name) {
   FileSet set;
-  set.make_private_dir(parent);
-  set.make_files(count, subdirs, {"--dir", parent}, progress);
+  const Place place{parent_name, parent};
+  set.make_private_dir(place);
+  set.make_files(count, subdirs, place, progress);
   return set;
 }
 
@@ -160,16 +200,18 @@ FileSet FileSet::create_kept(const std::string& path, std::size_t count, std::si
 }
 
 // mkdtemp in `parent`, then held and marked.
-void FileSet::make_private_dir(const std::string& parent) {
-  std::string tmpl = (parent.empty() ? std::string(".") : parent) + "/" + kDirPrefix + "XXXXXX";
+void FileSet::make_private_dir(const Place& parent) {
+  std::string tmpl =
+      (parent.path.empty() ? std::string(".") : parent.path) + "/" + kDirPrefix + "XXXXXX";
   if (mkdtemp(tmpl.data()) == nullptr) {
     const int err = errno;
-    throw Error(fmt::format(
-        "cannot create a private directory in --dir {}: {}{}", parent, errno_text(err),
-        err == EROFS || err == EACCES || err == EPERM ? " (choose a writable directory with --dir)"
-                                                      : ""));
+    throw Error(fmt::format("cannot create a private directory in {} {}: {}{}", parent.flag,
+                            parent.path, errno_text(err),
+                            err == EROFS || err == EACCES || err == EPERM
+                                ? " (choose a writable directory with --dir)"
+                                : ""));
   }
-  hold_new_dir(tmpl, private_marker_text(), {"--dir", parent});
+  hold_new_dir(tmpl, private_marker_text(), parent);
 }
 
 // `path` itself, made now: a directory that exists already is refused, whatever it holds.

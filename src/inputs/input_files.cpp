@@ -7,7 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <fstream>
+#include <climits>
 #include <memory>
 #include <set>
 #include <utility>
@@ -17,6 +17,7 @@
 
 #include "fdbench/error.hpp"
 #include "fdbench/unique_fd.hpp"
+#include "model/format.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/platform.hpp"
 
@@ -189,22 +190,104 @@ std::string list_separator_mistake(const std::string& list_file, std::string_vie
   return "";
 }
 
+namespace {
+
+// The paths of a --list, entry by entry, from a regular file or a pipe read in pieces: never
+// more than kMaxListEntries entries nor an entry longer than a path can be, so that no input
+// (a FIFO fed by `yes`, a file of zeros) makes a run read without end.
+class ListReader {
+ public:
+  ListReader(const std::string& list_file, bool nul_separated)
+      : list_file_(list_file), separator_(nul_separated ? '\0' : '\n') {
+    platform::InputFile input = platform::open_input_file(list_file);
+    if (!input.fd && input.error != 0) {
+      throw Error(fmt::format("--list {}: {}", list_file, errno_text(input.error)));
+    }
+    if (!input.fd) {
+      throw UsageError(fmt::format("--list {} is {}; --list reads a file of paths, or a pipe",
+                                   list_file, platform::file_type_words(input.mode)));
+    }
+    fd_ = std::move(input.fd);
+  }
+
+  // The next entry into `entry`, and whether the list ended it (false: the list ended first).
+  // False with `entry` empty at the end.
+  bool next(std::string& entry, bool& ended_by_separator) {
+    entry.clear();
+    for (;;) {
+      if (at_ == got_ && !fill()) {
+        ended_by_separator = false;
+        return !entry.empty();
+      }
+      const char* begin = buffer_.data() + at_;
+      const char* end = buffer_.data() + got_;
+      const char* found = std::find(begin, end, separator_);
+      entry.append(begin, found);
+      at_ = static_cast<std::size_t>(found - buffer_.data());
+      if (entry.size() > static_cast<std::size_t>(PATH_MAX)) {
+        throw Error(fmt::format(
+            "--list {}: entry {} is longer than a path can be ({} bytes): not a list of paths",
+            list_file_, group_digits(entries_ + 1), PATH_MAX));
+      }
+      if (found != end) {
+        ++at_;
+        ended_by_separator = true;
+        return true;
+      }
+    }
+  }
+
+  // Counts an entry read, and ends a list that has more than a run can open.
+  void count() {
+    if (++entries_ > kMaxListEntries) {
+      throw Error(
+          fmt::format("--list {}: more than {} entries, more than a run opens; "
+                      "give a shorter list",
+                      list_file_, group_digits(kMaxListEntries)));
+    }
+    if ((entries_ & 1023) == 0) throw_if_interrupted();
+  }
+  [[nodiscard]] std::uint64_t entries() const { return entries_; }
+
+ private:
+  bool fill() {
+    try {
+      got_ = platform::read_input(fd_.get(), buffer_.data(), buffer_.size());
+    } catch (const Error& e) {
+      throw Error(fmt::format("--list {}: {}", list_file_, e.what()));
+    }
+    at_ = 0;
+    return got_ > 0;
+  }
+
+  // As many entries as --files allows files: a list longer than that is no run's input.
+  static constexpr std::uint64_t kMaxListEntries = 10'000'000;
+  std::string list_file_;
+  char separator_;
+  UniqueFd fd_;
+  std::vector<char> buffer_ = std::vector<char>(1 << 16);
+  std::size_t at_ = 0;
+  std::size_t got_ = 0;
+  std::uint64_t entries_ = 0;
+};
+
+}  // namespace
+
 InputFiles read_list(const std::string& list_file, bool nul_separated) {
   InputFiles input;
   input.source = "list";
   input.origin = list_file;
   char cwd[4096];
   input.dir_path = getcwd(cwd, sizeof cwd) != nullptr ? cwd : ".";
-  std::ifstream in(list_file, std::ios::binary);
-  if (!in) throw Error(fmt::format("--list {}: {}", list_file, errno_text(errno)));
+  ListReader list(list_file, nul_separated);
   const ReadPermission readable;
-  std::string entry;
-  std::size_t count = 0;
   const char separator = nul_separated ? '\0' : '\n';
-  while (std::getline(in, entry, separator)) {
-    if ((++count & 1023) == 0) throw_if_interrupted();
-    if (count == 1) {  // the first entry and what ended it: enough to tell the separator
-      const std::string head = in.eof() ? entry : entry + separator;
+  std::string entry;
+  bool ended = false;
+  while (list.next(entry, ended)) {
+    list.count();
+    if (list.entries() == 1) {  // the first entry and what ended it: enough to tell the separator
+      const std::string head = ended ? entry + separator : entry;
       if (auto why = list_separator_mistake(list_file, head, nul_separated); !why.empty()) {
         throw UsageError(why);
       }
@@ -224,7 +307,6 @@ InputFiles read_list(const std::string& list_file, bool nul_separated) {
       ++input.skipped[what == "dir" ? "directory" : what];
     }
   }
-  if (in.bad()) throw Error(fmt::format("--list {}: read error", list_file));
   return input;
 }
 

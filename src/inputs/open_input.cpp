@@ -45,7 +45,9 @@ FileSet generated_set(const OpenOptions& o, const FileSet::CreationProgress& pro
   }
   summary.origin = o.dir.empty() ? default_dir() : o.dir;
   summary.file_set = "private";
-  return FileSet::create(summary.origin, o.files.value(), o.subdirs.value(), progress);
+  // Named as the user gave it: a TMPDIR they never passed as --dir is called TMPDIR.
+  return FileSet::create(summary.origin, o.files.value(), o.subdirs.value(), progress,
+                         o.dir.empty() ? "TMPDIR" : "--dir");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // Number and text formatting shared by the human-readable outputs.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/result.hpp"
@@ -25,6 +26,11 @@ std::string thread_count_text(int threads);
 // A result's thread count as the tables show it: "2", or "2 (+1)" when more threads or
 // processes than that can be on a CPU during the timed region (runnable_threads).
 std::string threads_text(const Result& r);
+
+// `text` safe to print on a terminal as one line: every control byte (a newline, ESC, BEL, the
+// C1 controls), and every byte that is not part of valid UTF-8, as \xNN; the rest as it is.
+// For messages that echo what a file or an argument held.
+std::string printable(std::string_view text);
 
 // A command line as a POSIX shell would take it back: each word as it is where that is safe,
 // else in single quotes (fdbench open --dir '/tmp/a b').

@@ -16,6 +16,7 @@
 #include <random>
 
 #include "fdbench/error.hpp"
+#include "platform/interrupt.hpp"
 #include "platform/platform.hpp"
 
 namespace fdbench {
@@ -139,8 +140,13 @@ AtomicFile::AtomicFile(std::string path, std::string what)
     : path_(std::move(path)), what_(std::move(what)) {
   if (const auto stream = in_place(path_)) {
     in_place_ = true;
-    fd_.reset(*stream >= 0 ? fcntl(*stream, F_DUPFD_CLOEXEC, 0)
-                           : open(path_.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC));
+    // A FIFO's open waits for a reader: a signal does not end that wait, a second one does
+    // (the output is then given up), as for a write.
+    for (;;) {
+      fd_.reset(*stream >= 0 ? fcntl(*stream, F_DUPFD_CLOEXEC, 0)
+                             : open(path_.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC));
+      if (fd_ || errno != EINTR || interrupt_count() >= 2) break;
+    }
     if (!fd_) fail(errno);
   } else {
     open_beside();
@@ -229,7 +235,9 @@ void AtomicFile::write(std::string_view content) {
   std::size_t left = content.size();
   while (left > 0) {
     const ssize_t n = ::write(fd_.get(), p, left);
-    if (n < 0 && errno == EINTR) continue;
+    // A signal finishes the output first (the run ends with its code then); a second one gives
+    // it up, so that a reader who never reads cannot keep fdbench alive.
+    if (n < 0 && errno == EINTR && interrupt_count() < 2) continue;
     if (n < 0) {
       // The descriptor stays until commit() or the destructor, so a run's descriptors do not
       // change under it (a result's leak check counts them); the file gives back the space it

@@ -3,14 +3,14 @@
 #include <fmt/format.h>
 
 #include <cerrno>
-#include <fstream>
+#include <cstdint>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "fdbench/error.hpp"
 #include "fdbench/tune.hpp"
 #include "output/reporter.hpp"
 #include "output/trace_out.hpp"
+#include "platform/platform.hpp"
 
 namespace fdbench {
 
@@ -52,6 +52,61 @@ std::string other_json(std::string_view text) {
   }
 }
 
+// The most of one results file compare and report read. The largest document fdbench writes
+// is the default suite's at the largest --repeat (100,000): about 50 results of 100,000
+// times at some 10 bytes each, 50 MB. The reader holds a document as a tree of about ten times its size, so a
+// larger file (an 88 MB one took 840 MB) is refused before it is read.
+constexpr std::uint64_t kMaxResultsFileBytes = 128ULL << 20;
+
+// Why a file too large to be results is refused: what its first line says it is (a trace, a
+// CSV export), else that it is too large.
+std::string too_large(const std::string& path, int fd, const std::string& reads) {
+  std::string head(64 * 1024, '\0');
+  std::size_t got = 0;
+  while (got < head.size()) {
+    const std::size_t n = platform::read_input(fd, head.data() + got, head.size() - got);
+    if (n == 0) break;
+    got += n;
+  }
+  head.resize(got);
+  if (const std::string what = other_document(head); !what.empty()) {
+    return fmt::format("{} is {}; {}", path, what, reads);
+  }
+  return fmt::format("{} holds more than the {} MiB a results file can be; {}", path,
+                     kMaxResultsFileBytes >> 20, reads);
+}
+
+// The whole of `path`: a regular file or a pipe, at most kMaxResultsFileBytes. Error names the
+// file and what it is when it is not one of those.
+std::string results_file_text(const std::string& path, const std::string& reads) {
+  const platform::InputFile input = platform::open_input_file(path);
+  if (!input.fd && input.error != 0) {
+    throw Error(fmt::format("{}: {}", path, errno_text(input.error)));
+  }
+  if (!input.fd) {
+    throw Error(fmt::format("{} is {}; {}", path, platform::file_type_words(input.mode), reads));
+  }
+  if (input.size > kMaxResultsFileBytes) throw Error(too_large(path, input.fd.get(), reads));
+  std::string text;
+  text.reserve(input.size);
+  std::string piece(1 << 16, '\0');
+  // A pipe says no size: read until its end, or until it has given more than a file can be.
+  for (;;) {
+    std::size_t n = 0;
+    try {
+      n = platform::read_input(input.fd.get(), piece.data(), piece.size());
+    } catch (const Error& e) {  // EIO, or EISDIR where a directory slipped in
+      throw Error(fmt::format("{}: {}", path, e.what()));
+    }
+    if (n == 0) return text;
+    if (text.size() + n > kMaxResultsFileBytes) {
+      throw Error(fmt::format("{} holds more than the {} MiB a results file can be; {}", path,
+                              kMaxResultsFileBytes >> 20, reads));
+    }
+    text.append(piece.data(), n);
+  }
+}
+
 }  // namespace
 
 std::string other_document(std::string_view text) {
@@ -68,17 +123,13 @@ std::string other_document(std::string_view text) {
 }
 
 ResultsDocument read_results_file(const std::string& path, std::string_view command) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: {}", path, errno_text(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
+  const std::string reads = fmt::format(
+      "{} reads the JSON results of a run (written with --format json or --export-json)", command);
+  const std::string text = results_file_text(path, reads);
   try {
-    return parse_results_json(text.str());
+    return parse_results_json(text);
   } catch (const Error& e) {
-    const std::string reads = fmt::format(
-        "{} reads the JSON results of a run (written with --format json or --export-json)",
-        command);
-    if (const std::string what = other_document(text.str()); !what.empty()) {
+    if (const std::string what = other_document(text); !what.empty()) {
       throw Error(fmt::format("{} is {}; {}", path, what, reads));
     }
     throw Error(fmt::format("{}: {}; {}", path, e.what(), reads));

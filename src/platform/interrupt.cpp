@@ -12,10 +12,12 @@ namespace fdbench {
 
 namespace {
 std::atomic<int> g_signal{0};
+std::atomic<int> g_signal_count{0};
 static_assert(std::atomic<int>::is_always_lock_free, "the handler needs a lock-free flag");
 
 void on_signal(int sig) {
   g_signal.store(sig, std::memory_order_relaxed);
+  g_signal_count.fetch_add(1, std::memory_order_relaxed);
 }
 
 void set_handler(int sig, void (*handler)(int)) {
@@ -61,12 +63,17 @@ int interrupted() noexcept {
   return g_signal.load(std::memory_order_relaxed);
 }
 
+int interrupt_count() noexcept {
+  return g_signal_count.load(std::memory_order_relaxed);
+}
+
 void throw_if_interrupted() {
   if (const int sig = interrupted()) throw Interrupted(sig);
 }
 
 void clear_interrupt() noexcept {
   g_signal.store(0);
+  g_signal_count.store(0);
 }
 
 }  // namespace fdbench

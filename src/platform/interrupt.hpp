@@ -9,6 +9,9 @@ void install_interrupt_handlers();
 void reset_interrupt_handlers_in_child();
 // The signal number received, or 0.
 int interrupted() noexcept;
+// How many such signals arrived: a second one ends at once what the first could not (a
+// repetition stuck in an open, an output a reader does not take).
+int interrupt_count() noexcept;
 // Throws Interrupted if a signal arrived.
 void throw_if_interrupted();
 // For tests: forget a received signal.

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "fdbench/unique_fd.hpp"
+
 namespace fdbench::platform {
 
 // Whether this build uses Linux's own interfaces (/proc, PR_SET_PDEATHSIG, close_range,
@@ -237,6 +239,28 @@ int open_unnamed_file(const std::string& dir, unsigned mode) noexcept;
 // Gives a file from open_unnamed_file() the name `path`, which must not exist: 0 or errno
 // (EEXIST when it does).
 int name_unnamed_file(int fd, const std::string& path) noexcept;
+
+// ---- Files a user names as input (src/platform/input_file.cpp)
+
+// What a file of this mode (st_mode) is, in words: "a regular file", "a directory", "a FIFO",
+// "a character device", "a block device", "a socket", ...
+std::string_view file_type_words(unsigned mode);
+
+struct InputFile {
+  UniqueFd fd;             // open for reading; invalid when not opened
+  int error = 0;           // errno when it could not be looked at or opened
+  unsigned mode = 0;       // what it is (st_mode), when it could be looked at
+  std::uint64_t size = 0;  // a regular file's size when opened
+};
+// Opens `path` (symlinks followed) for reading when it is a regular file or a FIFO (a pipe, as
+// a shell's <(...) gives): what a stream of text is read from. Anything else is looked at
+// only, never opened (opening a device can act: a tape rewinds), and comes back without fd,
+// its mode saying what it is. A FIFO's open waits for a writer; a signal ends that wait
+// (throws Interrupted).
+InputFile open_input_file(const std::string& path);
+// read() of up to `size` bytes: 0 at the end. A signal ends a read that waits (throws
+// Interrupted); another error throws Error with its errno text.
+std::size_t read_input(int fd, char* buffer, std::size_t size);
 
 // ---- Mounts (src/platform/mounts.cpp)
 

@@ -58,9 +58,18 @@ std::string format_seconds(double seconds) {
 
 RepetitionRunner::RepetitionRunner(double timeout_s, std::string doing)
     : timeout_s_(timeout_s), doing_(std::move(doing)) {
+  const auto limit = std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::duration<double>(timeout_s_));
   if (timeout_s_ > 0) {
-    runner_.emplace(std::chrono::duration_cast<std::chrono::nanoseconds>(
-        std::chrono::duration<double>(timeout_s_)));
+    runner_.emplace(limit);
+    return;
+  }
+  // No limit: still on a runner's thread, so that Ctrl-C can end a repetition stuck in an open
+  // it never returns from. Where no thread can be made (ulimit -u), the repetitions run on
+  // this one, as a run without a limit always could.
+  try {
+    runner_.emplace(std::chrono::nanoseconds::zero());
+  } catch (const Error&) {
   }
 }
 
@@ -73,9 +82,8 @@ void RepetitionRunner::run_next(std::vector<std::unique_ptr<Measurement>>& runni
   const std::string step = m.next_repetition_text();
   const auto outcome = runner_->run([&m] { m.run_next(); });
   if (outcome == TimedRunner::Outcome::done) return;
-  const bool timed_out = outcome == TimedRunner::Outcome::timed_out;
-  abandon(running, k, label + ": " + step, timed_out);
-  if (!timed_out) throw Interrupted(interrupted());
+  abandon(running, k, label + ": " + step, outcome);
+  if (outcome != TimedRunner::Outcome::timed_out) throw Interrupted(interrupted());
   throw TimedOut(hung_->error);
 }
 
@@ -97,14 +105,17 @@ std::optional<Result> RepetitionRunner::take_hung() {
 // on; keeps the measurement from ever being freed; and makes its result, which says why. The other
 // measurements skip their leak check (the hung one's descriptors are still open).
 void RepetitionRunner::abandon(std::vector<std::unique_ptr<Measurement>>& running, std::size_t k,
-                               const std::string& what, bool timed_out) {
+                               const std::string& what, TimedRunner::Outcome outcome) {
   const std::string on = hung_on(platform::paths_being_opened(), doing_);
   platform::park_other_threads();
   platform::kill_descendants();  // Linux: every descendant, grandchildren too
   ChildProcess::kill_all();      // everywhere: this process's own children, killed and reaped
-  if (timed_out) {
+  if (outcome == TimedRunner::Outcome::timed_out) {
     hung_ = running[k]->hung(Status::timed_out, fmt::format("{} did not finish within {}; {}", what,
                                                             format_seconds(timeout_s_), on));
+  } else if (outcome == TimedRunner::Outcome::interrupted_again) {
+    hung_ = running[k]->hung(
+        Status::hung, fmt::format("{} was still running at the second signal; {}", what, on));
   } else {
     hung_ = running[k]->hung(
         Status::hung,
@@ -112,7 +123,7 @@ void RepetitionRunner::abandon(std::vector<std::unique_ptr<Measurement>>& runnin
             "{} was still running {} after the signal; {}", what,
             format_seconds(std::chrono::duration<double>(TimedRunner::kSignalGrace).count()), on));
   }
-  hung_->parameters["timeout"] = format_seconds(timeout_s_);
+  if (limited()) hung_->parameters["timeout"] = format_seconds(timeout_s_);
   hung_index_ = k;
   keep_forever(std::move(running[k]));
   running[k] = nullptr;

@@ -1,10 +1,11 @@
 #pragma once
-// How every command runs one repetition: `open`, `socket` (Session) and `tune` alike. Without
-// a limit the repetition runs on the caller's thread; with --timeout it runs on a TimedRunner
-// thread, and one that does not return in time (an open() on a dead NFS or FUSE mount), or
-// that Ctrl-C cannot reach, is abandoned here: what it was opening is noted, every other
-// thread of fdbench parked, its processes killed, the measurement kept alive for ever, and
-// its result made, which says so (status timed_out or hung).
+// How every command runs one repetition: `open`, `socket` (Session) and `tune` alike. Each
+// runs on a TimedRunner thread (with --timeout none too, unless no thread can be made: then
+// on the caller's), and one that does not return in time (an open() on a dead NFS or FUSE
+// mount), or that Ctrl-C cannot reach (3 s after the signal, 1 s once a second came), is
+// abandoned here: what it was opening is noted, every other thread of fdbench parked, its
+// processes killed, the measurement kept alive for ever, and its result made, which says so
+// (status timed_out or hung).
 #include <chrono>
 #include <cstddef>
 #include <memory>
@@ -53,7 +54,7 @@ class RepetitionRunner {
 
  private:
   void abandon(std::vector<std::unique_ptr<Measurement>>& running, std::size_t k,
-               const std::string& what, bool timed_out);
+               const std::string& what, TimedRunner::Outcome outcome);
 
   double timeout_s_;
   std::string doing_;

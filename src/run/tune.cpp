@@ -172,6 +172,11 @@ TuneReport run_tune(const TuneOptions& options,
     if (progress) progress(line);
   };
   TuneReport report;
+  report.budget_seconds = options.budget_seconds;
+  const std::int64_t start_ns = platform::now_ns();
+  const auto took = [&] {
+    report.seconds = static_cast<double>(platform::now_ns() - start_ns) / 1e9;
+  };
   const OpenOptions& open = options.open;
   const bool generated = open.tree.empty() && open.list.empty();
   std::vector<Combination> combos = combinations_of(open.strategies);
@@ -200,7 +205,10 @@ TuneReport run_tune(const TuneOptions& options,
   for (const auto& combo : combos) report.sweep.push_back(combo.pooled);
   report.allow_direct = options.allow_direct;
   report.recommendation = recommend_from(report.sweep, options.allow_direct);
-  if (!report.recommendation) return report;
+  if (!report.recommendation) {
+    took();
+    return report;
+  }
   const Combination& best = combination_of(combos, report.recommendation->best);
   report.best_interval_reached = best.pooled.median_ci.reached;
   // Only a table the workload grows can stall: not one whose descriptors live in a ring.
@@ -208,6 +216,7 @@ TuneReport run_tune(const TuneOptions& options,
     say("the recommended setting again, without pre-growing the table");
     check_stall(bench, best, report);
   }
+  took();
   return report;
 }
 

@@ -42,8 +42,10 @@ struct TuneReport {
   std::optional<Recommendation> recommendation;
   int rounds = 0;
   int combinations = 0;
-  double round_seconds = 0;            // the first round's time
-  bool round_over_budget = false;      // one round took longer than the whole budget
+  double seconds = 0;              // the whole sweep, its files made and the stall check included
+  double budget_seconds = 0;       // what it was given (--budget)
+  double round_seconds = 0;        // the first round's time
+  bool round_over_budget = false;  // one round took longer than the whole budget
   bool best_interval_reached = false;  // the best has enough samples for a 95% interval
   // With --keep-open: the recommended setting again with pregrow off, and whether it was
   // significantly slower than pre-grown (the stall seen here).
@@ -68,6 +70,9 @@ TuneReport run_tune(const TuneOptions& options,
 // What recommend() measures by default: 2,000 generated files in $TMPDIR, opened and closed,
 // within a budget of 3 seconds.
 TuneOptions short_tune_options();
+// "the sweep took 21.6 s, more than its --budget of 1 s", or "" within the budget: every
+// combination gets one round at least, so a small budget can be overrun, and that is said.
+std::string budget_overrun_text(const TuneReport& report);
 // The "Recommendation" block under the sweep's table: the setting to use, the alternatives
 // within noise, the knee, the descriptor-table and RLIMIT_NOFILE advice.
 std::string tune_text(const TuneReport& report);

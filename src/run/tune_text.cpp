@@ -21,6 +21,16 @@ std::string setting_text(const TunedSetting& s) {
                      s.batch > 1 ? fmt::format(", batch {}", s.batch) : "");
 }
 
+}  // namespace
+
+std::string budget_overrun_text(const TuneReport& report) {
+  if (report.seconds <= report.budget_seconds) return "";
+  return fmt::format("the sweep took {:.1f} s, more than its --budget of {:g} s", report.seconds,
+                     report.budget_seconds);
+}
+
+namespace {
+
 std::string sweep_line(const TuneReport& report) {
   std::string line = fmt::format("Measured: {} combinations, {} round{} of interleaved repetitions",
                                  report.combinations, report.rounds, report.rounds == 1 ? "" : "s");
@@ -31,6 +41,12 @@ std::string sweep_line(const TuneReport& report) {
         report.round_seconds);
   }
   line += "\n";
+  if (const std::string over = budget_overrun_text(report); !over.empty()) {
+    line += fmt::format(
+        "  ({}: every combination runs one round at least, after its files are made; raise "
+        "--budget, or lower --files for a shorter round)\n",
+        over);
+  }
   if (report.recommendation && !report.best_interval_reached) {
     line += fmt::format(
         "  (too few repetitions to separate these: a 95% interval of the median needs {}; a "

@@ -1,18 +1,25 @@
 // fdbench compare and fdbench env, end to end: two real runs side by side in every format,
 // --references against the seeds' published figures, and every unreadable input (missing,
 // malformed, truncated, another schema version) one "Error:" line with exit code 2.
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fdbench/tune.hpp"
 #include "support/contract.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
+#include "support/wait_until.hpp"
 
 namespace fdbench::testing {
 namespace compare_test {
@@ -107,7 +114,7 @@ TEST_F(Compare, UnreadableInputsAreOneLineAndExitTwo) {
       {bad / "newer.json", fmt::format("schema_version {} is not supported", kSchemaVersion + 1)},
       {bad / "field.json", "results[0].times_ns"},
       {bad / "missing.json", "No such file"},
-      {bad.path(), ""},
+      {bad.path(), "is a directory"},
   };
   for (const auto& [file, cause] : cases) {
     for (const auto& args : {std::vector<std::string>{"compare", path("a.json"), file},
@@ -122,6 +129,105 @@ TEST_F(Compare, UnreadableInputsAreOneLineAndExitTwo) {
       EXPECT_NE(run.err.find(cause), std::string::npos) << run.err;
     }
   }
+}
+
+// What a malformed document holds is echoed escaped (issue 21 item 16): a key that carries a
+// terminal command (ESC ... BEL) or a newline reaches the terminal as text, on one line.
+TEST_F(Compare, WhatADocumentHoldsIsEchoedEscaped) {
+  TempDir bad;
+  auto doc = nlohmann::json::parse(read_text(path("a.json")));
+  doc["results"][0]["failures_by_errno"] = {{"\x1b]0;owned\x07\nE", "x"}};
+  write_text(bad / "keys.json", doc.dump());
+  for (const std::string command : {"compare", "report"}) {
+    const RunResult run = run_fdbench({command, path("a.json"), bad / "keys.json"});
+    EXPECT_EQ(run.exit_code, 2) << run.err;
+    EXPECT_EQ(run.err.find('\n'), run.err.size() - 1) << run.err;
+    EXPECT_EQ(run.err.find('\x1b'), std::string::npos) << run.err;
+    EXPECT_EQ(run.err.find('\x07'), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("\\x1b]0;owned\\x07\\x0aE"), std::string::npos) << run.err;
+  }
+}
+
+// What cannot be a results file is refused before it is read (issue 21 item 11): a device is
+// never opened, a file larger than any results file is not read, and a pipe is read only up to
+// that size. Each is one line naming the file and what it is, exit 2, for compare and report.
+TEST_F(Compare, InputsThatCannotBeResultsAreRefusedBeforeTheyAreRead) {
+  TempDir bad;
+  const std::string large = bad / "large.json";
+  write_text(large, "{");
+  ASSERT_EQ(truncate(large.c_str(), 129LL << 20), 0);  // sparse: no disk used
+  RunOptions bounded;
+  bounded.address_space = 1ULL << 30;  // reading /dev/zero whole fails fast, not the machine
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"/dev/zero", "/dev/zero is a character device; "},
+      {bad.path(), bad.path() + " is a directory; "},
+      {large, large + " holds more than the 128 MiB a results file can be; "},
+  };
+  for (const auto& [file, cause] : cases) {
+    for (const std::string command : {"compare", "report"}) {
+      const std::vector<std::string> args{command, path("a.json"), file};
+      SCOPED_TRACE(describe(args));
+      const RunResult run = run_fdbench(args, bounded);
+      EXPECT_EQ(run.exit_code, 2) << run.err;
+      EXPECT_EQ(run.out, "");
+      EXPECT_EQ(run.err, fmt::format("Error: {}{} reads the JSON results of a run (written with "
+                                     "--format json or --export-json)\n",
+                                     cause, command));
+    }
+  }
+}
+
+// The write end of `fifo`, once fdbench has opened its read end (bounded: -1 if it never does).
+int fifo_writer(const std::string& fifo) {
+  int fd = -1;
+  wait_until([&] { return (fd = open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC)) >= 0; });
+  if (fd >= 0) fcntl(fd, F_SETFL, 0);  // blocking writes from here on
+  return fd;
+}
+
+// A pipe (a FIFO, a shell's <(...)) is read as a results file is, and refused once it has given
+// more than one can be, though its writer has more.
+TEST_F(Compare, APipeIsReadUpToTheSizeOfAResultsFile) {
+  TempDir dir;
+  const std::string fifo = dir / "results.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&fifo] {
+    sigset_t pipe_signal;
+    sigemptyset(&pipe_signal);
+    sigaddset(&pipe_signal, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);  // EPIPE once fdbench stops reading
+    const int fd = fifo_writer(fifo);
+    if (fd < 0) return;
+    const std::string block(1 << 20, ' ');
+    for (int i = 0; i < 130; ++i) {
+      if (write(fd, block.data(), block.size()) < 0) break;
+    }
+    close(fd);
+  });
+  RunOptions bounded;
+  bounded.address_space = 1ULL << 30;
+  const RunResult run = run_fdbench({"compare", path("a.json"), fifo}, bounded);
+  writer.join();
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_EQ(run.err.rfind("Error: " + fifo + " holds more than the 128 MiB", 0), 0U) << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+
+  // A pipe that gives a whole results document is read as the file itself.
+  const std::string document = read_text(path("a.json"));
+  std::thread results_writer([&] {
+    const int fd = fifo_writer(fifo);
+    if (fd < 0) return;
+    for (std::size_t done = 0; done < document.size();) {
+      const ssize_t n = write(fd, document.data() + done, document.size() - done);
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    close(fd);
+  });
+  const RunResult piped = run_fdbench({"compare", path("a.json"), fifo});
+  results_writer.join();
+  EXPECT_EQ(piped.exit_code, 0) << piped.err;
+  EXPECT_NE(piped.out.find("[2] " + fifo), std::string::npos) << piped.out;
 }
 
 // What fdbench writes besides results, and JSON that is not fdbench's, each said for what it

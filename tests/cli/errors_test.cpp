@@ -3,6 +3,8 @@
 // --dir, and no input crashes fdbench or makes it hang (every run here has a bounded wait).
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +18,7 @@
 
 #include "support/error_line.hpp"
 #include "support/fdbench_process.hpp"
+#include "support/hang_opens.hpp"
 #include "support/require.hpp"
 #include "support/temp_dir.hpp"
 #include "support/tmpfs.hpp"
@@ -123,6 +126,54 @@ TEST(Errors, TooFewInodesIsSaidBeforeCreatingAnything) {
   EXPECT_EQ(run.exit_code, 1) << run.err;
   expect_one_error_line(run.err, {"--dir", tiny.path(), "inodes", "1000", "lower --files"});
   EXPECT_EQ(list_names(tiny.path()), std::vector<std::string>{}) << "setup left files behind";
+}
+
+// A directory the user never named with --dir is called what they did set: TMPDIR (issue 21
+// item 16), before the run (missing, read-only) and when the set is made (too few inodes).
+TEST(Errors, ProblemsWithTmpdirNameTmpdir) {
+  const TempDir parent;
+  const std::string missing = parent / "no-such-dir";
+  const Tmpfs ro("ro,size=1m");
+  const Tmpfs tiny("size=64k,nr_inodes=200");
+  struct Case {
+    std::string tmpdir;
+    std::vector<std::string> args;
+    int exit_code;
+    std::vector<std::string> parts;
+  };
+  std::vector<Case> cases{
+      {missing,
+       {"open", "--files", "10"},
+       2,
+       {"TMPDIR " + missing, "No such file", "name another directory with --dir"}},
+      {missing, {"env"}, 2, {"TMPDIR " + missing, "No such file"}},
+      {missing, {"clean"}, 2, {"TMPDIR " + missing, "No such file"}},
+  };
+  if (ro.mounted()) {
+    cases.push_back({ro.path(),
+                     {"open", "--files", "10"},
+                     2,
+                     {"TMPDIR " + ro.path(), "not writable", "with --dir"}});
+  }
+  if (tiny.mounted()) {
+    cases.push_back(
+        {tiny.path(),
+         {"open", "--files", "1000", "--threads", "1", "--strategy", "threads", "--repeat", "1"},
+         1,
+         {"TMPDIR " + tiny.path(), "inodes", "choose another TMPDIR"}});
+  }
+  for (const auto& c : cases) {
+    SCOPED_TRACE("TMPDIR=" + c.tmpdir + " " + describe(c.args));
+    RunOptions options = as_a_job();
+    options.env = {"TMPDIR=" + c.tmpdir};
+    const RunResult run = run_bounded(c.args, options);
+    EXPECT_EQ(run.exit_code, c.exit_code) << run.err;
+    expect_one_error_line(run.err, c.parts);
+    EXPECT_EQ(run.err.find("--dir " + c.tmpdir), std::string::npos) << run.err;
+  }
+  if (!ro.mounted() || !tiny.mounted()) {
+    FDBENCH_SKIP_WITHOUT("mount") << "cannot mount a tmpfs (not root?): the missing TMPDIR only";
+  }
 }
 
 // ENOSPC in the middle of creating the set: the up-front check passed, then something else
@@ -275,6 +326,122 @@ TEST(Errors, NulSeparatedListThroughAPipe) {
   EXPECT_EQ(run.exit_code, 2) << run.err;
   expect_one_error_line(run.err, {"--list", fifo, "NUL-separated", "add --list0"});
 }
+
+// A --list that is a device is refused before it is opened, in one line naming what it is
+// (issue 21 item 11: --list /dev/zero --list0 ran for ever, and without --list0 read one line
+// until memory ran out).
+TEST(Errors, ADeviceAsListIsRefusedUnopened) {
+  RunOptions bounded = as_a_job();
+  bounded.address_space = 1ULL << 30;
+  for (const auto& args : {std::vector<std::string>{"open", "--list", "/dev/zero", "--list0"},
+                           std::vector<std::string>{"open", "--list", "/dev/zero"},
+                           std::vector<std::string>{"tune", "--list", "/dev/zero", "--list0"}}) {
+    SCOPED_TRACE(describe(args));
+    const RunResult run = run_bounded(args, bounded);
+    EXPECT_EQ(run.exit_code, 2) << run.err;
+    expect_one_error_line(run.err, {"--list /dev/zero is a character device",
+                                    "--list reads a file of paths, or a pipe"});
+  }
+}
+
+// The write end of the FIFO `fifo` once fdbench has opened its read end (-1 if it never does).
+int list_writer(const std::string& fifo) {
+  int fd = -1;
+  wait_until([&] { return (fd = open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC)) >= 0; });
+  return fd;
+}
+
+// A pipe as --list is allowed (find ... | fdbench open --list /dev/stdin, or <(find ...)) and
+// read as it comes, but never without end: an entry longer than any path ends the run with one
+// line, though the writer has more.
+TEST(Errors, AListPipeThatNeverEndsAPathEndsTheRun) {
+  TempDir dir;
+  const std::string fifo = dir / "list";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  RunOptions options = as_a_job();
+  options.address_space = 1ULL << 30;
+  FdbenchProcess child({"open", "--list", fifo, "--threads", "1", "--strategy", "threads",
+                        "--repeat", "1", "--quiet"},
+                       options);
+  std::thread writer([&fifo] {
+    sigset_t pipe_signal;
+    sigemptyset(&pipe_signal);
+    sigaddset(&pipe_signal, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);  // EPIPE once fdbench stops reading
+    const int fd = list_writer(fifo);
+    if (fd < 0) return;
+    fcntl(fd, F_SETFL, 0);
+    const std::string block(1 << 16, 'y');  // no separator, ever: until fdbench stops reading
+    while (write(fd, block.data(), block.size()) > 0) {
+    }
+    close(fd);
+  });
+  const RunResult run = child.wait();
+  writer.join();
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  expect_one_error_line(run.err, {"--list", fifo, "longer than a path can be"});
+}
+
+// A pipe that gives part of a list and then nothing: Ctrl-C ends the wait (exit 130), as it
+// ends any other.
+TEST(Errors, CtrlCEndsAWaitForAListPipe) {
+  TempDir dir;
+  const std::string fifo = dir / "list";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  FdbenchProcess child({"open", "--list", fifo, "--threads", "1", "--strategy", "threads",
+                        "--repeat", "1", "--quiet"},
+                       as_a_job());
+  const int fd = list_writer(fifo);
+  ASSERT_GE(fd, 0) << "fdbench never opened the list";
+  EXPECT_EQ(write(fd, "/no/such", 8), 8);  // a path begun, never ended
+  // Asleep in its read of the pipe (the state in /proc/PID/stat after "(fdbench) ").
+  EXPECT_TRUE(wait_until([&] {
+    const std::string stat = read_text("/proc/" + std::to_string(child.pid()) + "/stat");
+    const auto close = stat.rfind(')');
+    return close != std::string::npos && stat.compare(close, 4, ") S ") == 0;
+  }));
+  child.signal(SIGINT);
+  const RunResult run = child.wait();
+  close(fd);
+  EXPECT_EQ(run.exit_code, 128 + SIGINT) << run.err;
+  EXPECT_NE(run.err.find("interrupted by signal"), std::string::npos) << run.err;
+  EXPECT_EQ(child.leftovers().running, 0);
+}
+
+#ifdef FDBENCH_HANG_OPENS
+// A run whose every result failed (here every open fails with EACCES, made so by
+// fdbench_hang_opens) measured nothing: it exits 1 with one line saying so after the results,
+// which each say why (issue 21 item 16: it exited 0). One result that worked makes it exit 0.
+TEST(Errors, ARunThatMeasuredNothingExitsOne) {
+  TempDir failing;
+  for (const char* name : {"a.txt", "b.txt", "c.txt"}) write_text(failing / name, "x");
+  TempDir mixed;
+  for (const char* name : {"a.txt", "fine.dat"}) write_text(mixed / name, "x");
+  RunOptions options = as_a_job();
+  options.program = FDBENCH_HANG_OPENS;
+  options.env = {"FDBENCH_HANG_OPENS_ERRNO=13"};
+  const auto run_on = [&](const TempDir& tree) {  // every open of a *.txt fails with EACCES
+    return run_bounded({".txt", "--", fdbench_binary(), "open", "--tree", tree.path(), "--strategy",
+                        "threads,pool", "--threads", "1", "--repeat", "2", "--format", "json"},
+                       options);
+  };
+  const RunResult run = run_on(failing);
+  if (run.exit_code == kHangOpensUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << run.err;
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  const auto doc = nlohmann::json::parse(run.out);
+  ASSERT_EQ(doc.at("results").size(), 2U);
+  for (const auto& result : doc.at("results")) {
+    EXPECT_GT(result.at("failures").get<int>(), 0) << result.dump();
+  }
+  EXPECT_EQ(run.err,
+            "Error: nothing was measured: every result failed (2 results); each result "
+            "says why\n");
+
+  const RunResult some = run_on(mixed);  // fine.dat still opens
+  EXPECT_EQ(some.exit_code, 0) << some.err;
+  EXPECT_EQ(some.err.find("nothing was measured"), std::string::npos) << some.err;
+}
+#endif  // FDBENCH_HANG_OPENS
 
 }  // namespace errors_test
 }  // namespace fdbench::testing

@@ -6,9 +6,12 @@
 // The only timing asserted is a generous upper bound on how long a stop takes: fdbench polls
 // for the signal at least every 4,096 items, which is well under a second here; the tests
 // allow kStopBound (5 s) so that a loaded machine cannot make them flaky.
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -23,6 +26,7 @@
 #include "support/child_pids.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
+#include "support/wait_until.hpp"
 
 namespace fdbench::testing {
 namespace interrupt_test {
@@ -335,8 +339,48 @@ TEST(Interrupt, RepeatedSignalsStillCleanUp) {
   expect_nothing_left(child, dir.path(), out);
 }
 
+// Ctrl-C while the last output is being written (issue 21 item 16: the signal was swallowed,
+// exit 0): the output is finished, whole, and the exit code says the run was interrupted. The
+// output is a FIFO with a one-page buffer: the test takes the first bytes, so fdbench is
+// writing (and blocked on the full pipe), signals, then reads the rest.
+TEST(Interrupt, CtrlCWhileTheOutputIsWrittenFinishesItAndExits130) {
+  FastTempDir dir;
+  TempDir out_dir;
+  const std::string fifo = out_dir / "results.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  ASSERT_GE(fcntl(reader, F_SETPIPE_SZ, 4096), 0);
+  FdbenchProcess child(
+      {"open", "--files", "50", "--threads", "1", "--strategy", "threads", "--repeat", "3",
+       "--warmup", "0", "--format", "json", "--output", fifo, "--dir", dir.path(), "--quiet"},
+      as_a_job());
+  std::string text;
+  char buffer[4096];
+  EXPECT_TRUE(wait_until([&] {
+    const ssize_t n = read(reader, buffer, 100);
+    if (n > 0) text.append(buffer, static_cast<std::size_t>(n));
+    return !text.empty();
+  })) << "fdbench never wrote its output";
+  child.signal(SIGINT);
+  fcntl(reader, F_SETFL, 0);
+  for (ssize_t n; (n = read(reader, buffer, sizeof buffer)) > 0;) {
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  close(reader);
+  const RunResult run = child.wait();
+  EXPECT_EQ(run.exit_code, 128 + SIGINT) << run.err;
+  EXPECT_NE(run.err.find("interrupted by signal 2 as the run ended"), std::string::npos) << run.err;
+  ASSERT_GT(text.size(), 4096U) << "the document fits the pipe: nothing was left to write";
+  const auto doc = nlohmann::json::parse(text);  // whole
+  EXPECT_TRUE(doc.at("complete").get<bool>());
+  EXPECT_EQ(doc.at("results").size(), 1U);
+  EXPECT_EQ(list_names(dir.path()), std::vector<std::string>{});
+}
+
 // No zombies and no orphans after `process` runs: neither after a normal one nor when a
-// worker is killed under fdbench's feet (its result then carries the error; the run goes on).
+// worker is killed under fdbench's feet (its result then carries the error; the run goes on,
+// and since that result, its only one, failed, it measured nothing: exit 1).
 TEST(ProcessWorkers, NothingOutlivesARunEvenWhenAWorkerIsKilled) {
   FastTempDir dir;
   {
@@ -356,7 +400,11 @@ TEST(ProcessWorkers, NothingOutlivesARunEvenWhenAWorkerIsKilled) {
   ASSERT_TRUE(wait_until([&] { return (workers = children_of(child.pid())).size() == 3; }));
   ASSERT_EQ(kill(workers[1], SIGKILL), 0);
   const RunResult run = child.wait();
-  ASSERT_EQ(run.exit_code, 0) << run.err;  // a strategy that fails is a result, not the end
+  // A strategy that fails is a result, not the end; a run whose every result failed exits 1.
+  ASSERT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_NE(run.err.find("Error: nothing was measured: every result failed (1 result)"),
+            std::string::npos)
+      << run.err;
   const auto doc = nlohmann::json::parse(run.out);
   ASSERT_EQ(doc.at("results").size(), 1U);
   EXPECT_EQ(doc.at("results")[0].at("status"), "failed") << doc.at("results")[0].dump();

@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "support/fdbench_process.hpp"
+#include "support/hang_opens.hpp"
+#include "support/require.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
@@ -188,6 +190,40 @@ TEST_F(KeptFiles, CtrlCWhileMakingTheSetRemovesItButNotOnceMade) {
   }
   EXPECT_EQ(open("--reuse-files").exit_code, 0);
 }
+
+#ifdef FDBENCH_HANG_OPENS
+// Two runs make the same --keep-files set at once (issue 21 item 16): the second is told the
+// truth, that a live run is making it (it was told to clean a set that was being made). The
+// first is held making file 7.txt by fdbench_hang_opens, so it is certainly still at it.
+TEST_F(KeptFiles, ASecondRunMakingTheSameSetIsToldAnotherIsMakingIt) {
+  RunOptions held = as_a_job();
+  held.program = FDBENCH_HANG_OPENS;
+  FdbenchProcess first({"7.txt", "--", fdbench_binary(), "open", "--keep-files", set_, "--files",
+                        "20", "--threads", "1", "--strategy", "threads", "--quiet"},
+                       held);
+  if (!first.wait_for_event("open-held ")) {
+    const RunResult early = first.wait();
+    if (early.exit_code == kHangOpensUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << early.err;
+    FAIL() << "the first run never held its open: " << early.err;
+  }
+  const RunResult second = open("--keep-files", {"--files", "20"});
+  EXPECT_EQ(second.exit_code, 1) << second.err;
+  EXPECT_EQ(lines_in(second.err), 1U) << second.err;
+  EXPECT_NE(second.err.find("another fdbench run, still alive, is making a set there now"),
+            std::string::npos)
+      << second.err;
+  EXPECT_EQ(second.err.find("fdbench clean"), std::string::npos) << second.err;
+
+  // Once that run is gone (SIGKILL: its set is left unfinished), the truth is the other one.
+  first.signal(SIGKILL, true);
+  first.wait();
+  const RunResult after = open("--keep-files", {"--files", "20"});
+  EXPECT_EQ(after.exit_code, 1) << after.err;
+  EXPECT_NE(after.err.find("creation did not finish: remove it with fdbench clean " + set_),
+            std::string::npos)
+      << after.err;
+}
+#endif  // FDBENCH_HANG_OPENS
 
 }  // namespace kept_files_test
 }  // namespace fdbench::testing

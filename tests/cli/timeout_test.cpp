@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "platform/platform.hpp"
+#include "support/child_pids.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/hang_opens.hpp"
 #include "support/require.hpp"
@@ -183,6 +185,81 @@ TEST(TimedOutRun, CtrlCEndsARunThatHangs) {
   EXPECT_NE(error.find("was still running"), std::string::npos) << error;
   EXPECT_EQ(doc.at("results").at(0).at("parameters").at("timeout"), "60 s");
   EXPECT_EQ(fdbench.leftovers().running, 0);
+}
+
+// fdbench itself, the one child of the tool that runs it.
+pid_t fdbench_under(const FdbenchProcess& tool) {
+  const auto children = children_of(tool.pid());
+  return children.size() == 1 ? children.front() : -1;
+}
+
+// Whether `sig` is still pending for the whole of process `pid` (not yet taken by a thread of
+// it): /proc/PID/status's ShdPnd mask.
+bool pending(pid_t pid, int sig) {
+  const std::string status = read_text("/proc/" + std::to_string(pid) + "/status");
+  const auto at = status.find("ShdPnd:");
+  if (at == std::string::npos) return false;
+  const unsigned long long mask = std::strtoull(status.c_str() + at + 7, nullptr, 16);
+  return (mask & (1ULL << (sig - 1))) != 0;
+}
+
+// --timeout none, and the hung open never returns: Ctrl-C must still end the run. The first
+// signal is sent to fdbench itself and seen taken (no longer pending) before the second, so
+// the two are two: the second abandons the stuck repetition at once, as the limit would have.
+TEST(NoLimit, ASecondCtrlCEndsARunStuckInAnOpen) {
+  const HangingTree tree;
+  const TempDir out;
+  FdbenchProcess tool(
+      under_tool({"open", "--tree", tree.dir.path(), "--strategy", "threads", "--threads", "1",
+                  "--timeout", "none", "--export-json", out / "r.json", "--quiet"}),
+      under_hang_opens());
+  const bool held = tool.wait_for_event("open-held ");
+  const pid_t fdbench = fdbench_under(tool);
+  if (held && fdbench > 0) {
+    kill(fdbench, SIGINT);
+    EXPECT_TRUE(wait_until([&] { return !pending(fdbench, SIGINT); }, std::chrono::seconds(10)))
+        << "fdbench never took the first SIGINT";
+    kill(fdbench, SIGINT);
+  }
+  const RunResult run = tool.wait();
+  if (run.exit_code == kHangOpensUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << run.err;
+  ASSERT_TRUE(held) << "no open was held: " << run.err;
+  ASSERT_GT(fdbench, 0);
+  ASSERT_EQ(run.exit_code, 128 + SIGINT) << run.err;
+  EXPECT_NE(run.err.find("interrupted by signal"), std::string::npos) << run.err;
+  const auto doc = nlohmann::json::parse(read_text(out / "r.json"));
+  ASSERT_EQ(doc.at("results").size(), 1U);
+  const auto& result = doc.at("results").at(0);
+  EXPECT_EQ(result.at("status"), "hung");
+  const std::string error = result.at("error").get<std::string>();
+  EXPECT_NE(error.find("at the second signal"), std::string::npos) << error;
+  if (platform::uses_linux_interfaces()) {  // elsewhere: "this system does not show"
+    EXPECT_NE(error.find("it was opening " + tree.hanging), std::string::npos) << error;
+  }
+  EXPECT_FALSE(result.at("parameters").contains("timeout")) << result.at("parameters").dump();
+  EXPECT_EQ(tool.leftovers().running, 0) << "a process of fdbench outlived it";
+  EXPECT_EQ(read_text(tree.hanging), "never opened\n");
+}
+
+// One SIGTERM (what a service manager sends before SIGKILL) ends such a run too: the stuck
+// repetition gets the grace a limited run gives it, then is abandoned.
+TEST(NoLimit, OneSigtermEndsARunStuckInAnOpen) {
+  const HangingTree tree;
+  const TempDir out;
+  FdbenchProcess tool(
+      under_tool({"open", "--tree", tree.dir.path(), "--strategy", "threads", "--threads", "1",
+                  "--timeout", "none", "--export-json", out / "r.json", "--quiet"}),
+      under_hang_opens());
+  const bool held = tool.wait_for_event("open-held ");
+  tool.signal(SIGTERM);  // to the tool, which passes it on to fdbench
+  const RunResult run = tool.wait();
+  if (run.exit_code == kHangOpensUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << run.err;
+  ASSERT_TRUE(held) << "no open was held: " << run.err;
+  ASSERT_EQ(run.exit_code, 128 + SIGTERM) << run.err;
+  const auto doc = nlohmann::json::parse(read_text(out / "r.json"));
+  ASSERT_EQ(doc.at("results").size(), 1U);
+  EXPECT_EQ(doc.at("results").at(0).at("status"), "hung");
+  EXPECT_EQ(tool.leftovers().running, 0);
 }
 
 // A limit far shorter than a repetition (100 opens against 1 µs) stops the first one, and

@@ -58,6 +58,9 @@ struct RunOptions {
   // With nofile, when the tests run as root: whether fdbench keeps CAP_SYS_RESOURCE, which lets
   // it raise the hard limit. Dropped by default (Linux), so the limit binds as for a user.
   bool keep_cap_sys_resource = false;
+  // RLIMIT_AS to run with: a run that would read without end fails fast instead of taking the
+  // machine's memory.
+  std::optional<rlim_t> address_space;
   std::vector<std::string> env;           // "NAME=value": set in fdbench's environment (over ours)
   std::optional<std::string> stdin_text;  // what fdbench reads on stdin (default: /dev/null)
   std::chrono::milliseconds timeout = std::chrono::seconds(60);  // for wait()
@@ -112,6 +115,10 @@ class FdbenchProcess {
         // Out of the bounding set, so exec gives it to no one (fails harmlessly without it).
         if (!options_.keep_cap_sys_resource) prctl(PR_CAPBSET_DROP, CAP_SYS_RESOURCE, 0, 0, 0);
 #endif
+      }
+      if (options_.address_space) {
+        const rlimit limit{*options_.address_space, *options_.address_space};
+        if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(125);
       }
       const int in_fd = open(in.c_str(), O_RDONLY);
       const int out_fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

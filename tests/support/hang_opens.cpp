@@ -15,6 +15,10 @@
 // that (5.5 to 5.18) a handled signal makes the call fail with EINTR, or, with SA_RESTART,
 // run again and block again.
 //
+// With FDBENCH_HANG_OPENS_ERRNO=N in its environment, such an open fails at once with errno
+// N instead (13: EACCES, as for root on a file a security module denies): for tests of runs
+// whose every call fails.
+//
 // Opens by other means are not seen: io_uring's IORING_OP_OPENAT, creat(), open_by_handle_at(),
 // and calls of another ABI (32-bit calls on a 64-bit kernel, x32).
 //
@@ -328,13 +332,21 @@ void handle_notification(int listener, std::string_view needle) {
       read_path(static_cast<pid_t>(request.pid), request.data.args[path_first ? 0 : 1], path);
   // Still the caller that made the call, so the memory read was its own.
   if (!listener_ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &request.id)) return;
-  if (have_path && path.find(needle) != std::string::npos) {  // hangs
-    report_held(path);
-    return;
-  }
   seccomp_notif_resp answer{};
   answer.id = request.id;
   answer.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+  if (have_path && path.find(needle) != std::string::npos) {
+    static const int fail_with = [] {
+      const char* text = std::getenv("FDBENCH_HANG_OPENS_ERRNO");
+      return text != nullptr ? std::atoi(text) : 0;
+    }();
+    if (fail_with <= 0) {  // hangs
+      report_held(path);
+      return;
+    }
+    answer.flags = 0;
+    answer.error = -fail_with;
+  }
   if (!listener_ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &answer) && errno != ENOENT) {
     fail("ioctl(SECCOMP_IOCTL_NOTIF_SEND)", errno);
   }

@@ -312,7 +312,7 @@ TEST(OpenDefaults, MatchTheSeedExperiment) {
   EXPECT_TRUE(c.open.repeat.automatic());
   EXPECT_EQ(c.open.warmup, 1);
   EXPECT_EQ(c.open.paths, PathMode::relative);
-  EXPECT_EQ(c.open.dir, default_dir());
+  EXPECT_EQ(c.open.dir, "");  // $TMPDIR or /tmp, resolved where the set is made
   EXPECT_EQ(c.format, "table");
   EXPECT_EQ(c.output, "");
 }
@@ -588,6 +588,41 @@ TEST(Timeout, NoneForPrivateSetsAMinuteForTheUsersFiles) {
   const Command suite = expect_command({"--timeout", "30"});
   EXPECT_EQ(suite.open.timeout_s, 30);
   EXPECT_EQ(suite.socket.timeout_s, 30);
+}
+
+// 0 is not a quiet way to say none (issue 21 item 14): it is refused, saying to write none.
+TEST(Timeout, ZeroIsRefusedNamingNone) {
+  for (const char* zero : {"0", "0.0", "0e3"}) {
+    SCOPED_TRACE(zero);
+    expect_usage_error({"open", "--timeout", zero}, "--timeout");
+    const Outcome o = parse({"open", "--timeout", zero});
+    EXPECT_NE(o.err.find("--timeout none"), std::string::npos) << o.err;
+    EXPECT_EQ(o.err.find('\n'), o.err.size() - 1) << "one line: " << o.err;
+  }
+  expect_usage_error({"tune", "--timeout", "0"}, "--timeout");
+  expect_usage_error({"--timeout", "0"}, "--timeout");
+}
+
+// An argument echoed in an error reaches the terminal escaped (issue 21 item 16): an ESC in it
+// would start a terminal command, a newline would make the one line two.
+TEST(ParseErrors, EchoedBytesAreEscaped) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"open", "--files", "1\x1b[2J\x07"},
+        std::vector<std::string>{"open", "--fil\x1b[2Jes", "1"},
+        std::vector<std::string>{"open", "--timeout", "5\n\xff"}}) {
+    SCOPED_TRACE(describe(args));
+    const Outcome o = parse(args);
+    EXPECT_EQ(o.parsed.exit_code, 2);
+    ASSERT_FALSE(o.err.empty());
+    EXPECT_EQ(o.err.find('\n'), o.err.size() - 1) << o.err;
+    for (std::size_t i = 0; i + 1 < o.err.size(); ++i) {
+      const auto c = static_cast<unsigned char>(o.err[i]);
+      EXPECT_TRUE(c >= 0x20 && c != 0x7f && c != 0xff) << "byte " << int(c) << " in " << o.err;
+    }
+    EXPECT_TRUE(o.err.find("\\x1b") != std::string::npos ||
+                o.err.find("\\x0a") != std::string::npos)
+        << o.err;
+  }
 }
 
 TEST(Timeout, WhatIsNotANumberOfSecondsIsAUsageError) {

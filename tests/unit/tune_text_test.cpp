@@ -1,6 +1,7 @@
-// tune's "Recommendation" block on hand-built sweeps: what it says when one setting is ahead,
-// when several are within noise of the fastest, when none is separated from it, and when held
-// direct descriptors were measured but cannot be recommended.
+// tune's "Recommendation" block on hand-built sweeps and reports: what it says when one setting
+// is ahead, when several are within noise of the fastest, when none is separated from it, when
+// held direct descriptors were measured but cannot be recommended, and when the sweep overran
+// its budget.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -103,6 +104,33 @@ TEST(TuneText, HeldDirectDescriptorsAreMeasuredButNotComparedUnlessAllowed) {
   EXPECT_EQ(allowed.find("not compared"), std::string::npos) << allowed;
   EXPECT_EQ(allowed.find("pregrow_fd_table("), std::string::npos) << allowed;
   EXPECT_NE(allowed.find("live in the io_uring's own table"), std::string::npos) << allowed;
+}
+
+// tune's text says when the sweep overran its --budget, and by how much (issue 21 item 16:
+// tune --budget 1 ran 21.6 s and said nothing of it).
+TuneReport timed_report(double seconds, double budget) {
+  TuneReport report;
+  report.combinations = 24;
+  report.rounds = 1;
+  report.seconds = seconds;
+  report.budget_seconds = budget;
+  return report;
+}
+
+TEST(TuneText, AnOverrunBudgetIsSaidWithTheFigure) {
+  const TuneReport over = timed_report(21.6, 1);
+  EXPECT_EQ(budget_overrun_text(over), "the sweep took 21.6 s, more than its --budget of 1 s");
+  const std::string text = tune_text(over);
+  EXPECT_NE(text.find("(the sweep took 21.6 s, more than its --budget of 1 s: every combination "
+                      "runs one round at least"),
+            std::string::npos)
+      << text;
+}
+
+TEST(TuneText, ASweepWithinItsBudgetSaysNothingOfIt) {
+  const TuneReport within = timed_report(19.2, 20);
+  EXPECT_EQ(budget_overrun_text(within), "");
+  EXPECT_EQ(tune_text(within).find("--budget of"), std::string::npos) << tune_text(within);
 }
 
 }  // namespace tune_text_test
