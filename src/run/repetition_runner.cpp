@@ -87,11 +87,23 @@ void RepetitionRunner::run_next(std::vector<std::unique_ptr<Measurement>>& runni
   throw TimedOut(hung_->error);
 }
 
+Result RepetitionRunner::finish(std::vector<std::unique_ptr<Measurement>>& running, std::size_t k,
+                                const std::string& label) {
+  Measurement& m = *running[k];
+  if (!runner_ || abandoned_) return m.finish();
+  Result r;
+  const auto outcome = runner_->run([&m, &r] { r = m.finish(); });
+  if (outcome == TimedRunner::Outcome::done) return r;
+  abandon(running, k, label + ": ending the measurement", outcome);
+  if (outcome != TimedRunner::Outcome::timed_out) throw Interrupted(interrupted());
+  throw TimedOut(hung_->error);
+}
+
 Result RepetitionRunner::run_all(std::unique_ptr<Measurement> m, const std::string& label) {
   std::vector<std::unique_ptr<Measurement>> running;
   running.push_back(std::move(m));
   while (!running[0]->done()) run_next(running, 0, label);
-  return running[0]->finish();
+  return finish(running, 0, label);
 }
 
 std::optional<Result> RepetitionRunner::take_hung() {
@@ -125,6 +137,7 @@ void RepetitionRunner::abandon(std::vector<std::unique_ptr<Measurement>>& runnin
   }
   if (limited()) hung_->parameters["timeout"] = format_seconds(timeout_s_);
   hung_index_ = k;
+  abandoned_ = true;
   keep_forever(std::move(running[k]));
   running[k] = nullptr;
   for (auto& other : running) {

@@ -41,6 +41,13 @@ class RepetitionRunner {
   // TimedOut (the limit passed) or Interrupted (Ctrl-C it never saw).
   void run_next(std::vector<std::unique_ptr<Measurement>>& running, std::size_t k,
                 const std::string& label);
+  // The result of running[k] (Measurement::finish), made on the thread that ran its
+  // repetitions: what a repetition made there is released by that thread (worker 0's io_uring,
+  // whose descriptor is registered with the thread that set it up: released on another, the
+  // registration stays behind, and a thread holds at most 16). After a repetition was
+  // abandoned, on the caller's. A hang while finishing is abandoned as run_next says.
+  Result finish(std::vector<std::unique_ptr<Measurement>>& running, std::size_t k,
+                const std::string& label);
   // Every repetition left of `m`, then its result; a hang as run_next says.
   Result run_all(std::unique_ptr<Measurement> m, const std::string& label);
 
@@ -63,6 +70,7 @@ class RepetitionRunner {
   std::optional<TimedRunner> runner_;
   std::optional<Result> hung_;
   std::optional<std::size_t> hung_index_;
+  bool abandoned_ = false;  // a step was left running: the runner's thread takes no more
 };
 
 }  // namespace fdbench

@@ -251,7 +251,7 @@ void Scheduler::run_round(std::span<const PlannedResult> plan, std::span<const s
     // --repeat auto: a result that is never concluded ran to the ceiling.
     std::vector<RepeatStop> stopped(running.size(), RepeatStop::max_repetitions);
     const auto emit_from = [&](std::size_t k) {
-      Result r = running[k]->finish();
+      Result r = runner_.finish(running, k, plan[window[k]].label);
       stamp(plan[window[k]], r, stopped[k]);
       emit(window[k], std::move(r));
     };

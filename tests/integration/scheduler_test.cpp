@@ -12,6 +12,7 @@
 #include "engine/measurement.hpp"
 #include "engine/strategy.hpp"
 #include "engine/workload.hpp"
+#include "support/require.hpp"
 
 namespace fdbench {
 namespace scheduler_test {
@@ -119,6 +120,39 @@ TEST(Scheduler, ARoundLongerThanTheBudgetIsTheOnlyOne) {
   EXPECT_TRUE(rounds.round_over_budget);
   ASSERT_EQ(results.size(), 1U);
   EXPECT_EQ(results[0].repeat, 2);
+}
+
+// Every repetition runs on the repetition runner's thread, worker 0's share included, and a
+// thread can have at most 16 io_uring descriptors registered at once: each measurement must
+// be ended on that thread too, or its ring's registration stays behind there and the 17th
+// ring cannot be set up ("Device or resource busy"), as a tune sweep found.
+TEST(Scheduler, ManyIoUringResultsInARowEachSetUpTheirRing) {
+  const StrategyInfo* uring = find_strategy("uring");
+  ASSERT_NE(uring, nullptr);
+  if (const auto reason = uring->unavailable_reason(); !reason.empty()) {
+    FDBENCH_SKIP_WITHOUT("uring") << reason;
+  }
+  std::vector<PlannedResult> plan;
+  for (int i = 0; i < 24; ++i) {
+    plan.push_back({{0, "uring", 1, "", "create"},
+                    "uring, 1 thread, #" + std::to_string(i),
+                    [uring](const MeasurementStart& how) {
+                      return in_process_measurement(make_socket_workload(SocketKind::tcp, 8),
+                                                    *uring, {1, 8}, how.repeat, how.warmup,
+                                                    how.extras, how.workers);
+                    }});
+  }
+  Scheduler scheduler({Order::sequential, false, {}, 0, "creating sockets"}, nullptr, nullptr);
+  std::vector<Result> results;
+  scheduler.run(plan, StopRule::of(Repeat::fixed(1), 0),
+                [&](std::size_t, Result r) { results.push_back(std::move(r)); });
+  ASSERT_EQ(results.size(), plan.size());
+  if (results[0].error.find("IORING_OP_SOCKET") != std::string::npos) {
+    FDBENCH_SKIP_WITHOUT("uring") << results[0].error;
+  }
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    EXPECT_TRUE(results[i].ok()) << "result " << i << ": " << results[i].error;
+  }
 }
 
 // A measurement whose repetitions take no time and record the given times in turn, so that
