@@ -27,8 +27,9 @@ struct TunedSetting {
 
 struct Recommendation {
   // The setting to use: of the fastest and the settings the sweep could not tell from it, the
-  // simplest (no io_uring, then the fewest threads, then the plain loop, then the smallest
-  // batch): where the measurement cannot separate them, the simplest costs least to adopt.
+  // simplest (no io_uring, then the fewest threads, then the plain loop, then the process's
+  // own descriptors before direct ones, then the smallest batch): where the measurement
+  // cannot separate them, the simplest costs least to adopt.
   TunedSetting best;
   // The highest median rate among strategies a program can adopt; best when nothing ties it.
   TunedSetting fastest;
