@@ -14,14 +14,8 @@
 namespace fdbench {
 namespace tune_text_test {
 
+using testing::around;
 using testing::ResultBuilder;
-
-// Nine repetitions around `ns` (±1%): a 95% median interval of about ±1% of it.
-ResultBuilder around(ResultBuilder b, std::int64_t ns) {
-  std::vector<std::int64_t> times;
-  for (int i = -4; i <= 4; ++i) times.push_back(ns + ns / 400 * i);
-  return std::move(b.ops(10000).times(times));
-}
 
 TuneReport report_of(std::vector<Result> sweep, bool allow_direct = false) {
   TuneReport report;
