@@ -83,6 +83,14 @@ void wait_shared_word(const std::atomic<std::uint32_t>& word, std::uint32_t seen
 // Wakes every process waiting on `word`, in one call however many there are.
 void wake_shared_word(std::atomic<std::uint32_t>& word) noexcept;
 
+// A word threads of this process wait on together. wait_word() returns once `word` no
+// longer holds `seen`, sleeping at once (Linux: a private futex): no spinning and no
+// sched_yield, which on a machine with fewer CPUs than threads take CPU time and context
+// switches from the threads still working (std::atomic::wait in libstdc++ 12 polls, the last
+// polls with sched_yield, before it sleeps). wake_word() wakes every waiter.
+void wait_word(const std::atomic<std::uint32_t>& word, std::uint32_t seen) noexcept;
+void wake_word(std::atomic<std::uint32_t>& word) noexcept;
+
 // Which limit on processes and threads stands in the way when the system will not create one
 // (fork or pthread_create failing with EAGAIN), for the message that says so: "ulimit -u is 2
 // for this user" (never for root, whom it does not bind), "pids.max is 10 in cgroup

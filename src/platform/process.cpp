@@ -11,8 +11,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "platform/platform.hpp"
 #include "platform/os.hpp"
+#include "platform/platform.hpp"
 
 #if defined(FDBENCH_HAVE_EVENTFD)
 #include <sys/eventfd.h>
@@ -108,6 +108,23 @@ void wake_shared_word(std::atomic<std::uint32_t>& word) noexcept {
   futex(word, FUTEX_WAKE, INT_MAX);
 #else
   (void)word;  // the waiters poll
+#endif
+}
+
+void wait_word(const std::atomic<std::uint32_t>& word, std::uint32_t seen) noexcept {
+#if defined(FDBENCH_LINUX)
+  // EAGAIN (changed meanwhile), EINTR or a spurious wake-up: look again.
+  while (word.load(std::memory_order_acquire) == seen) futex(word, FUTEX_WAIT_PRIVATE, seen);
+#else
+  word.wait(seen, std::memory_order_acquire);
+#endif
+}
+
+void wake_word(std::atomic<std::uint32_t>& word) noexcept {
+#if defined(FDBENCH_LINUX)
+  futex(word, FUTEX_WAKE_PRIVATE, INT_MAX);
+#else
+  word.notify_all();
 #endif
 }
 

@@ -67,7 +67,7 @@ WorkerGroup::~WorkerGroup() {
 void WorkerGroup::stop() noexcept {
   stop_.store(true, std::memory_order_relaxed);
   epoch_.fetch_add(1, std::memory_order_release);
-  epoch_.notify_all();
+  platform::wake_word(epoch_);
   for (auto& t : threads_) t.join();
   threads_.clear();
 }
@@ -75,7 +75,7 @@ void WorkerGroup::stop() noexcept {
 void WorkerGroup::loop(int worker) {
   std::uint32_t seen = 0;
   for (;;) {
-    epoch_.wait(seen, std::memory_order_acquire);
+    platform::wait_word(epoch_, seen);
     seen = epoch_.load(std::memory_order_acquire);
     if (stop_.load(std::memory_order_relaxed)) return;
     // Read as the worker starts its share, after its release: read before its wait, the
@@ -85,7 +85,7 @@ void WorkerGroup::loop(int worker) {
     (*body_)(worker);
     finish_[worker].ns = platform::now_ns();
     finish_[worker].usage = taken_between(before, platform::thread_usage());
-    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) pending_.notify_one();
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) platform::wake_word(pending_);
     if (lifetime_ == Lifetime::one_run) return;  // the thread ends with its job
   }
 }
@@ -94,21 +94,20 @@ std::int64_t WorkerGroup::run(const std::function<void(int)>& body) {
   FDBENCH_ASSERT(lifetime_ == Lifetime::reused || !ran_);
   ran_ = true;
   body_ = &body;
-  pending_.store(workers_ - 1, std::memory_order_relaxed);
+  pending_.store(static_cast<std::uint32_t>(workers_ - 1), std::memory_order_relaxed);
   const auto before = platform::thread_usage();  // worker 0's, before the clock starts
   const std::int64_t start = platform::now_ns();
-  if (!threads_.empty()) {  // alone, the caller has no one to release: no futex, and in a
-    // fresh child no first touch of libstdc++'s wait table (a page fault) on the clock
+  if (!threads_.empty()) {  // alone, the caller has no one to release: no futex call
     epoch_.fetch_add(1, std::memory_order_release);
-    epoch_.notify_all();
+    platform::wake_word(epoch_);
   }
   body(0);
   finish_[0].ns = platform::now_ns();
   // After its own finish stamp, and before it waits for the others: that wait is no work.
   finish_[0].usage = taken_between(before, platform::thread_usage());
-  for (int left = pending_.load(std::memory_order_acquire); left != 0;
+  for (std::uint32_t left = pending_.load(std::memory_order_acquire); left != 0;
        left = pending_.load(std::memory_order_acquire)) {
-    pending_.wait(left, std::memory_order_acquire);
+    platform::wait_word(pending_, left);
   }
   std::int64_t end = 0;
   for (const auto& f : finish_) end = std::max(end, f.ns);

@@ -1,6 +1,7 @@
 #pragma once
 // T workers released together: the calling thread is worker 0 and T-1 threads wait on a
-// futex-backed epoch (std::atomic::wait), so waiting workers burn no CPU on a small machine.
+// futex-backed epoch (platform::wait_word: asleep at once, no polling and no sched_yield), so
+// waiting workers take no CPU time or context switches from the working ones on a small machine.
 // Thread creation happens in the constructor, outside any timed region. A group made for one
 // run ends each worker thread as soon as its body returns, as a thread made for one job
 // would: the descriptor table is then shared only while more than one thread still works.
@@ -76,7 +77,7 @@ class WorkerGroup {
   Lifetime lifetime_;
   bool ran_ = false;
   std::atomic<std::uint32_t> epoch_{0};
-  std::atomic<int> pending_{0};
+  std::atomic<std::uint32_t> pending_{0};  // workers still in their share
   std::atomic<bool> stop_{false};
   const std::function<void(int)>* body_ = nullptr;
   std::vector<Finish> finish_;
