@@ -67,7 +67,7 @@ void TimedRunner::loop(const std::shared_ptr<State>& state) {
   }
 }
 
-TimedRunner::Outcome TimedRunner::run(std::function<void()> step) {
+TimedRunner::Outcome TimedRunner::run(std::function<void()> step, Limit limit) {
   FDBENCH_ASSERT(!abandoned_);
   std::unique_lock lock(state_->mutex);
   state_->finished = false;
@@ -76,8 +76,9 @@ TimedRunner::Outcome TimedRunner::run(std::function<void()> step) {
   state_->changed.notify_all();
   const WaitingThread waiting;
   using Clock = std::chrono::steady_clock;
-  const auto deadline =
-      limit_ > std::chrono::nanoseconds::zero() ? Clock::now() + limit_ : Clock::time_point::max();
+  const auto deadline = limit == Limit::applies && limit_ > std::chrono::nanoseconds::zero()
+                            ? Clock::now() + limit_
+                            : Clock::time_point::max();
   std::optional<Clock::time_point> signalled;
   while (!state_->finished) {
     const auto now = Clock::now();

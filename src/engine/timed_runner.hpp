@@ -46,10 +46,15 @@ class TimedRunner {
   // Joins the thread, or, once a step was abandoned, leaves it behind.
   ~TimedRunner();
 
+  // Whether the limit bounds a step: a repetition's, yes; the untimed work around
+  // repetitions that the runner's thread must do itself (ending a measurement), not, as a
+  // limit below its cost would abandon every run; signals end either.
+  enum class Limit { applies, waived };
+
   // Runs `step` on the runner's thread and waits for it: rethrows what it throws. After an
   // abandoned step (timed_out, interrupted) the runner cannot be used again, and whatever the
   // step uses must be kept alive (it may still be running, or return later).
-  Outcome run(std::function<void()> step);
+  Outcome run(std::function<void()> step, Limit limit = Limit::applies);
 
   [[nodiscard]] std::chrono::nanoseconds limit() const { return limit_; }
 

@@ -92,7 +92,9 @@ Result RepetitionRunner::finish(std::vector<std::unique_ptr<Measurement>>& runni
   Measurement& m = *running[k];
   if (!runner_ || abandoned_) return m.finish();
   Result r;
-  const auto outcome = runner_->run([&m, &r] { r = m.finish(); });
+  // Not under the limit: ending a measurement is no repetition, and a --timeout shorter
+  // than it would abandon every result.
+  const auto outcome = runner_->run([&m, &r] { r = m.finish(); }, TimedRunner::Limit::waived);
   if (outcome == TimedRunner::Outcome::done) return r;
   abandon(running, k, label + ": ending the measurement", outcome);
   if (outcome != TimedRunner::Outcome::timed_out) throw Interrupted(interrupted());

@@ -45,7 +45,8 @@ class RepetitionRunner {
   // repetitions: what a repetition made there is released by that thread (worker 0's io_uring,
   // whose descriptor is registered with the thread that set it up: released on another, the
   // registration stays behind, and a thread holds at most 16). After a repetition was
-  // abandoned, on the caller's. A hang while finishing is abandoned as run_next says.
+  // abandoned, on the caller's. Not bounded by the limit (it is no repetition); a signal that
+  // it does not answer abandons it as run_next says.
   Result finish(std::vector<std::unique_ptr<Measurement>>& running, std::size_t k,
                 const std::string& label);
   // Every repetition left of `m`, then its result; a hang as run_next says.
