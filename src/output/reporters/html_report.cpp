@@ -123,14 +123,19 @@ std::string rate_chart(const std::vector<const Result*>& group, const std::strin
     const std::string name = series_name(*r, group);
     if (!series_at.count(name)) {
       series_at[name] = chart.series.size();
-      chart.series.push_back({name, std::vector<std::optional<svg::Value>>(threads.size())});
+      // The strategy's colour wherever it is drawn; its batches apart by their dashes.
+      const auto variant = static_cast<std::size_t>(std::count_if(
+          chart.series.begin(), chart.series.end(),
+          [&](const svg::Series& s) { return s.colour == svg::strategy_colour(r->strategy); }));
+      chart.series.push_back({name, std::vector<std::optional<svg::Value>>(threads.size()),
+                              svg::strategy_colour(r->strategy), variant});
     }
     const auto at =
         static_cast<std::size_t>(std::distance(threads.begin(), threads.find(r->threads)));
     chart.series[series_at[name]].values[at] = rate_value(*r);
     if (r->reference && r->threads == 1 && r->ok() && !r->times_ns.empty()) {
       chart.reference = r->ops_per_sec;
-      chart.reference_label = r->strategy + ", 1 thread (the seed's loop)";
+      chart.reference_label = "the seed's loop (" + r->strategy + ", 1 thread)";
     }
   }
   return svg::line_chart(chart);
@@ -159,7 +164,7 @@ std::string pregrow_chart(const std::vector<const Result*>& group, const std::st
   }
   for (const auto& p : pregrows) {
     chart.series.push_back(
-        {"pregrow " + p, std::vector<std::optional<svg::Value>>(chart.categories.size())});
+        {"pregrow " + p, std::vector<std::optional<svg::Value>>(chart.categories.size()), {}, 0});
   }
   for (const Result* r : group) {
     if (!r->ran() || r->times_ns.empty()) continue;
@@ -384,7 +389,7 @@ std::vector<svg::Chart> comparison_charts(const Comparison& c) {
                      {},
                      {},
                      {}};
-    for (const auto& file : c.files) chart.series.push_back({file.label, {}});
+    for (const auto& file : c.files) chart.series.push_back({file.label, {}, {}, 0});
     for (const auto* row : rows) {
       if (std::make_tuple(row->key.workload, row->key.kind, row->key.ops) !=
           std::tie(workload, kind, ops))
