@@ -1,6 +1,7 @@
 // html_report() on hand-built documents: which charts a page has and what they hold, text made
 // safe, an interrupted run said so, and several runs side by side; a strategy's colour, the
-// y axis's scale and where labels go (by geometry). (The page as a browser draws it is tested in
+// y axis's scale, where labels go (by geometry), each run's date and command under the title,
+// and the compare table's heads. (The page as a browser draws it is tested in
 // tests/cli/html_report_test.cpp.)
 #include "output/html_report.hpp"
 
@@ -406,6 +407,87 @@ TEST(SvgChart, CategoryLabelsTooWideToStandSideBySideAreSlanted) {
                       "uring, 2, batch 64", "libuv, 1, batch 64", "libuv, 2, batch 64"};
   for (auto& series : chart.series) series.values.resize(chart.categories.size());
   EXPECT_EQ(count_of(svg::bar_chart(chart), "rotate(-35)"), 6U);
+}
+
+ReportInput run_with_context(const std::string& label, const std::string& date,
+                             const std::vector<std::string>& argv) {
+  RunContext context;
+  context.date = date;
+  context.host = "bench-1";
+  context.command_line = argv;
+  context.user = 1000;
+  const auto results = open_sweep(30'000'000);
+  return {label, parse_results_json(
+                     to_json_document(testing::linux_environment(), results, {}, &context))};
+}
+
+// What the page says between its title and the first section.
+std::string under_title(const std::string& page) {
+  const auto from = page.find("</h1>");
+  const auto to = page.find("<section");
+  EXPECT_NE(from, std::string::npos);
+  EXPECT_NE(to, std::string::npos);
+  return page.substr(from, to - from);
+}
+
+TEST(HtmlReport, TheDateAndCommandLineAreUnderTheTitle) {
+  const std::vector<ReportInput> one{
+      run_with_context("this run", "2026-12-05T09:14:03Z",
+                       {"fdbench", "open", "--dir", "/mnt/a b", "--files", "10000"})};
+  const std::string head = under_title(html_report(one));
+  EXPECT_NE(head.find("2026-12-05 09:14:03 UTC"), std::string::npos) << head;
+  EXPECT_NE(head.find("<code class=\"command\">fdbench open --dir &#39;/mnt/a b&#39; --files "
+                      "10000</code>"),
+            std::string::npos)
+      << head;
+
+  // Several files: each one's, with the letter the compare table calls it by; a document of
+  // an older schema says it has none.
+  const std::vector<ReportInput> three{
+      run_with_context("ext4.json", "2026-12-01T08:00:00Z", {"fdbench", "open"}),
+      run_with_context("shm.json", "2026-12-02T20:30:05Z",
+                       {"fdbench", "open", "--dir", "/dev/shm"}),
+      run("old.json", open_sweep(30'000'000))};
+  const std::string heads = under_title(html_report(three));
+  EXPECT_NE(heads.find("<b>A</b> ext4.json: <span class=\"date\">2026-12-01 08:00:00 UTC</span> · "
+                       "<code class=\"command\">fdbench open</code>"),
+            std::string::npos)
+      << heads;
+  EXPECT_NE(heads.find("<b>B</b> shm.json: <span class=\"date\">2026-12-02 20:30:05 UTC</span> · "
+                       "<code class=\"command\">fdbench open --dir /dev/shm</code>"),
+            std::string::npos)
+      << heads;
+  EXPECT_NE(heads.find("<b>C</b> old.json: <span class=\"no-context\">no date or command line "
+                       "recorded"),
+            std::string::npos)
+      << heads;
+}
+
+TEST(HtmlReport, TheCompareTablesHeadsAreShortWithAKeyNamingTheFiles) {
+  const std::vector<ReportInput> inputs{
+      run("/home/someone/results/2026-12-01-ext4-nvme0n1.json", open_sweep(30'000'000)),
+      run("/home/someone/results/2026-12-02-tmpfs.json", open_sweep(15'000'000)),
+      run("/home/someone/results/2026-12-03-xfs.json", open_sweep(20'000'000))};
+  const std::string page = html_report(inputs);
+  const auto table = page.find("<table class=\"compare\">");
+  ASSERT_NE(table, std::string::npos);
+  const std::string head_row = page.substr(table, page.find("</tr>", table) - table);
+  const std::regex cell("<th>([^<]*)</th>");
+  std::vector<std::string> heads;
+  for (auto it = std::sregex_iterator(head_row.begin(), head_row.end(), cell);
+       it != std::sregex_iterator(); ++it) {
+    heads.push_back((*it)[1]);
+  }
+  EXPECT_EQ(heads, (std::vector<std::string>{"result", "A ms", "B ms", "B/A", "p", "verdict",
+                                             "C ms", "C/A", "p", "verdict"}));
+  for (const auto& head : heads) EXPECT_LE(drawn_length(head), 8U) << head;
+  const std::string key =
+      page.substr(page.rfind("compare-key", table), table - page.rfind("compare-key", table));
+  for (const char* file : {"<b>A</b> /home/someone/results/2026-12-01-ext4-nvme0n1.json",
+                           "<b>B</b> /home/someone/results/2026-12-02-tmpfs.json",
+                           "<b>C</b> /home/someone/results/2026-12-03-xfs.json"}) {
+    EXPECT_NE(key.find(file), std::string::npos) << key;
+  }
 }
 
 }  // namespace html_report_test
