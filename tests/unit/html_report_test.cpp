@@ -409,6 +409,39 @@ TEST(SvgChart, CategoryLabelsTooWideToStandSideBySideAreSlanted) {
   EXPECT_EQ(count_of(svg::bar_chart(chart), "rotate(-35)"), 6U);
 }
 
+TEST(SvgChart, AGrowthsFdLabelGoesARowHigherOrIsLeftOutRatherThanCoverAnother) {
+  // The table's growths at 64 ... 512 among a hundred thousand descriptors: a few px apart.
+  svg::EventChart chart{"e", "t", {"worker 0", "worker 1"}, 100'000, {}};
+  for (const double fd : {64, 128, 256, 512, 50'000}) {
+    chart.marks.push_back({fd, 0, 7e6, "growth", ""});
+  }
+  chart.marks.push_back({64, 1, 7e6, "growth", ""});  // another lane: its own rows
+  const std::string markup = svg::event_chart(chart);
+  EXPECT_EQ(count_of(markup, "class=\"growth\""), 6U);  // every diamond is drawn
+  std::vector<Box> labels;
+  const std::regex text(
+      R"re(<text class="tick fd-label" x="([0-9.]+)" y="([0-9.]+)"[^>]*>([0-9]+)<)re");
+  for (auto it = std::sregex_iterator(markup.begin(), markup.end(), text);
+       it != std::sregex_iterator(); ++it) {
+    const double x = std::stod((*it)[1]);
+    const double y = std::stod((*it)[2]);
+    const double half = 3.5 * static_cast<double>((*it)[3].length());
+    labels.push_back({x - half, y - 11, x + half, y + 2, (*it)[3]});
+  }
+  // 64 above its diamond, 128 a row higher, 256 and 512 left out; 50,000 and worker 1's 64.
+  ASSERT_EQ(labels.size(), 4U) << markup;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    for (std::size_t j = i + 1; j < labels.size(); ++j) {
+      EXPECT_FALSE(intersect(labels[i], labels[j])) << labels[i].text << " / " << labels[j].text;
+    }
+  }
+  // Growths far apart keep their labels in the first row.
+  chart.fd_max = 1024;
+  chart.marks.pop_back();
+  chart.marks.pop_back();
+  EXPECT_EQ(count_of(svg::event_chart(chart), "class=\"tick fd-label\""), 4U);
+}
+
 ReportInput run_with_context(const std::string& label, const std::string& date,
                              const std::vector<std::string>& argv) {
   RunContext context;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <tuple>
 #include <utility>
 
 namespace fdbench::svg {
@@ -297,15 +298,56 @@ const char* mark_colour(const std::string& kind) {
   return "#777777";
 }
 
-// One event at (x, y): a diamond labelled with its fd where a call grew the table, a circle
-// where one stalled.
-std::string event_mark(const Mark& m, double x, double y) {
+// A growth's fd label: above its diamond (row 0), a row higher (1) where that would meet the
+// label before it in its lane, or none (the tooltip still says it) where both would.
+constexpr int kNoLabel = -1;
+constexpr double kEventLabelRow = 14;
+
+// The row of each mark's label, by the marks' order; stalls have none.
+std::vector<int> event_label_rows(const EventChart& chart, const auto& x_of) {
+  std::vector<std::size_t> order(chart.marks.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return std::tie(chart.marks[a].lane, chart.marks[a].fd) <
+           std::tie(chart.marks[b].lane, chart.marks[b].fd);
+  });
+  std::vector<int> rows(chart.marks.size(), kNoLabel);
+  std::size_t lane = std::numeric_limits<std::size_t>::max();
+  double ends[2] = {};  // the right edge of the last label in each row
+  for (const std::size_t i : order) {
+    const Mark& m = chart.marks[i];
+    if (m.kind != "growth") continue;
+    if (m.lane != lane) {
+      lane = m.lane;
+      ends[0] = ends[1] = -std::numeric_limits<double>::infinity();
+    }
+    const double half =
+        kCharWidth * static_cast<double>(std::to_string(static_cast<long>(m.fd)).size()) / 2;
+    const double x = x_of(m.fd);
+    for (const int row : {0, 1}) {
+      if (x - half >= ends[row] + 2) {
+        rows[i] = row;
+        ends[row] = x + half;
+        break;
+      }
+    }
+  }
+  return rows;
+}
+
+// One event at (x, y): a diamond, labelled with its fd in `row`, where a call grew the table;
+// a circle where one stalled.
+std::string event_mark(const Mark& m, double x, double y, int row) {
   const std::string title = m.tip.empty() ? "" : "<title>" + escape(m.tip) + "</title>";
   if (m.kind == "growth") {
-    return fmt::format(
-        "<path class=\"growth\" fill=\"{0}\" d=\"M{1:.1f} {2:.1f}l7 9l-7 9l-7 -9z\">{3}</path>"
-        "<text class=\"tick\" x=\"{1:.1f}\" y=\"{4:.1f}\" text-anchor=\"middle\">{5}</text>\n",
-        mark_colour(m.kind), x, y - 9, title, y - 13, static_cast<long>(m.fd));
+    std::string out = fmt::format(
+        "<path class=\"growth\" fill=\"{}\" d=\"M{:.1f} {:.1f}l7 9l-7 9l-7 -9z\">{}</path>\n",
+        mark_colour(m.kind), x, y - 9, title);
+    if (row == kNoLabel) return out;
+    return out + fmt::format(
+                     "<text class=\"tick fd-label\" x=\"{:.1f}\" y=\"{:.1f}\" "
+                     "text-anchor=\"middle\">{}</text>\n",
+                     x, y - 13 - kEventLabelRow * row, static_cast<long>(m.fd));
   }
   // Larger for longer: 3 px at the 200 µs floor, 3 more per tenfold.
   const double r = 3 + 3 * std::log10(std::max(m.ns, 2e5) / 2e5);
@@ -474,8 +516,10 @@ std::string event_chart(const EventChart& chart) {
       "<text class=\"label\" x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"middle\">descriptor number "
       "(fd)</text>\n",
       kLeft, kRight, bottom, (kLeft + kRight) / 2, bottom + 40);
-  for (const auto& m : chart.marks) {
-    out += event_mark(m, x_of(m.fd), kTop + kLane * (static_cast<double>(m.lane) + 0.5));
+  const auto rows = event_label_rows(chart, x_of);
+  for (std::size_t i = 0; i < chart.marks.size(); ++i) {
+    const Mark& m = chart.marks[i];
+    out += event_mark(m, x_of(m.fd), kTop + kLane * (static_cast<double>(m.lane) + 0.5), rows[i]);
   }
   return out + event_key(bottom) + "</svg></figure>\n";
 }
