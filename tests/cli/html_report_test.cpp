@@ -4,7 +4,8 @@
 // chromium, which ./test installs) loads a copy of the page with a probe script added by
 // this test, which measures every chart in the rendered DOM and paints each chart's SVG
 // onto a canvas to count the pixels it really draws; the DOM dump carries the probe's
-// findings back. Without Chromium the browser test is skipped with a message.
+// findings back, among them whether any label (measured as drawn) covers another label, a
+// mark or a line. Without Chromium the browser test is skipped with a message.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -37,6 +38,29 @@ constexpr const char* kProbe = R"(<script>
       if (b.x < 0 || b.y < 0 || b.x + b.width > view.width || b.y + b.height > view.height ||
           !isFinite(b.x + b.y + b.width + b.height)) outside++;
     }
+    // Labels (the legend's lines, the scale note) that meet another label, a dot, a bar or a
+    // line, or leave the view box: each counts once.
+    const labels = [...svg.querySelectorAll('.legend, .scale-note')].map(t => t.getBBox());
+    const meet = (a, b) => a.x < b.x + b.width && b.x < a.x + a.width &&
+                           a.y < b.y + b.height && b.y < a.y + a.height;
+    let overlaps = 0;
+    labels.forEach((a, i) => {
+      if (a.x < 0 || a.x + a.width > view.width || a.y + a.height > view.height) overlaps++;
+      labels.forEach((b, j) => { if (j > i && meet(a, b)) overlaps++; });
+      for (const mark of svg.querySelectorAll('.point, .bar')) {
+        if (meet(a, mark.getBBox())) overlaps++;
+      }
+      for (const line of svg.querySelectorAll('.series-line')) {
+        const length = line.getTotalLength();
+        for (let at = 0; at <= length; at += 2) {
+          const p = line.getPointAtLength(at);
+          if (p.x > a.x && p.x < a.x + a.width && p.y > a.y && p.y < a.y + a.height) {
+            overlaps++;
+            break;
+          }
+        }
+      }
+    });
     const image = new Image();
     image.src = 'data:image/svg+xml;charset=utf-8,' +
                 encodeURIComponent(new XMLSerializer().serializeToString(svg));
@@ -58,7 +82,8 @@ constexpr const char* kProbe = R"(<script>
                  points: svg.querySelectorAll('.point').length,
                  bars: svg.querySelectorAll('.bar').length,
                  events: svg.querySelectorAll('.growth, .stall').length,
-                 lines: svg.querySelectorAll('.series-line').length, outside, coloured});
+                 lines: svg.querySelectorAll('.series-line').length,
+                 labels: labels.length, overlaps, outside, coloured});
   }
   const out = document.createElement('pre');
   out.id = 'probe';
@@ -182,10 +207,12 @@ TEST_F(HtmlReport, ChromiumDrawsEveryChart) {
       EXPECT_GT(chart["width"].get<double>(), 300);
       EXPECT_GT(chart["height"].get<double>(), 100);
       EXPECT_EQ(chart["outside"], 0);
+      EXPECT_EQ(chart["overlaps"], 0);  // no label covers another, a mark or a line
       if (chart["id"].get<std::string>().find("-events-") != std::string::npos) {
         EXPECT_GE(chart["events"].get<int>(), 1);
         continue;
       }
+      EXPECT_GE(chart["labels"].get<int>(), 2);  // the scale note and a legend, measured
       const int marks = chart["points"].get<int>() + chart["bars"].get<int>();
       EXPECT_GE(marks, 2);
       // Not blank: coloured marks cover a visible share of the chart (thousands of pixels).

@@ -1,14 +1,20 @@
 // html_report() on hand-built documents: which charts a page has and what they hold, text made
-// safe, an interrupted run said so, and several runs side by side. (The page as a browser
-// draws it is tested in tests/cli/html_report_test.cpp.)
+// safe, an interrupted run said so, and several runs side by side; a strategy's colour, the
+// y axis's scale, where labels go (by geometry), each run's date and command under the title,
+// and the compare table's heads. (The page as a browser draws it is tested in
+// tests/cli/html_report_test.cpp.)
 #include "output/html_report.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <regex>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "engine/strategy.hpp"
 #include "output/reporter.hpp"
 #include "output/reporters/svg_chart.hpp"
 #include "support/results.hpp"
@@ -102,7 +108,7 @@ TEST(HtmlReport, TextFromFilesIsEscaped) {
 TEST(SvgChart, MarksStayInsideTheViewBoxAndAMissingValueBreaksTheLine) {
   svg::Chart chart{"c", "title", "y", "x", {"1", "2", "4"}, {}, 100.0, "ref"};
   chart.series.push_back(
-      {"s", {svg::Value{50, 40, 120, ""}, std::nullopt, svg::Value{80, 70, 90, ""}}});
+      {"s", {svg::Value{50, 40, 120, ""}, std::nullopt, svg::Value{80, 70, 90, ""}}, "", 0});
   const std::string markup = svg::line_chart(chart);
   // Two moves (M): the line starts again after the missing value.
   const std::regex path(R"re(class="series-line" stroke="[^"]*" d="([^"]*)")re");
@@ -150,6 +156,371 @@ TEST(HtmlReport, LatencyDrawsTheMedianRepetitionsGrowthEventsAndStallsPerWorker)
   EXPECT_NE(page.find("worker 1 grew the table at fd 256 (256 → 512 slots, shared)"),
             std::string::npos);
   EXPECT_NE(page.find("worker 1, create of fd 65: 6.90 ms (waiting-on-growth)"), std::string::npos);
+}
+
+// The first chart's legend, as series name → the colour its line is drawn in.
+std::map<std::string, std::string> line_colours(const std::string& markup) {
+  const auto chart_end = markup.find("</svg>");
+  const std::string chart = markup.substr(0, chart_end);
+  std::vector<std::string> strokes;
+  const std::regex line(R"re(class="series-line" stroke="([^"]*)")re");
+  for (auto it = std::sregex_iterator(chart.begin(), chart.end(), line);
+       it != std::sregex_iterator(); ++it) {
+    strokes.push_back((*it)[1]);
+  }
+  // Each legend entry: its swatch's colour, then its name (one line each here).
+  std::map<std::string, std::string> out;
+  const std::regex entry(
+      R"re(<line class="key"[^>]* stroke="([^"]*)"[^>]*/>\s*<text class="tick legend"[^>]*>([^<]*)</text>)re");
+  std::size_t k = 0;
+  for (auto it = std::sregex_iterator(chart.begin(), chart.end(), entry);
+       it != std::sregex_iterator(); ++it, ++k) {
+    EXPECT_LT(k, strokes.size());
+    if (k < strokes.size()) {
+      EXPECT_EQ(strokes[k], (*it)[1]) << "legend and line differ";
+    }
+    out[(*it)[2]] = (*it)[1];
+  }
+  EXPECT_EQ(k, strokes.size()) << chart;
+  return out;
+}
+
+std::vector<Result> sweep_of(const std::vector<std::string>& strategies) {
+  std::vector<Result> results;
+  for (const auto& strategy : strategies) {
+    for (const int threads : {1, 2}) {
+      results.push_back(
+          ResultBuilder::open(strategy.c_str(), threads).ops(10000).each_took(20'000'000, 5));
+    }
+  }
+  return results;
+}
+
+TEST(HtmlReport, AStrategyHasOneColourWhateverOrderItComesIn) {
+  const std::vector<ReportInput> first{run("a.json", sweep_of({"threads", "pool", "libuv"}))};
+  const std::vector<ReportInput> second{
+      run("b.json", sweep_of({"uring", "libuv", "pool", "threads", "made-up"}))};
+  const auto a = line_colours(html_report(first));
+  const auto b = line_colours(html_report(second));
+  ASSERT_EQ(a.size(), 3U);
+  ASSERT_EQ(b.size(), 5U);
+  for (const auto& [name, colour] : a) {
+    EXPECT_EQ(b.at(name), colour) << name;
+    EXPECT_EQ(colour, svg::strategy_colour(name)) << name;
+  }
+  EXPECT_EQ(b.at("made-up"), svg::strategy_colour("made-up"));
+}
+
+TEST(SvgChart, EveryStrategyHasItsOwnFixedColourAndOthersOneFromTheirName) {
+  std::set<std::string> colours;
+  for (const auto& name : strategy_names()) {
+    EXPECT_TRUE(std::regex_match(svg::strategy_colour(name), std::regex("#[0-9A-F]{6}"))) << name;
+    colours.insert(svg::strategy_colour(name));
+  }
+  EXPECT_EQ(colours.size(), strategy_names().size());
+  // A name from another version: the same colour every time, never a known strategy's.
+  for (const char* other : {"made-up", "io-pool", "uring-sqpoll", "x"}) {
+    EXPECT_EQ(svg::strategy_colour(other), svg::strategy_colour(std::string(other)));
+    EXPECT_EQ(colours.count(svg::strategy_colour(other)), 0U) << other;
+  }
+}
+
+TEST(SvgChart, OneStrategyAtSeveralBatchesIsOneColourWithDashes) {
+  std::vector<Result> results;
+  for (const int batch : {8, 64}) {
+    for (const int threads : {1, 2}) {
+      results.push_back(ResultBuilder::open("pool-batch", threads)
+                            .batch(batch)
+                            .ops(10000)
+                            .each_took(20'000'000, 5));
+    }
+  }
+  const std::vector<ReportInput> inputs{run("r", results)};
+  const std::string page = html_report(inputs);
+  EXPECT_EQ(
+      count_of(page, "class=\"series-line\" stroke=\"" + svg::strategy_colour("pool-batch") + "\""),
+      2U);
+  EXPECT_EQ(count_of(page, "class=\"series-line\" stroke=\"" + svg::strategy_colour("pool-batch") +
+                               "\" stroke-dasharray="),
+            1U);
+}
+
+svg::Chart chart_of(const std::vector<double>& medians) {
+  svg::Chart chart{"c", "title", "files/s", "threads", {"1", "2"}, {}, std::nullopt, ""};
+  for (std::size_t k = 0; k < medians.size(); ++k) {
+    const double m = medians[k];
+    chart.series.push_back(
+        {"s" + std::to_string(k), {svg::Value{m, m * 0.9, m * 1.1, ""}, std::nullopt}, "", 0});
+  }
+  return chart;
+}
+
+TEST(SvgChart, ALogAxisWhereValuesSpanMoreThanFiveTimes) {
+  const auto wide = chart_of({20'000, 60'000, 400'000});  // 20x: io_uring over the rest
+  EXPECT_TRUE(svg::log_axis(wide));
+  const std::string log_markup = svg::line_chart(wide);
+  EXPECT_NE(log_markup.find("data-scale=\"log\""), std::string::npos);
+  EXPECT_NE(log_markup.find("y axis: log scale"), std::string::npos);
+  // Ticks at 1, 2 and 5 times powers of ten, labelled.
+  for (const char* tick : {">20k<", ">50k<", ">100k<", ">200k<", ">500k<"}) {
+    EXPECT_NE(log_markup.find(tick), std::string::npos) << tick << "\n" << log_markup;
+  }
+  EXPECT_EQ(log_markup.find(">0<"), std::string::npos);  // a log axis has no zero
+  // The slowest line is no longer squeezed against the bottom: 20k sits well above it.
+  const std::regex point(R"re(class="point" cx="[^"]*" cy="([0-9.]+)")re");
+  std::vector<double> ys;
+  for (auto it = std::sregex_iterator(log_markup.begin(), log_markup.end(), point);
+       it != std::sregex_iterator(); ++it) {
+    ys.push_back(std::stod((*it)[1]));
+  }
+  ASSERT_EQ(ys.size(), 3U);
+  EXPECT_LT(ys[0], 290 - 20);
+  EXPECT_GT(ys[0] - ys[1], 30);  // 3x apart is a visible step
+
+  const auto narrow = chart_of({200'000, 400'000});  // 2x
+  EXPECT_FALSE(svg::log_axis(narrow));
+  const std::string linear_markup = svg::line_chart(narrow);
+  EXPECT_NE(linear_markup.find("data-scale=\"linear\""), std::string::npos);
+  EXPECT_NE(linear_markup.find("y axis: linear scale"), std::string::npos);
+  EXPECT_NE(linear_markup.find(">0<"), std::string::npos);
+  // Exactly 5x is not more than 5x; the reference counts as a plotted value.
+  EXPECT_FALSE(svg::log_axis(chart_of({100, 500})));
+  auto with_reference = chart_of({100, 200});
+  with_reference.reference = 1000;
+  EXPECT_TRUE(svg::log_axis(with_reference));
+}
+
+struct Box {
+  double left, top, right, bottom;
+  std::string text;
+};
+
+bool intersect(const Box& a, const Box& b) {
+  return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+}
+
+// Characters as drawn: an entity is one, a UTF-8 sequence is one.
+std::size_t drawn_length(const std::string& markup) {
+  const std::string text = std::regex_replace(markup, std::regex("&[#a-z0-9]+;"), "_");
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
+}
+
+// The boxes of a chart's labels (the legend's lines and the scale note): 12 px text, at most
+// 7 px a character wide, from the baseline 11 px up and 4 down.
+std::vector<Box> label_boxes(const std::string& markup) {
+  std::vector<Box> out;
+  const std::regex text(
+      R"re(<text class="tick (?:legend|scale-note)" x="([0-9.]+)" y="([0-9.]+)">([^<]*)</text>)re");
+  for (auto it = std::sregex_iterator(markup.begin(), markup.end(), text);
+       it != std::sregex_iterator(); ++it) {
+    const double x = std::stod((*it)[1]);
+    const double y = std::stod((*it)[2]);
+    out.push_back(
+        {x, y - 11, x + 7.0 * static_cast<double>(drawn_length((*it)[3])), y + 4, (*it)[3]});
+  }
+  return out;
+}
+
+// Every point a line passes through, every whisker end and every dot.
+std::vector<std::pair<double, double>> drawn_points(const std::string& markup) {
+  std::vector<std::pair<double, double>> out;
+  const std::regex path(R"re(class="(?:series-line|whisker)"[^>]* d="([^"]*)")re");
+  const std::regex xy(R"re([ML]([0-9.]+) ([0-9.]+))re");
+  for (auto it = std::sregex_iterator(markup.begin(), markup.end(), path);
+       it != std::sregex_iterator(); ++it) {
+    const std::string d = (*it)[1];
+    for (auto p = std::sregex_iterator(d.begin(), d.end(), xy); p != std::sregex_iterator(); ++p) {
+      out.emplace_back(std::stod((*p)[1]), std::stod((*p)[2]));
+    }
+  }
+  const std::regex dot(R"re(class="point" cx="([0-9.]+)" cy="([0-9.]+)")re");
+  for (auto it = std::sregex_iterator(markup.begin(), markup.end(), dot);
+       it != std::sregex_iterator(); ++it) {
+    out.emplace_back(std::stod((*it)[1]), std::stod((*it)[2]));
+  }
+  return out;
+}
+
+TEST(SvgChart, LabelsCoverNeitherEachOtherNorTheLines) {
+  // The case of the issue: the seed's loop at 1 thread, a line through its label's old place
+  // (the reference's right end), long names, and as many series as the registry has.
+  svg::Chart chart{"c",
+                   "t",
+                   "files/s",
+                   "threads",
+                   {"1", "2", "4", "8"},
+                   {},
+                   200'000.0,
+                   "the seed's loop (threads, 1 thread)"};
+  std::size_t k = 0;
+  for (const auto& name : strategy_names()) {
+    const double m = 150'000 + 20'000 * static_cast<double>(k++);
+    chart.series.push_back({name + " (batch 64) with a name far too long for one line",
+                            {svg::Value{m, m, m, ""}, svg::Value{m, m * 0.9, m * 1.1, ""},
+                             std::nullopt, svg::Value{200'000, 190'000, 210'000, ""}},
+                            svg::strategy_colour(name),
+                            0});
+  }
+  for (const bool lines : {true, false}) {
+    const std::string markup = lines ? svg::line_chart(chart) : svg::bar_chart(chart);
+    SCOPED_TRACE(markup);
+    const auto labels = label_boxes(markup);
+    ASSERT_GT(labels.size(), strategy_names().size() + 1);  // a legend, wrapped, and the note
+    std::smatch view;
+    ASSERT_TRUE(
+        std::regex_search(markup, view, std::regex(R"re(viewBox="0 0 ([0-9.]+) ([0-9.]+)")re")));
+    const double width = std::stod(view[1]);
+    const double height = std::stod(view[2]);
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+      EXPECT_LE(labels[i].right, width) << labels[i].text;
+      EXPECT_LE(labels[i].bottom, height) << labels[i].text;
+      for (std::size_t j = i + 1; j < labels.size(); ++j) {
+        EXPECT_FALSE(intersect(labels[i], labels[j])) << labels[i].text << " / " << labels[j].text;
+      }
+      for (const auto& [x, y] : drawn_points(markup)) {
+        EXPECT_FALSE(intersect(labels[i], {x - 4, y - 4, x + 4, y + 4, ""}))
+            << labels[i].text << " covers " << x << "," << y;
+      }
+    }
+    // Bars: no label box meets a bar's rectangle either.
+    const std::regex bar(
+        R"re(class="bar" x="([0-9.]+)" y="([0-9.]+)" width="([0-9.]+)" height="([0-9.]+)")re");
+    for (auto it = std::sregex_iterator(markup.begin(), markup.end(), bar);
+         it != std::sregex_iterator(); ++it) {
+      const double x = std::stod((*it)[1]);
+      const double y = std::stod((*it)[2]);
+      const Box b{x, y, x + std::stod((*it)[3]), y + std::stod((*it)[4]), ""};
+      for (const auto& label : labels) EXPECT_FALSE(intersect(label, b)) << label.text;
+    }
+    // The reference's label is in the legend, whole.
+    EXPECT_NE(markup.find(">the seed&#39;s loop<"), std::string::npos);
+  }
+}
+
+TEST(SvgChart, CategoryLabelsTooWideToStandSideBySideAreSlanted) {
+  svg::Chart chart{"c", "t", "ms", "strategy, threads", {"threads, 1", "threads, 2"}, {}, {}, ""};
+  chart.series.push_back({"A", {svg::Value{1, 1, 1, ""}, svg::Value{2, 2, 2, ""}}, "", 0});
+  EXPECT_EQ(svg::bar_chart(chart).find("rotate(-35)"), std::string::npos);
+  chart.categories = {"threads, 1",         "threads, 2",         "uring, 1, batch 64",
+                      "uring, 2, batch 64", "libuv, 1, batch 64", "libuv, 2, batch 64"};
+  for (auto& series : chart.series) series.values.resize(chart.categories.size());
+  EXPECT_EQ(count_of(svg::bar_chart(chart), "rotate(-35)"), 6U);
+}
+
+TEST(SvgChart, AGrowthsFdLabelGoesARowHigherOrIsLeftOutRatherThanCoverAnother) {
+  // The table's growths at 64 ... 512 among a hundred thousand descriptors: a few px apart.
+  svg::EventChart chart{"e", "t", {"worker 0", "worker 1"}, 100'000, {}};
+  for (const double fd : {64, 128, 256, 512, 50'000}) {
+    chart.marks.push_back({fd, 0, 7e6, "growth", ""});
+  }
+  chart.marks.push_back({64, 1, 7e6, "growth", ""});  // another lane: its own rows
+  const std::string markup = svg::event_chart(chart);
+  EXPECT_EQ(count_of(markup, "class=\"growth\""), 6U);  // every diamond is drawn
+  std::vector<Box> labels;
+  const std::regex text(
+      R"re(<text class="tick fd-label" x="([0-9.]+)" y="([0-9.]+)"[^>]*>([0-9]+)<)re");
+  for (auto it = std::sregex_iterator(markup.begin(), markup.end(), text);
+       it != std::sregex_iterator(); ++it) {
+    const double x = std::stod((*it)[1]);
+    const double y = std::stod((*it)[2]);
+    const double half = 3.5 * static_cast<double>((*it)[3].length());
+    labels.push_back({x - half, y - 11, x + half, y + 2, (*it)[3]});
+  }
+  // 64 above its diamond, 128 a row higher, 256 and 512 left out; 50,000 and worker 1's 64.
+  ASSERT_EQ(labels.size(), 4U) << markup;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    for (std::size_t j = i + 1; j < labels.size(); ++j) {
+      EXPECT_FALSE(intersect(labels[i], labels[j])) << labels[i].text << " / " << labels[j].text;
+    }
+  }
+  // Growths far apart keep their labels in the first row.
+  chart.fd_max = 1024;
+  chart.marks.pop_back();
+  chart.marks.pop_back();
+  EXPECT_EQ(count_of(svg::event_chart(chart), "class=\"tick fd-label\""), 4U);
+}
+
+ReportInput run_with_context(const std::string& label, const std::string& date,
+                             const std::vector<std::string>& argv) {
+  RunContext context;
+  context.date = date;
+  context.host = "bench-1";
+  context.command_line = argv;
+  context.user = 1000;
+  const auto results = open_sweep(30'000'000);
+  return {label, parse_results_json(
+                     to_json_document(testing::linux_environment(), results, {}, &context))};
+}
+
+// What the page says between its title and the first section.
+std::string under_title(const std::string& page) {
+  const auto from = page.find("</h1>");
+  const auto to = page.find("<section");
+  EXPECT_NE(from, std::string::npos);
+  EXPECT_NE(to, std::string::npos);
+  return page.substr(from, to - from);
+}
+
+TEST(HtmlReport, TheDateAndCommandLineAreUnderTheTitle) {
+  const std::vector<ReportInput> one{
+      run_with_context("this run", "2026-12-05T09:14:03Z",
+                       {"fdbench", "open", "--dir", "/mnt/a b", "--files", "10000"})};
+  const std::string head = under_title(html_report(one));
+  EXPECT_NE(head.find("2026-12-05 09:14:03 UTC"), std::string::npos) << head;
+  EXPECT_NE(head.find("<code class=\"command\">fdbench open --dir &#39;/mnt/a b&#39; --files "
+                      "10000</code>"),
+            std::string::npos)
+      << head;
+
+  // Several files: each one's, with the letter the compare table calls it by; a document of
+  // an older schema says it has none.
+  const std::vector<ReportInput> three{
+      run_with_context("ext4.json", "2026-12-01T08:00:00Z", {"fdbench", "open"}),
+      run_with_context("shm.json", "2026-12-02T20:30:05Z",
+                       {"fdbench", "open", "--dir", "/dev/shm"}),
+      run("old.json", open_sweep(30'000'000))};
+  const std::string heads = under_title(html_report(three));
+  EXPECT_NE(heads.find("<b>A</b> ext4.json: <span class=\"date\">2026-12-01 08:00:00 UTC</span> · "
+                       "<code class=\"command\">fdbench open</code>"),
+            std::string::npos)
+      << heads;
+  EXPECT_NE(heads.find("<b>B</b> shm.json: <span class=\"date\">2026-12-02 20:30:05 UTC</span> · "
+                       "<code class=\"command\">fdbench open --dir /dev/shm</code>"),
+            std::string::npos)
+      << heads;
+  EXPECT_NE(heads.find("<b>C</b> old.json: <span class=\"no-context\">no date or command line "
+                       "recorded"),
+            std::string::npos)
+      << heads;
+}
+
+TEST(HtmlReport, TheCompareTablesHeadsAreShortWithAKeyNamingTheFiles) {
+  const std::vector<ReportInput> inputs{
+      run("/home/someone/results/2026-12-01-ext4-nvme0n1.json", open_sweep(30'000'000)),
+      run("/home/someone/results/2026-12-02-tmpfs.json", open_sweep(15'000'000)),
+      run("/home/someone/results/2026-12-03-xfs.json", open_sweep(20'000'000))};
+  const std::string page = html_report(inputs);
+  const auto table = page.find("<table class=\"compare\">");
+  ASSERT_NE(table, std::string::npos);
+  const std::string head_row = page.substr(table, page.find("</tr>", table) - table);
+  const std::regex cell("<th>([^<]*)</th>");
+  std::vector<std::string> heads;
+  for (auto it = std::sregex_iterator(head_row.begin(), head_row.end(), cell);
+       it != std::sregex_iterator(); ++it) {
+    heads.push_back((*it)[1]);
+  }
+  EXPECT_EQ(heads, (std::vector<std::string>{"result", "A ms", "B ms", "B/A", "p", "verdict",
+                                             "C ms", "C/A", "p", "verdict"}));
+  for (const auto& head : heads) EXPECT_LE(drawn_length(head), 8U) << head;
+  const std::string key =
+      page.substr(page.rfind("compare-key", table), table - page.rfind("compare-key", table));
+  for (const char* file : {"<b>A</b> /home/someone/results/2026-12-01-ext4-nvme0n1.json",
+                           "<b>B</b> /home/someone/results/2026-12-02-tmpfs.json",
+                           "<b>C</b> /home/someone/results/2026-12-03-xfs.json"}) {
+    EXPECT_NE(key.find(file), std::string::npos) << key;
+  }
 }
 
 }  // namespace html_report_test

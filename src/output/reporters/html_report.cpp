@@ -123,14 +123,19 @@ std::string rate_chart(const std::vector<const Result*>& group, const std::strin
     const std::string name = series_name(*r, group);
     if (!series_at.count(name)) {
       series_at[name] = chart.series.size();
-      chart.series.push_back({name, std::vector<std::optional<svg::Value>>(threads.size())});
+      // The strategy's colour wherever it is drawn; its batches apart by their dashes.
+      const auto variant = static_cast<std::size_t>(std::count_if(
+          chart.series.begin(), chart.series.end(),
+          [&](const svg::Series& s) { return s.colour == svg::strategy_colour(r->strategy); }));
+      chart.series.push_back({name, std::vector<std::optional<svg::Value>>(threads.size()),
+                              svg::strategy_colour(r->strategy), variant});
     }
     const auto at =
         static_cast<std::size_t>(std::distance(threads.begin(), threads.find(r->threads)));
     chart.series[series_at[name]].values[at] = rate_value(*r);
     if (r->reference && r->threads == 1 && r->ok() && !r->times_ns.empty()) {
       chart.reference = r->ops_per_sec;
-      chart.reference_label = r->strategy + ", 1 thread (the seed's loop)";
+      chart.reference_label = "the seed's loop (" + r->strategy + ", 1 thread)";
     }
   }
   return svg::line_chart(chart);
@@ -159,7 +164,7 @@ std::string pregrow_chart(const std::vector<const Result*>& group, const std::st
   }
   for (const auto& p : pregrows) {
     chart.series.push_back(
-        {"pregrow " + p, std::vector<std::optional<svg::Value>>(chart.categories.size())});
+        {"pregrow " + p, std::vector<std::optional<svg::Value>>(chart.categories.size()), {}, 0});
   }
   for (const Result* r : group) {
     if (!r->ran() || r->times_ns.empty()) continue;
@@ -269,20 +274,61 @@ std::string event_chart(const Result& r, const std::string& id) {
   return svg::event_chart(chart);
 }
 
-// When and how the run was made, where its document says so (schema 3 on).
+// "2026-12-05T09:14:03Z" as "2026-12-05 09:14:03 UTC" (any other form as it is written).
+std::string utc_date_text(const std::string& date) {
+  if (date.size() != 20 || date[10] != 'T' || !date.ends_with('Z')) return date;
+  return date.substr(0, 10) + " " + date.substr(11, 8) + " UTC";
+}
+
+// A run's short name in the page's tables and keys: A, B, ... Z, then R27, R28, ...
+std::string run_letter(std::size_t index) {
+  return index < 26 ? std::string(1, static_cast<char>('A' + index))
+                    : fmt::format("R{}", index + 1);
+}
+
+// When a run was made and its command line, or that its document does not say (before
+// schema 3).
+std::string date_and_command(const ResultsDocument& doc) {
+  if (!doc.context) {
+    return fmt::format(
+        "<span class=\"no-context\">no date or command line recorded (a schema {} "
+        "document)</span>",
+        doc.schema_version);
+  }
+  return fmt::format("<span class=\"date\">{}</span> · <code class=\"command\">{}</code>",
+                     escape(utc_date_text(doc.context->date)),
+                     escape(shell_quoted(doc.context->command_line)));
+}
+
+// Under the title: each run's date and command line; for several, the letter that stands
+// for it in the compare table's heads.
+std::string runs_heading(std::span<const ReportInput> inputs) {
+  if (inputs.size() == 1) {
+    return "<p class=\"meta runs\">" + date_and_command(inputs.front().document) + "</p>\n";
+  }
+  std::string out = "<ul class=\"meta runs\">\n";
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    out += fmt::format("<li><b>{}</b> {}: {}</li>\n", run_letter(i), escape(inputs[i].label),
+                       date_and_command(inputs[i].document));
+  }
+  return out + "</ul>\n";
+}
+
+// Where the run was made (its date and command are under the page's title too).
 std::string context_line(const ResultsDocument& doc) {
   if (!doc.context) return "";
   const RunContext& c = *doc.context;
-  return fmt::format("<p class=\"meta\">{} UTC on {} (uid {}): <code>{}</code></p>\n",
-                     escape(c.date.ends_with('Z') ? c.date.substr(0, c.date.size() - 1) : c.date),
-                     escape(c.host), c.user, escape(shell_quoted(c.command_line)));
+  return fmt::format("<p class=\"meta\">{} on {} (uid {}): <code>{}</code></p>\n",
+                     escape(utc_date_text(c.date)), escape(c.host), c.user,
+                     escape(shell_quoted(c.command_line)));
 }
 
-std::string run_section(const ReportInput& in, std::size_t index) {
+std::string run_section(const ReportInput& in, std::size_t index, bool lettered) {
   const ResultsDocument& doc = in.document;
-  std::string out = fmt::format("<section class=\"run\"><h2>{}</h2>\n{}<p class=\"meta\">{}</p>\n",
-                                escape(in.label), context_line(doc),
-                                escape(environment_summary(doc.environment)));
+  std::string out =
+      fmt::format("<section class=\"run\"><h2>{}{}</h2>\n{}<p class=\"meta\">{}</p>\n",
+                  lettered ? run_letter(index) + " · " : "", escape(in.label), context_line(doc),
+                  escape(environment_summary(doc.environment)));
   if (!doc.complete) {
     out += "<p class=\"warn\">This run was interrupted: what it finished is shown.</p>\n";
   }
@@ -332,12 +378,16 @@ std::string compare_cells(const CompareRow& row) {
   return out;
 }
 
-// Medians, each run's ratio to the first with its range, Mann-Whitney p and the verdict.
+// Medians, each run's ratio to the first with its range, Mann-Whitney p and the verdict. The
+// heads are the runs' letters (file names would wrap them over lines); a key names the files.
 std::string compare_table(const Comparison& c) {
+  std::string key;
   std::string out = "<table class=\"compare\"><tr><th>result</th>";
   for (std::size_t f = 0; f < c.files.size(); ++f) {
-    out += fmt::format("<th>{} ms</th>", escape(c.files[f].label));
-    if (f > 0) out += "<th>ratio to the first (min–max)</th><th>p</th><th>verdict</th>";
+    const std::string letter = run_letter(f);
+    key += fmt::format("{}<b>{}</b> {}", f == 0 ? "" : " · ", letter, escape(c.files[f].label));
+    out += fmt::format("<th>{} ms</th>", letter);
+    if (f > 0) out += fmt::format("<th>{}/A</th><th>p</th><th>verdict</th>", letter);
   }
   out += "</tr>\n";
   for (const auto* rows : {&c.shared, &c.partial}) {
@@ -347,11 +397,14 @@ std::string compare_table(const Comparison& c) {
                          rows == &c.partial ? " (not in every run)" : "", compare_cells(row));
     }
   }
-  return out + fmt::format(
-                   "</table>\n<p class=\"meta\">Ratios below 1 are faster than the first run. A "
-                   "verdict needs p &lt; {} in a two-sided Mann-Whitney U test on the repetition "
-                   "times, and at least {} repetitions on each side.</p>\n",
-                   kSignificanceLevel, kMinRepetitionsToTell);
+  return fmt::format("<p class=\"meta compare-key\">{}</p>\n", key) + out +
+         fmt::format(
+             "</table>\n<p class=\"meta\">X ms: run X's median time per repetition. X/A: its "
+             "median over run A's, and in brackets the range over their repetitions (X's "
+             "fastest against A's slowest to X's slowest against A's fastest); below 1 is "
+             "faster than A. A verdict needs p &lt; {} in a two-sided Mann-Whitney U "
+             "test on the repetition times, and at least {} repetitions on each side.</p>\n",
+             kSignificanceLevel, kMinRepetitionsToTell);
 }
 
 std::size_t runs_measuring(const CompareRow& row) {
@@ -384,7 +437,9 @@ std::vector<svg::Chart> comparison_charts(const Comparison& c) {
                      {},
                      {},
                      {}};
-    for (const auto& file : c.files) chart.series.push_back({file.label, {}});
+    for (std::size_t f = 0; f < c.files.size(); ++f) {
+      chart.series.push_back({run_letter(f) + " · " + c.files[f].label, {}, {}, 0});
+    }
     for (const auto* row : rows) {
       if (std::make_tuple(row->key.workload, row->key.kind, row->key.ops) !=
           std::tie(workload, kind, ops))
@@ -432,10 +487,12 @@ std::string html_report(std::span<const ReportInput> inputs) {
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
       "<title>fdbench report</title>\n<style>{}</style></head>\n<body>\n"
-      "<h1>fdbench report</h1>\n<p class=\"meta\">fdbench {} · {} run{}</p>\n",
-      kStyle, escape(std::string(version())), inputs.size(), inputs.size() == 1 ? "" : "s");
+      "<h1>fdbench report</h1>\n{}<p class=\"meta\">fdbench {} · {} run{}</p>\n",
+      kStyle, runs_heading(inputs), escape(std::string(version())), inputs.size(),
+      inputs.size() == 1 ? "" : "s");
   if (inputs.size() > 1) out += side_by_side(inputs);
-  for (std::size_t i = 0; i < inputs.size(); ++i) out += run_section(inputs[i], i);
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    out += run_section(inputs[i], i, inputs.size() > 1);
   return out + "</body></html>\n";
 }
 

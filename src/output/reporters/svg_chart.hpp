@@ -1,10 +1,14 @@
 #pragma once
 // Two kinds of chart as inline SVG, for the HTML report: lines over categories (files/s
 // against threads, one line per strategy) and grouped bars (pregrow off against auto, or one
-// bar per machine). Every value may carry a min-max whisker. Pure: data in, markup out; the
-// markup needs no script and no font beyond the page's own.
+// bar per machine). Every value may carry a min-max whisker. The y axis is logarithmic where
+// the values span more than kLogSpan (a linear one would squeeze the slow ones into its
+// bottom), and the chart says which. The legend, with the reference line's label, sits beside
+// the plot, so no label covers a line or a point. Pure: data in, markup out; the markup needs
+// no script and no font beyond the page's own.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace fdbench::svg {
@@ -19,6 +23,8 @@ struct Value {
 struct Series {
   std::string name;
   std::vector<std::optional<Value>> values;  // one per category; nullopt: no such result
+  std::string colour;       // e.g. strategy_colour(); empty: the chart's palette, by position
+  std::size_t variant = 0;  // lines of one colour told apart by their dashes (0: solid)
 };
 
 struct Chart {
@@ -51,6 +57,18 @@ struct EventChart {
   double fd_max = 1;
   std::vector<Mark> marks;
 };
+
+// Medians (and the reference) spanning more than this ratio get a log axis.
+constexpr double kLogSpan = 5;
+
+// The colour a strategy is drawn in, the same in every chart of every report: a fixed one for
+// each of the registry's strategies (Okabe-Ito, which colour-blind readers can tell apart), and
+// for any other name (a document of another version) one picked by a hash of the name from
+// further colours, never one of those.
+std::string strategy_colour(std::string_view strategy);
+
+// Whether `chart` gets a log y axis: its medians and reference span more than kLogSpan.
+bool log_axis(const Chart& chart);
 
 std::string line_chart(const Chart& chart);
 std::string bar_chart(const Chart& chart);
