@@ -16,8 +16,12 @@ namespace fdbench {
 
 namespace {
 
-// How often the waiting caller looks for SIGINT or SIGTERM.
+// How often the waiting caller looks for SIGINT or SIGTERM, and at the time the step has run.
 constexpr auto kSignalPoll = std::chrono::milliseconds(100);
+// A gap between two looks this much longer than kSignalPoll means the waiting thread did not
+// run at all: the process was stopped (SIGSTOP, Ctrl-Z, a cgroup freeze) or the machine was
+// paused. That time is not the step's: only one poll of it counts towards the limit.
+constexpr auto kPausedGap = std::chrono::seconds(1);
 
 }  // namespace
 
@@ -76,13 +80,17 @@ TimedRunner::Outcome TimedRunner::run(std::function<void()> step, Limit limit) {
   state_->changed.notify_all();
   const WaitingThread waiting;
   using Clock = std::chrono::steady_clock;
-  const auto deadline = limit == Limit::applies && limit_ > std::chrono::nanoseconds::zero()
-                            ? Clock::now() + limit_
-                            : Clock::time_point::max();
+  const bool limited = limit == Limit::applies && limit_ > std::chrono::nanoseconds::zero();
+  // The time the step could run: wall time less what the process spent stopped (kPausedGap).
+  Clock::duration ran{0};
+  auto looked = Clock::now();
   std::optional<Clock::time_point> signalled;
   while (!state_->finished) {
     const auto now = Clock::now();
-    if (now >= deadline) {
+    const auto gap = now - looked;
+    looked = now;
+    ran += gap > kPausedGap ? Clock::duration(kSignalPoll) : gap;
+    if (limited && ran >= limit_) {
       abandoned_ = true;
       return Outcome::timed_out;
     }
@@ -96,7 +104,9 @@ TimedRunner::Outcome TimedRunner::run(std::function<void()> step, Limit limit) {
       abandoned_ = true;
       return Outcome::interrupted;
     }
-    state_->changed.wait_until(lock, std::min(deadline, now + kSignalPoll));
+    const auto wait = limited ? std::min<Clock::duration>(kSignalPoll, limit_ - ran)
+                              : Clock::duration(kSignalPoll);
+    state_->changed.wait_until(lock, now + wait);
   }
   if (state_->error) std::rethrow_exception(std::exchange(state_->error, nullptr));
   return Outcome::done;

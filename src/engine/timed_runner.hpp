@@ -1,6 +1,7 @@
 #pragma once
 // --timeout: each repetition runs on a thread of its own while the caller waits for it, at
-// most a limit. A repetition that hangs (an open() on a dead NFS or FUSE mount never returns)
+// most a limit of time it could run: a process stopped (SIGSTOP, Ctrl-Z, a cgroup freeze) or a
+// paused machine does not use it up. A repetition that hangs (an open() on a dead NFS or FUSE mount never returns)
 // leaves the caller free to report it, clean up and exit; the thread is abandoned, never
 // joined. Without a limit it is used the same way, so that a signal can still end a
 // repetition stuck where the signal cannot reach it (--timeout none).
