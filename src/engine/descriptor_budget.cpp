@@ -4,11 +4,27 @@
 
 #include <algorithm>
 
+#include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
 #include "platform/platform.hpp"
-#include "engine/strategy.hpp"
 
 namespace fdbench {
+
+std::uint64_t limit_for(std::span<const int> held, std::uint64_t more) {
+  // Below the limit L there are L - (held numbers below L) free ones; the smallest L with
+  // `more` of them. Walk the held numbers in order: each below the answer pushes it up one.
+  std::uint64_t limit = more;
+  for (const int fd : held) {
+    if (fd < 0) continue;
+    if (static_cast<std::uint64_t>(fd) < limit) ++limit;
+  }
+  return limit;
+}
+
+std::uint64_t DescriptorBudget::needed() const {
+  return std::max(limit_for(held, strategy + workload + kOwnDescriptors),
+                  pregrow_fd + kOwnDescriptors);
+}
 
 DescriptorBudget budget_of(const std::vector<std::string>& strategies,
                            const std::vector<int>& threads, int batch,
@@ -21,13 +37,12 @@ DescriptorBudget budget_of(const std::vector<std::string>& strategies,
       const std::uint64_t held = info->descriptors(StrategyConfig{t, batch}).total(t);
       if (held <= budget.strategy && !budget.strategy_config.empty()) continue;
       budget.strategy = held;
-      budget.strategy_config = fmt::format(
-          "{} --threads {}{}", name, t, info->uses_batch() ? fmt::format(" --batch {}", batch) : "");
+      budget.strategy_config =
+          fmt::format("{} --threads {}{}", name, t,
+                      info->uses_batch() ? fmt::format(" --batch {}", batch) : "");
     }
   }
-  const auto held_now = platform::open_descriptors();
-  budget.own =
-      (held_now.empty() ? 0 : static_cast<std::uint64_t>(held_now.back()) + 1) + kOwnDescriptors;
+  budget.held = platform::open_descriptors();
   for (const auto& p : pregrow) {
     if (p.mode == Pregrow::Mode::fd) {
       budget.pregrow_fd = std::max<std::uint64_t>(budget.pregrow_fd, p.fd + 1ULL);
@@ -47,7 +62,7 @@ void ensure_descriptor_budget(const DescriptorBudget& budget, std::string_view w
   if (err == 0) return;
   const std::string who =
       fmt::format("{} holds {}, the workload {}, fdbench {}", budget.strategy_config,
-                  budget.strategy, budget.workload, budget.own);
+                  budget.strategy, budget.workload, budget.own());
   if (needed > ceiling) {
     throw Error(fmt::format(
         "needs {} descriptors ({}), soft limit is {}, hard limit is {}: raise it with ulimit -Hn "

@@ -1,7 +1,9 @@
 // The descriptor budget, end to end: a strategy that holds many descriptors at once (io_uring's
 // batch in flight, libuv's requests in flight) gets a soft RLIMIT_NOFILE raised to fit, or a
 // refusal up front naming the numbers when the hard limit is too low; never EMFILE mid-run.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -109,6 +111,27 @@ TEST_P(BatchedStrategy, RaisesTheHardLimitTooWithCapSysResource) {
   options.keep_cap_sys_resource = true;
   const RunResult run = run_limited(batched_run(strategy, dir.path()), options);
   expect_no_failures(run, strategy);
+}
+
+// A descriptor fdbench inherits high up (a shell's 255; here 251) costs it one number, not 252:
+// new descriptors take the lowest free ones. Under a hard limit of 256 a small run fits; it
+// was refused, asking for 268 ("lower --files ... the workload 0").
+TEST(InheritedDescriptor, AHighOneCostsOneNumberNotAllBelowIt) {
+  FastTempDir dir;
+  const int spare = open("/dev/null", O_RDONLY);  // no O_CLOEXEC: fdbench inherits it
+  ASSERT_GE(spare, 0);
+  ASSERT_EQ(dup2(spare, 251), 251);
+  close(spare);
+  RunOptions options = as_a_job();
+  options.nofile = 256;
+  const RunResult run =
+      run_limited({"open", "--files", "10", "--threads", "1", "--strategy", "threads", "--repeat",
+                   "2", "--dir", dir.path(), "--format", "json"},
+                  options);
+  close(251);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto doc = nlohmann::json::parse(run.out);
+  EXPECT_EQ(doc.at("results").at(0).at("failures"), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(DescriptorBudget, BatchedStrategy, ::testing::Values("uring", "libuv"),
