@@ -130,7 +130,7 @@ class HtmlReport : public ::testing::Test {
                                    "--dir", work_.path(), "--export-html", work_ / "open.html",
                                    "--export-json", work_ / "open.json"});
     ASSERT_EQ(open.exit_code, 0) << open.err;
-    const auto socket = run_fdbench({"socket", "--kind", "eventfd", "--per-thread", "64",
+    const auto socket = run_fdbench({"socket", "--kind", "pipe", "--per-thread", "64",
                                      "--strategy", "threads,process", "--repeat", "3", "--warmup",
                                      "0", "--export-json", work_ / "socket.json"});
     ASSERT_EQ(socket.exit_code, 0) << socket.err;
