@@ -630,13 +630,14 @@ void little_difference_finding(std::span<const GrowthPair> pairs, Findings& out)
           {{"pregrow_growth_unsaved",
             fmt::format(
                 "`{}` with {}: without pre-growing, the table's growth took {} ms of the {} ms a "
-                "repetition took on average, yet pre-grown (pregrow {}) it was {} ({}).",
+                "repetition took on average, yet with the table grown first (pregrow {}) {}.",
                 p.off->strategy, workers_text(*p.off),
                 format_ms(static_cast<double>(p.off->latency->growth_totals.total_ns) / reps),
                 format_ms(p.off->stats.mean), p.grown->pregrow.label(),
-                p.apart() == Separation::within_noise ? std::string("no faster")
-                                                      : format_ratio(1 / p.ratio()) + " the time",
-                p.apart() == Separation::within_noise ? "within noise" : "less than 2× apart"),
+                p.apart() == Separation::within_noise
+                    ? std::string("the two were within noise of each other")
+                    : fmt::format("it took {} the time, less than 2× apart",
+                                  format_ratio(1 / p.ratio()))),
             {{"growth_share", p.off->latency->growth_totals.share_of_repetition},
              {"ratio", p.ratio()}},
             {subject(*p.off, "not-pregrown"), subject(*p.grown, "pregrown")}},
@@ -668,16 +669,20 @@ ClaimedFinding no_effect_finding(std::span<const GrowthPair> pairs, std::string_
     subjects.push_back(subject(*p.grown, "pregrown"));
     if (p.apart() == Separation::too_few) ++too_few;
   }
-  return {
-      {"pregrow_no_effect",
-       fmt::format("Pre-growing the table made none of the {} {} results 2× faster beyond "
-                   "noise{}.",
-                   pairs.size(), workload,
-                   too_few == 0 ? std::string()
-                                : fmt::format(" ({} of them: {})", too_few, too_few_to_separate())),
-       {{"results", pairs.size()}},
-       std::move(subjects)},
-      std::move(claims)};
+  return {{"pregrow_no_effect",
+           too_few == pairs.size()
+               ? fmt::format("Pre-growing the table: {} {} results, each with too few repetitions "
+                             "to separate it from its pre-grown pair (use --repeat ≥ {}).",
+                             pairs.size(), workload, min_samples_for())
+               : fmt::format("Pre-growing the table made none of the {} {} results 2× faster "
+                             "beyond noise{}.",
+                             pairs.size(), workload,
+                             too_few == 0 ? std::string()
+                                          : fmt::format("; {} of them had {}", too_few,
+                                                        too_few_to_separate())),
+           {{"results", pairs.size()}},
+           std::move(subjects)},
+          std::move(claims)};
 }
 
 // Pairs every pregrow=off result with a pre-grown one of the same shape and explains the
