@@ -616,46 +616,76 @@ std::vector<GrowthPair> growth_pairs(const Results& all) {
   return pairs;
 }
 
+// "1.59 ms of the 2.62 ms a repetition took on average, yet with the table grown first
+// (pregrow auto) the two were within noise of each other": a growth cost pre-growing did not
+// save, as measured.
+std::string unsaved_text(const GrowthPair& p) {
+  const double reps = std::max(1, p.off->repeat);
+  return fmt::format(
+      "{} ms of the {} ms a repetition took on average, yet with the table grown first (pregrow "
+      "{}) {}",
+      format_ms(static_cast<double>(p.off->latency->growth_totals.total_ns) / reps),
+      format_ms(p.off->stats.mean), p.grown->pregrow.label(),
+      p.apart() == Separation::within_noise
+          ? std::string("the two were within noise of each other")
+          : fmt::format("it took {} the time, less than 2× apart", format_ratio(1 / p.ratio())));
+}
+
+// The pairs whose measured growth took a large share of a repetition without pre-growing that
+// pre-growing did not save: said as measured, in one finding.
+void unsaved_finding(std::span<const GrowthPair* const> unsaved, Findings& out) {
+  if (unsaved.empty()) return;
+  std::vector<FindingSubject> subjects;
+  std::vector<FindingClaim> claims;
+  std::map<std::string, FindingNumber> numbers;
+  std::string text;
+  for (const GrowthPair* p : unsaved) {
+    const std::size_t at = subjects.size();
+    claims.push_back({ClaimKind::growth_cost, at, at});
+    claims.push_back(separation_claim(*p->off, *p->grown, at, at + 1));
+    subjects.push_back(subject(*p->off, "not-pregrown"));
+    subjects.push_back(subject(*p->grown, "pregrown"));
+    const std::string name = p->off->strategy + "." + std::to_string(p->off->threads);
+    numbers[name + ".growth_share"] = p->off->latency->growth_totals.share_of_repetition;
+    numbers[name + ".ratio"] = p->ratio();
+    text += fmt::format("{}`{}` with {}: {}", text.empty() ? "" : "; ", p->off->strategy,
+                        workers_text(*p->off), unsaved_text(*p));
+  }
+  out.push_back({{"pregrow_growth_unsaved",
+                  fmt::format("Without pre-growing, the table's growth took at least a fifth of "
+                              "a repetition, and pre-growing did not save it: {}.",
+                              text),
+                  std::move(numbers), std::move(subjects)},
+                 std::move(claims)});
+}
+
 // Where a table grew but pre-growing changed little: only of pairs the one rule can tell
 // apart, and never of a result whose measured growth took a large share of its time (that is
 // said as measured instead: the growth cost was not saved).
 void little_difference_finding(std::span<const GrowthPair> pairs, Findings& out) {
   std::vector<FindingSubject> grew;
   std::vector<FindingClaim> claims;
+  std::vector<const GrowthPair*> unsaved;
   for (const auto& p : pairs) {
     if (growths(*p.off) == 0 || p.apart() == Separation::too_few || p.stalled()) continue;
     if (growth_share(*p.off) >= kLargeGrowthShare) {
-      const double reps = std::max(1, p.off->repeat);
-      out.push_back(
-          {{"pregrow_growth_unsaved",
-            fmt::format(
-                "`{}` with {}: without pre-growing, the table's growth took {} ms of the {} ms a "
-                "repetition took on average, yet with the table grown first (pregrow {}) {}.",
-                p.off->strategy, workers_text(*p.off),
-                format_ms(static_cast<double>(p.off->latency->growth_totals.total_ns) / reps),
-                format_ms(p.off->stats.mean), p.grown->pregrow.label(),
-                p.apart() == Separation::within_noise
-                    ? std::string("the two were within noise of each other")
-                    : fmt::format("it took {} the time, less than 2× apart",
-                                  format_ratio(1 / p.ratio()))),
-            {{"growth_share", p.off->latency->growth_totals.share_of_repetition},
-             {"ratio", p.ratio()}},
-            {subject(*p.off, "not-pregrown"), subject(*p.grown, "pregrown")}},
-           {{ClaimKind::growth_cost, 0, 0}, separation_claim(*p.off, *p.grown, 0, 1)}});
+      unsaved.push_back(&p);
       continue;
     }
     claims.push_back({ClaimKind::pregrow_little, grew.size(), grew.size() + 1});
     grew.push_back(subject(*p.off, "not-pregrown"));
     grew.push_back(subject(*p.grown, "pregrown"));
   }
-  if (grew.empty()) return;
-  out.push_back({{"pregrow_little_difference",
-                  "Pre-growing made little difference for multi-threaded runs on this "
-                  "kernel (an expedited RCU, rcu_expedited=1, or a kernel without the "
-                  "stall would explain it).",
-                  {},
-                  std::move(grew)},
-                 std::move(claims)});
+  if (!grew.empty()) {
+    out.push_back({{"pregrow_little_difference",
+                    "Pre-growing made little difference for multi-threaded runs on this "
+                    "kernel (an expedited RCU, rcu_expedited=1, or a kernel without the "
+                    "stall would explain it).",
+                    {},
+                    std::move(grew)},
+                   std::move(claims)});
+  }
+  unsaved_finding(unsaved, out);
 }
 
 // More pairs than fit a line each, none 2× slower without pre-growing by the one rule.
