@@ -616,19 +616,29 @@ std::vector<GrowthPair> growth_pairs(const Results& all) {
   return pairs;
 }
 
-// "1.59 ms of the 2.62 ms a repetition took on average, yet with the table grown first
-// (pregrow auto) the two were within noise of each other": a growth cost pre-growing did not
-// save, as measured.
-std::string unsaved_text(const GrowthPair& p) {
+// A growth cost pre-growing did not save, as measured: "1.59 ms of the 2.62 ms a repetition
+// took on average, yet with the table grown first (pregrow auto) the two were within noise of
+// each other", or `brief`ly, one of several: "1.59 of 2.62 ms, within noise".
+std::string unsaved_text(const GrowthPair& p, bool brief) {
   const double reps = std::max(1, p.off->repeat);
+  const std::string growth =
+      format_ms(static_cast<double>(p.off->latency->growth_totals.total_ns) / reps);
+  // io_uring's records are whole submissions, which overlap across workers: their sum may
+  // exceed the repetition.
+  const std::string overlap =
+      per_submission(*p.off->latency) ? " (whole submissions, which overlap)" : "";
+  const bool noise = p.apart() == Separation::within_noise;
+  if (brief) {
+    return fmt::format("{} of {} ms{}, {}", growth, format_ms(p.off->stats.mean), overlap,
+                       noise ? std::string("within noise")
+                             : fmt::format("pre-grown {} the time", format_ratio(1 / p.ratio())));
+  }
   return fmt::format(
-      "{} ms of the {} ms a repetition took on average, yet with the table grown first (pregrow "
+      "{} ms of the {} ms a repetition took on average{}, yet with the table grown first (pregrow "
       "{}) {}",
-      format_ms(static_cast<double>(p.off->latency->growth_totals.total_ns) / reps),
-      format_ms(p.off->stats.mean), p.grown->pregrow.label(),
-      p.apart() == Separation::within_noise
-          ? std::string("the two were within noise of each other")
-          : fmt::format("it took {} the time, less than 2× apart", format_ratio(1 / p.ratio())));
+      growth, format_ms(p.off->stats.mean), overlap, p.grown->pregrow.label(),
+      noise ? std::string("the two were within noise of each other")
+            : fmt::format("it took {} the time, less than 2× apart", format_ratio(1 / p.ratio())));
 }
 
 // The pairs whose measured growth took a large share of a repetition without pre-growing that
@@ -649,7 +659,7 @@ void unsaved_finding(std::span<const GrowthPair* const> unsaved, Findings& out) 
     numbers[name + ".growth_share"] = p->off->latency->growth_totals.share_of_repetition;
     numbers[name + ".ratio"] = p->ratio();
     text += fmt::format("{}`{}` with {}: {}", text.empty() ? "" : "; ", p->off->strategy,
-                        workers_text(*p->off), unsaved_text(*p));
+                        workers_text(*p->off), unsaved_text(*p, unsaved.size() > 1));
   }
   out.push_back({{"pregrow_growth_unsaved",
                   fmt::format("Without pre-growing, the table's growth took at least a fifth of "
