@@ -17,15 +17,42 @@ namespace fdbench {
 namespace {
 
 using Results = std::vector<const Result*>;
-using Findings = std::vector<Finding>;
+using Findings = std::vector<ClaimedFinding>;
 
 // Results of `workload` that are valid timings.
 Results select(std::span<const Result> results, std::string_view workload) {
   Results out;
   for (const auto& r : results) {
-    if (r.workload == workload && r.ok() && r.stats.count > 0) out.push_back(&r);
+    if (r.workload == workload && comparable(r) && r.stats.count > 0) out.push_back(&r);
   }
   return out;
+}
+
+// What the one rule says of `a` and `b`, as a claim about subjects `ia` and `ib`.
+FindingClaim separation_claim(const Result& a, const Result& b, std::size_t ia, std::size_t ib) {
+  switch (separation(a.median_ci, b.median_ci)) {
+    case Separation::separated:
+      return {ClaimKind::separated, ia, ib};
+    case Separation::within_noise:
+      return {ClaimKind::within_noise, ia, ib};
+    case Separation::too_few:
+      break;
+  }
+  return {ClaimKind::too_few, ia, ib};
+}
+
+// What a ratio of `r` to `base` adds in words: ", within noise" where the intervals overlap,
+// ", medians alone" where there are too few repetitions to tell; nothing where they separate.
+std::string ratio_qualifier(const Result& r, const Result& base) {
+  switch (separation(r.median_ci, base.median_ci)) {
+    case Separation::within_noise:
+      return ", within noise";
+    case Separation::too_few:
+      return ", medians alone";
+    case Separation::separated:
+      break;
+  }
+  return "";
 }
 
 // Those of `rs` that `keep` accepts.
@@ -91,15 +118,16 @@ const Result* fewest_without_interval(const Results& rs) {
 
 // Instead of the fastest or a tie, when some result has too few repetitions for a 95%
 // interval: less data makes no firmer claim.
-Finding too_few_finding(const Result& fewest) {
+ClaimedFinding too_few_finding(const Result& fewest) {
   const auto reps = fewest.times_ns.size();
-  return {"too_few",
-          fmt::format("Opening files: {}: with {} repetition{} a result has no 95% interval of "
-                      "its median, so none is called fastest or tied here.",
-                      too_few_to_separate(), reps, reps == 1 ? "" : "s"),
-          {{"repetitions", static_cast<std::int64_t>(reps)},
-           {"repetitions_needed", static_cast<std::int64_t>(min_samples_for())}},
-          {subject(fewest, "too_few")}};
+  return {{"too_few",
+           fmt::format("Opening files: {}: with {} repetition{} a result has no 95% interval of "
+                       "its median, so none is called fastest or tied here.",
+                       too_few_to_separate(), reps, reps == 1 ? "" : "s"),
+           {{"repetitions", static_cast<std::int64_t>(reps)},
+            {"repetitions_needed", static_cast<std::int64_t>(min_samples_for())}},
+           {subject(fewest, "too_few")}},
+          {}};
 }
 
 // The fastest of `all`, in words, by the one rule (separation()): called fastest only when its
@@ -119,17 +147,18 @@ void fastest_finding(const Results& all, Findings& out) {
     }
   }
   if (tied.empty()) {
-    out.push_back({"fastest",
-                   fmt::format("Opening files: the fastest way here was `{}` with {}: {} files/s "
-                               "({} ms for {} file{}).",
-                               best->strategy, workers_text(*best), format_rate(best->ops_per_sec),
-                               format_ms(best->stats.median), group_digits(best->ops),
-                               best->ops == 1 ? "" : "s"),
-                   {{"threads", best->threads},
-                    {"ops_per_sec", best->ops_per_sec},
-                    {"median_ns", whole_ns(best->stats.median)},
-                    {"files", best->ops}},
-                   {subject(*best, "fastest")}});
+    out.push_back({{"fastest",
+                    fmt::format("Opening files: the fastest way here was `{}` with {}: {} files/s "
+                                "({} ms for {} file{}).",
+                                best->strategy, workers_text(*best), format_rate(best->ops_per_sec),
+                                format_ms(best->stats.median), group_digits(best->ops),
+                                best->ops == 1 ? "" : "s"),
+                    {{"threads", best->threads},
+                     {"ops_per_sec", best->ops_per_sec},
+                     {"median_ns", whole_ns(best->stats.median)},
+                     {"files", best->ops}},
+                    {subject(*best, "fastest")}},
+                   {{ClaimKind::fastest, 0, 0}}});
     return;
   }
   std::sort(tied.begin(), tied.end(),
@@ -142,17 +171,22 @@ void fastest_finding(const Results& all, Findings& out) {
   }
   if (tied.size() > kNamed) others += fmt::format(" and {} more", tied.size() - kNamed);
   std::vector<FindingSubject> subjects = {subject(*best, "fastest")};
-  for (const auto* r : tied) subjects.push_back(subject(*r, "tied"));
+  std::vector<FindingClaim> claims;
+  for (const auto* r : tied) {
+    claims.push_back({ClaimKind::within_noise, 0, subjects.size()});
+    subjects.push_back(subject(*r, "tied"));
+  }
   out.push_back(
-      {"tied",
-       fmt::format("Opening files: fastest here, tied within noise (the 95% intervals "
-                   "of their medians overlap): `{}` with {} ({} files/s){}.",
-                   best->strategy, workers_text(*best), format_rate(best->ops_per_sec), others),
-       {{"threads", best->threads},
-        {"ops_per_sec", best->ops_per_sec},
-        {"median_ns", whole_ns(best->stats.median)},
-        {"tied_with", tied.size()}},
-       std::move(subjects)});
+      {{"tied",
+        fmt::format("Opening files: fastest here, tied within noise (the 95% intervals "
+                    "of their medians overlap): `{}` with {} ({} files/s){}.",
+                    best->strategy, workers_text(*best), format_rate(best->ops_per_sec), others),
+        {{"threads", best->threads},
+         {"ops_per_sec", best->ops_per_sec},
+         {"median_ns", whole_ns(best->stats.median)},
+         {"tied_with", tied.size()}},
+        std::move(subjects)},
+       std::move(claims)});
 }
 
 // The knee of the reference strategy: the fewest threads within noise of its best (their
@@ -184,16 +218,20 @@ void knee_finding(const Results& plain, Findings& out) {
   std::vector<FindingSubject> subjects = {subject(*knee, "knee")};
   if (plain_best != knee) subjects.push_back(subject(*plain_best, "best"));
   subjects.push_back(subject(*most, "most"));
+  const std::size_t most_at = subjects.size() - 1;
   if (knee == plain_best) {
     out.push_back(
-        {"knee",
-         fmt::format(
-             "`{}` reached its best with {} ({} ms); more threads did not help: with {} it was {}.",
-             knee->strategy, workers_text(*knee), format_ms(knee->stats.median), most->threads,
-             compared_with(*most, *knee)),
-         std::move(numbers), std::move(subjects)});
+        {{"knee",
+          fmt::format(
+              "`{}` reached its best with {} ({} ms); more threads did not help: with {} it was "
+              "{}.",
+              knee->strategy, workers_text(*knee), format_ms(knee->stats.median), most->threads,
+              compared_with(*most, *knee)),
+          std::move(numbers), std::move(subjects)},
+         {separation_claim(*most, *knee, most_at, 0)}});
     return;
   }
+  std::vector<FindingClaim> claims = {{ClaimKind::within_noise, 0, 1}};
   std::string line = fmt::format(
       "`{}` was within noise of its best ({} ms, with {}) from {} on ({} ms): more threads "
       "bought nothing measurable",
@@ -202,14 +240,9 @@ void knee_finding(const Results& plain, Findings& out) {
   if (most != plain_best &&
       separation(most->median_ci, plain_best->median_ci) == Separation::separated) {
     line += fmt::format("; with {} it was {}", most->threads, compared_with(*most, *plain_best));
+    claims.push_back({ClaimKind::separated, most_at, 1});
   }
-  out.push_back({"knee", line + ".", std::move(numbers), std::move(subjects)});
-}
-
-// Whether a ratio of `r` to `base` is within noise (the two medians' intervals overlap), which
-// it then says; a ratio too few repetitions leave open is said once, by league_caveat().
-bool ratio_within_noise(const Result& r, const Result& base) {
-  return separation(r.median_ci, base.median_ci) == Separation::within_noise;
+  out.push_back({{"knee", line + ".", std::move(numbers), std::move(subjects)}, std::move(claims)});
 }
 
 // What a sentence of ratios says last: "; ratios of medians alone: too few repetitions to
@@ -237,6 +270,12 @@ void league_findings(const Results& all, const Results& plain, Findings& out) {
   std::map<std::string, FindingNumber> single_numbers;
   std::vector<FindingSubject> league_subjects = {subject(*plain_best, "reference")};
   std::vector<FindingSubject> single_subjects;
+  std::vector<FindingClaim> league_claims;
+  std::vector<FindingClaim> single_claims;
+  // A ratio too few repetitions leave open is said once for the sentence, by league_caveat().
+  const auto within_noise = [](const Result& r, const Result& base) {
+    return separation(r.median_ci, base.median_ci) == Separation::within_noise;
+  };
   const Result* plain_one = with_threads(plain, 1);
   if (plain_one != nullptr) single_subjects.push_back(subject(*plain_one, "reference"));
   for (const auto& name : names) {
@@ -245,35 +284,39 @@ void league_findings(const Results& all, const Results& plain, Findings& out) {
     const double ratio = best_of->stats.median / plain_best->stats.median;
     league += fmt::format("{}`{}` {} ({}{})", league.empty() ? "" : ", ", name, format_ratio(ratio),
                           workers_text(*best_of),
-                          ratio_within_noise(*best_of, *plain_best) ? ", within noise" : "");
+                          within_noise(*best_of, *plain_best) ? ", within noise" : "");
     league_numbers[name + ".ratio"] = ratio;
     league_numbers[name + ".threads"] = best_of->threads;
+    league_claims.push_back(separation_claim(*best_of, *plain_best, league_subjects.size(), 0));
     league_subjects.push_back(subject(*best_of, "compared"));
     const Result* one = with_threads(mine, 1);
     if (one != nullptr && plain_one != nullptr) {
       const double one_ratio = one->stats.median / plain_one->stats.median;
       single +=
           fmt::format("{}`{}` {}{}", single.empty() ? "" : ", ", name, format_ratio(one_ratio),
-                      ratio_within_noise(*one, *plain_one) ? " (within noise)" : "");
+                      within_noise(*one, *plain_one) ? " (within noise)" : "");
       single_numbers[name + ".ratio"] = one_ratio;
+      single_claims.push_back(separation_claim(*one, *plain_one, single_subjects.size(), 0));
       single_subjects.push_back(subject(*one, "compared"));
     }
   }
   if (!league.empty()) {
-    out.push_back({"league",
-                   fmt::format("Time of each strategy at its best, as a multiple of `{}` at "
-                               "its best ({} ms; below 1× is faster): {}{}.",
-                               plain_best->strategy, format_ms(plain_best->stats.median), league,
-                               league_caveat(all)),
-                   std::move(league_numbers), std::move(league_subjects)});
+    out.push_back({{"league",
+                    fmt::format("Time of each strategy at its best, as a multiple of `{}` at "
+                                "its best ({} ms; below 1× is faster): {}{}.",
+                                plain_best->strategy, format_ms(plain_best->stats.median), league,
+                                league_caveat(all)),
+                    std::move(league_numbers), std::move(league_subjects)},
+                   std::move(league_claims)});
   }
   if (!single.empty()) {
     single_numbers["reference_median_ns"] = whole_ns(plain_one->stats.median);
-    out.push_back({"one_thread",
-                   fmt::format("With one thread, as a multiple of plain open+close in a loop "
-                               "(the cost of handing out work): {}{}.",
-                               single, league_caveat(all)),
-                   std::move(single_numbers), std::move(single_subjects)});
+    out.push_back({{"one_thread",
+                    fmt::format("With one thread, as a multiple of plain open+close in a loop "
+                                "(the cost of handing out work): {}{}.",
+                                single, league_caveat(all)),
+                    std::move(single_numbers), std::move(single_subjects)},
+                   std::move(single_claims)});
   }
 }
 
@@ -323,6 +366,7 @@ void syscall_finding(std::span<const Result> results, std::string_view workload,
   std::map<std::string, FindingNumber> numbers = {
       {"syscall_ns", syscall}, {"syscalls_per_file", calls}, {"reference_ns_per_file", per_file}};
   std::vector<FindingSubject> subjects = {subject(*plain, "reference")};
+  std::vector<FindingClaim> claims;
   const auto pti = env.cpu_mitigations.find("meltdown");
   std::string text = fmt::format(
       "A trivial system call took {} here (getppid, measured{}). {} a file is {} of them: {} of "
@@ -336,14 +380,17 @@ void syscall_finding(std::span<const Result> results, std::string_view workload,
     numbers["batched_ns_per_file"] = batched_per_file;
     numbers["batch"] = batched->batch;
     numbers["ratio"] = batched->stats.median / plain->stats.median;
+    claims.push_back(separation_claim(*batched, *plain, 1, 0));
     subjects.push_back(subject(*batched, "batched"));
     text += fmt::format(
         ". `{}` submits up to {} operations per system call and took {} per file with 1 thread "
-        "({} the time)",
+        "({} the time{})",
         batched->strategy, batched->batch, micros(batched_per_file),
-        format_ratio(batched->stats.median / plain->stats.median));
+        format_ratio(batched->stats.median / plain->stats.median),
+        ratio_qualifier(*batched, *plain));
   }
-  out.push_back({"syscall_cost", text + ".", std::move(numbers), std::move(subjects)});
+  out.push_back(
+      {{"syscall_cost", text + ".", std::move(numbers), std::move(subjects)}, std::move(claims)});
 }
 
 int growths(const Result& r) {
@@ -365,9 +412,18 @@ struct GrowthPair {
   const Result* off;
   const Result* grown;
   [[nodiscard]] double ratio() const { return off->stats.median / grown->stats.median; }
+  [[nodiscard]] Separation apart() const { return separation(off->median_ci, grown->median_ci); }
+  // At least 2× slower without pre-growing, by the one rule: a difference the two medians'
+  // 95% intervals do not settle is no stall, however far apart the medians are.
+  [[nodiscard]] bool stalled() const { return apart() == Separation::separated && ratio() >= 2; }
 };
 
-Finding pair_line(const GrowthPair& p) {
+// The share of `r`'s repetitions its table's growth took, where --latency measured it.
+double growth_share(const Result& r) {
+  return r.latency ? r.latency->growth_totals.share_of_repetition : 0;
+}
+
+ClaimedFinding pair_line(const GrowthPair& p) {
   const Result& off = *p.off;
   const std::uint64_t per_thread = off.ops / static_cast<std::uint64_t>(off.threads);
   // A list of files is described by its size; descriptors made per thread, per thread.
@@ -375,13 +431,15 @@ Finding pair_line(const GrowthPair& p) {
                                                    workers_text(off), group_digits(off.ops))
                                      : fmt::format("`{}` with {} × {} {} descriptors", off.strategy,
                                                    workers_text(off), per_thread, off.kind);
-  // Noise-aware: a difference the two medians' 95% intervals do not settle is called so.
-  const Separation apart = separation(off.median_ci, p.grown->median_ci);
-  std::string verdict =
+  // Noise-aware: a difference the two medians' 95% intervals do not settle is not claimed.
+  const Separation apart = p.apart();
+  const std::string ratio = p.ratio() >= 1
+                                ? format_ratio(p.ratio()) + " slower without pre-growing"
+                                : format_ratio(1 / p.ratio()) + " faster without pre-growing";
+  const std::string verdict =
       apart == Separation::within_noise ? std::string("within noise of each other")
-      : p.ratio() >= 1                  ? format_ratio(p.ratio()) + " slower without pre-growing"
-                       : format_ratio(1 / p.ratio()) + " faster without pre-growing";
-  if (apart == Separation::too_few) verdict += "; " + too_few_to_separate();
+      : apart == Separation::too_few    ? ratio + " by the medians alone; " + too_few_to_separate()
+                                        : ratio;
   const std::string rcu = off.rcu_setting();
   std::map<std::string, FindingNumber> numbers = {
       {"threads", off.threads},
@@ -391,16 +449,19 @@ Finding pair_line(const GrowthPair& p) {
   if (off.fdsize_before) numbers["fdsize_before"] = *off.fdsize_before;
   if (off.fdsize_after) numbers["fdsize_after"] = *off.fdsize_after;
   if (off.rcu_expedited) numbers["rcu_expedited"] = *off.rcu_expedited;
+  std::vector<FindingClaim> claims = {separation_claim(off, *p.grown, 0, 1)};
+  if (p.stalled()) claims.push_back({ClaimKind::pregrow_slower, 0, 1});
   return {
-      "pregrow",
-      fmt::format("{}{}: {} ms from the kernel's starting table (FDSize {} → {}), {} ms with "
-                  "the table grown first (pregrow {}): {}.",
-                  what, rcu.empty() ? std::string() : fmt::format(" with rcu_expedited={}", rcu),
-                  format_ms(off.stats.median), off.fdsize_before.value_or(-1),
-                  off.fdsize_after.value_or(-1), format_ms(p.grown->stats.median),
-                  p.grown->pregrow.label(), verdict),
-      std::move(numbers),
-      {subject(off, "not-pregrown"), subject(*p.grown, "pregrown")}};
+      {"pregrow",
+       fmt::format("{}{}: {} ms from the kernel's starting table (FDSize {} → {}), {} ms with "
+                   "the table grown first (pregrow {}): {}.",
+                   what, rcu.empty() ? std::string() : fmt::format(" with rcu_expedited={}", rcu),
+                   format_ms(off.stats.median), off.fdsize_before.value_or(-1),
+                   off.fdsize_after.value_or(-1), format_ms(p.grown->stats.median),
+                   p.grown->pregrow.label(), verdict),
+       std::move(numbers),
+       {subject(off, "not-pregrown"), subject(*p.grown, "pregrown")}},
+      std::move(claims)};
 }
 
 // "64, 128, 256 and 512".
@@ -446,12 +507,12 @@ std::string growth_text(const Result& r, const Latency& latency, const std::stri
 }
 
 // What --latency measured of a result's stalls: how many, over how many repetitions, and
-// their causes; `per` as for growth_text.
+// their causes ("no call stalled"); `per` as for growth_text.
 std::string stalls_text(const Result& r, const Latency& latency, const std::string& per) {
   std::map<std::string, int> causes;
   for (const auto& s : latency.stalls) ++causes[s.cause];
   const std::uint64_t stalls = latency.stall_totals.count;
-  if (stalls == 0) return fmt::format("; no {} stalled.", per);
+  if (stalls == 0) return fmt::format("no {} stalled", per);
   std::string why;
   for (const auto& [cause, label] :
        {std::pair<const char*, const char*>{"fd-table-growth", "growing the shared table"},
@@ -461,15 +522,23 @@ std::string stalls_text(const Result& r, const Latency& latency, const std::stri
       why += fmt::format("{}{} {}", why.empty() ? "" : ", ", causes[cause], label);
   }
   return fmt::format(
-      "; {} call{} stalled (slower than 20 × the median and 200 µs) over {} repetition{}{}: {}.",
-      stalls, stalls == 1 ? "" : "s", r.repeat, r.repeat == 1 ? "" : "s",
+      "{} {}{} stalled (slower than 20 × the median and 200 µs) over {} repetition{}{}: {}", stalls,
+      per, stalls == 1 ? "" : "s", r.repeat, r.repeat == 1 ? "" : "s",
       latency.stalls.size() < stalls ? fmt::format(" (the first {} listed)", latency.stalls.size())
                                      : std::string(),
       why);
 }
 
-// What --latency measured of a result's table growth and stalls, per repetition on average.
-Finding events_line(const Result& r, const Latency& latency) {
+// Whether --latency found a stall in `latency`.
+FindingClaim stall_claim(const Latency& latency, std::size_t subject_at) {
+  return {latency.stall_totals.count == 0 ? ClaimKind::no_stalls : ClaimKind::stalls, subject_at,
+          subject_at};
+}
+
+// What --latency measured of a result's table growth and stalls, per repetition on average,
+// and of the stalls of its pre-grown pair where that was measured too: a sentence about one
+// setting is never read as one about the other.
+ClaimedFinding events_line(const Result& r, const Latency& latency, const Result* grown) {
   const double reps = std::max(1, r.repeat);
   std::map<std::string, FindingNumber> numbers = {
       {"threads", r.threads},
@@ -481,10 +550,20 @@ Finding events_line(const Result& r, const Latency& latency) {
   // io_uring's records are whole submissions (a batch), which overlap across workers.
   const bool batches = per_submission(latency);
   const std::string per = batches ? "submission" : "call";
-  return {"events",
-          growth_text(r, latency, per, batches) + stalls_text(r, latency, per),
-          std::move(numbers),
-          {subject(r, "measured")}};
+  std::string text = growth_text(r, latency, per, batches) + "; " + stalls_text(r, latency, per);
+  std::vector<FindingSubject> subjects = {subject(r, "measured")};
+  std::vector<FindingClaim> claims = {stall_claim(latency, 0)};
+  if (growth_share(r) >= kLargeGrowthShare) claims.push_back({ClaimKind::growth_cost, 0, 0});
+  if (grown != nullptr && grown->latency) {
+    const Latency& grown_latency = *grown->latency;
+    const std::string grown_per = per_submission(grown_latency) ? "submission" : "call";
+    text += fmt::format(". With the table grown first (pregrow {}): {}", grown->pregrow.label(),
+                        stalls_text(*grown, grown_latency, grown_per));
+    numbers["pregrown_stalls"] = grown_latency.stall_totals.count;
+    claims.push_back(stall_claim(grown_latency, 1));
+    subjects.push_back(subject(*grown, "pregrown"));
+  }
+  return {{"events", text + ".", std::move(numbers), std::move(subjects)}, std::move(claims)};
 }
 
 // "separate processes (`process`) and io_uring direct descriptors (`uring-direct`)": every
@@ -504,21 +583,22 @@ std::string unshared_strategies() {
 }
 
 // Why the table stalled `stalled`, and what avoids it.
-Finding why_line(const Result& stalled) {
+ClaimedFinding why_line(const Result& stalled) {
   const int grew = growths(stalled);
   const std::string avoid = unshared_strategies();
-  return {
-      "why_stall",
-      fmt::format(
-          "Why: the descriptor table grew{} while shared by more than one thread, and each growth "
-          "of a shared table waits for an RCU grace period (expand_fdtable → synchronize_rcu in "
-          "fs/file.c), stalling every thread that needs a descriptor meanwhile. Growing it once "
-          "before the second thread exists (dup2(0, N); close(N)) removes every stall{}.",
-          grew > 0 ? fmt::format(" {} time{}", grew, grew == 1 ? "" : "s")
-                   : std::string(" (in the process that held the descriptors)"),
-          avoid.empty() ? std::string() : fmt::format("; {} never share the table", avoid)),
-      {{"growths", grew}},
-      {subject(stalled, "stalled")}};
+  return {{"why_stall",
+           fmt::format(
+               "Why: the descriptor table grew{} while shared by more than one thread, and each "
+               "growth of a shared table waits for an RCU grace period (expand_fdtable → "
+               "synchronize_rcu in fs/file.c), stalling every thread that needs a descriptor "
+               "meanwhile. Growing it once before the second thread exists (dup2(0, N); close(N)) "
+               "removes every stall{}.",
+               grew > 0 ? fmt::format(" {} time{}", grew, grew == 1 ? "" : "s")
+                        : std::string(" (in the process that held the descriptors)"),
+               avoid.empty() ? std::string() : fmt::format("; {} never share the table", avoid)),
+           {{"growths", grew}},
+           {subject(stalled, "stalled")}},
+          {}};
 }
 
 // Every pregrow=off result of `all` with the first pre-grown one of the same shape.
@@ -536,19 +616,113 @@ std::vector<GrowthPair> growth_pairs(const Results& all) {
   return pairs;
 }
 
-// Where no pair stalled but a table grew: pre-growing made little difference here.
+// A growth cost pre-growing did not save, as measured: "1.59 ms of the 2.62 ms a repetition
+// took on average, yet with the table grown first (pregrow auto) the two were within noise of
+// each other", or `brief`ly, one of several: "1.59 of 2.62 ms, within noise".
+std::string unsaved_text(const GrowthPair& p, bool brief) {
+  const double reps = std::max(1, p.off->repeat);
+  const std::string growth =
+      format_ms(static_cast<double>(p.off->latency->growth_totals.total_ns) / reps);
+  // io_uring's records are whole submissions, which overlap across workers: their sum may
+  // exceed the repetition.
+  const std::string overlap =
+      per_submission(*p.off->latency) ? " (whole submissions, which overlap)" : "";
+  const bool noise = p.apart() == Separation::within_noise;
+  if (brief) {
+    return fmt::format("{} of {} ms{}, {}", growth, format_ms(p.off->stats.mean), overlap,
+                       noise ? std::string("within noise")
+                             : fmt::format("pre-grown {} the time", format_ratio(1 / p.ratio())));
+  }
+  return fmt::format(
+      "{} ms of the {} ms a repetition took on average{}, yet with the table grown first (pregrow "
+      "{}) {}",
+      growth, format_ms(p.off->stats.mean), overlap, p.grown->pregrow.label(),
+      noise ? std::string("the two were within noise of each other")
+            : fmt::format("it took {} the time, less than 2× apart", format_ratio(1 / p.ratio())));
+}
+
+// The pairs whose measured growth took a large share of a repetition without pre-growing that
+// pre-growing did not save: said as measured, in one finding.
+void unsaved_finding(std::span<const GrowthPair* const> unsaved, Findings& out) {
+  if (unsaved.empty()) return;
+  std::vector<FindingSubject> subjects;
+  std::vector<FindingClaim> claims;
+  std::map<std::string, FindingNumber> numbers;
+  std::string text;
+  for (const GrowthPair* p : unsaved) {
+    const std::size_t at = subjects.size();
+    claims.push_back({ClaimKind::growth_cost, at, at});
+    claims.push_back(separation_claim(*p->off, *p->grown, at, at + 1));
+    subjects.push_back(subject(*p->off, "not-pregrown"));
+    subjects.push_back(subject(*p->grown, "pregrown"));
+    const std::string name = p->off->strategy + "." + std::to_string(p->off->threads);
+    numbers[name + ".growth_share"] = p->off->latency->growth_totals.share_of_repetition;
+    numbers[name + ".ratio"] = p->ratio();
+    text += fmt::format("{}`{}` with {}: {}", text.empty() ? "" : "; ", p->off->strategy,
+                        workers_text(*p->off), unsaved_text(*p, unsaved.size() > 1));
+  }
+  out.push_back({{"pregrow_growth_unsaved",
+                  fmt::format("Without pre-growing, the table's growth took at least a fifth of "
+                              "a repetition, and pre-growing did not save it: {}.",
+                              text),
+                  std::move(numbers), std::move(subjects)},
+                 std::move(claims)});
+}
+
+// Where a table grew but pre-growing changed little: only of pairs the one rule can tell
+// apart, and never of a result whose measured growth took a large share of its time (that is
+// said as measured instead: the growth cost was not saved).
 void little_difference_finding(std::span<const GrowthPair> pairs, Findings& out) {
   std::vector<FindingSubject> grew;
+  std::vector<FindingClaim> claims;
+  std::vector<const GrowthPair*> unsaved;
   for (const auto& p : pairs) {
-    if (growths(*p.off) > 0) grew.push_back(subject(*p.off, "not-pregrown"));
+    if (growths(*p.off) == 0 || p.apart() == Separation::too_few || p.stalled()) continue;
+    if (growth_share(*p.off) >= kLargeGrowthShare) {
+      unsaved.push_back(&p);
+      continue;
+    }
+    claims.push_back({ClaimKind::pregrow_little, grew.size(), grew.size() + 1});
+    grew.push_back(subject(*p.off, "not-pregrown"));
+    grew.push_back(subject(*p.grown, "pregrown"));
   }
-  if (grew.empty()) return;
-  out.push_back({"pregrow_little_difference",
-                 "Pre-growing made little difference for multi-threaded runs on this "
-                 "kernel (an expedited RCU, rcu_expedited=1, or a kernel without the "
-                 "stall would explain it).",
-                 {},
-                 std::move(grew)});
+  if (!grew.empty()) {
+    out.push_back({{"pregrow_little_difference",
+                    "Pre-growing made little difference for multi-threaded runs on this "
+                    "kernel (an expedited RCU, rcu_expedited=1, or a kernel without the "
+                    "stall would explain it).",
+                    {},
+                    std::move(grew)},
+                   std::move(claims)});
+  }
+  unsaved_finding(unsaved, out);
+}
+
+// More pairs than fit a line each, none 2× slower without pre-growing by the one rule.
+ClaimedFinding no_effect_finding(std::span<const GrowthPair> pairs, std::string_view workload) {
+  std::vector<FindingSubject> subjects;
+  std::vector<FindingClaim> claims;
+  std::size_t too_few = 0;
+  for (const auto& p : pairs) {
+    claims.push_back(separation_claim(*p.off, *p.grown, subjects.size(), subjects.size() + 1));
+    subjects.push_back(subject(*p.off, "not-pregrown"));
+    subjects.push_back(subject(*p.grown, "pregrown"));
+    if (p.apart() == Separation::too_few) ++too_few;
+  }
+  return {{"pregrow_no_effect",
+           too_few == pairs.size()
+               ? fmt::format("Pre-growing the table: {} {} results, each with too few repetitions "
+                             "to separate it from its pre-grown pair (use --repeat ≥ {}).",
+                             pairs.size(), workload, min_samples_for())
+               : fmt::format("Pre-growing the table made none of the {} {} results 2× faster "
+                             "beyond noise{}.",
+                             pairs.size(), workload,
+                             too_few == 0 ? std::string()
+                                          : fmt::format("; {} of them had {}", too_few,
+                                                        too_few_to_separate())),
+           {{"results", pairs.size()}},
+           std::move(subjects)},
+          std::move(claims)};
 }
 
 // Pairs every pregrow=off result with a pre-grown one of the same shape and explains the
@@ -556,45 +730,36 @@ void little_difference_finding(std::span<const GrowthPair> pairs, Findings& out)
 void growth_findings(std::span<const Result> results, std::string_view workload, Findings& out) {
   const std::vector<GrowthPair> pairs = growth_pairs(select(results, workload));
   if (pairs.empty()) return;
-  const auto stalled = [](const GrowthPair& p) {
-    // Growth may happen where FDSize is not read (libuv's helper process), so the ratio
-    // decides; the measured growth only explains it.
-    return p.ratio() >= 2;
-  };
+  // Growth may happen where FDSize is not read (libuv's helper process), so the ratio
+  // decides (GrowthPair::stalled); the measured growth only explains it.
   const GrowthPair* worst = nullptr;
   int stalls = 0;
   for (const auto& p : pairs) {
-    if (!stalled(p)) continue;
+    if (!p.stalled()) continue;
     ++stalls;
     if (worst == nullptr || p.ratio() > worst->ratio()) worst = &p;
   }
   if (pairs.size() <= 3) {
     for (const auto& p : pairs) {
       out.push_back(pair_line(p));
-      if (p.off->latency) out.push_back(events_line(*p.off, *p.off->latency));
+      if (p.off->latency) out.push_back(events_line(*p.off, *p.off->latency, p.grown));
     }
   } else if (worst != nullptr) {
-    Finding worst_line = pair_line(*worst);
-    worst_line.kind = "pregrow_worst";
-    worst_line.numbers["stalled_results"] = stalls;
-    worst_line.numbers["results"] = pairs.size();
-    worst_line.text = fmt::format(
-        "{} of {} {} results were at least 2× slower without pre-growing the table. The worst: {}",
-        stalls, pairs.size(), workload, worst_line.text);
+    ClaimedFinding worst_line = pair_line(*worst);
+    Finding& line = worst_line.finding;
+    line.kind = "pregrow_worst";
+    line.numbers["stalled_results"] = stalls;
+    line.numbers["results"] = pairs.size();
+    line.text = fmt::format(
+        "{} of {} {} results were at least 2× slower without pre-growing the table (their 95% "
+        "intervals apart). The worst: {}",
+        stalls, pairs.size(), workload, line.text);
     out.push_back(std::move(worst_line));
-    if (worst->off->latency) out.push_back(events_line(*worst->off, *worst->off->latency));
-  } else {
-    std::vector<FindingSubject> subjects;
-    for (const auto& p : pairs) {
-      subjects.push_back(subject(*p.off, "not-pregrown"));
-      subjects.push_back(subject(*p.grown, "pregrown"));
+    if (worst->off->latency) {
+      out.push_back(events_line(*worst->off, *worst->off->latency, worst->grown));
     }
-    out.push_back({"pregrow_no_effect",
-                   fmt::format("Pre-growing the table changed none of the {} {} results by 2× "
-                               "or more.",
-                               pairs.size(), workload),
-                   {{"results", pairs.size()}},
-                   std::move(subjects)});
+  } else {
+    out.push_back(no_effect_finding(pairs, workload));
   }
   if (worst != nullptr) {
     out.push_back(why_line(*worst->off));
@@ -608,11 +773,12 @@ void failure_finding(const char* kind, std::string text, std::vector<FindingSubj
                      Findings& out) {
   if (subjects.empty()) return;
   const std::size_t results = subjects.size();
-  out.push_back({kind, std::move(text), {{"results", results}}, std::move(subjects)});
+  out.push_back({{kind, std::move(text), {{"results", results}}, std::move(subjects)}, {}});
 }
 
 void failure_findings(std::span<const Result> results, Findings& out) {
   std::vector<FindingSubject> failed;
+  std::vector<FindingSubject> input_failed;
   std::vector<FindingSubject> broke;
   std::vector<FindingSubject> unavailable;
   std::vector<FindingSubject> stuck;
@@ -623,11 +789,14 @@ void failure_findings(std::span<const Result> results, Findings& out) {
       unavailable.push_back(subject(r, "unavailable"));
     } else if (r.status == Status::failed) {
       broke.push_back(subject(r, "failed"));
+    } else if (r.failures != 0 && r.failures_are_work()) {
+      input_failed.push_back(subject(r, "failed-opens"));
     } else if (r.failures != 0) {
       failed.push_back(subject(r, "failed-calls"));
     }
   }
   const std::size_t n_failed = failed.size();
+  const std::size_t n_input = input_failed.size();
   const std::size_t n_broke = broke.size();
   const std::size_t n_unavailable = unavailable.size();
   failure_finding("failures",
@@ -635,13 +804,20 @@ void failure_findings(std::span<const Result> results, Findings& out) {
                               "(see the rows marked FAILED).",
                               n_failed, n_failed == 1 ? "" : "s"),
                   std::move(failed), out);
-  failure_finding("failed",
-                  fmt::format("{} result{} broke off while running (a worker died, or the "
-                              "kernel refused a call the strategy needs): {} no timings, and "
-                              "the row says why.",
-                              n_broke, n_broke == 1 ? "" : "s",
-                              n_broke == 1 ? "it has" : "they have"),
-                  std::move(broke), out);
+  failure_finding(
+      "input_failures",
+      fmt::format("{} result{} could not open some of the given files (each row "
+                  "says how many, and why): those opens are part of the measured "
+                  "work, so {} still compared.",
+                  n_input, n_input == 1 ? "" : "s", n_input == 1 ? "it is" : "they are"),
+      std::move(input_failed), out);
+  failure_finding(
+      "failed",
+      fmt::format("{} result{} broke off while running (a worker died, or the "
+                  "kernel refused a call the strategy needs): {} no timings, and "
+                  "the row says why.",
+                  n_broke, n_broke == 1 ? "" : "s", n_broke == 1 ? "it has" : "they have"),
+      std::move(broke), out);
   failure_finding("hung",
                   "A repetition did not finish in time and was abandoned, so the run stopped "
                   "there (its row says which, and what it was opening): an open() on a mount "
@@ -654,9 +830,108 @@ void failure_findings(std::span<const Result> results, Findings& out) {
                   std::move(unavailable), out);
 }
 
+// The results a subject names (normally one).
+Results rows_of(const FindingSubject& s, std::span<const Result> results) {
+  Results rows;
+  for (const auto& r : results) {
+    if (subject(r, s.role) == s) rows.push_back(&r);
+  }
+  return rows;
+}
+
+// Whether `claim` holds for rows `a` and `b` (one each side), by the rule it rests on.
+bool claim_holds(const FindingClaim& claim, const Result& a, const Result& b) {
+  const Separation apart = separation(a.median_ci, b.median_ci);
+  switch (claim.kind) {
+    case ClaimKind::separated:
+      return apart == Separation::separated;
+    case ClaimKind::within_noise:
+      return apart == Separation::within_noise;
+    case ClaimKind::too_few:
+      return apart == Separation::too_few;
+    case ClaimKind::fastest:
+      return a.median_ci.reached;
+    case ClaimKind::stalls:
+      return a.latency && a.latency->stall_totals.count > 0;
+    case ClaimKind::no_stalls:
+      return a.latency && a.latency->stall_totals.count == 0;
+    case ClaimKind::growth_cost:
+      return growth_share(a) >= kLargeGrowthShare;
+    case ClaimKind::pregrow_slower:
+      return apart == Separation::separated && a.stats.median >= 2 * b.stats.median;
+    case ClaimKind::pregrow_little:
+      return apart != Separation::too_few && growth_share(a) < kLargeGrowthShare &&
+             !(apart == Separation::separated && a.stats.median >= 2 * b.stats.median);
+  }
+  return false;
+}
+
+// Whether every claim of `f` holds for the rows its subjects name, and no subject of a
+// comparison names a result that is not a timing (a row marked FAILED).
+bool consistent(const ClaimedFinding& f, std::span<const Result> results) {
+  std::vector<Results> rows;
+  for (const auto& s : f.finding.subjects) rows.push_back(rows_of(s, results));
+  if (!f.claims.empty()) {
+    for (const auto& side : rows) {
+      for (const auto* r : side) {
+        if (!comparable(*r)) return false;
+      }
+    }
+  }
+  for (const auto& claim : f.claims) {
+    if (claim.a >= rows.size() || claim.b >= rows.size()) return false;
+    for (const auto* a : rows[claim.a]) {
+      for (const auto* b : rows[claim.b]) {
+        if (!claim_holds(claim, *a, *b)) return false;
+      }
+    }
+  }
+  return true;
+}
+
+// The last pass: a finding one of whose claims the rows contradict is dropped, so that no two
+// findings can claim contradicting things (each claim is held against the same rows by the
+// same rule). Each finding is built not to need it.
+Findings reconciled(Findings drafted, std::span<const Result> results) {
+  Findings out;
+  for (auto& f : drafted) {
+    if (consistent(f, results)) out.push_back(std::move(f));
+  }
+  return out;
+}
+
 }  // namespace
 
-std::vector<Finding> findings(std::span<const Result> results, const Environment& env) {
+std::string_view to_string(ClaimKind kind) {
+  switch (kind) {
+    case ClaimKind::separated:
+      return "separated";
+    case ClaimKind::within_noise:
+      return "within-noise";
+    case ClaimKind::too_few:
+      return "too-few";
+    case ClaimKind::fastest:
+      return "fastest";
+    case ClaimKind::stalls:
+      return "stalls";
+    case ClaimKind::no_stalls:
+      return "no-stalls";
+    case ClaimKind::growth_cost:
+      return "growth-cost";
+    case ClaimKind::pregrow_slower:
+      return "pregrow-slower";
+    case ClaimKind::pregrow_little:
+      return "pregrow-little";
+  }
+  return "?";
+}
+
+bool comparable(const Result& result) {
+  return result.ran() && (result.failures == 0 || result.failures_are_work());
+}
+
+std::vector<ClaimedFinding> claimed_findings(std::span<const Result> results,
+                                             const Environment& env) {
   std::vector<std::string> workloads;  // in the order they were measured
   for (const auto& r : results) {
     if (std::find(workloads.begin(), workloads.end(), r.workload) == workloads.end()) {
@@ -670,6 +945,12 @@ std::vector<Finding> findings(std::span<const Result> results, const Environment
     growth_findings(results, workload, out);
   }
   failure_findings(results, out);
+  return reconciled(std::move(out), results);
+}
+
+std::vector<Finding> findings(std::span<const Result> results, const Environment& env) {
+  std::vector<Finding> out;
+  for (auto& f : claimed_findings(results, env)) out.push_back(std::move(f.finding));
   return out;
 }
 

@@ -2,9 +2,11 @@
 // Plain-words conclusions drawn from a set of results (pure: results in, findings out),
 // computed once per run into the results document, so that every format carries the same
 // ones and a reader gets the numbers each one rests on.
+#include <cstddef>
 #include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/environment.hpp"
@@ -13,7 +15,52 @@
 
 namespace fdbench {
 
-// `env` adds what the machine explains (the measured cost of a system call).
+// What a finding asserts about its subjects, as data rather than words. The findings' last
+// pass checks every claim against the rows and against the other findings' claims, and drops
+// or rewords a finding whose claim does not hold; the tests check them against the data.
+enum class ClaimKind {
+  separated,       // subjects a and b: their medians' 95% intervals do not overlap
+  within_noise,    // subjects a and b: they overlap
+  too_few,         // subjects a and b: one has no 95% interval, so no difference is claimed
+  fastest,         // a: separated from every other result it was ranked with
+  stalls,          // a: some call (or submission) stalled (--latency)
+  no_stalls,       // a: none stalled (--latency)
+  growth_cost,     // a: its table's growth took at least kLargeGrowthShare of its time
+  pregrow_slower,  // a (not pre-grown) at least 2× slower than b (pre-grown), and separated
+  pregrow_little,  // a (not pre-grown): pre-growing (b) changed it by less than 2×, or by noise
+};
+std::string_view to_string(ClaimKind kind);
+
+struct FindingClaim {
+  ClaimKind kind = ClaimKind::separated;
+  std::size_t a = 0;  // an index into the finding's subjects
+  std::size_t b = 0;  // the other subject, for the kinds about two
+
+  bool operator==(const FindingClaim&) const = default;
+};
+
+// A finding with the claims it makes. In memory only: the results document records the
+// sentence, its numbers and its subjects.
+struct ClaimedFinding {
+  Finding finding;
+  std::vector<FindingClaim> claims;
+};
+
+// A share of a repetition's time that the table's growth took (--latency) from which no
+// finding may say pre-growing made little difference: without it a repetition would be at
+// least 1.25× faster.
+inline constexpr double kLargeGrowthShare = 0.2;
+
+// Whether `result`'s times are timings, to be compared: it ran, and no call failed, or its
+// failed calls are part of the measured work (opens of the user's own files, --tree or
+// --list, some of which may be unreadable; such a row is not marked FAILED).
+bool comparable(const Result& result);
+
+// The findings and their claims; `env` adds what the machine explains (the measured cost of a
+// system call).
+std::vector<ClaimedFinding> claimed_findings(std::span<const Result> results,
+                                             const Environment& env);
+// The findings alone, as every format prints them.
 std::vector<Finding> findings(std::span<const Result> results, const Environment& env);
 
 }  // namespace fdbench

@@ -172,6 +172,12 @@ struct Result {
     return status == Status::measured || status == Status::cut_short;
   }
   [[nodiscard]] bool ok() const { return ran() && failures == 0; }
+  // Whether its failed calls are part of the measured work: opens of the user's own files
+  // (--tree, --list), some of which may be unreadable. Elsewhere (a generated set, sockets) a
+  // failed call means the times are not valid, and the row is marked FAILED.
+  [[nodiscard]] bool failures_are_work() const {
+    return input.has_value() && input->source != "generated";
+  }
   // Whether a repetition hung and was abandoned (--timeout, or Ctrl-C it never saw).
   [[nodiscard]] bool hung() const { return status == Status::timed_out || status == Status::hung; }
   [[nodiscard]] bool has_warning(WarningKind about) const;

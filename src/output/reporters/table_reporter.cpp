@@ -111,8 +111,7 @@ class TableReporter final : public Reporter {
                               group_digits(n.count));
     }
     const auto calls = r.ops * static_cast<std::uint64_t>(r.times_ns.size());
-    if (r.input && r.input->source != "generated") {
-      // The user's files: some may be unreadable; that is part of the measured work.
+    if (r.failures_are_work()) {
       out_ << fmt::format("  ! {} of {} opens failed ({}); they are included in the time\n",
                           group_digits(r.failures), group_digits(calls), by_errno);
     } else {

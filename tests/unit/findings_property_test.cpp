@@ -1,0 +1,434 @@
+// The findings held against the data they rest on, over a few thousand generated result sets:
+// ties and clear separations, failures, stalls and growth measured with --latency, results cut
+// short, too few repetitions. Every claim a finding makes must be what the rows and the one
+// rule (separation()) say; no two findings may claim contradicting things; failed rows are
+// never ranked and never take the other findings away. A failing set is printed whole.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "analysis/findings.hpp"
+#include "support/results.hpp"
+
+namespace fdbench {
+namespace findings_property_test {
+
+using testing::ResultBuilder;
+
+// What one generated row is, kept as a plan so that the same set can be built again without
+// its failed rows.
+struct RowPlan {
+  std::string workload;
+  std::string strategy;
+  int threads = 1;
+  std::string pregrow = "off";
+  std::string source = "generated";  // "tree": failed opens are part of the work
+  bool keep_open = false;            // open --keep-open: the table grows, as for sockets
+  std::vector<std::int64_t> times;
+  int planned = 0;  // repetitions asked for; more than times.size(): cut short
+  std::uint64_t failures = 0;
+  std::optional<Status> ended;   // failed, unavailable, timed out: no repetitions
+  std::optional<double> growth;  // --latency: the growth's share of a repetition
+  std::uint64_t stalls = 0;
+
+  [[nodiscard]] bool holds() const { return workload == "socket" || keep_open; }
+  // Marked FAILED, broke off, or never ran: not a timing.
+  [[nodiscard]] bool failed() const {
+    return ended.has_value() || (failures != 0 && source == "generated");
+  }
+};
+
+// A deterministic generator: the same seed, the same set, on every machine.
+class Generator {
+ public:
+  explicit Generator(std::uint64_t seed) : random_(seed) {}
+
+  std::vector<RowPlan> set() {
+    std::vector<RowPlan> rows;
+    const auto shape = below(3);
+    if (shape != 1) open_rows(rows);
+    if (shape != 0) socket_rows(rows);
+    return rows;
+  }
+
+ private:
+  std::uint64_t below(std::uint64_t n) { return random_() % n; }
+  bool chance(int percent) { return below(100) < static_cast<std::uint64_t>(percent); }
+  template <class T>
+  const T& pick(const std::vector<T>& from) {
+    return from[below(from.size())];
+  }
+
+  // Repetitions around one of a few medians, so that ties and separations both happen.
+  std::vector<std::int64_t> times(int n) {
+    static const std::vector<double> levels_ms = {10.0, 10.2, 12.0, 25.0, 60.0};
+    static const std::vector<double> spreads = {0.0, 0.01, 0.05, 0.3};
+    const double level = pick(levels_ms) * 1e6;
+    const double spread = pick(spreads);
+    std::vector<std::int64_t> ns;
+    for (int i = 0; i < n; ++i) {
+      const double u = static_cast<double>(below(1001)) / 1000.0 - 0.5;
+      ns.push_back(static_cast<std::int64_t>(level * (1 + spread * u)));
+    }
+    if (n > 2 && chance(10)) ns[below(ns.size())] *= 3;  // one slow repetition
+    return ns;
+  }
+
+  // Times, how many were asked for, and whether Ctrl-C came first, failures and outcomes.
+  void fill(RowPlan& row) {
+    static const std::vector<int> counts = {2, 3, 5, 6, 6, 8, 10, 10};
+    row.planned = pick(counts);
+    row.times = times(row.planned);
+    if (chance(8)) row.times.resize(1 + below(row.times.size()));  // cut short
+    if (chance(10)) row.failures = 1 + below(50);
+    if (chance(4)) row.ended = Status::failed;
+    if (chance(2)) row.ended = Status::unavailable;
+    if (chance(2)) row.ended = Status::timed_out;
+    if (row.holds() && chance(50)) {
+      static const std::vector<double> shares = {0.0, 0.05, 0.19, 0.2, 0.6};
+      static const std::vector<std::uint64_t> stall_counts = {0, 0, 1, 5};
+      row.growth = pick(shares);
+      row.stalls = pick(stall_counts);
+    }
+  }
+
+  void open_rows(std::vector<RowPlan>& rows) {
+    static const std::vector<std::string> strategies = {
+        "threads", "pool", "pool-batch", "fast-pool", "process", "uring", "uring-direct"};
+    const std::string source = chance(20) ? "tree" : "generated";
+    const bool pairs = chance(30);  // --keep-open --pregrow off,auto
+    const auto n = 2 + below(5);
+    std::set<std::pair<std::string, int>> seen;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const std::pair<std::string, int> combo = {pick(strategies), 1 << below(3)};
+      if (!seen.insert(combo).second) continue;
+      for (const char* pregrow : {"off", "auto"}) {
+        if (!pairs && std::string(pregrow) == "auto") continue;
+        RowPlan row;
+        row.workload = "open";
+        row.strategy = combo.first;
+        row.threads = combo.second;
+        row.pregrow = pregrow;
+        row.source = source;
+        row.keep_open = pairs;
+        fill(row);
+        rows.push_back(std::move(row));
+      }
+    }
+  }
+
+  void socket_rows(std::vector<RowPlan>& rows) {
+    static const std::vector<std::string> strategies = {
+        "threads", "pool", "pool-batch", "fast-pool", "process", "uring", "uring-direct"};
+    const auto n = 1 + below(7);
+    std::set<std::string> seen;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const std::string& strategy = pick(strategies);
+      if (!seen.insert(strategy).second) continue;
+      for (const char* pregrow : {"off", "auto"}) {
+        RowPlan row;
+        row.workload = "socket";
+        row.strategy = strategy;
+        row.threads = 2;
+        row.pregrow = pregrow;
+        fill(row);
+        rows.push_back(std::move(row));
+      }
+    }
+  }
+
+  std::mt19937_64 random_;
+};
+
+// What --latency would have recorded: growth taking `growth` of each repetition, `stalls`.
+Latency latency_of(const RowPlan& row) {
+  Latency l;
+  const bool submissions = row.strategy.starts_with("uring");
+  l.ns[submissions ? kSubmitOp : (row.workload == "open" ? "open" : "create")] = {1000, 1, 1,
+                                                                                  1,    1, 1};
+  std::int64_t total = 0;
+  for (const auto t : row.times) total += t;
+  const int reps = static_cast<int>(row.times.size());
+  if (row.pregrow == "off" && *row.growth > 0) {
+    for (const int fd : {64, 128, 256}) {
+      l.growth_events.push_back({0, 0, static_cast<std::uint64_t>(fd), fd, 1000, fd, fd * 2, true});
+    }
+    l.growth_totals = {static_cast<std::uint64_t>(3 * reps),
+                       static_cast<std::int64_t>(*row.growth * static_cast<double>(total)),
+                       *row.growth};
+  }
+  for (std::uint64_t i = 0; i < row.stalls; ++i) {
+    l.stalls.push_back({0, 0, i, submissions ? kSubmitOp : "create", 64, 500'000,
+                        i % 2 == 0 ? "fd-table-growth" : "unexplained"});
+  }
+  l.stall_totals = {row.stalls, static_cast<std::int64_t>(row.stalls) * 500'000, 0.01};
+  return l;
+}
+
+// The row as a Result; `clean`: its failed opens of the user's files left out, as if every
+// file had been readable.
+Result build(const RowPlan& row, bool clean) {
+  ResultBuilder b = row.workload == "open" ? ResultBuilder::open(row.strategy, row.threads)
+                                           : ResultBuilder::socket(row.strategy, row.threads);
+  b.pregrow(row.pregrow).ops(row.workload == "open" ? 2000U : 256U * 2U);
+  if (row.holds()) {
+    b.holds_descriptors(true).fdsize(row.pregrow == "off" ? 64 : 4096, 4096);
+  }
+  if (row.workload == "open") {
+    InputSummary input;
+    input.source = row.source;
+    input.files = 2000;
+    input.keep_open = row.keep_open;
+    b.input(input);
+  }
+  b.times(row.times);
+  if (static_cast<int>(row.times.size()) < row.planned) b.cut_short(row.planned);
+  const bool work = row.source != "generated";
+  if (row.failures != 0 && !(clean && work)) b.failed(row.failures, work ? EACCES : EMFILE);
+  if (row.growth) b.latency(latency_of(row));
+  if (row.ended == Status::unavailable) b.unavailable("no io_uring", row.planned);
+  if (row.ended && row.ended != Status::unavailable) b.ended(*row.ended, "broke", row.planned);
+  return b.build();
+}
+
+std::vector<Result> build_all(const std::vector<RowPlan>& rows, bool without_failed) {
+  std::vector<Result> out;
+  for (const auto& row : rows) {
+    if (!without_failed || !row.failed()) out.push_back(build(row, without_failed));
+  }
+  return out;
+}
+
+std::string describe(const RowPlan& row) {
+  std::string text =
+      fmt::format("{} {} {} pregrow {}", row.workload, row.strategy, row.threads, row.pregrow);
+  if (row.workload == "open") text += " input " + row.source + (row.keep_open ? " kept open" : "");
+  text += fmt::format(" times_ns [{}]", fmt::join(row.times, ", "));
+  if (static_cast<int>(row.times.size()) < row.planned) {
+    text += fmt::format(" cut short of {}", row.planned);
+  }
+  if (row.failures != 0) text += fmt::format(" failures {}", row.failures);
+  if (row.ended) text += fmt::format(" ended {}", to_string(*row.ended));
+  if (row.growth) text += fmt::format(" growth share {} stalls {}", *row.growth, row.stalls);
+  return text;
+}
+
+// The row a subject names: the test's sets have one per key.
+const Result* row_named(const FindingSubject& s, const std::vector<Result>& results) {
+  for (const auto& r : results) {
+    if (r.workload == s.workload && r.kind == s.kind && r.strategy == s.strategy &&
+        r.threads == s.threads && r.batch == s.batch && r.pregrow.label() == s.pregrow) {
+      return &r;
+    }
+  }
+  return nullptr;
+}
+
+bool is_failure_kind(const std::string& kind) {
+  return kind == "failures" || kind == "input_failures" || kind == "failed" || kind == "hung" ||
+         kind == "unavailable";
+}
+
+// Whether `claim` is what the data says of rows `a` and `b`, the ranked ones `results`.
+std::string check_claim(const FindingClaim& claim, const Result& a, const Result& b,
+                        const std::vector<Result>& results) {
+  const Separation apart = separation(a.median_ci, b.median_ci);
+  const double share = a.latency ? a.latency->growth_totals.share_of_repetition : 0;
+  const bool slower = apart == Separation::separated && a.stats.median >= 2 * b.stats.median;
+  switch (claim.kind) {
+    case ClaimKind::separated:
+      return apart == Separation::separated ? "" : "claims separated, the rule does not";
+    case ClaimKind::within_noise:
+      return apart == Separation::within_noise ? "" : "claims within noise, the rule does not";
+    case ClaimKind::too_few:
+      return apart == Separation::too_few ? "" : "claims too few repetitions, there are enough";
+    case ClaimKind::fastest:
+      for (const auto& r : results) {
+        if (&r == &a || r.workload != a.workload || !comparable(r) || r.times_ns.empty() ||
+            r.pregrow.grows() != a.pregrow.grows()) {
+          continue;
+        }
+        if (separation(a.median_ci, r.median_ci) != Separation::separated ||
+            r.stats.median <= a.stats.median) {
+          return "claims fastest, not separated from and faster than " + r.strategy;
+        }
+      }
+      return "";
+    case ClaimKind::stalls:
+      return a.latency && a.latency->stall_totals.count > 0 ? "" : "claims stalls, none measured";
+    case ClaimKind::no_stalls:
+      return a.latency && a.latency->stall_totals.count == 0 ? ""
+                                                             : "claims no stalls, some measured";
+    case ClaimKind::growth_cost:
+      return share >= kLargeGrowthShare ? "" : "claims a large growth cost, it was small";
+    case ClaimKind::pregrow_slower:
+      return slower ? "" : "claims 2× slower without pre-growing, the rule does not";
+    case ClaimKind::pregrow_little:
+      if (apart == Separation::too_few) return "claims little difference with too few repetitions";
+      if (slower) return "claims little difference, it was 2× slower and separated";
+      return share < kLargeGrowthShare ? "" : "claims little difference beside a large growth cost";
+  }
+  return "unknown claim";
+}
+
+// Every problem with the findings of `results`, in words; none when they hold.
+std::vector<std::string> problems(const std::vector<Result>& results,
+                                  const std::vector<ClaimedFinding>& claimed) {
+  std::vector<std::string> out;
+  // What all the findings together say of each pair of rows, and of each row.
+  std::map<std::pair<const Result*, const Result*>, std::set<ClaimKind>> pairs;
+  std::map<const Result*, std::set<ClaimKind>> rows;
+  for (const auto& [f, claims] : claimed) {
+    std::vector<const Result*> named;
+    for (const auto& s : f.subjects) {
+      const Result* r = row_named(s, results);
+      if (r == nullptr) out.push_back("names a row that is not there: " + f.text);
+      named.push_back(r);
+      if (r != nullptr && !is_failure_kind(f.kind) && !comparable(*r)) {
+        out.push_back("names a FAILED row (" + s.strategy + ", role " + s.role + "): " + f.text);
+      }
+    }
+    if (std::find(named.begin(), named.end(), nullptr) != named.end()) continue;
+    std::set<ClaimKind> kinds;
+    for (const auto& claim : claims) {
+      kinds.insert(claim.kind);
+      if (claim.a >= named.size() || claim.b >= named.size()) {
+        out.push_back("a claim about a subject it does not have: " + f.text);
+        continue;
+      }
+      const Result* a = named[claim.a];
+      const Result* b = named[claim.b];
+      if (const auto why = check_claim(claim, *a, *b, results); !why.empty()) {
+        out.push_back(fmt::format("{} ({}, {}): {}", why, a->strategy, b->strategy, f.text));
+      }
+      if (claim.a == claim.b) {
+        rows[a].insert(claim.kind);
+      } else if (claim.kind == ClaimKind::separated || claim.kind == ClaimKind::within_noise ||
+                 claim.kind == ClaimKind::too_few) {
+        pairs[std::minmax(a, b)].insert(claim.kind);
+      } else {
+        rows[a].insert(claim.kind);
+      }
+    }
+    // The sentence says what the claims say.
+    const auto says = [&](const char* words) { return f.text.find(words) != std::string::npos; };
+    if (says("within noise") && !kinds.contains(ClaimKind::within_noise)) {
+      out.push_back("says within noise, claims no such thing: " + f.text);
+    }
+    if (says("at least 2× slower") && !kinds.contains(ClaimKind::pregrow_slower)) {
+      out.push_back("says at least 2× slower without a separated 2× difference: " + f.text);
+    }
+    if (says("little difference") && !kinds.contains(ClaimKind::pregrow_little)) {
+      out.push_back("says little difference, claims no such thing: " + f.text);
+    }
+    if (says("the fastest way here") && !kinds.contains(ClaimKind::fastest)) {
+      out.push_back("names a fastest without the claim: " + f.text);
+    }
+    if (says("marked FAILED") && std::none_of(results.begin(), results.end(), [](const Result& r) {
+          return r.ran() && r.failures != 0 && !r.failures_are_work();
+        })) {
+      out.push_back("points at rows marked FAILED, and none is: " + f.text);
+    }
+    if (says(" stalled")) {
+      // Of every row it names, and of that row's pre-grown or plain twin (a sentence after a
+      // pair's line is read as one about both), the measured stalls are said as measured.
+      for (const auto& r : results) {
+        const bool twin = std::any_of(named.begin(), named.end(), [&](const Result* n) {
+          return n == &r || (n->workload == r.workload && n->strategy == r.strategy &&
+                             n->threads == r.threads && n->kind == r.kind);
+        });
+        if (!twin || !r.latency || !comparable(r)) continue;
+        const bool covered = std::any_of(claims.begin(), claims.end(), [&](const FindingClaim& c) {
+          return named[c.a] == &r &&
+                 (c.kind == ClaimKind::stalls || c.kind == ClaimKind::no_stalls);
+        });
+        if (!covered) {
+          out.push_back("speaks of stalls without saying those of a row it covers: " + r.strategy +
+                        " pregrow " + r.pregrow.label() + ": " + f.text);
+        }
+      }
+    }
+  }
+  for (const auto& [pair, kinds] : pairs) {
+    if (kinds.size() > 1) {
+      out.push_back(fmt::format("contradicting claims about a pair: {} and {}",
+                                pair.first->strategy, pair.second->strategy));
+    }
+  }
+  for (const auto& [row, kinds] : rows) {
+    if (kinds.contains(ClaimKind::stalls) && kinds.contains(ClaimKind::no_stalls)) {
+      out.push_back("claims both stalls and none: " + row->strategy);
+    }
+    if (kinds.contains(ClaimKind::pregrow_little) &&
+        (kinds.contains(ClaimKind::pregrow_slower) || kinds.contains(ClaimKind::growth_cost))) {
+      out.push_back("claims little difference and a large one: " + row->strategy);
+    }
+  }
+  return out;
+}
+
+// The texts of the findings that are not about failures.
+std::vector<std::string> other_findings(const std::vector<Result>& results,
+                                        const Environment& env) {
+  std::vector<std::string> texts;
+  for (const auto& f : findings(results, env)) {
+    if (!is_failure_kind(f.kind)) texts.push_back(f.text);
+  }
+  return texts;
+}
+
+TEST(FindingsProperty, EveryFindingHoldsAgainstItsRowsAndNoneContradicts) {
+  constexpr int kSets = 3000;
+  int failing = 0;
+  int with_findings = 0;
+  std::map<std::string, int> classes;  // how many sets showed each kind of problem
+  for (int seed = 0; seed < kSets; ++seed) {
+    Generator generator(static_cast<std::uint64_t>(seed));
+    const std::vector<RowPlan> plan = generator.set();
+    Environment env;
+    if (seed % 3 == 0) env.syscall_ns = 1000;
+    const std::vector<Result> results = build_all(plan, false);
+    const auto claimed = claimed_findings(results, env);
+    if (!claimed.empty()) ++with_findings;
+    std::vector<std::string> found = problems(results, claimed);
+    // Failures never take the other findings away: those of the set without its failed rows
+    // (and with every given file readable) are all still there.
+    if (other_findings(build_all(plan, true), env) != other_findings(results, env)) {
+      found.push_back("the failed rows changed the other findings");
+    }
+    if (found.empty()) continue;
+    std::set<std::string> seen;
+    for (const auto& p : found) seen.insert(p.substr(0, p.find_first_of(":(")));
+    for (const auto& c : seen) ++classes[c];
+    if (++failing > 5) continue;  // the first few in full, then only the count
+    std::string text = fmt::format("set {} (seed {}):", failing, seed);
+    for (const auto& row : plan) text += "\n  row: " + describe(row);
+    for (const auto& f : claimed) {
+      std::string claims;
+      for (const auto& c : f.claims) {
+        claims += fmt::format(" {}({},{})", to_string(c.kind), c.a, c.b);
+      }
+      text += "\n  finding [" + f.finding.kind + claims + "]: " + f.finding.text;
+    }
+    for (const auto& p : found) text += "\n  PROBLEM: " + p;
+    ADD_FAILURE() << text;
+  }
+  std::string tally;
+  for (const auto& [problem, sets] : classes)
+    tally += fmt::format("\n  {} sets: {}", sets, problem);
+  EXPECT_EQ(failing, 0) << "of " << kSets << " generated sets:" << tally;
+  EXPECT_GT(with_findings, kSets / 2);  // the generator makes sets worth concluding from
+}
+
+}  // namespace findings_property_test
+}  // namespace fdbench
