@@ -71,6 +71,11 @@ void TimedRunner::loop(const std::shared_ptr<State>& state) {
   }
 }
 
+bool TimedRunner::settle(std::chrono::nanoseconds grace) {
+  std::unique_lock lock(state_->mutex);
+  return state_->changed.wait_for(lock, grace, [&] { return state_->finished; });
+}
+
 TimedRunner::Outcome TimedRunner::run(std::function<void()> step, Limit limit) {
   FDBENCH_ASSERT(!abandoned_);
   std::unique_lock lock(state_->mutex);

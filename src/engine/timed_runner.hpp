@@ -1,9 +1,9 @@
 #pragma once
 // --timeout: each repetition runs on a thread of its own while the caller waits for it, at
 // most a limit of time it could run: a process stopped (SIGSTOP, Ctrl-Z, a cgroup freeze) or a
-// paused machine does not use it up. A repetition that hangs (an open() on a dead NFS or FUSE mount never returns)
-// leaves the caller free to report it, clean up and exit; the thread is abandoned, never
-// joined. Without a limit it is used the same way, so that a signal can still end a
+// paused machine does not use it up. A repetition that hangs (an open() on a dead NFS or FUSE mount
+// never returns) leaves the caller free to report it, clean up and exit; the thread is abandoned,
+// never joined. Without a limit it is used the same way, so that a signal can still end a
 // repetition stuck where the signal cannot reach it (--timeout none).
 //
 // The measuring thread is the one that makes a strategy's workers, forks its processes and
@@ -56,6 +56,12 @@ class TimedRunner {
   // abandoned step (timed_out, interrupted) the runner cannot be used again, and whatever the
   // step uses must be kept alive (it may still be running, or return later).
   Outcome run(std::function<void()> step, Limit limit = Limit::applies);
+
+  // After a step was abandoned where its thread cannot be parked (the portable build): waits
+  // up to `grace` for the step to return by itself, so that what it uses is not freed under
+  // it while it still runs (a step only slower than the limit returns; one blocked in the
+  // kernel touches nothing until it does). True if it returned.
+  bool settle(std::chrono::nanoseconds grace);
 
   [[nodiscard]] std::chrono::nanoseconds limit() const { return limit_; }
 

@@ -121,7 +121,9 @@ std::optional<Result> RepetitionRunner::take_hung() {
 void RepetitionRunner::abandon(std::vector<std::unique_ptr<Measurement>>& running, std::size_t k,
                                const std::string& what, TimedRunner::Outcome outcome) {
   const std::string on = hung_on(platform::paths_being_opened(), doing_);
-  platform::park_other_threads();
+  // Where no thread can be parked (the portable build), the step gets a moment to return by
+  // itself before anything it uses is freed.
+  if (platform::park_other_threads() == 0 && runner_) runner_->settle(std::chrono::seconds(1));
   platform::kill_descendants();  // Linux: every descendant, grandchildren too
   ChildProcess::kill_all();      // everywhere: this process's own children, killed and reaped
   if (outcome == TimedRunner::Outcome::timed_out) {
