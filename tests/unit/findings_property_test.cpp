@@ -288,7 +288,11 @@ std::vector<std::string> problems(const std::vector<Result>& results,
   // What all the findings together say of each pair of rows, and of each row.
   std::map<std::pair<const Result*, const Result*>, std::set<ClaimKind>> pairs;
   std::map<const Result*, std::set<ClaimKind>> rows;
-  for (const auto& [f, claims] : claimed) {
+  for (const ClaimedFinding& each : claimed) {
+    // Named, not structured bindings: clang 14 (the sanitizer builds) does not let a lambda
+    // capture those.
+    const Finding& f = each.finding;
+    const std::vector<FindingClaim>& claims = each.claims;
     std::vector<const Result*> named;
     for (const auto& s : f.subjects) {
       const Result* r = row_named(s, results);
