@@ -15,7 +15,6 @@
 #include "output/reporter.hpp"
 #include "platform/platform.hpp"
 #include "run/session.hpp"
-#include "support/sanitizers.hpp"
 #include "support/temp_dir.hpp"
 #include "support/warnings.hpp"
 
@@ -42,12 +41,7 @@ std::vector<Result> run_open(const OpenOptions& options) {
   return {session.results().begin(), session.results().end()};
 }
 
-// Whether `strategy` can run here through a Session. Under ThreadSanitizer libuv cannot: its
-// helper process, forked by the repetition runner's thread while the caller's waits, starts
-// threads, and TSan ends a child that makes threads after a multi-threaded fork
-// (die_after_fork); the debug and asan stages run it.
 bool available(const std::string& strategy) {
-  if (testing::kThreadSanitized && strategy == "libuv") return false;
   const StrategyInfo* info = find_strategy(strategy);
   return info != nullptr && info->unavailable_reason().empty();
 }
