@@ -173,6 +173,7 @@ struct CommonText {
   bool quiet = false;
   bool latency = false;
   bool no_latency = false;
+  bool kernel_trace = false;
   std::string rcu_expedited = "keep";  // OpenOptions::rcu_expedited empty: kept as it is
   std::string order = std::string(to_string(OpenOptions{}.order));
   std::string trace_out;
@@ -375,6 +376,10 @@ OptionTable common_options(CommonText& text, std::string_view command) {
        "(on by default for socket and --keep-open)",
        &text.latency},
       {"--no-latency", "", "Do not time each call", &text.no_latency},
+      {"--kernel-trace", "",
+       "Linux, root or CAP_PERFMON: where the measuring threads were off their CPU while "
+       "timed, by cause, from the kernel's call chain at each switch (perf events)",
+       &text.kernel_trace},
       {"--trace-out", "FILE",
        "With --latency (implied): every timed call as a CSV row in FILE, written after the run, "
        "atomically",
@@ -1103,6 +1108,7 @@ Command open_command(const Texts& texts, const CLI::App& open) {
   apply_kept_set(texts.open, open.count("--files") > 0, open.count("--layout") > 0, command.open);
   apply_common(texts.open_common, command.open.repeat, command.open.warmup, command);
   command.open.latency = latency_of(texts.open_common, command.open.keep_open);
+  command.open.kernel_trace = texts.open_common.kernel_trace;
   return command;
 }
 
@@ -1112,6 +1118,7 @@ Command socket_command(const Texts& texts) {
   apply_socket(texts.socket, command.socket);
   apply_common(texts.socket_common, command.socket.repeat, command.socket.warmup, command);
   command.socket.latency = latency_of(texts.socket_common, true);
+  command.socket.kernel_trace = texts.socket_common.kernel_trace;
   return command;
 }
 
@@ -1126,6 +1133,7 @@ Command suite_command(const Texts& texts) {
   command.socket.warmup = command.open.warmup;
   command.open.latency = latency_of(texts.suite, false);
   command.socket.latency = latency_of(texts.suite, true);
+  command.open.kernel_trace = command.socket.kernel_trace = texts.suite.kernel_trace;
   // The seed's two threads, then the two ways around the shared table.
   command.socket.strategies = {"threads", "process", "uring-direct"};
   return command;

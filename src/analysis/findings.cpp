@@ -768,6 +768,128 @@ void growth_findings(std::span<const Result> results, std::string_view workload,
   }
 }
 
+// --kernel-trace's time in the table's growth and the waits on it, per repetition.
+std::int64_t kernel_growth_ns(const KernelEvidence& k) {
+  return k.off_cpu[static_cast<std::size_t>(OffCpuCause::fd_table_growth)] +
+         k.off_cpu[static_cast<std::size_t>(OffCpuCause::waiting_on_growth)];
+}
+
+bool kernel_traced(const Result& r) { return r.ran() && r.kernel && r.kernel->available; }
+
+std::string kernel_thread_words(int threads) {
+  return threads == 1 ? std::string("the thread") : fmt::format("the {} threads", threads);
+}
+
+std::string kernel_off_cpu_text(const KernelEvidence& k) {
+  return fmt::format("{} {} off their CPU {} of {} × {} per repetition", kernel_thread_words(k.threads),
+                     k.threads == 1 ? "was" : "were", format_duration(static_cast<double>(k.off_cpu_ns)),
+                     k.threads, format_duration(static_cast<double>(k.window_ns)));
+}
+
+std::string kernel_cause_text(const KernelEvidence& k, OffCpuCause c) {
+  return fmt::format("{} {}",
+                     format_duration(static_cast<double>(k.off_cpu[static_cast<std::size_t>(c)])),
+                     cause_words(c));
+}
+
+// The stall as the kernel saw it, where a pregrow=off result was traced: its time growing the
+// table and waiting on that, and none once the table was grown first.
+ClaimedFinding kernel_growth_line(const Result& off, const Result* grown) {
+  const KernelEvidence& k = *off.kernel;
+  const auto growth = static_cast<std::size_t>(OffCpuCause::fd_table_growth);
+  const auto waiting = static_cast<std::size_t>(OffCpuCause::waiting_on_growth);
+  std::string text = fmt::format(
+      "Kernel evidence, `{}` with {} (pregrow {}): {}: {}{}, {}.", off.strategy,
+      workers_text(off), off.pregrow.label(), kernel_off_cpu_text(k), kernel_cause_text(k, OffCpuCause::fd_table_growth),
+      k.grace_period.empty() ? std::string() : fmt::format(" (an {} grace period)", k.grace_period),
+      kernel_cause_text(k, OffCpuCause::waiting_on_growth));
+  std::map<std::string, FindingNumber> numbers = {{"off_cpu_ns", k.off_cpu_ns},
+                                                  {"window_ns", k.window_ns},
+                                                  {"threads", k.threads},
+                                                  {"fd_table_growth_ns", k.off_cpu[growth]},
+                                                  {"waiting_on_growth_ns", k.off_cpu[waiting]}};
+  std::vector<FindingSubject> subjects = {subject(off, "not-pregrown")};
+  std::vector<FindingClaim> claims = {{ClaimKind::kernel_growth, 0, 0}};
+  if (grown != nullptr && kernel_traced(*grown) && kernel_growth_ns(*grown->kernel) == 0) {
+    text.pop_back();
+    text += fmt::format("; with the table grown first (pregrow {}), none.", grown->pregrow.label());
+    subjects.push_back(subject(*grown, "pregrown"));
+    claims.push_back({ClaimKind::kernel_no_growth, 1, 1});
+  }
+  return {{"kernel_growth", std::move(text), std::move(numbers), std::move(subjects)},
+          std::move(claims)};
+}
+
+// A traced result whose threads were off their CPU for a large share of their time, by its
+// largest cause: the one with the largest share, of those the growth line does not explain.
+constexpr double kLargeOffCpuShare = 0.25;
+
+void kernel_findings(std::span<const Result> results, std::string_view workload,
+                     Findings& out) {
+  const Results all = select(results, workload);
+  std::vector<const Result*> explained;
+  for (const auto& p : growth_pairs(all)) {
+    if (kernel_traced(*p.off) && kernel_growth_ns(*p.off->kernel) > 0) {
+      out.push_back(kernel_growth_line(*p.off, p.grown));
+      explained.push_back(p.off);
+    }
+  }
+  const Result* most = nullptr;
+  double most_share = 0;
+  for (const Result* r : all) {
+    if (!kernel_traced(*r) || std::find(explained.begin(), explained.end(), r) != explained.end()) {
+      continue;
+    }
+    const KernelEvidence& k = *r->kernel;
+    const double thread_time = static_cast<double>(k.window_ns) * std::max(1, k.threads);
+    const double share = thread_time > 0 ? static_cast<double>(k.off_cpu_ns) / thread_time : 0;
+    if (share >= kLargeOffCpuShare && share > most_share) {
+      most = r;
+      most_share = share;
+    }
+  }
+  if (most != nullptr) {
+    const KernelEvidence& k = *most->kernel;
+    OffCpuCause top = OffCpuCause::other;
+    for (const OffCpuCause c : kEveryOffCpuCause) {
+      if (k.off_cpu[static_cast<std::size_t>(c)] > k.off_cpu[static_cast<std::size_t>(top)]) top = c;
+    }
+    std::string text = fmt::format("Kernel evidence, `{}` with {}: {} ({} of their time), most of "
+                                   "it {}",
+                                   most->strategy, workers_text(*most), kernel_off_cpu_text(k),
+                                   format_percent(most_share), kernel_cause_text(k, top));
+    if (top == OffCpuCause::other && !k.other_stacks.empty()) {
+      text += fmt::format(" (mostly {})", k.other_stacks.front().stack);
+    }
+    out.push_back({{"kernel_off_cpu", text + ".",
+                    {{"off_cpu_ns", k.off_cpu_ns},
+                     {"window_ns", k.window_ns},
+                     {"threads", k.threads},
+                     {"share", most_share},
+                     {"cause_ns", k.off_cpu[static_cast<std::size_t>(top)]}},
+                    {subject(*most, "off-cpu")}},
+                   {}});
+  }
+  // io_uring: whether its requests ran inline or were handed to io-wq's threads.
+  for (const Result* r : all) {
+    if (!kernel_traced(*r) || !r->kernel->io_uring_punts || !r->parameters.contains("ring_setup")) continue;
+    const std::uint64_t punts = *r->kernel->io_uring_punts;
+    out.push_back({{"kernel_io_wq",
+                    punts == 0 ? fmt::format("Kernel evidence, `{}` with {}: no io_uring request "
+                                             "was punted to io-wq: every one ran inline, in the "
+                                             "submitting thread.",
+                                             r->strategy, workers_text(*r))
+                               : fmt::format("Kernel evidence, `{}` with {}: {} io_uring requests "
+                                             "per repetition were punted to io-wq's threads "
+                                             "(of {}).",
+                                             r->strategy, workers_text(*r), group_digits(punts),
+                                             group_digits(r->ops)),
+                    {{"io_uring_punts", punts}, {"ops", r->ops}},
+                    {subject(*r, "io_uring")}},
+                   {}});
+  }
+}
+
 // A finding about `subjects` results that each say what went wrong; none when there are none.
 void failure_finding(const char* kind, std::string text, std::vector<FindingSubject> subjects,
                      Findings& out) {
@@ -862,6 +984,10 @@ bool claim_holds(const FindingClaim& claim, const Result& a, const Result& b) {
     case ClaimKind::pregrow_little:
       return apart != Separation::too_few && growth_share(a) < kLargeGrowthShare &&
              !(apart == Separation::separated && a.stats.median >= 2 * b.stats.median);
+    case ClaimKind::kernel_growth:
+      return kernel_traced(a) && kernel_growth_ns(*a.kernel) > 0;
+    case ClaimKind::kernel_no_growth:
+      return kernel_traced(a) && kernel_growth_ns(*a.kernel) == 0;
   }
   return false;
 }
@@ -922,6 +1048,10 @@ std::string_view to_string(ClaimKind kind) {
       return "pregrow-slower";
     case ClaimKind::pregrow_little:
       return "pregrow-little";
+    case ClaimKind::kernel_growth:
+      return "kernel-growth";
+    case ClaimKind::kernel_no_growth:
+      return "kernel-no-growth";
   }
   return "?";
 }
@@ -943,6 +1073,7 @@ std::vector<ClaimedFinding> claimed_findings(std::span<const Result> results,
     comparison_findings(results, workload, out);
     syscall_finding(results, workload, env, out);
     growth_findings(results, workload, out);
+    kernel_findings(results, workload, out);
   }
   failure_findings(results, out);
   return reconciled(std::move(out), results);

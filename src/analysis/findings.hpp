@@ -28,6 +28,8 @@ enum class ClaimKind {
   growth_cost,     // a: its table's growth took at least kLargeGrowthShare of its time
   pregrow_slower,  // a (not pre-grown) at least 2× slower than b (pre-grown), and separated
   pregrow_little,  // a (not pre-grown): pre-growing (b) changed it by less than 2×, or by noise
+  kernel_growth,     // a: the kernel saw its threads off-CPU growing the table or waiting on it
+  kernel_no_growth,  // a: kernel evidence, and none of that
 };
 std::string_view to_string(ClaimKind kind);
 

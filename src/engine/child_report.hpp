@@ -12,6 +12,7 @@ namespace fdbench {
 
 struct ChildReport {
   std::int64_t ns = 0;
+  std::int64_t start_ns = 0;  // when its clock started (CLOCK_MONOTONIC: the parent's clock too)
   std::int32_t fdsize_before = -1;
   std::int32_t fdsize_after = -1;
   Tally tally;

@@ -87,6 +87,7 @@ void child_repetition(Channel& channel, const WorkloadRecipe& recipe, const Stra
       scope.end();
     }
     report.ns = rep.ns;
+    report.start_ns = rep.start_ns;
     report.tally = rep.tally;
     if (rep.usage) {
       report.counted = 1;
@@ -112,6 +113,8 @@ void child_repetition(Channel& channel, const WorkloadRecipe& recipe, const Stra
 
 struct ChildRun {
   ChildReport report;
+  std::int64_t forked_ns = 0;    // just before the fork
+  std::int64_t reported_ns = 0;  // once its report came
   std::vector<CallRecord> records;  // --latency
 };
 
@@ -125,8 +128,10 @@ ChildRun run_in_child(const WorkloadRecipe& recipe, const StrategyInfo& strategy
       },
       kRepetitionChild);
   ChildRun run;
+  run.forked_ns = forked_ns;
   ChildReport& report = run.report;
   bool reported = child.receive(report);  // passes a Ctrl-C for fdbench alone on
+  run.reported_ns = platform::now_ns();
   std::string wrong;
   if (reported) wrong = implausible(report, recipe.facts.ops, platform::now_ns() - forked_ns);
   if (reported && wrong.empty() && report.traced != 0) {
@@ -221,11 +226,13 @@ class FreshChildMeasurement final : public Measurement {
       return;
     }
     if (traced_) latency_.emplace(work.facts, strategy, extras.on_calls);
+    trace_kernel(extras, true);
   }
 
  private:
   void repetition(bool timed) override {
     ChildRun run;
+    kernel_before();
     try {
       run = run_in_child(work_, strategy_, config_, pregrow_, traced_);
     } catch (const ForkFailed& e) {  // EAGAIN at a limit on processes: not here
@@ -238,6 +245,9 @@ class FreshChildMeasurement final : public Measurement {
     if (report.error[0] != '\0') {
       return stop(report.unavailable != 0 ? Status::unavailable : Status::failed, report.error);
     }
+    // A clock that did not start while the child lived is not placed among the records.
+    const bool placed = report.start_ns >= run.forked_ns && report.start_ns <= run.reported_ns;
+    kernel_after(timed, placed ? report.start_ns : 0, report.ns);
     if (!timed) return;  // failures are counted where times are
     total_.merge(report.tally);
     r_.times_ns.push_back(report.ns);

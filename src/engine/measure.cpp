@@ -168,6 +168,38 @@ void Measurement::record_usage(const std::optional<TimedRegion>& usage) {
   }
 }
 
+void Measurement::trace_kernel(const MeasureExtras& extras, bool in_child) {
+  if (!extras.kernel.asked) return;
+  kernel_.emplace();
+  kernel_->tracer = extras.kernel.tracer;
+  kernel_->unavailable = extras.kernel.unavailable;
+  kernel_->in_child = in_child;
+}
+
+void Measurement::kernel_before() {
+  if (!kernel_ || kernel_->tracer == nullptr) return;
+  if (!kernel_->attribution) {
+    // The harness's threads, bar this one: it runs the repetitions (worker 0 of `threads`).
+    MeasuringThreads who{.own_pid = platform::process_id(),
+                         .in_child = kernel_->in_child,
+                         .harness = kernel_->tracer->threads_at_start()};
+    std::erase(who.harness, platform::thread_id());
+    kernel_->attribution.emplace(std::move(who), platform::kernel_symbol);
+  }
+  kernel_->attribution->before(kernel_->tracer->drain());
+}
+
+void Measurement::kernel_after(bool timed, std::int64_t start_ns, std::int64_t ns) {
+  if (!kernel_ || kernel_->tracer == nullptr || !kernel_->attribution) return;
+  platform::KernelRecords records = kernel_->tracer->drain();
+  if (!timed) return kernel_->attribution->before(records);
+  if (start_ns <= 0) {
+    kernel_->every_repetition = false;
+    return kernel_->attribution->before(records);
+  }
+  kernel_->samples.push_back(kernel_->attribution->during(records, start_ns, start_ns + ns));
+}
+
 void Measurement::stop(Status status, std::string error) {
   r_.status = status;
   r_.error = std::move(error);
@@ -194,6 +226,18 @@ Result Measurement::finish() {
                                       r_.times_ns.size(), repeat_.load()));
   }
   if (latency_ && r_.ran()) latency_->store(r_);
+  if (kernel_ && (r_.ran() || !kernel_->tracer)) {
+    KernelEvidence& k = r_.kernel.emplace();
+    if (!kernel_->tracer) {
+      k.reason = kernel_->unavailable;
+    } else if (!kernel_->every_repetition) {
+      k.reason = "a repetition's clock could not be placed among the kernel's records";
+    } else if (!kernel_->samples.empty()) {
+      k = summarize_kernel(kernel_->samples, kernel_->tracer->punts_not_counted().empty());
+    } else {
+      k.reason = "no timed repetition was traced";
+    }
+  }
   record_failures(r_, total_);
   if (held_before_ && check_leaks_) check_no_leak(r_, *held_before_);
   finalize(r_);
@@ -221,6 +265,7 @@ class InProcessMeasurement final : public Measurement {
       return;
     }
     r_.fdsize_before = platform::fd_table_size();
+    trace_kernel(extras, false);
     if (extras.latency) {
       trace_.emplace(work.ops());
       latency_.emplace(facts_of(work), strategy, extras.on_calls);
@@ -269,9 +314,11 @@ class InProcessMeasurement final : public Measurement {
       trace_->reset();
       fdsize = platform::fd_table_size();
     }
+    kernel_before();
     const Repetition rep = runner_->run(work_);
     scope.end();
     throw_if_interrupted();  // a repetition cut short by Ctrl-C is no sample
+    kernel_after(timed, rep.start_ns, rep.ns);
     if (!timed) return;      // failures are counted where times are: an untimed pass is neither
     total_.merge(rep.tally);
     r_.times_ns.push_back(rep.ns);

@@ -21,9 +21,18 @@ namespace fdbench {
 using CallsDone = std::function<void(int repetition, std::span<const CallRecord> calls)>;
 
 // What a measurement does besides timing repetitions.
+// --kernel-trace: the run's tracer, attached before any worker existed (Result::kernel); or,
+// when asked without one, why kernel evidence is unavailable, which each result says.
+struct KernelTraceRequest {
+  bool asked = false;
+  platform::KernelTracer* tracer = nullptr;  // not owned
+  std::string unavailable;
+};
+
 struct MeasureExtras {
   bool latency = false;  // --latency: time every call (Result::latency)
   CallsDone on_calls;    // with latency: where each repetition's records go too
+  KernelTraceRequest kernel;  // --kernel-trace
 };
 
 // Runs `warmup` untimed and `repeat` timed repetitions of `work` with one strategy in this

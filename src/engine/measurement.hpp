@@ -12,6 +12,7 @@
 #include "engine/measure.hpp"
 #include "engine/strategy.hpp"
 #include "engine/workload.hpp"
+#include "model/kernel_evidence.hpp"
 #include "model/latency.hpp"
 #include "model/result.hpp"
 
@@ -110,6 +111,13 @@ class Measurement {
   // What a timed repetition's region took (nullopt: its workers were not counted), recorded
   // beside its time. One repetition not counted leaves the result not counted.
   void record_usage(const std::optional<TimedRegion>& usage);
+  // --kernel-trace, from the derived constructor: `in_child` when each repetition runs in a
+  // fresh child (this process only waits for it).
+  void trace_kernel(const MeasureExtras& extras, bool in_child);
+  // The kernel's records up to a repetition (what each thread was doing as it began), and of
+  // the repetition, whose clock ran `ns` from `start_ns` (0: not known, no sample).
+  void kernel_before();
+  void kernel_after(bool timed, std::int64_t start_ns, std::int64_t ns);
   // Ends the measurement with `status` (unavailable or failed) and why: no times are kept.
   void stop(Status status, std::string error);
   // What the subclass holds (workers, a trace) is released before the leak check.
@@ -129,6 +137,15 @@ class Measurement {
   bool stopped_ = false;
   bool check_leaks_ = true;
   bool counted_ = true;  // every timed repetition so far had its timed region counted
+  struct KernelTracking {
+    platform::KernelTracer* tracer = nullptr;  // nullptr: `unavailable` says why
+    std::string unavailable;
+    bool in_child = false;
+    std::optional<KernelAttribution> attribution;  // made at the first repetition
+    std::vector<KernelSample> samples;             // one per timed repetition
+    bool every_repetition = true;                  // no timed one went without a sample
+  };
+  std::optional<KernelTracking> kernel_;
 };
 
 // How the strategy's workers live in an in-process measurement.

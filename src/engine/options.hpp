@@ -31,6 +31,7 @@ struct OpenOptions {
   Repeat repeat;  // --repeat (auto by default), --precision, --max-time
   int warmup = 1;
   bool latency = false;  // --latency: time every call (Result::latency)
+  bool kernel_trace = false;  // --kernel-trace: where the threads were off-CPU (Result::kernel)
   // --rcu-expedited: each value (0, 1) set for a block of the sweep; empty: kept as it is.
   std::vector<int> rcu_expedited;
   Order order = Order::interleaved;  // --order
@@ -69,6 +70,7 @@ struct SocketOptions {
   Repeat repeat;       // --repeat (auto by default), --precision, --max-time
   int warmup = 1;
   bool latency = false;  // --latency: time every call (Result::latency)
+  bool kernel_trace = false;  // --kernel-trace: where the threads were off-CPU (Result::kernel)
   // --rcu-expedited: each value (0, 1) set for a block of the sweep; empty: kept as it is.
   std::vector<int> rcu_expedited;
   Order order = Order::interleaved;  // --order

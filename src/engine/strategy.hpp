@@ -46,6 +46,9 @@ struct Repetition {
   // What the timed region took (page faults, context switches), summed over the workers, each
   // read around its own timed part; nullopt where the strategy's workers cannot be counted here.
   std::optional<TimedRegion> usage;
+  // When the clock started (platform::now_ns()): where the timed region lies, for the kernel's
+  // records of it (--kernel-trace).
+  std::int64_t start_ns = 0;
 };
 
 class Strategy {

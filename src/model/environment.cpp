@@ -42,6 +42,8 @@ Environment capture_environment(const std::string& dir) {
   env.fdsize_at_start = platform::fd_table_size();
   env.io_uring_disabled = platform::io_uring_disabled();
   env.rcu_expedited = platform::rcu_expedited();
+  const std::string kernel_trace = platform::kernel_trace_unavailable();
+  env.kernel_trace = kernel_trace.empty() ? "available" : kernel_trace;
   capture_costs(env, dir);
   const std::string_view build_type = FDBENCH_BUILD_TYPE;
   env.build_type = build_type.empty() ? "unknown" : std::string(build_type);

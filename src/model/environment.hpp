@@ -20,6 +20,9 @@ struct Environment {
   std::optional<int> fdsize_at_start;
   std::optional<int> io_uring_disabled;  // Linux: /proc/sys/kernel/io_uring_disabled
   std::optional<int> rcu_expedited;      // Linux: /sys/kernel/rcu_expedited
+  // --kernel-trace here: "available", or why not and what would enable it; nullopt: not known
+  // (a document before schema 5).
+  std::optional<std::string> kernel_trace;
   std::string build_type;                // of this fdbench: "Release", "Debug", ...
   std::string compiler;                  // "gcc 12.2.0", "clang 14.0.6"
   std::optional<std::string> liburing_version;  // nullopt: built without it

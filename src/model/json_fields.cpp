@@ -491,6 +491,56 @@ void read_timed_region(const JsonReader& in, const char* name, Result& r) {
                                t.integer<std::uint64_t>("involuntary_switches")};
 }
 
+// --kernel-trace: where the measuring threads were off their CPU while timed, each figure
+// the median per repetition ({"available": true, "off_cpu_by_cause_ns": {"fd-table-growth":
+// 7609371, ...}, ...}), or why it could not be recorded ({"available": false, "reason": ...}).
+Written write_kernel(const Result& r) {
+  if (!r.kernel) return std::nullopt;
+  const KernelEvidence& k = *r.kernel;
+  if (!k.available) return json{{"available", false}, {"reason", k.reason}};
+  json causes = json::object();
+  for (const OffCpuCause c : kEveryOffCpuCause) {
+    causes[std::string(cause_name(c))] = k.off_cpu[static_cast<std::size_t>(c)];
+  }
+  json stacks = json::array();
+  for (const StackTime& s : k.other_stacks) stacks.push_back({{"stack", s.stack}, {"ns", s.ns}});
+  json out{{"available", true},          {"repetitions", k.repetitions},
+           {"threads", k.threads},       {"window_ns", k.window_ns},
+           {"off_cpu_ns", k.off_cpu_ns}, {"off_cpu_by_cause_ns", std::move(causes)},
+           {"switches", k.switches},     {"page_faults", k.page_faults},
+           {"other_stacks", std::move(stacks)}, {"incomplete_repetitions", k.incomplete}};
+  if (k.io_uring_punts) out["io_uring_punts"] = *k.io_uring_punts;
+  if (!k.grace_period.empty()) out["grace_period"] = k.grace_period;
+  return out;
+}
+
+void read_kernel(const JsonReader& in, const char* name, Result& r) {
+  const JsonReader k(in.field(name), in.path(name));
+  KernelEvidence& e = r.kernel.emplace();
+  e.available = k.flag("available");
+  if (!e.available) {
+    e.reason = k.text("reason");
+    return;
+  }
+  e.repetitions = k.integer<int>("repetitions");
+  e.threads = k.integer<int>("threads");
+  e.window_ns = k.integer<std::int64_t>("window_ns");
+  e.off_cpu_ns = k.integer<std::int64_t>("off_cpu_ns");
+  const JsonReader causes(k.field("off_cpu_by_cause_ns"), k.path("off_cpu_by_cause_ns"));
+  for (const OffCpuCause c : kEveryOffCpuCause) {
+    e.off_cpu[static_cast<std::size_t>(c)] =
+        causes.integer<std::int64_t>(std::string(cause_name(c)).c_str());
+  }
+  e.switches = k.integer<std::uint64_t>("switches");
+  e.page_faults = k.integer<std::uint64_t>("page_faults");
+  if (k.has("io_uring_punts")) e.io_uring_punts = k.integer<std::uint64_t>("io_uring_punts");
+  e.grace_period = k.text_or("grace_period", "");
+  e.incomplete = k.integer<int>("incomplete_repetitions");
+  each_of(k, "other_stacks", [&](const JsonReader& s) {
+    e.other_stacks.push_back({s.text("stack"), s.integer<std::int64_t>("ns")});
+  });
+}
+
 // How precisely the median is known, and with --repeat auto what was asked and why the
 // repetitions stopped: {"half_width": 0.012, "target": 0.03, "max_time_s": 3, "met": true,
 // "stopped_by": "precision"}. half_width (the larger half of the median's 95% interval, a
@@ -609,6 +659,8 @@ constexpr ResultField kResultFields[] = {
                    &reset<&Result::timed_region>).added_in(3),
     custom<Result>("precision", &write_precision, FieldRead::optional, &read_precision,
                    &reset<&Result::auto_repeat>).added_in(4),
+    custom<Result>("kernel", &write_kernel, FieldRead::optional, &read_kernel,
+                   &reset<&Result::kernel>).added_in(5),
     derived("min_ns", [](const Result& r) -> Written { return r.stats.min; }).csv(9),
     derived("median_ns", [](const Result& r) -> Written { return whole_ns(r.stats.median); }).csv(10),
     derived("max_ns", [](const Result& r) -> Written { return r.stats.max; }).csv(11),
@@ -668,6 +720,7 @@ constexpr EnvironmentField kEnvironmentFields[] = {
     defaulted<&Environment::cpu_quota>("cpu_quota"),
     defaulted<&Environment::memory_bytes>("memory_bytes"),
     defaulted<&Environment::fs_mount_options>("fs_mount_options"),
+    defaulted<&Environment::kernel_trace>("kernel_trace").added_in(5),
     when_set<&Environment::warnings>("warnings"),
 };
 // clang-format on

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/kernel_evidence.hpp"
 #include "model/latency.hpp"
 #include "model/settings.hpp"
 #include "model/statistics.hpp"
@@ -151,6 +152,9 @@ struct Result {
   std::optional<InputSummary> input;                    // open results
   std::optional<Latency> latency;  // --latency: every call timed (nullopt: not asked, or not
                                    // recordable for this strategy: parameters["latency"] says)
+  // --kernel-trace: where the measuring threads were off their CPU while timed, by cause, as
+  // the kernel recorded it; or why it could not be recorded. nullopt: not asked.
+  std::optional<KernelEvidence> kernel;
   Status status = Status::measured;
   std::string error;  // why, when status is neither measured nor cut_short
   std::vector<Warning> warnings;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <ctime>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -118,6 +119,70 @@ std::optional<Usage> thread_usage() noexcept;
 // The whole process's, every thread's together (RUSAGE_SELF); nullopt only if getrusage fails.
 // In a process of one thread (a forked worker) that is the thread's own, on every system.
 std::optional<Usage> process_usage() noexcept;
+
+// ---- Kernel evidence (--kernel-trace; src/platform/kernel_trace.cpp). Linux only.
+
+// What the kernel recorded of this process's threads and of the threads and processes they
+// started since tracing began: every switch off and back onto a CPU, the kernel's call chain
+// at each switch off, page faults and io_uring requests punted to io-wq. Times are now_ns()'s.
+struct KernelEvent {
+  enum class Kind : std::uint8_t {
+    switched_out,   // left the CPU; `preempted` if it was still runnable
+    switched_in,    // came back onto a CPU
+    stack,          // the kernel call chain where a thread left the CPU
+    page_fault,     // a page fault, in user or kernel mode
+    io_uring_punt,  // an io_uring request queued to io-wq (io_uring_queue_async_work)
+    exited,         // the thread ended (its last switch is not recorded)
+  };
+  Kind kind = Kind::switched_out;
+  bool preempted = false;
+  std::int32_t pid = 0;  // the process (thread group)
+  std::int32_t tid = 0;
+  std::int64_t time_ns = 0;
+  std::uint32_t frames_begin = 0;  // stack: its addresses in KernelRecords::frames, innermost first
+  std::uint32_t frames_size = 0;
+};
+struct KernelRecords {
+  std::vector<KernelEvent> events;  // in time order
+  std::vector<std::uint64_t> frames;
+  std::uint64_t lost = 0;       // records the kernel dropped: a full buffer or throttled samples
+  std::int64_t lost_from = 0;   // the earliest time a record is known to be missing from, or 0
+};
+// A tracing session, attached to every thread of this process when made, and inherited by
+// every thread and process started after that. Detached when destroyed: nothing is left
+// attached by a process that ends (the kernel drops the events with their last descriptor).
+class KernelTracer {
+ public:
+  // Attaches, or returns why it cannot here, in one line with what would enable it.
+  static std::unique_ptr<KernelTracer> open(std::string& why_not);
+  ~KernelTracer();
+  KernelTracer(const KernelTracer&) = delete;
+  KernelTracer& operator=(const KernelTracer&) = delete;
+  // Everything recorded since the last drain() or discard(), in time order; discard() drops it.
+  KernelRecords drain();
+  void discard();
+  // The threads of this process when tracing began (its harness: the main thread and what
+  // it had started).
+  [[nodiscard]] const std::vector<int>& threads_at_start() const;
+  // Empty when io_uring punts are counted; otherwise why not.
+  [[nodiscard]] const std::string& punts_not_counted() const;
+  // Descriptors it holds (its events), for the descriptor budget.
+  [[nodiscard]] int descriptors() const;
+
+ private:
+  struct State;
+  explicit KernelTracer(std::unique_ptr<State> state);
+  std::unique_ptr<State> s_;
+};
+// Whether kernel evidence can be recorded here: "" when it can, else the reason and what
+// would enable it (tried by attaching to this thread once).
+std::string kernel_trace_unavailable();
+// The kernel function holding `address` ("expand_files"), from /proc/kallsyms; "" when
+// unknown or unreadable (kptr_restrict). The table is read once.
+std::string_view kernel_symbol(std::uint64_t address);
+// The calling thread's id (gettid), or 0 where there is none to read; this process's (getpid).
+int thread_id() noexcept;
+int process_id() noexcept;
 
 // ---- Work that hangs (--timeout; src/platform/hung_work.cpp). Linux only: elsewhere the
 // OS shows no other thread's system call, and these find nothing and do nothing.

@@ -200,7 +200,7 @@ std::vector<std::unique_ptr<Measurement>> Scheduler::start_window(
   const Workers workers = window.size() > 1 ? Workers::per_repetition : Workers::kept;
   std::vector<std::unique_ptr<Measurement>> running;
   for (const std::size_t i : window) {
-    MeasurementStart how{{settings_.latency, {}}, workers, repeat, warmup};
+    MeasurementStart how{{settings_.latency, {}, kernel_}, workers, repeat, warmup};
     if (trace_out_ != nullptr && settings_.latency) {
       TraceKey key = plan[i].key;
       key.result = first_result_ + i;  // results are emitted in plan order

@@ -109,6 +109,8 @@ class Scheduler {
              const std::function<void(int round, int rounds)>& on_round = {});
 
   [[nodiscard]] bool limited() const { return runner_.limited(); }
+  // --kernel-trace: every measurement started from now on records what the kernel saw.
+  void trace_kernel(KernelTraceRequest request) { kernel_ = std::move(request); }
 
  private:
   // One pass over the results `which` of the plan, each to `repeat` after `warmup` (with
@@ -135,6 +137,7 @@ class Scheduler {
   void stamp(const PlannedResult& planned, Result& r, RepeatStop stopped) const;
 
   SchedulerSettings settings_;
+  KernelTraceRequest kernel_;
   Progress* progress_;
   TraceOut* trace_out_;
   // Declared before any measurement it runs: a worker process dies with the thread that

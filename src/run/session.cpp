@@ -229,9 +229,25 @@ void Session::each_rcu_setting(const std::vector<int>& values, const std::functi
   rcu_block_.reset();
 }
 
+void Session::attach_kernel(bool asked) {
+  if (!asked || kernel_tried_) return;
+  kernel_tried_ = true;
+  kernel_ = platform::KernelTracer::open(kernel_unavailable_);
+}
+
+void Session::trace_kernel(bool asked, Section& section) {
+  kernel_request_ = {};
+  if (!asked) return;
+  attach_kernel(asked);
+  kernel_request_ = {true, kernel_.get(), kernel_unavailable_};
+  section.kernel_trace = true;
+  section.kernel_unavailable = kernel_unavailable_;
+}
+
 void Session::run_open(const OpenOptions& options) {
   const auto strategies = options.strategies.empty() ? strategy_names() : options.strategies;
   const bool generated = options.tree.empty() && options.list.empty();
+  attach_kernel(options.kernel_trace);
   DescriptorBudget budget = budget_of(strategies, options.threads, options.batch, options.pregrow);
   if (options.keep_open && generated && options.files) budget.workload = *options.files;
   ensure_descriptor_budget(budget, "--batch, --threads, --files or --pregrow");
@@ -247,16 +263,19 @@ void Session::run_open(const OpenOptions& options) {
   }
   const OpenSpec spec = open_spec(options, in);
   const WorkloadRecipe recipe = open_workload_recipe(spec);
-  announce(open_section(options, in, recipe));
+  Section section = open_section(options, in, recipe);
   const SchedulerSettings settings{
       options.order, options.latency,
       latency_bytes_of(options.latency, recipe.facts.ops, !options.keep_open), options.timeout_s,
       "opening files under " + in.dir_path};
+  trace_kernel(options.kernel_trace, section);
+  announce(section);
   measure(open_plan(options, strategies, in, spec, recipe),
           StopRule::of(options.repeat, options.warmup), settings, options.rcu_expedited);
 }
 
 void Session::run_socket(const SocketOptions& options) {
+  attach_kernel(options.kernel_trace);
   const int most_threads = *std::max_element(options.threads.begin(), options.threads.end());
   const WorkloadRecipe one_thread = socket_workload_recipe(options.kind, options.per_thread);
   const std::uint64_t per_thread =
@@ -272,7 +291,6 @@ void Session::run_socket(const SocketOptions& options) {
   section.per_thread = options.per_thread;
   section.held = true;
   section.fresh_child = true;
-  announce(section);
   std::vector<WorkloadRecipe> recipes;  // one per thread count, alive while measured
   for (const int threads : options.threads) {
     recipes.push_back(socket_workload_recipe(
@@ -284,6 +302,8 @@ void Session::run_socket(const SocketOptions& options) {
       latency_bytes_of(options.latency,
                        static_cast<std::uint64_t>(most_threads) * options.per_thread, false),
       options.timeout_s, fmt::format("creating {} descriptors", to_string(options.kind))};
+  trace_kernel(options.kernel_trace, section);
+  announce(section);
   measure(socket_plan(options, recipes), StopRule::of(options.repeat, options.warmup), settings,
           options.rcu_expedited);
 }
@@ -298,6 +318,7 @@ FileSet::CreationProgress Session::creation_progress() const {
 void Session::measure(std::span<const PlannedResult> plan, const StopRule& stop,
                       const SchedulerSettings& settings, const std::vector<int>& rcu_expedited) {
   Scheduler scheduler(settings, progress_, trace_out_);
+  scheduler.trace_kernel(kernel_request_);
   each_rcu_setting(rcu_expedited, [&] {
     scheduler.run(
         plan, stop, [this](std::size_t /*planned*/, Result r) { emit(std::move(r)); },

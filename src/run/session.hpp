@@ -60,6 +60,16 @@ class Session {
   Progress* progress_ = nullptr;
   TraceOut* trace_out_ = nullptr;
   std::optional<int> rcu_block_;  // the rcu_expedited value set for the results now measured
+  // --kernel-trace: attaches once, before any worker exists, and fills in `settings` and
+  // `section` with the tracer or why there is none.
+  void trace_kernel(bool asked, Section& section);
+  // Attaches the tracer if asked and not tried yet: first in a command, so that the descriptor
+  // budget counts its descriptors and every worker inherits it.
+  void attach_kernel(bool asked);
+  std::unique_ptr<platform::KernelTracer> kernel_;
+  KernelTraceRequest kernel_request_;  // the command's
+  std::string kernel_unavailable_;
+  bool kernel_tried_ = false;
 };
 
 }  // namespace fdbench

@@ -104,6 +104,30 @@ inline void expect_result_contract(const nlohmann::json& r) {
       EXPECT_TRUE(t.at(count).is_number_unsigned()) << count << " = " << t.at(count);
     }
   }
+  // --kernel-trace: evidence with every cause, or why there is none.
+  if (r.contains("kernel")) {
+    const auto& k = r.at("kernel");
+    ASSERT_TRUE(k.at("available").is_boolean()) << k;
+    if (!k.at("available").get<bool>()) {
+      EXPECT_FALSE(k.at("reason").get<std::string>().empty()) << k;
+    } else {
+      EXPECT_TRUE(ran) << status << " with kernel evidence";
+      std::int64_t sum = 0;
+      for (const char* cause : {"fd-table-growth", "waiting-on-growth", "io_uring-wait", "io-wq",
+                                "page-fault", "lock", "preempted", "other"}) {
+        const auto& ns = k.at("off_cpu_by_cause_ns").at(cause);
+        EXPECT_TRUE(ns.is_number_integer() && ns.get<std::int64_t>() >= 0) << cause << k;
+        sum += ns.get<std::int64_t>();
+      }
+      EXPECT_GE(k.at("threads").get<int>(), 1) << k;
+      // Each figure is a median of its own: their sum need not be the total's median, but no
+      // cause's median can exceed the threads' whole time in the region.
+      EXPECT_LE(k.at("off_cpu_ns").get<std::int64_t>(),
+                k.at("threads").get<std::int64_t>() * k.at("window_ns").get<std::int64_t>())
+          << k;
+      EXPECT_GE(sum, 0);
+    }
+  }
   // How precise the median is, on every result with times; with --repeat auto, the goal.
   EXPECT_EQ(r.contains("precision"), ran) << status;
   if (r.contains("precision")) {

@@ -129,6 +129,10 @@ class ResultBuilder {
     return *this;
   }
   // The medians alone, as a document read back has them.
+  ResultBuilder& kernel(KernelEvidence evidence) {
+    r_.kernel = std::move(evidence);
+    return *this;
+  }
   ResultBuilder& timed_region(TimedRegion medians) {
     r_.timed_region = medians;
     return *this;

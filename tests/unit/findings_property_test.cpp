@@ -40,6 +40,8 @@ struct RowPlan {
   std::optional<Status> ended;   // failed, unavailable, timed out: no repetitions
   std::optional<double> growth;  // --latency: the growth's share of a repetition
   std::uint64_t stalls = 0;
+  // --kernel-trace: the off-CPU time growing the table (or waiting on it), and preempted.
+  std::optional<std::pair<std::int64_t, std::int64_t>> kernel;
 
   [[nodiscard]] bool holds() const { return workload == "socket" || keep_open; }
   // Marked FAILED, broke off, or never ran: not a timing.
@@ -99,6 +101,11 @@ class Generator {
       static const std::vector<std::uint64_t> stall_counts = {0, 0, 1, 5};
       row.growth = pick(shares);
       row.stalls = pick(stall_counts);
+    }
+    if (chance(30)) {
+      static const std::vector<std::int64_t> growth_ns = {0, 0, 1'000, 5'000'000};
+      static const std::vector<std::int64_t> preempted_ns = {0, 100'000, 900'000'000};
+      row.kernel = {row.holds() ? pick(growth_ns) : 0, pick(preempted_ns)};
     }
   }
 
@@ -196,6 +203,18 @@ Result build(const RowPlan& row, bool clean) {
   const bool work = row.source != "generated";
   if (row.failures != 0 && !(clean && work)) b.failed(row.failures, work ? EACCES : EMFILE);
   if (row.growth) b.latency(latency_of(row));
+  if (row.kernel) {
+    KernelEvidence k;
+    k.available = true;
+    k.repetitions = static_cast<int>(row.times.size());
+    k.threads = row.threads;
+    k.window_ns = row.times.empty() ? 0 : row.times.front();
+    k.off_cpu[static_cast<std::size_t>(OffCpuCause::fd_table_growth)] = row.kernel->first;
+    k.off_cpu[static_cast<std::size_t>(OffCpuCause::preempted)] = row.kernel->second;
+    k.off_cpu_ns = row.kernel->first + row.kernel->second;
+    k.io_uring_punts = 0;
+    b.kernel(k);
+  }
   if (row.ended == Status::unavailable) b.unavailable("no io_uring", row.planned);
   if (row.ended && row.ended != Status::unavailable) b.ended(*row.ended, "broke", row.planned);
   return b.build();
@@ -277,6 +296,16 @@ std::string check_claim(const FindingClaim& claim, const Result& a, const Result
       if (apart == Separation::too_few) return "claims little difference with too few repetitions";
       if (slower) return "claims little difference, it was 2× slower and separated";
       return share < kLargeGrowthShare ? "" : "claims little difference beside a large growth cost";
+    case ClaimKind::kernel_growth:
+      return a.kernel && a.kernel->available &&
+                     a.kernel->off_cpu[static_cast<std::size_t>(OffCpuCause::fd_table_growth)] > 0
+                 ? ""
+                 : "claims the kernel saw the table grow, it did not";
+    case ClaimKind::kernel_no_growth:
+      return a.kernel && a.kernel->available &&
+                     a.kernel->off_cpu[static_cast<std::size_t>(OffCpuCause::fd_table_growth)] == 0
+                 ? ""
+                 : "claims the kernel saw no growth, it did";
   }
   return "unknown claim";
 }

@@ -81,12 +81,37 @@ Result open_result() {
       .timed_region({0, 0, 12, 3});
 }
 
+KernelEvidence unavailable_kernel() {
+  KernelEvidence k;
+  k.reason = "kernel evidence needs root or CAP_PERFMON (it is 2)";
+  return k;
+}
+
 // Unavailable: no samples, no table sizes.
 Result socket_result() {
   return ResultBuilder::socket("uring-direct", 2, "tcp6")
       .pregrow("auto")
       .ops(512)
-      .unavailable("io_uring_disabled is 2", 2);
+      .unavailable("io_uring_disabled is 2", 2)
+      .kernel(unavailable_kernel());
+}
+
+// --kernel-trace's evidence, every field set.
+KernelEvidence traced() {
+  KernelEvidence k;
+  k.available = true;
+  k.repetitions = 3;
+  k.threads = 2;
+  k.window_ns = 4'000'000;
+  k.off_cpu_ns = 1'500'000;
+  k.off_cpu[static_cast<std::size_t>(OffCpuCause::io_uring_wait)] = 1'000'000;
+  k.off_cpu[static_cast<std::size_t>(OffCpuCause::other)] = 500'000;
+  k.switches = 7;
+  k.page_faults = 3;
+  k.io_uring_punts = 0;
+  k.other_stacks = {{"do_nanosleep ← hrtimer_nanosleep", 500'000}};
+  k.incomplete = 1;
+  return k;
 }
 
 // The ring features an io_uring strategy records, and uring-direct's way of closing.
@@ -100,7 +125,8 @@ Result uring_result() {
                    {"ring_setup", "single_issuer,defer_taskrun"},
                    {"ring_fd", "registered"},
                    {"close", "batched"}})
-      .timed_regions({{0, 0, 3, 1}, {2, 0, 5, 0}, {1, 0, 4, 2}});
+      .timed_regions({{0, 0, 3, 1}, {2, 0, 5, 0}, {1, 0, 4, 2}})
+      .kernel(traced());
 }
 
 void expect_same(const Result& a, const Result& b) {
@@ -143,6 +169,7 @@ void expect_same(const Result& a, const Result& b) {
   EXPECT_EQ(a.unit, b.unit);
   EXPECT_EQ(a.timed_region, b.timed_region);
   EXPECT_EQ(a.auto_repeat, b.auto_repeat);
+  EXPECT_EQ(a.kernel, b.kernel);
   ASSERT_EQ(a.input.has_value(), b.input.has_value());
   if (a.input) {
     EXPECT_EQ(a.input->source, b.input->source);

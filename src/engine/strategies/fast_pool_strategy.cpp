@@ -41,6 +41,7 @@ class FastPoolStrategy final : public Strategy {
     const std::function<void(int)> body = [&](int w) { drain(work, static_cast<std::size_t>(w)); };
     Repetition rep;
     rep.ns = group_.run(body);
+    rep.start_ns = group_.started_ns();
     rep.usage = group_.usage();
     for (const auto& padded : tallies_) rep.tally.merge(padded.tally);
     return rep;

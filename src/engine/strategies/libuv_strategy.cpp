@@ -124,7 +124,7 @@ void on_close(uv_fs_t* req) {
 // paths included (--paths absolute gives them; otherwise they are joined here). `usage`: what
 // the helper (its loop thread and the pool's together) took while timed.
 std::int64_t run_batch(uv_loop_t* loop, Workload& work, std::size_t window, Tally& tally,
-                       std::optional<TimedRegion>& usage) {
+                       std::optional<TimedRegion>& usage, std::int64_t& started) {
   const ItemSpec spec = work.spec();
   const PathTable joined = spec.absolute ? PathTable() : joined_paths(spec.dir_path, *spec.paths);
   Batch batch{loop, &work, &spec, spec.absolute ? spec.paths : &joined, 0, spec.paths->size(), {}};
@@ -133,6 +133,7 @@ std::int64_t run_batch(uv_loop_t* loop, Workload& work, std::size_t window, Tall
 
   const auto before = platform::process_usage();
   const std::int64_t start = platform::now_ns();
+  started = start;
   for (auto& slot : slots) open_next(slot);
   const int rc = uv_run(loop, UV_RUN_DEFAULT);
   const std::int64_t end = platform::now_ns();
@@ -202,7 +203,7 @@ void helper_main(Channel& channel, int threads, int batch) {
       Workload& work = *command.work;
       if (*command.mismatch() != '\0') throw Error(command.mismatch());
       work.before_repetition();
-      reply.ns = run_batch(&loop, work, window, reply.tally, reply.usage);
+      reply.ns = run_batch(&loop, work, window, reply.tally, reply.usage, reply.start_ns);
       work.after_repetition();  // here, where the kept descriptors are
     } catch (const std::exception& e) {
       reply.set_error(e.what());
@@ -234,7 +235,7 @@ class LibuvStrategy final : public Strategy {
       helper_.throw_died("the libuv helper process died");
     }
     if (reply.failed()) throw Error(std::string("libuv: ") + reply.error);
-    return {reply.ns, reply.tally, reply.usage};
+    return {reply.ns, reply.tally, reply.usage, reply.start_ns};
   }
 
  private:

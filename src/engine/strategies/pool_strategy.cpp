@@ -41,7 +41,7 @@ class PoolStrategy final : public Strategy {
     }
     for (auto& f : done) f.get();
     const std::int64_t end = platform::now_ns();
-    return {end - start, shared, taken_between(before, platform::process_usage())};
+    return {end - start, shared, taken_between(before, platform::process_usage()), start};
   }
 
  private:

@@ -212,6 +212,7 @@ class ProcessStrategy final : public Strategy {
       add_usage(rep.usage, reply.usage);
     }
     rep.ns = end - start;
+    rep.start_ns = start;
     return rep;
   }
 

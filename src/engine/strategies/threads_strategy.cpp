@@ -25,6 +25,7 @@ class ThreadsStrategy final : public Strategy {
     };
     Repetition rep;
     rep.ns = group_.run(body);
+    rep.start_ns = group_.started_ns();
     rep.usage = group_.usage();
     for (const auto& padded : tallies_) rep.tally.merge(padded.tally);
     return rep;

@@ -107,6 +107,7 @@ class UringDirectStrategy final : public Strategy {
     };
     Repetition rep;
     rep.ns = group_.run(body);
+    rep.start_ns = group_.started_ns();
     rep.usage = group_.usage();
     // Untimed: the clock stopped when group_.run returned.
     if (hold) uring::on_each_worker(group_, [this](int w) { workers_[w].release_table(); });

@@ -66,6 +66,7 @@ class UringStrategy final : public Strategy {
     };
     Repetition rep;
     rep.ns = group_.run(body);
+    rep.start_ns = group_.started_ns();
     rep.usage = group_.usage();
     for (int w = 0; w < workers_.size(); ++w) {
       if (workers_[w].error < 0) {

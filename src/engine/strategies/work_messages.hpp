@@ -32,6 +32,7 @@ struct WorkReply {
   std::int64_t ns = 0;
   Tally tally;
   std::optional<TimedRegion> usage;  // what the timed part took; nullopt: not counted
+  std::int64_t start_ns = 0;         // when its clock started (one clock for every process)
   char error[200] = {};
   bool unavailable = false;
 

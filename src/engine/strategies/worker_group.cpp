@@ -97,6 +97,7 @@ std::int64_t WorkerGroup::run(const std::function<void(int)>& body) {
   pending_.store(static_cast<std::uint32_t>(workers_ - 1), std::memory_order_relaxed);
   const auto before = platform::thread_usage();  // worker 0's, before the clock starts
   const std::int64_t start = platform::now_ns();
+  started_ns_ = start;
   if (!threads_.empty()) {  // alone, the caller has no one to release: no futex call
     epoch_.fetch_add(1, std::memory_order_release);
     platform::wake_word(epoch_);

@@ -63,6 +63,8 @@ class WorkerGroup {
   // What the last run's workers took while timed (platform::thread_usage() around each one's
   // body), summed; nullopt where the OS does not count a thread's own.
   [[nodiscard]] std::optional<TimedRegion> usage() const noexcept;
+  // When the last run's clock started (platform::now_ns()).
+  [[nodiscard]] std::int64_t started_ns() const noexcept { return started_ns_; }
 
  private:
   struct alignas(64) Finish {
@@ -76,6 +78,7 @@ class WorkerGroup {
   int workers_;
   Lifetime lifetime_;
   bool ran_ = false;
+  std::int64_t started_ns_ = 0;
   std::atomic<std::uint32_t> epoch_{0};
   std::atomic<std::uint32_t> pending_{0};  // workers still in their share
   std::atomic<bool> stop_{false};

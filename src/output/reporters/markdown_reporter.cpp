@@ -79,6 +79,9 @@ class MarkdownReporter final : public Reporter {
     if (const auto detail = detail_text(r); !detail.empty()) {
       notes_.push_back(fmt::format("{}: {}", who(r), detail));
     }
+    if (const auto kernel = kernel_text(r); !kernel.empty()) {
+      notes_.push_back(fmt::format("{}: {}", who(r), kernel));
+    }
     for (const auto& w : r.warnings) {
       if (w.kind != WarningKind::noisy || !r.ran()) {
         notes_.push_back(fmt::format("{}: {}", who(r), w.text));

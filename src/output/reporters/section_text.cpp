@@ -105,9 +105,16 @@ std::string skipped_text(const std::map<std::string, std::uint64_t>& skipped) {
 
 }  // namespace
 
+std::string kernel_note(const Section& s) {
+  if (!s.kernel_trace) return {};
+  if (!s.kernel_unavailable.empty()) return "; no kernel evidence: " + s.kernel_unavailable;
+  return "; kernel evidence from perf events (each switch off a CPU, with its call chain)";
+}
+
 std::string section_note(const Section& s) {
   if (!s.input) {
-    return "for `threads` the calling thread is one of the threads; worker creation is not timed";
+    return "for `threads` the calling thread is one of the threads; worker creation is not "
+           "timed" + kernel_note(s);
   }
   std::string note = s.held ? fmt::format("descriptors are held to the end of each repetition{}",
                                           s.fresh_child ? ", each in a fresh process" : "")
@@ -117,7 +124,7 @@ std::string section_note(const Section& s) {
   for (const auto& [what, n] : s.input->missing) missing += n;
   note += skipped_text(s.input->skipped);
   if (missing != 0) note += fmt::format("; {} listed paths not found", missing);
-  return note + setup_text(*s.input);
+  return note + setup_text(*s.input) + kernel_note(s);
 }
 
 std::string findings_heading(bool complete) {
@@ -212,6 +219,43 @@ std::string timed_region_text(const Result& r) {
     text += fmt::format("{}{} {}{}", text.empty() ? "" : ", ", group_digits(n), what, plural);
   }
   return text.empty() ? text : "while timed, per repetition: " + text;
+}
+
+std::string kernel_text(const Result& r) {
+  if (!r.kernel || !r.kernel->available) return {};
+  const KernelEvidence& k = *r.kernel;
+  if (k.off_cpu_ns == 0) {
+    return fmt::format("kernel: {} never left {} CPU while timed",
+                       k.threads == 1 ? "the thread" : fmt::format("the {} threads", k.threads),
+                       k.threads == 1 ? "its" : "their");
+  }
+  std::vector<std::pair<std::int64_t, OffCpuCause>> causes;
+  for (const OffCpuCause c : kEveryOffCpuCause) {
+    if (const auto ns = k.off_cpu[static_cast<std::size_t>(c)]; ns > 0) causes.emplace_back(ns, c);
+  }
+  std::stable_sort(causes.begin(), causes.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string parts;
+  for (const auto& [ns, c] : causes) {
+    parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", cause_name(c),
+                         format_duration(static_cast<double>(ns)));
+    if (c == OffCpuCause::fd_table_growth && !k.grace_period.empty()) {
+      parts += fmt::format(" ({} grace period)", k.grace_period);
+    }
+  }
+  std::string text = fmt::format(
+      "kernel: off-CPU {} of {} × {} per repetition: {}",
+      format_duration(static_cast<double>(k.off_cpu_ns)),
+      k.threads == 1 ? std::string("1 thread") : fmt::format("{} threads", k.threads),
+      format_duration(static_cast<double>(k.window_ns)), parts);
+  if (k.page_faults != 0) text += fmt::format("; {} page faults", group_digits(k.page_faults));
+  if (k.io_uring_punts && *k.io_uring_punts != 0) {
+    text += fmt::format("; {} io_uring requests punted to io-wq", group_digits(*k.io_uring_punts));
+  }
+  if (k.incomplete != 0) {
+    text += fmt::format(" (records lost in {} repetitions: figures are lower bounds)", k.incomplete);
+  }
+  return text;
 }
 
 std::string detail_text(const Result& r) {

@@ -43,5 +43,9 @@ std::string timed_region_text(const Result& r);
 // The line under a result: latency_text() and timed_region_text(), those that say something,
 // joined by "; ". Empty when neither does.
 std::string detail_text(const Result& r);
+// With --kernel-trace, one line under the result: "kernel: off-CPU 11.9 ms of 2 threads ×
+// 7.7 ms per repetition: fd-table-growth 2.9 ms (expedited grace period), waiting-on-growth
+// 2.4 ms, ...", each figure the median per repetition. Empty without kernel evidence.
+std::string kernel_text(const Result& r);
 
 }  // namespace fdbench

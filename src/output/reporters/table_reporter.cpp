@@ -84,6 +84,7 @@ class TableReporter final : public Reporter {
       if (const auto detail = detail_text(r); !detail.empty()) {
         out_ << "  " << detail << "\n";
       }
+      if (const auto kernel = kernel_text(r); !kernel.empty()) out_ << "  " << kernel << "\n";
     }
     for (const auto& w : r.warnings) {
       if (w.kind != WarningKind::noisy || !r.ran()) out_ << "  ! " << w.text << "\n";

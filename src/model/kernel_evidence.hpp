@@ -1,0 +1,137 @@
+#pragma once
+// Kernel evidence (--kernel-trace): where the measuring threads were off their CPU during a
+// timed region, by cause, read from the kernel call chain at each switch (the records of
+// platform::KernelTracer). Pure: records, the timed region and which threads measure in; a
+// sample per repetition out; a result's medians from its samples.
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "platform/platform.hpp"
+
+namespace fdbench {
+
+// Why a thread was off its CPU, from the kernel's call chain where it left it.
+enum class OffCpuCause : std::uint8_t {
+  fd_table_growth,    // growing the descriptor table: an RCU grace period from expand_files
+  waiting_on_growth,  // waiting in expand_files for a sibling's resize to end
+  io_uring_wait,      // waiting for io_uring completions
+  io_wq,              // waiting on io-wq, io_uring's worker threads
+  page_fault,         // a page fault that had to wait
+  lock,               // a futex, mutex or rw-semaphore
+  preempted,          // still runnable: taken off by the scheduler (or, in a VM, the hypervisor)
+  other,              // anything else (its call chains are listed)
+};
+inline constexpr std::size_t kOffCpuCauses = 8;
+inline constexpr std::array<OffCpuCause, kOffCpuCauses> kEveryOffCpuCause = {
+    OffCpuCause::fd_table_growth, OffCpuCause::waiting_on_growth, OffCpuCause::io_uring_wait,
+    OffCpuCause::io_wq,           OffCpuCause::page_fault,        OffCpuCause::lock,
+    OffCpuCause::preempted,       OffCpuCause::other};
+// "fd-table-growth", "waiting-on-growth", "io_uring-wait", "io-wq", "page-fault", "lock",
+// "preempted", "other".
+std::string_view cause_name(OffCpuCause cause);
+std::optional<OffCpuCause> cause_named(std::string_view name);
+// What it is, in a few plain words ("in an RCU grace period growing the descriptor table").
+std::string_view cause_words(OffCpuCause cause);
+
+using OffCpuByCause = std::array<std::int64_t, kOffCpuCauses>;  // ns, indexed by the enum
+
+// A call chain's time, as "synchronize_rcu_normal ← expand_files ← alloc_fd".
+struct StackTime {
+  std::string stack;
+  std::int64_t ns = 0;
+  bool operator==(const StackTime&) const = default;
+};
+
+// One timed repetition's evidence, summed over the threads that measured in it.
+struct KernelSample {
+  std::int64_t window_ns = 0;  // the timed region
+  int threads = 0;             // threads that ran in it
+  OffCpuByCause off_cpu{};
+  std::uint64_t switches = 0;  // times a measuring thread left its CPU
+  std::uint64_t page_faults = 0;
+  std::uint64_t io_uring_punts = 0;
+  std::map<std::string, std::int64_t> other_stacks;  // "other" time by call chain
+  std::string grace_period;  // "expedited" or "normal": the grace period the table growth waited
+  bool complete = true;      // no record was lost from it
+
+  [[nodiscard]] std::int64_t off_cpu_total() const;
+};
+
+// A result's kernel evidence: medians per repetition over its traced repetitions, or why
+// there is none.
+struct KernelEvidence {
+  bool available = false;
+  std::string reason;  // why not, when not available
+  int repetitions = 0;
+  int threads = 0;                // median
+  std::int64_t window_ns = 0;     // median
+  std::int64_t off_cpu_ns = 0;    // median of each repetition's total
+  OffCpuByCause off_cpu{};        // median of each cause's
+  std::uint64_t switches = 0;     // median
+  std::uint64_t page_faults = 0;  // median
+  std::optional<std::uint64_t> io_uring_punts;  // median; nullopt: not counted here
+  std::vector<StackTime> other_stacks;  // the "other" call chains, most time first (mean per repetition)
+  std::string grace_period;             // as the samples say; "" when none grew the table
+  int incomplete = 0;                   // repetitions with records lost
+
+  bool operator==(const KernelEvidence&) const = default;
+};
+// The medians of `samples` (at least one); `punts_counted` false leaves io_uring_punts out.
+KernelEvidence summarize_kernel(const std::vector<KernelSample>& samples, bool punts_counted);
+
+// Which traced threads measure: in a fresh child, the child's (any process but this one); in
+// this process, all but the harness's threads (those there when tracing began, bar the one
+// that runs the repetitions) — and only those that ran during the timed region, so that the
+// idle workers of results interleaved with this one are not counted.
+struct MeasuringThreads {
+  int own_pid = 0;
+  bool in_child = false;
+  std::vector<int> harness;  // sorted
+  [[nodiscard]] bool may_measure(int pid, int tid) const;
+};
+
+using SymbolOf = std::function<std::string_view(std::uint64_t)>;
+
+// Follows a measurement's threads across repetitions: what each was doing when a repetition
+// began is known from the records before it.
+class KernelAttribution {
+ public:
+  KernelAttribution(MeasuringThreads who, SymbolOf symbol);
+  // Records between repetitions: only each thread's state is kept.
+  void before(const platform::KernelRecords& records);
+  // The records of a repetition whose timed region was [start_ns, end_ns).
+  KernelSample during(const platform::KernelRecords& records, std::int64_t start_ns,
+                      std::int64_t end_ns);
+
+ private:
+  struct ThreadState {
+    bool off = false;
+    bool exited = false;
+    std::int64_t since = 0;
+    OffCpuCause cause = OffCpuCause::other;
+    std::string stack;  // for "other"
+    std::string grace;  // the grace period's kind, for fd-table growth
+  };
+  struct Classified {
+    std::optional<OffCpuCause> cause;  // nullopt: the thread ended
+    std::string stack;
+    std::string grace;
+  };
+  Classified classify(const platform::KernelRecords& records, const platform::KernelEvent& stack,
+                      bool preempted) const;
+  void step(const platform::KernelRecords& records, const platform::KernelEvent& e,
+            std::unordered_map<int, const platform::KernelEvent*>& stacks);
+
+  MeasuringThreads who_;
+  SymbolOf symbol_;
+  std::unordered_map<int, ThreadState> threads_;
+};
+
+}  // namespace fdbench

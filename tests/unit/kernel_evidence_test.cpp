@@ -1,0 +1,238 @@
+// Attribution of off-CPU time on hand-made kernel records: each cause from its call chain,
+// the timed region's edges, which threads count, lost records, and a result's medians.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/kernel_evidence.hpp"
+
+namespace fdbench {
+namespace kernel_evidence_test {
+
+using Kind = platform::KernelEvent::Kind;
+constexpr int kPid = 100;   // this process
+constexpr int kMain = 100;  // its main thread: the harness
+constexpr std::int64_t kMs = 1'000'000;
+
+// Addresses 1, 2, 3, ... name the functions below, in order.
+const std::vector<std::string> kFunctions = {
+    "__schedule",         "schedule",     "schedule_timeout", "wait_for_completion",
+    "synchronize_rcu_normal", "expand_files", "alloc_fd",     "__sys_socket",
+    "synchronize_rcu_expedited", "futex_wait_queue", "futex_wait", "io_cqring_wait",
+    "do_nanosleep",       "hrtimer_nanosleep", "exc_page_fault", "handle_mm_fault"};
+
+std::string_view symbol(std::uint64_t address) {
+  return address >= 1 && address <= kFunctions.size() ? std::string_view(kFunctions[address - 1])
+                                                       : std::string_view();
+}
+
+std::uint64_t at(std::string_view name) {
+  for (std::size_t i = 0; i < kFunctions.size(); ++i) {
+    if (kFunctions[i] == name) return i + 1;
+  }
+  ADD_FAILURE() << "no function " << name;
+  return 0;
+}
+
+// Records made in time order, as a drain gives them.
+class Records {
+ public:
+  // `tid` leaves its CPU at `ms` with this call chain (innermost first).
+  Records& out(int tid, double ms, std::vector<std::string_view> chain, bool preempted = false,
+               int pid = kPid) {
+    platform::KernelEvent stack{Kind::stack, false, pid, tid, time(ms)};
+    stack.frames_begin = static_cast<std::uint32_t>(r_.frames.size());
+    for (const auto name : chain) r_.frames.push_back(at(name));
+    stack.frames_size = static_cast<std::uint32_t>(chain.size());
+    r_.events.push_back(stack);
+    r_.events.push_back({Kind::switched_out, preempted, pid, tid, time(ms)});
+    return *this;
+  }
+  Records& in(int tid, double ms, int pid = kPid) {
+    r_.events.push_back({Kind::switched_in, false, pid, tid, time(ms)});
+    return *this;
+  }
+  Records& event(Kind kind, int tid, double ms, int pid = kPid) {
+    r_.events.push_back({kind, false, pid, tid, time(ms)});
+    return *this;
+  }
+  Records& lost(std::uint64_t n, double from_ms) {
+    r_.lost = n;
+    r_.lost_from = time(from_ms);
+    return *this;
+  }
+  [[nodiscard]] const platform::KernelRecords& get() const { return r_; }
+
+ private:
+  static std::int64_t time(double ms) { return static_cast<std::int64_t>(ms * kMs); }
+  platform::KernelRecords r_;
+};
+
+KernelAttribution in_process() {
+  return KernelAttribution(MeasuringThreads{kPid, false, {kMain}}, symbol);
+}
+
+std::int64_t off(const KernelSample& s, OffCpuCause cause) {
+  return s.off_cpu[static_cast<std::size_t>(cause)];
+}
+
+}  // namespace kernel_evidence_test
+
+using namespace kernel_evidence_test;
+
+TEST(KernelEvidence, TableGrowthAndTheWaitForItAreToldApart) {
+  KernelAttribution a = in_process();
+  Records r;
+  r.in(101, 0).in(102, 0);
+  r.out(101, 1, {"__schedule", "schedule", "schedule_timeout", "wait_for_completion",
+                 "synchronize_rcu_normal", "expand_files", "alloc_fd", "__sys_socket"});
+  r.out(102, 2, {"__schedule", "schedule", "expand_files", "alloc_fd", "__sys_socket"});
+  r.in(101, 6).in(102, 7);
+  const KernelSample s = a.during(r.get(), 0, 10 * kMs);
+  EXPECT_EQ(s.threads, 2);
+  EXPECT_EQ(off(s, OffCpuCause::fd_table_growth), 5 * kMs);
+  EXPECT_EQ(off(s, OffCpuCause::waiting_on_growth), 5 * kMs);
+  EXPECT_EQ(s.off_cpu_total(), 10 * kMs);
+  EXPECT_EQ(s.grace_period, "normal");
+  EXPECT_EQ(s.switches, 2U);
+  EXPECT_TRUE(s.complete);
+}
+
+TEST(KernelEvidence, EachCauseFromItsCallChain) {
+  KernelAttribution a = in_process();
+  Records r;
+  r.in(101, 0);
+  r.out(101, 1, {"__schedule", "synchronize_rcu_expedited", "expand_files"}).in(101, 2);
+  r.out(101, 3, {"__schedule", "schedule", "futex_wait_queue", "futex_wait"}).in(101, 4);
+  r.out(101, 5, {"__schedule", "schedule", "io_cqring_wait"}).in(101, 6);
+  r.out(101, 7, {"__schedule", "handle_mm_fault", "exc_page_fault"}).in(101, 8);
+  r.out(101, 9, {"__schedule", "schedule", "do_nanosleep", "hrtimer_nanosleep"}).in(101, 10);
+  r.out(101, 11, {"__schedule", "schedule", "futex_wait"}, /*preempted=*/true).in(101, 12);
+  const KernelSample s = a.during(r.get(), 0, 20 * kMs);
+  EXPECT_EQ(off(s, OffCpuCause::fd_table_growth), kMs);
+  EXPECT_EQ(s.grace_period, "expedited");
+  EXPECT_EQ(off(s, OffCpuCause::lock), kMs);
+  EXPECT_EQ(off(s, OffCpuCause::io_uring_wait), kMs);
+  EXPECT_EQ(off(s, OffCpuCause::page_fault), kMs);
+  EXPECT_EQ(off(s, OffCpuCause::other), kMs);
+  EXPECT_EQ(off(s, OffCpuCause::preempted), kMs) << "preempted whatever the call chain says";
+  // The scheduler's own frames are left out of the chain shown.
+  ASSERT_EQ(s.other_stacks.size(), 1U);
+  EXPECT_EQ(s.other_stacks.begin()->first, "do_nanosleep ← hrtimer_nanosleep");
+  EXPECT_EQ(s.switches, 6U);
+}
+
+TEST(KernelEvidence, OnlyTheTimedRegionCounts) {
+  KernelAttribution a = in_process();
+  Records before;
+  before.in(101, 0).out(101, 1, {"__schedule", "futex_wait"});  // waits for the release
+  a.before(before.get());
+  Records during;
+  during.in(101, 5);  // released at 3, running at 5
+  during.out(101, 8, {"__schedule", "do_nanosleep"}).in(101, 12);  // past the end at 10
+  const KernelSample s = a.during(during.get(), 3 * kMs, 10 * kMs);
+  EXPECT_EQ(s.window_ns, 7 * kMs);
+  EXPECT_EQ(off(s, OffCpuCause::lock), 2 * kMs) << "from the release to its start";
+  EXPECT_EQ(off(s, OffCpuCause::other), 2 * kMs) << "to the end of the region, not past it";
+  EXPECT_EQ(s.threads, 1);
+}
+
+TEST(KernelEvidence, AThreadRunningThroughoutCountsWithNoRecordInTheRegion) {
+  KernelAttribution a = in_process();
+  Records before;
+  before.in(101, 0);
+  a.before(before.get());
+  const KernelSample s = a.during(Records().get(), kMs, 2 * kMs);
+  EXPECT_EQ(s.threads, 1);
+  EXPECT_EQ(s.off_cpu_total(), 0);
+}
+
+TEST(KernelEvidence, TheHarnessAndIdleThreadsAreNotMeasuring) {
+  KernelAttribution a = in_process();
+  Records before;
+  before.in(103, 0).out(103, 0.5, {"__schedule", "futex_wait"});  // another result's worker
+  a.before(before.get());
+  Records r;
+  r.in(101, 1);
+  r.out(kMain, 1, {"__schedule", "futex_wait"}).in(kMain, 9);  // the main thread waits
+  const KernelSample s = a.during(r.get(), 1 * kMs, 9 * kMs);
+  EXPECT_EQ(s.threads, 1);
+  EXPECT_EQ(s.off_cpu_total(), 0);
+}
+
+TEST(KernelEvidence, AFreshChildsThreadsMeasureAndThisProcessOnlyWaits) {
+  KernelAttribution a(MeasuringThreads{kPid, true, {kMain}}, symbol);
+  Records r;
+  r.in(105, 0);  // the runner thread of this process (not in the harness list) waits
+  r.out(105, 0, {"__schedule", "futex_wait"}, false, kPid);
+  r.in(201, 0, 200).out(201, 1, {"__schedule", "do_nanosleep"}, false, 200).in(201, 3, 200);
+  r.event(Kind::page_fault, 201, 2, 200).event(Kind::page_fault, 105, 2);
+  r.event(Kind::io_uring_punt, 201, 2.5, 200);
+  const KernelSample s = a.during(r.get(), 0, 4 * kMs);
+  EXPECT_EQ(s.threads, 1);
+  EXPECT_EQ(off(s, OffCpuCause::other), 2 * kMs);
+  EXPECT_EQ(s.page_faults, 1U) << "the child's, not this process's";
+  EXPECT_EQ(s.io_uring_punts, 1U);
+}
+
+TEST(KernelEvidence, AThreadThatEndedIsNoLongerCounted) {
+  KernelAttribution a = in_process();
+  Records r;
+  r.in(101, 0).in(102, 0);
+  r.event(Kind::exited, 102, 1);
+  const KernelSample s = a.during(r.get(), 0, 5 * kMs);
+  EXPECT_EQ(s.threads, 2) << "both ran";
+  EXPECT_EQ(s.off_cpu_total(), 0);
+  const KernelSample next = a.during(Records().get(), 6 * kMs, 8 * kMs);
+  EXPECT_EQ(next.threads, 1);
+}
+
+TEST(KernelEvidence, LostRecordsMakeASampleIncomplete) {
+  KernelAttribution a = in_process();
+  Records r;
+  r.in(101, 0).lost(12, 3);
+  EXPECT_FALSE(a.during(r.get(), 0, 5 * kMs).complete);
+  Records after;
+  after.in(101, 0).lost(12, 7);
+  EXPECT_TRUE(a.during(after.get(), 0, 5 * kMs).complete) << "lost after the region ended";
+}
+
+TEST(KernelEvidence, AResultKeepsTheMediansPerRepetition) {
+  std::vector<KernelSample> samples(3);
+  for (int i = 0; i < 3; ++i) {
+    KernelSample& s = samples[static_cast<std::size_t>(i)];
+    s.window_ns = (10 + i) * kMs;
+    s.threads = 2;
+    s.off_cpu[static_cast<std::size_t>(OffCpuCause::fd_table_growth)] = (i + 1) * kMs;
+    s.off_cpu[static_cast<std::size_t>(OffCpuCause::other)] = i == 2 ? 9 * kMs : 0;
+    s.other_stacks = {{"do_nanosleep", i == 2 ? 9 * kMs : 0}};
+    s.page_faults = static_cast<std::uint64_t>(i);
+    s.grace_period = "normal";
+  }
+  samples[1].complete = false;
+  const KernelEvidence k = summarize_kernel(samples, false);
+  EXPECT_TRUE(k.available);
+  EXPECT_EQ(k.repetitions, 3);
+  EXPECT_EQ(k.window_ns, 11 * kMs);
+  EXPECT_EQ(k.off_cpu[static_cast<std::size_t>(OffCpuCause::fd_table_growth)], 2 * kMs);
+  EXPECT_EQ(k.off_cpu[static_cast<std::size_t>(OffCpuCause::other)], 0);
+  EXPECT_EQ(k.off_cpu_ns, 2 * kMs) << "the median of the totals: 1, 2 and 12 ms";
+  EXPECT_EQ(k.page_faults, 1U);
+  EXPECT_FALSE(k.io_uring_punts.has_value()) << "not counted";
+  EXPECT_EQ(k.grace_period, "normal");
+  EXPECT_EQ(k.incomplete, 1);
+  ASSERT_EQ(k.other_stacks.size(), 1U);
+  EXPECT_EQ(k.other_stacks[0].ns, 3 * kMs) << "the mean per repetition";
+}
+
+TEST(KernelEvidence, CausesHaveOneNameEach) {
+  for (const OffCpuCause c : kEveryOffCpuCause) {
+    EXPECT_EQ(cause_named(cause_name(c)), c);
+    EXPECT_FALSE(cause_words(c).empty());
+  }
+  EXPECT_FALSE(cause_named("sleeping").has_value());
+}
+
+}  // namespace fdbench
