@@ -32,9 +32,11 @@ void ensure_descriptor_budget(const DescriptorBudget& budget, std::string_view w
   if (err == 0) return;
   const auto limit = platform::nofile_limit();
   const std::uint64_t ceiling = nofile_ceiling_now();
-  const std::string who =
-      fmt::format("{} holds {}, the workload {}, fdbench {}", budget.strategy_config,
-                  budget.strategy, budget.workload, budget.own());
+  std::string who = fmt::format("{} holds {}, the workload {}, fdbench {}", budget.strategy_config,
+                                budget.strategy, budget.workload, budget.own());
+  if (budget.slot_table > 0) {
+    who += fmt::format("; each ring registers {} direct-descriptor slots", budget.slot_table);
+  }
   if (needed > ceiling) {
     throw Error(fmt::format(
         "needs {} descriptors ({}), soft limit is {}, hard limit is {}: raise it with ulimit -Hn "
@@ -67,14 +69,16 @@ std::uint64_t limit_for(std::span<const int> held, std::uint64_t more) {
 }
 
 std::uint64_t DescriptorBudget::needed() const {
-  return std::max(limit_for(held, strategy + workload + kOwnDescriptors),
-                  pregrow_fd + kOwnDescriptors);
+  return std::max({limit_for(held, strategy + workload + kOwnDescriptors),
+                   pregrow_fd + kOwnDescriptors, slot_table});
 }
 
 DescriptorBudget budget_of(const StrategyInfo& strategy, const StrategyConfig& config,
                            const Pregrow& pregrow, std::uint64_t workload, std::vector<int> held) {
   DescriptorBudget budget;
-  budget.strategy = strategy.descriptors(config).total(config.threads);
+  const DescriptorUse use = strategy.descriptors(config);
+  budget.strategy = use.total(config.threads);
+  budget.slot_table = use.slot_table;
   budget.strategy_config =
       fmt::format("{} --threads {}{}", strategy.name, config.threads,
                   strategy.uses_batch() ? fmt::format(" --batch {}", config.batch) : "");

@@ -26,12 +26,13 @@ struct DescriptorBudget {
   std::uint64_t workload = 0;    // descriptors the workload holds (--keep-open, sockets)
   std::vector<int> held;         // fdbench's descriptors now, ascending
   std::uint64_t pregrow_fd = 0;  // the highest fd a --pregrow asks for, + 1
+  std::uint64_t slot_table = 0;  // the largest io_uring direct-descriptor table (DescriptorUse)
 
   // fdbench's own: what it holds now and kOwnDescriptors.
   [[nodiscard]] std::uint64_t own() const { return held.size() + kOwnDescriptors; }
   // The RLIMIT_NOFILE the run needs: room for the strategy's, the workload's and fdbench's
-  // new descriptors in the lowest free numbers beside those held (limit_for), and for the
-  // --pregrow descriptor.
+  // new descriptors in the lowest free numbers beside those held (limit_for), for the
+  // --pregrow descriptor, and no less than a ring's slot table.
   [[nodiscard]] std::uint64_t needed() const;
 };
 

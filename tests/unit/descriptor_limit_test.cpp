@@ -56,6 +56,9 @@ TEST(DescriptorFit, EachCombinationNeedsWhatItsStrategyHoldsWithItsThreadsAndBat
   EXPECT_EQ(needed_by("uring", 16, 64), kBase + 16 * 65);
   EXPECT_EQ(needed_by("process", 8, 64), kBase + 8 * 2);  // a channel per worker
   EXPECT_EQ(needed_by("libuv", 16, 64), kBase + 64 + 8);  // the helper's, whatever the threads
+  // A ring each, and a table of a batch's slots each, which may not exceed the limit.
+  EXPECT_EQ(needed_by("uring-direct", 64, 16), kBase + 64);
+  EXPECT_EQ(needed_by("uring-direct", 2, 256), 256U);
   EXPECT_EQ(needed_by("threads", 2, 1, 500), kBase + 500);  // --keep-open: every file
   EXPECT_EQ(needed_by("threads", 1, 1, 0, {Pregrow::Mode::fd, 4095}), 4096 + kOwnDescriptors);
   EXPECT_EQ(needed_by("threads", 1, 1, 0, {Pregrow::Mode::automatic, 0}), kBase);
