@@ -91,9 +91,10 @@ DescriptorBudget budget_of(const StrategyInfo& strategy, const StrategyConfig& c
 std::string DescriptorReservation::skip_reason(const DescriptorBudget& budget) const {
   const std::uint64_t needed = budget.needed();
   const std::string where = platform::uses_linux_interfaces()
-                                ? fmt::format("as root `ulimit -Hn {}`, or nofile in "
-                                              "/etc/security/limits.conf",
-                                              needed)
+                                ? fmt::format(
+                                      "as root `ulimit -Hn {}`, or nofile in "
+                                      "/etc/security/limits.conf",
+                                      needed)
                                 : fmt::format("as root `ulimit -Hn {}`", needed);
   return fmt::format("needs {} descriptors; the hard limit is {}: raise it to {} ({})",
                      group_digits(needed), group_digits(hard), group_digits(needed), where);
@@ -106,12 +107,13 @@ DescriptorReservation reserve_descriptors(std::span<const DescriptorBudget> comb
   if (raise_nofile_to(most->needed()) == 0) return reserved_now();
   // The hard limit is too low for some: refused when not even the one that needs least fits
   // (its numbers are the ones to change), otherwise those under it run.
-  ensure_descriptor_budget(
-      *std::min_element(combinations.begin(), combinations.end(), needs_less), what_to_lower);
+  ensure_descriptor_budget(*std::min_element(combinations.begin(), combinations.end(), needs_less),
+                           what_to_lower);
   const std::uint64_t ceiling = nofile_ceiling_now();
   const DescriptorBudget* largest_fit = nullptr;
   for (const auto& budget : combinations) {
-    if (budget.needed() <= ceiling && (largest_fit == nullptr || needs_less(*largest_fit, budget))) {
+    if (budget.needed() <= ceiling &&
+        (largest_fit == nullptr || needs_less(*largest_fit, budget))) {
       largest_fit = &budget;
     }
   }

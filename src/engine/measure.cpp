@@ -316,8 +316,7 @@ std::unique_ptr<Measurement> skipped_measurement(const WorkloadFacts& work,
                                                  const Pregrow& pregrow, int repeat, int warmup,
                                                  std::string why) {
   return std::make_unique<SkippedMeasurement>(
-      base_result(work, strategy, config, pregrow, repeat, warmup), repeat, warmup,
-      std::move(why));
+      base_result(work, strategy, config, pregrow, repeat, warmup), repeat, warmup, std::move(why));
 }
 
 std::unique_ptr<Measurement> in_process_measurement(Workload& work, const StrategyInfo& strategy,

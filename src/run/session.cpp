@@ -131,8 +131,8 @@ class SweepDescriptors {
                                               std::uint64_t workload) const {
     const DescriptorBudget b = budget(strategy, config, pregrow, workload);
     if (reserved_.fits(b) || !strategy.unavailable_reason().empty()) return measured;
-    return [&facts, &strategy, config, pregrow, why = reserved_.skip_reason(b)](
-               const MeasurementStart& how) {
+    return [&facts, &strategy, config, pregrow,
+            why = reserved_.skip_reason(b)](const MeasurementStart& how) {
       return skipped_measurement(facts, strategy, config, pregrow, how.repeat, how.warmup, why);
     };
   }
@@ -154,9 +154,8 @@ std::vector<DescriptorBudget> open_budgets(const OpenOptions& options,
   for (const auto& name : strategies) {
     for (const int threads : options.threads) {
       for (const auto& pregrow : pregrows) {
-        budgets.push_back(descriptors.budget(strategy_named(name),
-                                             {threads, options.batch, options.uring}, pregrow,
-                                             workload));
+        budgets.push_back(descriptors.budget(
+            strategy_named(name), {threads, options.batch, options.uring}, pregrow, workload));
       }
     }
   }
@@ -212,23 +211,19 @@ std::vector<PlannedResult> open_plan(const OpenOptions& options,
     for (const int threads : options.threads) {
       const StrategyConfig config{threads, options.batch, options.uring};
       if (!options.keep_open) {
-        plan.push_back(planned(
-            {0, name, threads, "", op},
-            descriptors.or_skipped(
-                [&spec, &strategy, config](const MeasurementStart& how) {
-                  return in_process_measurement(make_open_workload(spec), strategy, config,
-                                                how.repeat, how.warmup, how.extras, how.workers);
-                },
-                recipe.facts, strategy, config, Pregrow{}, held),
-            complete));
+        MeasurementStarter start = [&spec, &strategy, config](const MeasurementStart& how) {
+          return in_process_measurement(make_open_workload(spec), strategy, config, how.repeat,
+                                        how.warmup, how.extras, how.workers);
+        };
+        start = descriptors.or_skipped(std::move(start), recipe.facts, strategy, config, {}, held);
+        plan.push_back(planned({0, name, threads, "", op}, std::move(start), complete));
         continue;
       }
       for (const auto& pregrow : options.pregrow) {
-        plan.push_back(planned({0, name, threads, pregrow.label(), op},
-                               descriptors.or_skipped(
-                                   in_fresh_children(recipe, strategy, config, pregrow),
-                                   recipe.facts, strategy, config, pregrow, held),
-                               complete));
+        auto start = descriptors.or_skipped(in_fresh_children(recipe, strategy, config, pregrow),
+                                            recipe.facts, strategy, config, pregrow, held);
+        plan.push_back(
+            planned({0, name, threads, pregrow.label(), op}, std::move(start), complete));
       }
     }
   }
@@ -247,13 +242,12 @@ std::vector<PlannedResult> socket_plan(const SocketOptions& options,
     for (std::size_t t = 0; t < options.threads.size(); ++t) {
       const StrategyConfig config{options.threads[t], options.batch, options.uring};
       const WorkloadRecipe& recipe = recipes[t];
+      const std::uint64_t held =
+          recipe.facts.ops * static_cast<std::uint64_t>(recipe.facts.descriptors_per_item);
       for (const auto& pregrow : options.pregrow) {
-        plan.push_back(planned({0, name, config.threads, pregrow.label(), op},
-                               descriptors.or_skipped(
-                                   in_fresh_children(recipe, strategy, config, pregrow),
-                                   recipe.facts, strategy, config, pregrow,
-                                   recipe.facts.ops * static_cast<std::uint64_t>(
-                                                          recipe.facts.descriptors_per_item))));
+        auto start = descriptors.or_skipped(in_fresh_children(recipe, strategy, config, pregrow),
+                                            recipe.facts, strategy, config, pregrow, held);
+        plan.push_back(planned({0, name, config.threads, pregrow.label(), op}, std::move(start)));
       }
     }
   }
@@ -369,8 +363,8 @@ void Session::run_socket(const SocketOptions& options) {
       latency_bytes_of(options.latency,
                        static_cast<std::uint64_t>(most_threads) * options.per_thread, false),
       options.timeout_s, fmt::format("creating {} descriptors", to_string(options.kind))};
-  measure(socket_plan(options, recipes, descriptors), StopRule::of(options.repeat, options.warmup), settings,
-          options.rcu_expedited);
+  measure(socket_plan(options, recipes, descriptors), StopRule::of(options.repeat, options.warmup),
+          settings, options.rcu_expedited);
 }
 
 FileSet::CreationProgress Session::creation_progress() const {

@@ -88,8 +88,8 @@ class Bench {
     };
     if (!combo.skipped.empty()) {
       start = [this, &strategy, config, pregrow, why = combo.skipped](const MeasurementStart& how) {
-        return skipped_measurement(recipe_.facts, strategy, config, pregrow, how.repeat,
-                                   how.warmup, why);
+        return skipped_measurement(recipe_.facts, strategy, config, pregrow, how.repeat, how.warmup,
+                                   why);
       };
     }
     return {{0, std::string(strategy.name), config.threads, pregrow.label(),
@@ -151,7 +151,8 @@ void ensure_sweep_fits(std::vector<Combination>& combos, std::uint64_t held) {
       reserve_descriptors(budgets, "--files (use --list with fewer paths)");
   for (std::size_t i = 0; i < combos.size(); ++i) {
     // A strategy unavailable here (asked for by name) says that instead.
-    const bool fits = reserved.fits(budgets[i]) || !combos[i].strategy->unavailable_reason().empty();
+    const bool fits =
+        reserved.fits(budgets[i]) || !combos[i].strategy->unavailable_reason().empty();
     combos[i].skipped = fits ? "" : reserved.skip_reason(budgets[i]);
   }
 }
@@ -204,12 +205,11 @@ TuneReport run_tune(const TuneOptions& options,
   report.combinations = static_cast<int>(measured);
   report.skipped = static_cast<int>(combos.size() - measured);
 
-  say(fmt::format("round 1: {} combinations, {} repetitions each{}", measured,
-                  kRepetitionsPerRound,
-                  report.skipped == 0
-                      ? ""
-                      : fmt::format(" ({} skipped: too many descriptors for the hard limit)",
-                                    report.skipped)));
+  say(fmt::format(
+      "round 1: {} combinations, {} repetitions each{}", measured, kRepetitionsPerRound,
+      report.skipped == 0
+          ? ""
+          : fmt::format(" ({} skipped: too many descriptors for the hard limit)", report.skipped)));
   // The stall check repeats one combination as often as the sweep did: one more share of
   // each round.
   const double check_share = open.keep_open ? 1.0 / static_cast<double>(measured) : 0.0;

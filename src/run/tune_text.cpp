@@ -45,7 +45,8 @@ std::string sweep_line(const TuneReport& report) {
     line += fmt::format(
         "  ({} more combination{} skipped: {} more descriptors than the hard limit allows; "
         "each row says what to raise it to)\n",
-        report.skipped, report.skipped == 1 ? "" : "s", report.skipped == 1 ? "it needs" : "they need");
+        report.skipped, report.skipped == 1 ? "" : "s",
+        report.skipped == 1 ? "it needs" : "they need");
   }
   if (const std::string over = budget_overrun_text(report); !over.empty()) {
     line += fmt::format(

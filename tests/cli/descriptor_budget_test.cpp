@@ -154,8 +154,9 @@ void expect_skipped_say_why(const nlohmann::json& doc, rlim_t hard) {
   for (const auto& r : doc.at("results")) {
     if (r.value("status", "measured") != "unavailable") continue;
     const std::string why = r.at("error").get<std::string>();
-    for (const std::string& part : {std::string("needs "), fmt::format("the hard limit is {}", hard),
-                                   std::string("ulimit -Hn")}) {
+    for (const std::string& part :
+         {std::string("needs "), fmt::format("the hard limit is {}", hard),
+          std::string("ulimit -Hn")}) {
       EXPECT_NE(why.find(part), std::string::npos) << "lacks '" << part << "': " << r.dump();
     }
   }
@@ -174,10 +175,9 @@ TEST(SweepUnderALowHardLimit, OpenRunsWhatFitsAndSaysWhatWasSkipped) {
   FastTempDir dir;
   RunOptions options = as_a_job();
   options.nofile = 128;
-  const std::vector<std::string> args{"open",    "--strategy", "threads,process", "--threads",
-                                      "1,64",    "--files",    "40",              "--repeat",
-                                      "2",       "--warmup",   "0",               "--dir",
-                                      dir.path()};
+  const std::vector<std::string> args{
+      "open",     "--strategy", "threads,process", "--threads", "1,64",  "--files", "40",
+      "--repeat", "2",          "--warmup",        "0",         "--dir", dir.path()};
   std::vector<std::string> json_args = args;
   json_args.insert(json_args.end(), {"--format", "json"});
   const RunResult run = run_limited(json_args, options);
@@ -209,10 +209,10 @@ TEST(SweepUnderALowHardLimit, OpenRunsWhatFitsAndSaysWhatWasSkipped) {
 TEST(SweepUnderALowHardLimit, SocketRunsWhatFitsAndSaysWhatWasSkipped) {
   RunOptions options = as_a_job();
   options.nofile = 128;
-  const RunResult run = run_limited({"socket", "--strategy", "threads", "--threads", "1,2",
-                                     "--per-thread", "60", "--repeat", "2", "--warmup", "0",
-                                     "--format", "json"},
-                                    options);
+  const RunResult run =
+      run_limited({"socket", "--strategy", "threads", "--threads", "1,2", "--per-thread", "60",
+                   "--repeat", "2", "--warmup", "0", "--format", "json"},
+                  options);
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto doc = nlohmann::json::parse(run.out);
   EXPECT_EQ(results_with(doc, "measured"),
@@ -229,10 +229,9 @@ TEST(SweepUnderALowHardLimit, NothingFitsRefusesTheRun) {
   RunOptions options = as_a_job();
   options.nofile = 128;
   for (const std::string threads : {"64", "64,80"}) {
-    const RunResult run =
-        run_limited({"open", "--strategy", "process", "--threads", threads, "--files", "40",
-                     "--dir", dir.path(), "--format", "json"},
-                    options);
+    const RunResult run = run_limited({"open", "--strategy", "process", "--threads", threads,
+                                       "--files", "40", "--dir", dir.path(), "--format", "json"},
+                                      options);
     EXPECT_NE(run.exit_code, 0) << run.out;
     EXPECT_EQ(run.err.rfind("Error: needs ", 0), 0U) << run.err;
     EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
@@ -243,7 +242,8 @@ TEST(SweepUnderALowHardLimit, NothingFitsRefusesTheRun) {
 }
 
 // tune's larger batches (io_uring's in flight per thread or slots per ring, libuv's in its
-// helper) do not fit under 128; batch 16 does, and the strategies that hold none. The sweep recommends from what it measured.
+// helper) do not fit under 128; batch 16 does, and the strategies that hold none. The sweep
+// recommends from what it measured.
 TEST(SweepUnderALowHardLimit, TuneSkipsWhatDoesNotFitAndRecommendsFromTheRest) {
   if (!unavailable("uring").empty() && !unavailable("libuv").empty()) {
     FDBENCH_SKIP_WITHOUT("uring") << "neither io_uring nor libuv holds a batch here";
@@ -251,8 +251,8 @@ TEST(SweepUnderALowHardLimit, TuneSkipsWhatDoesNotFitAndRecommendsFromTheRest) {
   FastTempDir dir;
   RunOptions options = as_a_job();
   options.nofile = 128;
-  const std::vector<std::string> args{"tune", "--budget", "1", "--files", "20", "--dir",
-                                      dir.path()};
+  const std::vector<std::string> args{"tune", "--budget", "1",       "--files",
+                                      "20",   "--dir",    dir.path()};
   std::vector<std::string> json_args = args;
   json_args.insert(json_args.end(), {"--format", "json"});
   const RunResult run = run_limited(json_args, options);

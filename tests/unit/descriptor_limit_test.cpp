@@ -51,7 +51,7 @@ std::uint64_t needed_by(const char* strategy, int threads, int batch, std::uint6
 
 TEST(DescriptorFit, EachCombinationNeedsWhatItsStrategyHoldsWithItsThreadsAndBatch) {
   constexpr std::uint64_t kBase = 3 + kOwnDescriptors;
-  EXPECT_EQ(needed_by("threads", 16, 64), kBase);  // holds none between items
+  EXPECT_EQ(needed_by("threads", 16, 64), kBase);    // holds none between items
   EXPECT_EQ(needed_by("uring", 1, 64), kBase + 65);  // a ring and a batch in flight
   EXPECT_EQ(needed_by("uring", 16, 64), kBase + 16 * 65);
   EXPECT_EQ(needed_by("process", 8, 64), kBase + 8 * 2);  // a channel per worker
