@@ -342,7 +342,29 @@ class InProcessMeasurement final : public Measurement {
   bool shared_ = false;  // --latency: the table was shared while the workers ran
 };
 
+// A combination planned but never run (its descriptors do not fit under the hard limit): its
+// result is unavailable and says why, so that its row and the findings tell what was left out.
+class SkippedMeasurement final : public Measurement {
+ public:
+  SkippedMeasurement(Result base, int repeat, int warmup, std::string why)
+      : Measurement(std::move(base), repeat, warmup) {
+    stop(Status::unavailable, std::move(why));
+  }
+
+ private:
+  void repetition(bool /*timed*/) override { FDBENCH_ASSERT(!"a skipped combination never runs"); }
+};
+
 }  // namespace
+
+std::unique_ptr<Measurement> skipped_measurement(const WorkloadFacts& work,
+                                                 const StrategyInfo& strategy,
+                                                 const StrategyConfig& config,
+                                                 const Pregrow& pregrow, int repeat, int warmup,
+                                                 std::string why) {
+  return std::make_unique<SkippedMeasurement>(
+      base_result(work, strategy, config, pregrow, repeat, warmup), repeat, warmup, std::move(why));
+}
 
 std::unique_ptr<Measurement> in_process_measurement(Workload& work, const StrategyInfo& strategy,
                                                     const StrategyConfig& config, int repeat,

@@ -173,6 +173,13 @@ std::unique_ptr<Measurement> fresh_child_measurement(const WorkloadRecipe& work,
                                                      const StrategyConfig& config,
                                                      const Pregrow& pregrow, int repeat, int warmup,
                                                      const MeasureExtras& extras);
+// A combination that is planned but not run: done() from the start, its result unavailable
+// with `why` (its descriptors do not fit here, DescriptorReservation::skip_reason).
+std::unique_ptr<Measurement> skipped_measurement(const WorkloadFacts& work,
+                                                 const StrategyInfo& strategy,
+                                                 const StrategyConfig& config,
+                                                 const Pregrow& pregrow, int repeat, int warmup,
+                                                 std::string why);
 
 // Whether the table a strategy's workers fill is shared while they run: more than one thread
 // of this process alive now (the workers made), or, where the OS does not tell, by its count.

@@ -34,6 +34,9 @@ struct StrategyConfig {
 struct DescriptorUse {
   std::uint64_t per_thread = 0;  // each worker's (thread or process)
   std::uint64_t fixed = 0;       // the strategy's own besides (a helper's loop and channel)
+  // Slots of the io_uring direct-descriptor table each worker's ring registers: no
+  // descriptors, but the kernel refuses a table larger than RLIMIT_NOFILE (EMFILE).
+  std::uint64_t slot_table = 0;
 
   [[nodiscard]] std::uint64_t total(int threads) const {
     return per_thread * static_cast<std::uint64_t>(threads) + fixed;

@@ -34,13 +34,16 @@ struct MeasurementStart {
   int warmup = 0;
 };
 
+// How a planned result's measurement starts.
+using MeasurementStarter = std::function<std::unique_ptr<Measurement>(const MeasurementStart&)>;
+
 // One result to measure: what it is (--trace-out's columns; its index is set when it starts),
 // its name on the progress line and in a hang's message ("uring, 2 threads, pregrow auto"),
 // how its measurement starts, and what the command adds to its result (the input, the paths).
 struct PlannedResult {
   TraceKey key;
   std::string label;
-  std::function<std::unique_ptr<Measurement>(const MeasurementStart&)> start;
+  MeasurementStarter start;
   std::function<void(Result&)> complete = [](Result&) {};
 };
 

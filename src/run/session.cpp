@@ -102,10 +102,82 @@ auto in_fresh_children(const WorkloadRecipe& recipe, const StrategyInfo& strateg
 
 // A planned result, named on the progress line (and in a hang's message) by its key.
 PlannedResult planned(
-    TraceKey key, std::function<std::unique_ptr<Measurement>(const MeasurementStart&)> start,
+    TraceKey key, MeasurementStarter start,
     std::function<void(Result&)> complete = [](Result&) {}) {
   std::string label = progress_label(key);
   return {std::move(key), std::move(label), std::move(start), std::move(complete)};
+}
+
+// The descriptors of a sweep's combinations: each one's budget beside fdbench's own (measured
+// once, when the sweep starts), and the RLIMIT_NOFILE reserved for those that fit.
+class SweepDescriptors {
+ public:
+  SweepDescriptors() : held_(platform::open_descriptors()) {}
+
+  [[nodiscard]] DescriptorBudget budget(const StrategyInfo& strategy, const StrategyConfig& config,
+                                        const Pregrow& pregrow, std::uint64_t workload) const {
+    return budget_of(strategy, config, pregrow, workload, held_);
+  }
+  // Raises the limit for `combinations` (reserve_descriptors: Error when none fits).
+  void reserve(std::span<const DescriptorBudget> combinations, std::string_view what_to_lower) {
+    reserved_ = reserve_descriptors(combinations, what_to_lower);
+  }
+  // `measured`, or, for a combination whose budget does not fit, a result that says why (a
+  // strategy unavailable here says that instead: a higher limit would not help it).
+  [[nodiscard]] MeasurementStarter or_skipped(MeasurementStarter measured,
+                                              const WorkloadFacts& facts,
+                                              const StrategyInfo& strategy,
+                                              const StrategyConfig& config, const Pregrow& pregrow,
+                                              std::uint64_t workload) const {
+    const DescriptorBudget b = budget(strategy, config, pregrow, workload);
+    if (reserved_.fits(b) || !strategy.unavailable_reason().empty()) return measured;
+    return [&facts, &strategy, config, pregrow,
+            why = reserved_.skip_reason(b)](const MeasurementStart& how) {
+      return skipped_measurement(facts, strategy, config, pregrow, how.repeat, how.warmup, why);
+    };
+  }
+
+ private:
+  std::vector<int> held_;
+  DescriptorReservation reserved_;
+};
+
+// open's combinations: every strategy at every thread count, with --keep-open once per
+// pregrow setting; `workload`: the descriptors each holds (--keep-open: every file).
+std::vector<DescriptorBudget> open_budgets(const OpenOptions& options,
+                                           const std::vector<std::string>& strategies,
+                                           const SweepDescriptors& descriptors,
+                                           std::uint64_t workload) {
+  const std::vector<Pregrow> pregrows =
+      options.keep_open ? options.pregrow : std::vector<Pregrow>{Pregrow{}};
+  std::vector<DescriptorBudget> budgets;
+  for (const auto& name : strategies) {
+    for (const int threads : options.threads) {
+      for (const auto& pregrow : pregrows) {
+        budgets.push_back(descriptors.budget(
+            strategy_named(name), {threads, options.batch, options.uring}, pregrow, workload));
+      }
+    }
+  }
+  return budgets;
+}
+
+// socket's combinations: every strategy, thread count and pregrow setting, each thread
+// holding `per_thread` descriptors.
+std::vector<DescriptorBudget> socket_budgets(const SocketOptions& options,
+                                             const SweepDescriptors& descriptors,
+                                             std::uint64_t per_thread) {
+  std::vector<DescriptorBudget> budgets;
+  for (const auto& name : options.strategies) {
+    for (const int threads : options.threads) {
+      for (const auto& pregrow : options.pregrow) {
+        budgets.push_back(descriptors.budget(strategy_named(name),
+                                             {threads, options.batch, options.uring}, pregrow,
+                                             static_cast<std::uint64_t>(threads) * per_thread));
+      }
+    }
+  }
+  return budgets;
 }
 
 Section open_section(const OpenOptions& options, const OpenInput& in,
@@ -125,7 +197,9 @@ Section open_section(const OpenOptions& options, const OpenInput& in,
 std::vector<PlannedResult> open_plan(const OpenOptions& options,
                                      const std::vector<std::string>& strategies,
                                      const OpenInput& in, const OpenSpec& spec,
-                                     const WorkloadRecipe& recipe) {
+                                     const WorkloadRecipe& recipe,
+                                     const SweepDescriptors& descriptors) {
+  const std::uint64_t held = options.keep_open ? in.summary.files : 0;
   const std::string op(to_string(recipe.facts.workload_kind));
   std::vector<PlannedResult> plan;
   for (const auto& name : strategies) {
@@ -137,18 +211,19 @@ std::vector<PlannedResult> open_plan(const OpenOptions& options,
     for (const int threads : options.threads) {
       const StrategyConfig config{threads, options.batch, options.uring};
       if (!options.keep_open) {
-        plan.push_back(planned(
-            {0, name, threads, "", op},
-            [&spec, &strategy, config](const MeasurementStart& how) {
-              return in_process_measurement(make_open_workload(spec), strategy, config, how.repeat,
-                                            how.warmup, how.extras, how.workers);
-            },
-            complete));
+        MeasurementStarter start = [&spec, &strategy, config](const MeasurementStart& how) {
+          return in_process_measurement(make_open_workload(spec), strategy, config, how.repeat,
+                                        how.warmup, how.extras, how.workers);
+        };
+        start = descriptors.or_skipped(std::move(start), recipe.facts, strategy, config, {}, held);
+        plan.push_back(planned({0, name, threads, "", op}, std::move(start), complete));
         continue;
       }
       for (const auto& pregrow : options.pregrow) {
-        plan.push_back(planned({0, name, threads, pregrow.label(), op},
-                               in_fresh_children(recipe, strategy, config, pregrow), complete));
+        auto start = descriptors.or_skipped(in_fresh_children(recipe, strategy, config, pregrow),
+                                            recipe.facts, strategy, config, pregrow, held);
+        plan.push_back(
+            planned({0, name, threads, pregrow.label(), op}, std::move(start), complete));
       }
     }
   }
@@ -158,7 +233,8 @@ std::vector<PlannedResult> open_plan(const OpenOptions& options,
 // socket's results: every strategy at every thread count and pregrow setting, each in a
 // fresh child per repetition; recipes[t] is the workload of options.threads[t] threads.
 std::vector<PlannedResult> socket_plan(const SocketOptions& options,
-                                       const std::vector<WorkloadRecipe>& recipes) {
+                                       const std::vector<WorkloadRecipe>& recipes,
+                                       const SweepDescriptors& descriptors) {
   const std::string op(to_string(WorkloadKind::create));
   std::vector<PlannedResult> plan;
   for (const auto& name : options.strategies) {
@@ -166,9 +242,12 @@ std::vector<PlannedResult> socket_plan(const SocketOptions& options,
     for (std::size_t t = 0; t < options.threads.size(); ++t) {
       const StrategyConfig config{options.threads[t], options.batch, options.uring};
       const WorkloadRecipe& recipe = recipes[t];
+      const std::uint64_t held =
+          recipe.facts.ops * static_cast<std::uint64_t>(recipe.facts.descriptors_per_item);
       for (const auto& pregrow : options.pregrow) {
-        plan.push_back(planned({0, name, config.threads, pregrow.label(), op},
-                               in_fresh_children(recipe, strategy, config, pregrow)));
+        auto start = descriptors.or_skipped(in_fresh_children(recipe, strategy, config, pregrow),
+                                            recipe.facts, strategy, config, pregrow, held);
+        plan.push_back(planned({0, name, config.threads, pregrow.label(), op}, std::move(start)));
       }
     }
   }
@@ -248,18 +327,19 @@ void Session::run_open(const OpenOptions& options) {
   const auto strategies = options.strategies.empty() ? strategy_names() : options.strategies;
   const bool generated = options.tree.empty() && options.list.empty();
   attach_kernel(options.kernel_trace);
-  DescriptorBudget budget = budget_of(strategies, options.threads, options.batch, options.pregrow);
-  if (options.keep_open && generated && options.files) budget.workload = *options.files;
-  ensure_descriptor_budget(budget, "--batch, --threads, --files or --pregrow");
+  SweepDescriptors descriptors;
+  const std::uint64_t expected = options.keep_open && generated ? options.files.value_or(0) : 0;
+  descriptors.reserve(open_budgets(options, strategies, descriptors, expected),
+                      "--batch, --threads, --files or --pregrow");
   const std::size_t per_strategy =
       options.threads.size() * (options.keep_open ? options.pregrow.size() : 1);
   const std::size_t blocks = std::max<std::size_t>(1, options.rcu_expedited.size());
   plan_progress(blocks * strategies.size() * per_strategy, options.repeat, options.warmup);
   const OpenInput in = prepare_input(options, creation_progress());
   // A tree's size, or a reused set's, is known only now.
-  if (options.keep_open && budget.workload != in.summary.files) {
-    budget.workload = in.summary.files;
-    ensure_descriptor_budget(budget, "the number of files (use --list with fewer paths)");
+  if (options.keep_open && expected != in.summary.files) {
+    descriptors.reserve(open_budgets(options, strategies, descriptors, in.summary.files),
+                        "the number of files (use --list with fewer paths)");
   }
   const OpenSpec spec = open_spec(options, in);
   const WorkloadRecipe recipe = open_workload_recipe(spec);
@@ -270,7 +350,7 @@ void Session::run_open(const OpenOptions& options) {
       "opening files under " + in.dir_path};
   trace_kernel(options.kernel_trace, section);
   announce(section);
-  measure(open_plan(options, strategies, in, spec, recipe),
+  measure(open_plan(options, strategies, in, spec, recipe, descriptors),
           StopRule::of(options.repeat, options.warmup), settings, options.rcu_expedited);
 }
 
@@ -280,10 +360,9 @@ void Session::run_socket(const SocketOptions& options) {
   const WorkloadRecipe one_thread = socket_workload_recipe(options.kind, options.per_thread);
   const std::uint64_t per_thread =
       one_thread.facts.ops * static_cast<std::uint64_t>(one_thread.facts.descriptors_per_item);
-  DescriptorBudget budget =
-      budget_of(options.strategies, options.threads, options.batch, options.pregrow);
-  budget.workload = static_cast<std::uint64_t>(most_threads) * per_thread;
-  ensure_descriptor_budget(budget, "--threads, --per-thread, --batch or --pregrow");
+  SweepDescriptors descriptors;
+  descriptors.reserve(socket_budgets(options, descriptors, per_thread),
+                      "--threads, --per-thread, --batch or --pregrow");
   plan_progress(std::max<std::size_t>(1, options.rcu_expedited.size()) * options.strategies.size() *
                     options.threads.size() * options.pregrow.size(),
                 options.repeat, options.warmup);
@@ -304,8 +383,8 @@ void Session::run_socket(const SocketOptions& options) {
       options.timeout_s, fmt::format("creating {} descriptors", to_string(options.kind))};
   trace_kernel(options.kernel_trace, section);
   announce(section);
-  measure(socket_plan(options, recipes), StopRule::of(options.repeat, options.warmup), settings,
-          options.rcu_expedited);
+  measure(socket_plan(options, recipes, descriptors), StopRule::of(options.repeat, options.warmup),
+          settings, options.rcu_expedited);
 }
 
 FileSet::CreationProgress Session::creation_progress() const {

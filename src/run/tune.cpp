@@ -33,6 +33,7 @@ struct Combination {
   const StrategyInfo* strategy = nullptr;
   StrategyConfig config;
   Result pooled;  // every round's repetitions together
+  std::string skipped;  // why it is not measured (its descriptors do not fit), or ""
 };
 
 // 1, 2, 4, ... and twice the logical CPUs: past that only contention grows.
@@ -52,7 +53,7 @@ std::vector<Combination> combinations_of(const std::vector<std::string>& extra) 
     std::vector<int> batches{1};
     if (info.uses_batch()) batches.assign(std::begin(kBatches), std::end(kBatches));
     for (const int threads : thread_counts()) {
-      for (const int batch : batches) combos.push_back({&info, {threads, batch}, {}});
+      for (const int batch : batches) combos.push_back({&info, {threads, batch}, {}, {}});
     }
   }
   return combos;
@@ -78,13 +79,19 @@ class Bench {
   [[nodiscard]] PlannedResult planned(const Combination& combo, const Pregrow& pregrow) const {
     const StrategyInfo& strategy = *combo.strategy;
     const StrategyConfig config = combo.config;
-    auto start = [this, &strategy, config, pregrow](const MeasurementStart& how) {
+    MeasurementStarter start = [this, &strategy, config, pregrow](const MeasurementStart& how) {
       return options_.keep_open
                  ? fresh_child_measurement(recipe_, strategy, config, pregrow, how.repeat,
                                            how.warmup, how.extras)
                  : in_process_measurement(make_open_workload(spec_), strategy, config, how.repeat,
                                           how.warmup, how.extras, how.workers);
     };
+    if (!combo.skipped.empty()) {
+      start = [this, &strategy, config, pregrow, why = combo.skipped](const MeasurementStart& how) {
+        return skipped_measurement(recipe_.facts, strategy, config, pregrow, how.repeat, how.warmup,
+                                   why);
+      };
+    }
     return {{0, std::string(strategy.name), config.threads, pregrow.label(),
              std::string(to_string(recipe_.facts.workload_kind))},
             fmt::format("{}, {}, batch {}", strategy.name, thread_count_text(config.threads),
@@ -132,16 +139,22 @@ NofileAdvice nofile_advice_for(std::uint64_t held) {
   return advice;
 }
 
-// What the sweep itself holds at once: RLIMIT_NOFILE raised to fit, or refused up front.
-void ensure_sweep_fits(const std::vector<Combination>& combos, std::uint64_t held) {
-  std::vector<std::string> names;
+// What each combination holds at once: RLIMIT_NOFILE raised to fit, those that cannot fit
+// under the hard limit skipped (each says why), or refused up front when none fits.
+void ensure_sweep_fits(std::vector<Combination>& combos, std::uint64_t held) {
+  const std::vector<int> own = platform::open_descriptors();
+  std::vector<DescriptorBudget> budgets;
   for (const auto& combo : combos) {
-    const std::string name(combo.strategy->name);
-    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    budgets.push_back(budget_of(*combo.strategy, combo.config, kAutomatic, held, own));
   }
-  DescriptorBudget budget = budget_of(names, thread_counts(), std::end(kBatches)[-1], {kAutomatic});
-  budget.workload = held;
-  ensure_descriptor_budget(budget, "--files (use --list with fewer paths)");
+  const DescriptorReservation reserved =
+      reserve_descriptors(budgets, "--files (use --list with fewer paths)");
+  for (std::size_t i = 0; i < combos.size(); ++i) {
+    // A strategy unavailable here (asked for by name) says that instead.
+    const bool fits =
+        reserved.fits(budgets[i]) || !combos[i].strategy->unavailable_reason().empty();
+    combos[i].skipped = fits ? "" : reserved.skip_reason(budgets[i]);
+  }
 }
 
 const Combination& combination_of(const std::vector<Combination>& combos, const TunedSetting& s) {
@@ -187,13 +200,19 @@ TuneReport run_tune(const TuneOptions& options,
   report.nofile = nofile_advice_for(held);
   report.input = bench.input().summary;
   report.fs_type = bench.input().fs_type();
-  report.combinations = static_cast<int>(combos.size());
+  const auto measured = static_cast<std::size_t>(std::count_if(
+      combos.begin(), combos.end(), [](const Combination& c) { return c.skipped.empty(); }));
+  report.combinations = static_cast<int>(measured);
+  report.skipped = static_cast<int>(combos.size() - measured);
 
-  say(fmt::format("round 1: {} combinations, {} repetitions each", combos.size(),
-                  kRepetitionsPerRound));
+  say(fmt::format(
+      "round 1: {} combinations, {} repetitions each{}", measured, kRepetitionsPerRound,
+      report.skipped == 0
+          ? ""
+          : fmt::format(" ({} skipped: too many descriptors for the hard limit)", report.skipped)));
   // The stall check repeats one combination as often as the sweep did: one more share of
   // each round.
-  const double check_share = open.keep_open ? 1.0 / static_cast<double>(combos.size()) : 0.0;
+  const double check_share = open.keep_open ? 1.0 / static_cast<double>(measured) : 0.0;
   StopRule stop = StopRule::of(Repeat::fixed(kRepetitionsPerRound), 1);
   stop.budget_s = options.budget_seconds;
   stop.reserved_rounds = check_share;

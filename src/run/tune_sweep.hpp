@@ -41,7 +41,8 @@ struct TuneReport {
   std::vector<Result> sweep;  // one per combination, the repetitions of every round together
   std::optional<Recommendation> recommendation;
   int rounds = 0;
-  int combinations = 0;
+  int combinations = 0;  // measured
+  int skipped = 0;       // not measured: their descriptors do not fit under the hard limit
   double seconds = 0;              // the whole sweep, its files made and the stall check included
   double budget_seconds = 0;       // what it was given (--budget)
   double round_seconds = 0;        // the first round's time

@@ -41,6 +41,13 @@ std::string sweep_line(const TuneReport& report) {
         report.round_seconds);
   }
   line += "\n";
+  if (report.skipped > 0) {
+    line += fmt::format(
+        "  ({} more combination{} skipped: {} more descriptors than the hard limit allows; "
+        "each row says what to raise it to)\n",
+        report.skipped, report.skipped == 1 ? "" : "s",
+        report.skipped == 1 ? "it needs" : "they need");
+  }
   if (const std::string over = budget_overrun_text(report); !over.empty()) {
     line += fmt::format(
         "  ({}: every combination runs one round at least, after its files are made; raise "

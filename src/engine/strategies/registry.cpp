@@ -59,7 +59,7 @@ const std::vector<StrategyInfo>& strategy_registry() {
        // word of shared memory, or a byte on that same channel: no descriptor of its own.
        .descriptors =
            [](const StrategyConfig&) {
-             return DescriptorUse{2, 0};
+             return DescriptorUse{2, 0, 0};
            },
        .latency_not_recorded = "the calls are made in the worker processes, whose records are "
                                "not sent back"},
@@ -76,7 +76,7 @@ const std::vector<StrategyInfo>& strategy_registry() {
        // Each worker: its ring, and a batch of opened descriptors before their closes.
        .descriptors =
            [](const StrategyConfig& config) {
-             return DescriptorUse{std::min(batch_of(config), kMaxRingEntries) + 1, 0};
+             return DescriptorUse{std::min(batch_of(config), kMaxRingEntries) + 1, 0, 0};
            }},
       {.name = "uring-direct",
        .summary = "io_uring direct descriptors in ring slots: open+linked close, no fd table",
@@ -90,10 +90,12 @@ const std::vector<StrategyInfo>& strategy_registry() {
        .parameters = uring_direct_parameters,
        .fd_table = FdTable::none,
        .unshared_by = "io_uring direct descriptors",
-       // Each worker: its ring. Direct descriptors live in the ring, not in the table.
+       // Each worker: its ring. Direct descriptors live in the ring, not in the table, but
+       // its slots for a batch (open+close; held ones: a share, which the workload counts)
+       // may not outnumber RLIMIT_NOFILE.
        .descriptors =
-           [](const StrategyConfig&) {
-             return DescriptorUse{1, 0};
+           [](const StrategyConfig& config) {
+             return DescriptorUse{1, 0, std::min(batch_of(config), kMaxRingEntries)};
            }},
       {.name = "libuv",
        .summary = "libuv's pool of T threads, uv_fs_open+uv_fs_close, --batch in flight",
@@ -107,7 +109,7 @@ const std::vector<StrategyInfo>& strategy_registry() {
        // signal pipes libuv makes) and its channel to us, both ends. The pool threads hold none.
        .descriptors =
            [](const StrategyConfig& config) {
-             return DescriptorUse{0, batch_of(config) + 8};
+             return DescriptorUse{0, batch_of(config) + 8, 0};
            },
        .runnable_threads = threads_plus_one,
        .latency_not_recorded =
