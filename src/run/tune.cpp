@@ -61,15 +61,25 @@ std::vector<Combination> combinations_of(const std::vector<std::string>& extra) 
 }
 
 // What tune says on stderr as the sweep goes: a line as each turn of it ends (every
-// combination still measuring has run one more repetition), how many took part.
+// combination still measuring has run one more repetition), how many took part; and once the
+// first timed turn says how long a turn takes here, whether the least every combination runs
+// will overrun the budget, so that the user hears it then rather than after the sweep.
 class TurnProgress final : public Progress {
  public:
   explicit TurnProgress(std::function<void(const std::string&)> say) : say_(std::move(say)) {}
+  // The sweep starts, with `budget_s` seconds for it.
+  void sweep_begins(double budget_s) {
+    budget_s_ = budget_s;
+    began_ns_ = platform::now_ns();
+  }
   void plan(std::size_t /*results*/, int /*repetitions*/, double /*max_seconds_each*/) override {}
   void creating_files(std::size_t /*made*/, std::size_t /*total*/) override {}
   void repetition_started(std::string_view /*what*/, std::size_t /*result*/,
                           int repetition) override {
-    if (repetition != turn_) say_turn();
+    if (repetition != turn_) {
+      turn_ended();
+      turn_began_ns_ = platform::now_ns();
+    }
     turn_ = repetition;
     ++in_turn_;
   }
@@ -78,19 +88,33 @@ class TurnProgress final : public Progress {
   void clear() override {}
   // The last turn's line; nothing after it (the stall check is announced on its own).
   void sweep_done() {
-    say_turn();
+    turn_ended();
     say_ = nullptr;
   }
 
  private:
-  void say_turn() {
-    if (in_turn_ > 0 && say_) {
-      say_(fmt::format("turn {}{}: {} combination{} measured", turn_,
-                       turn_ == 1 ? " (warm-up)" : "", in_turn_, in_turn_ == 1 ? "" : "s"));
-    }
+  void turn_ended() {
+    if (in_turn_ == 0 || !say_) return;
+    say_(fmt::format("turn {}{}: {} combination{} measured", turn_, turn_ == 1 ? " (warm-up)" : "",
+                     in_turn_, in_turn_ == 1 ? "" : "s"));
     in_turn_ = 0;
+    if (turn_ != 2) return;  // the first timed one
+    const std::int64_t now = platform::now_ns();
+    const double least = static_cast<double>(now - began_ns_) / 1e9 +
+                         static_cast<double>(min_samples_for() - 1) *
+                             static_cast<double>(now - turn_began_ns_) / 1e9;
+    if (least > budget_s_) {
+      say_(fmt::format(
+          "{} repetitions of every combination take about {:.0f} s here, more than the {:.1f} s "
+          "of --budget left: the sweep will overrun it (raise --budget, or lower --files for "
+          "shorter repetitions)",
+          min_samples_for(), least, budget_s_));
+    }
   }
   std::function<void(const std::string&)> say_;
+  double budget_s_ = 0;
+  std::int64_t began_ns_ = 0;
+  std::int64_t turn_began_ns_ = 0;
   int turn_ = 0;
   std::size_t in_turn_ = 0;
 };
@@ -237,6 +261,7 @@ TuneReport run_tune(const TuneOptions& options,
       "{} combinations in turns, each until its median is within ±{} or its share of {:.1f} s "
       "is spent ({} repetitions at least)",
       combos.size(), format_percent(options.precision), sweep_budget, min_samples_for()));
+  turns.sweep_begins(sweep_budget);
   bench.sweep(combos, StopRule::within_budget(options.precision, sweep_budget, 1));
   turns.sweep_done();
   for (const auto& combo : combos) report.sweep.push_back(combo.result);
