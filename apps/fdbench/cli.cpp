@@ -216,6 +216,7 @@ struct TuneText {
   OpenText open;
   std::string strategy;
   std::string budget = fmt::format("{}", TuneOptions{}.budget_seconds);
+  std::string precision;  // empty: TuneOptions' default
   std::string save;
   std::string format = Command{}.format;
   std::string timeout;  // empty: none for a private set, kDefaultTreeTimeout for --tree, --list
@@ -505,6 +506,11 @@ double parse_decimal(std::string_view flag, std::string text, std::string_view u
   return value;
 }
 
+// --precision PERCENT (open, socket, tune), as a share of the median.
+double parse_precision(const std::string& text) {
+  return parse_decimal("--precision", text, "percent", 0.1, 50, "%") / 100;
+}
+
 // --repeat N|auto, with --precision and --max-time for auto.
 Repeat parse_repeat(const CommonText& text) {
   Repeat repeat;
@@ -520,7 +526,7 @@ Repeat parse_repeat(const CommonText& text) {
     return repeat;
   }
   if (!text.precision.empty()) {
-    repeat.precision = parse_decimal("--precision", text.precision, "percent", 0.1, 50, "%") / 100;
+    repeat.precision = parse_precision(text.precision);
   }
   if (!text.max_time.empty()) {
     repeat.max_time_s = parse_decimal("--max-time", text.max_time, "seconds", 0.001, 86400);
@@ -982,9 +988,10 @@ CLI::App* add_report_command(CLI::App& app, Texts& texts, OptionHints& hints) {
 constexpr const char* kTuneFooter = R"(
 Sweeps every strategy a program can adopt that runs here (not `pool`, the seed's naive pool:
 name it with --strategy to measure it as well), threads 1, 2, 4, ... up to twice the logical
-CPUs, and batch sizes 16, 64 and 256 where a strategy batches. The repetitions are
-interleaved: each round measures every combination a few times, for as many rounds as
---budget allows, so drift on a busy machine hits all alike. Then the recommendation: the
+CPUs, and batch sizes 16, 64 and 256 where a strategy batches. The combinations take turns,
+a repetition each, so drift on a busy machine hits all alike, and each repeats until its
+median's 95% interval is within --precision or its share of --budget is spent (6 repetitions
+at least); one that is precise early leaves its turns to the others. Then the recommendation: the
 fastest setting, the others within noise of it (their medians' 95% intervals overlap, or
 there were too few repetitions for such intervals to tell them apart), the knee (the fewest threads within noise of the best), the descriptor-table advice (with
 --keep-open: the pre-grow size, and whether the stall was seen without it) and what
@@ -1014,8 +1021,14 @@ CLI::App* add_tune_command(CLI::App& app, TuneText& text, OptionHints& hints) {
        "With --keep-open: may recommend uring-direct, whose descriptors live in the io_uring "
        "and are not descriptors a program can use elsewhere",
        &text.allow_direct},
-      {"--budget", "SECONDS", "Seconds the sweep may take (at least one round)", &text.budget,
-       choices({"5", "20", "60"}), true},
+      {"--budget", "SECONDS",
+       "Seconds the sweep may take, shared by the combinations (6 repetitions of each at least)",
+       &text.budget, choices({"5", "20", "60"}), true},
+      {"--precision", "PERCENT",
+       fmt::format("Each combination repeats until its median's 95% interval is within "
+                   "±PERCENT of it, or its share of --budget is spent (default {:g})",
+                   TuneOptions{}.precision * 100),
+       &text.precision},
       {"--dir", "DIR", "Where the private file set is created (default $TMPDIR or /tmp)",
        &text.open.dir, kDirectories},
       {"--strategy", "LIST",
@@ -1031,7 +1044,7 @@ CLI::App* add_tune_command(CLI::App& app, TuneText& text, OptionHints& hints) {
        "mount): the sweep stops, exit 1, naming the file; none for no limit (default: none, 60 "
        "with --tree or --list)",
        &text.timeout, choices({"none", "60"})},
-      {"--quiet", "", "No round-by-round lines on stderr", &text.quiet},
+      {"--quiet", "", "No progress lines on stderr", &text.quiet},
   };
   add_options(*cmd, table, hints);
   cmd->footer(kTuneFooter);
@@ -1157,6 +1170,9 @@ Command tune_command(const TuneText& text, const CLI::App& tune) {
   open.timeout_s = parse_timeout(text.timeout, !open.tree.empty() || !open.list.empty());
   command.tune.budget_seconds =
       static_cast<double>(parse_number("--budget", text.budget, 1, 86400));
+  if (!text.precision.empty()) {
+    command.tune.precision = parse_precision(text.precision);
+  }
   check_choice("--format", text.format, formats_of("tune"));
   command.format = text.format;
   check_output("--save", text.save);

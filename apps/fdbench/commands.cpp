@@ -326,7 +326,8 @@ void print_tune_table(const Environment& env, const TuneReport& report, std::ost
   section.kind = "file";
   section.input = report.input;
   section.fs_type = report.fs_type;
-  section.repeat = Repeat::fixed(report.sweep.empty() ? 0 : report.sweep.front().repeat);
+  section.repeat.precision = report.precision;  // auto, each within its share of the budget
+  section.budget_s = report.budget_seconds;
   section.warmup = 1;
   section.held = report.input.keep_open;
   section.fresh_child = report.input.keep_open;

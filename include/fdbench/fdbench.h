@@ -156,7 +156,7 @@ typedef struct fdbench_recommendation {
 typedef struct fdbench_tune_options {
   size_t files;          /* generated empty files to open */
   const char* dir;       /* where they are created; NULL: $TMPDIR or /tmp */
-  double budget_seconds; /* the whole measurement (at least one round is measured) */
+  double budget_seconds; /* the whole measurement (6 repetitions of each setting at least) */
   int keep_open;         /* nonzero: hold every descriptor, as a program keeping its files does */
 } fdbench_tune_options;
 

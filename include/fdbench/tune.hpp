@@ -60,7 +60,7 @@ inline constexpr int kProgramDescriptors = 64;
 struct RecommendOptions {
   std::size_t files = 2000;  // generated empty files to open
   std::string dir;  // where they are created (a private directory inside); empty: $TMPDIR or /tmp
-  double budget_seconds = 3;  // the whole measurement (at least one round is measured)
+  double budget_seconds = 3;  // the whole measurement (6 repetitions of each setting at least)
   bool keep_open = false;     // hold every descriptor, as a program keeping its files does
 };
 

@@ -111,7 +111,7 @@ std::optional<TimedRegion> median_timed_region(std::span<const TimedRegion> repe
 // --repeat auto: what a result's repetitions aimed for, and why they stopped.
 struct AutoRepeat {
   double precision = 0;   // --precision: the 95% interval within ± this share of the median
-  double max_time_s = 0;  // --max-time
+  double max_time_s = 0;  // --max-time; with a budget, the share of it the result had at the end
   RepeatStop stopped = RepeatStop::precision;
 
   bool operator==(const AutoRepeat&) const = default;

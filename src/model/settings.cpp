@@ -38,6 +38,8 @@ std::string_view to_string(RepeatStop stop) {
       return "precision";
     case RepeatStop::max_time:
       return "max-time";
+    case RepeatStop::budget:
+      return "budget";
     case RepeatStop::max_repetitions:
       return "max-repetitions";
     case RepeatStop::interrupted:
@@ -47,7 +49,7 @@ std::string_view to_string(RepeatStop stop) {
 }
 
 bool parse_repeat_stop(std::string_view text, RepeatStop& stop) {
-  for (const RepeatStop s : {RepeatStop::precision, RepeatStop::max_time,
+  for (const RepeatStop s : {RepeatStop::precision, RepeatStop::max_time, RepeatStop::budget,
                              RepeatStop::max_repetitions, RepeatStop::interrupted}) {
     if (text == to_string(s)) {
       stop = s;

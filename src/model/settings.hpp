@@ -38,10 +38,11 @@ struct Repeat {
 enum class RepeatStop {
   precision,        // its median's 95% interval reached ±precision
   max_time,         // --max-time was spent first
+  budget,           // its share of the whole plan's budget (tune's --budget) was spent first
   max_repetitions,  // the most repetitions a result may take (what --latency keeps, or the cap)
   interrupted,      // Ctrl-C or a hung repetition came first
 };
-// The JSON spellings: "precision", "max-time", "max-repetitions", "interrupted".
+// The JSON spellings: "precision", "max-time", "budget", "max-repetitions", "interrupted".
 std::string_view to_string(RepeatStop stop);
 bool parse_repeat_stop(std::string_view text, RepeatStop& stop);
 

@@ -28,6 +28,8 @@ struct Section {
   std::string fs_type;                // the filesystem holding those files ("ext4", ...)
   std::size_t subdirs = 0;            // generated files spread over this many subdirectories
   Repeat repeat;  // --repeat: a count, or auto with its precision and time limit
+  // tune's --budget, shared by the results instead of a time limit each; nullopt: none.
+  std::optional<double> budget_s;
   int warmup = 0;
   bool held = false;         // descriptors are held to the end of each repetition
   bool fresh_child = false;  // each repetition runs in a fresh process

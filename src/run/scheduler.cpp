@@ -1,12 +1,10 @@
 // Scheduler: runs a command's plan, its results' repetitions in turns or one after another,
-// under the repetition runner's limit, to a repetition count or a time budget.
+// under the repetition runner's limit, to a repetition count or --repeat auto's precision.
 #include "run/scheduler.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cmath>
 #include <numeric>
 #include <optional>
 #include <utility>
@@ -22,53 +20,6 @@ namespace {
 // Call durations and call records that --latency may keep of interleaved results at once;
 // beyond it, the results are measured in groups that fit.
 constexpr std::uint64_t kInterleavedLatencyBytes = 512ULL << 20;
-
-// Adds one round's result to a result's pool. A noisy-spread warning is the pool's to judge
-// once every round is in.
-void pool(std::optional<Result>& pooled, Result part) {
-  auto& w = part.warnings;
-  // Warnings that follow from the samples are made again from the pooled ones.
-  w.erase(std::remove_if(w.begin(), w.end(),
-                         [](const Warning& s) {
-                           return s.kind == WarningKind::noisy ||
-                                  s.kind == WarningKind::page_faults;
-                         }),
-          w.end());
-  if (!pooled) {
-    pooled = std::move(part);
-    return;
-  }
-  Result& r = *pooled;
-  r.times_ns.insert(r.times_ns.end(), part.times_ns.begin(), part.times_ns.end());
-  // A round whose regions were not counted leaves the pool not counted (finalize: the samples
-  // no longer match the times).
-  r.timed_region_samples.insert(r.timed_region_samples.end(), part.timed_region_samples.begin(),
-                                part.timed_region_samples.end());
-  r.repeat += part.repeat;
-  r.failures += part.failures;
-  if (r.first_failure.empty()) r.first_failure = part.first_failure;
-  for (const auto& [name, count] : part.failures_by_errno) {
-    r.failures_by_errno[name].count += count.count;
-    r.failures_by_errno[name].message = count.message;
-  }
-  if (r.ran() && !part.ran()) {  // a round that could not run makes the pool say why
-    r.status = part.status;
-    r.error = part.error;
-  }
-  for (auto& warning : w) r.warn(warning.kind, std::move(warning.text));
-  r.fdsize_after = part.fdsize_after;
-}
-
-// How many rounds fit in the budget, from the first round's time: a later round has no
-// warm-up, and each round reserves its share of the caller's work after the sweep.
-int rounds_in_budget(const StopRule& stop, double round_seconds) {
-  const double timed_share =
-      static_cast<double>(stop.repeat) / static_cast<double>(stop.repeat + stop.warmup);
-  const double per_round = round_seconds * (timed_share + stop.reserved_rounds);
-  const double left = stop.budget_s - round_seconds * (1 + stop.reserved_rounds);
-  if (per_round <= 0) return 1;
-  return 1 + std::max(0, static_cast<int>(std::floor(left / per_round)));
-}
 
 }  // namespace
 
@@ -86,6 +37,15 @@ StopRule StopRule::of(const Repeat& repeat, int warmup) {
   } else {
     stop.repeat = repeat.count;
   }
+  return stop;
+}
+
+StopRule StopRule::within_budget(double precision, double budget_s, int warmup) {
+  Repeat repeat;
+  repeat.precision = precision;
+  repeat.max_time_s = budget_s;  // the most one result could have, were it alone
+  StopRule stop = of(repeat, warmup);
+  stop.budget_s = budget_s;
   return stop;
 }
 
@@ -118,7 +78,26 @@ void Scheduler::size_window(std::size_t planned, const StopRule& stop) {
   }
 }
 
-std::optional<RepeatStop> Scheduler::enough(const Measurement& m, double spent_s) const {
+double Scheduler::time_allowed(std::span<const std::unique_ptr<Measurement>> running,
+                               std::span<const double> spent) const {
+  if (!budget_s_) return automatic_->max_time_s;
+  // What the run spent on anything but the results still measuring is theirs no more; the
+  // rest is shared among them and the results still to start.
+  double theirs = 0;
+  std::size_t measuring = waiting_;
+  for (std::size_t k = 0; k < running.size(); ++k) {
+    if (running[k]->done()) continue;
+    theirs += spent[k];
+    ++measuring;
+  }
+  const double elapsed = static_cast<double>(settings_.now_ns() - began_ns_) / 1e9;
+  // Past the budget (what the least repetitions took overran it) nothing is left: zero.
+  return std::max(0.0, *budget_s_ - (elapsed - theirs)) /
+         static_cast<double>(std::max<std::size_t>(measuring, 1));
+}
+
+std::optional<RepeatStop> Scheduler::enough(const Measurement& m, double spent_s,
+                                            double allowed_s) const {
   if (!automatic_ || m.done()) return std::nullopt;
   const auto times = m.times();
   const std::size_t n = times.size();
@@ -132,64 +111,27 @@ std::optional<RepeatStop> Scheduler::enough(const Measurement& m, double spent_s
       return RepeatStop::precision;
     }
   }
-  if (spent_s >= automatic_->max_time_s) return RepeatStop::max_time;
+  if (spent_s >= allowed_s) return budget_s_ ? RepeatStop::budget : RepeatStop::max_time;
   if (m.timed_repetitions_run() >= most_repetitions_) return RepeatStop::max_repetitions;
   return std::nullopt;
 }
 
-void Scheduler::stamp(const PlannedResult& planned, Result& r, RepeatStop stopped) const {
+void Scheduler::stamp(const PlannedResult& planned, Result& r, const AutoRepeat& goal) const {
   planned.complete(r);
-  if (automatic_)
-    r.auto_repeat = AutoRepeat{automatic_->precision, automatic_->max_time_s, stopped};
+  if (automatic_) r.auto_repeat = goal;
   r.parameters["order"] = order_text_;
   if (runner_.limited()) r.parameters["timeout"] = format_seconds(settings_.timeout_s);
 }
 
-Rounds Scheduler::run(std::span<const PlannedResult> plan, const StopRule& stop, const Emit& emit,
-                      std::size_t first_result,
-                      const std::function<void(int round, int rounds)>& on_round) {
-  FDBENCH_ASSERT(!(stop.automatic && stop.budget_s > 0));  // one rule or the other
+void Scheduler::run(std::span<const PlannedResult> plan, const StopRule& stop, const Emit& emit,
+                    std::size_t first_result) {
+  FDBENCH_ASSERT(!stop.budget_s || stop.automatic);  // a budget shares --repeat auto's time
   size_window(plan.size(), stop);
   first_result_ = first_result;
   automatic_ = stop.automatic;
-  if (stop.budget_s <= 0) {
-    std::vector<std::size_t> all(plan.size());
-    std::iota(all.begin(), all.end(), std::size_t{0});
-    run_round(plan, all, stop.automatic ? most_repetitions_ : stop.repeat, stop.warmup, true, emit);
-    return {};
-  }
-  std::vector<std::optional<Result>> pooled(plan.size());
-  const Emit into_pool = [&](std::size_t planned, Result r) {
-    pool(pooled[planned], std::move(r));
-  };
-  // Every result still able to run: one that could not is not tried again.
-  const auto runnable = [&] {
-    std::vector<std::size_t> left;
-    for (std::size_t i = 0; i < plan.size(); ++i) {
-      if (!pooled[i] || pooled[i]->ran()) left.push_back(i);
-    }
-    return left;
-  };
-  Rounds rounds;
-  const auto start = std::chrono::steady_clock::now();
-  run_round(plan, runnable(), stop.repeat, stop.warmup, false, into_pool);
-  rounds.round_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  rounds.round_over_budget = rounds.round_seconds > stop.budget_s;
-  rounds.rounds = rounds_in_budget(stop, rounds.round_seconds);
-  for (int round = 2; round <= rounds.rounds; ++round) {
-    if (on_round) on_round(round, rounds.rounds);
-    run_round(plan, runnable(), stop.repeat, 0, false, into_pool);
-  }
-  for (std::size_t i = 0; i < plan.size(); ++i) {
-    FDBENCH_ASSERT(pooled[i].has_value());  // the first round measured every result
-    finalize(*pooled[i]);
-    pooled[i]->parameters["order"] =
-        fmt::format("{}, in {} round{} of {} repetitions", order_text_, rounds.rounds,
-                    rounds.rounds == 1 ? "" : "s", stop.repeat);
-    emit(i, std::move(*pooled[i]));
-  }
-  return rounds;
+  budget_s_ = stop.budget_s;
+  began_ns_ = settings_.now_ns();
+  run_windows(plan, stop.automatic ? most_repetitions_ : stop.repeat, stop.warmup, emit);
 }
 
 std::vector<std::unique_ptr<Measurement>> Scheduler::start_window(
@@ -216,8 +158,11 @@ std::vector<std::unique_ptr<Measurement>> Scheduler::start_window(
 
 void Scheduler::run_window(std::span<const PlannedResult> plan, std::span<const std::size_t> window,
                            std::vector<std::unique_ptr<Measurement>>& running,
-                           std::vector<RepeatStop>& stopped) {
+                           std::vector<AutoRepeat>& goals) {
   std::vector<double> spent(running.size(), 0.0);  // each result's seconds so far
+  const auto seconds_since = [this](std::int64_t start_ns) {
+    return static_cast<double>(settings_.now_ns() - start_ns) / 1e9;
+  };
   for (bool more = true; more;) {
     more = false;
     for (std::size_t k = 0; k < running.size(); ++k) {
@@ -227,32 +172,41 @@ void Scheduler::run_window(std::span<const PlannedResult> plan, std::span<const 
       if (progress_ != nullptr) {
         progress_->repetition_started(label, started_ + k + 1, m.repetitions_run() + 1);
       }
-      const auto start = std::chrono::steady_clock::now();
+      const std::int64_t start_ns = settings_.now_ns();
       runner_.run_next(running, k, label);
-      spent[k] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      spent[k] += seconds_since(start_ns);
       if (progress_ != nullptr) progress_->repetition_done();
-      if (const auto stop = enough(m, spent[k])) {
-        stopped[k] = *stop;
-        m.conclude();
+      if (automatic_) {
+        goals[k].max_time_s = time_allowed(running, spent);
+        if (const auto stop = enough(m, spent[k], goals[k].max_time_s)) {
+          goals[k].stopped = *stop;
+          m.conclude();
+        }
       }
       more = true;
     }
   }
 }
 
-void Scheduler::run_round(std::span<const PlannedResult> plan, std::span<const std::size_t> which,
-                          int repeat, int warmup, bool emit_started, const Emit& emit) {
+void Scheduler::run_windows(std::span<const PlannedResult> plan, int repeat, int warmup,
+                            const Emit& emit) {
+  std::vector<std::size_t> which(plan.size());
+  std::iota(which.begin(), which.end(), std::size_t{0});
   for (std::size_t first = 0; first < which.size(); first += window_) {
-    const auto window = which.subspan(first, std::min(window_, which.size() - first));
+    const auto window =
+        std::span<const std::size_t>(which).subspan(first, std::min(window_, which.size() - first));
+    waiting_ = which.size() - first - window.size();
     auto running = start_window(plan, window, repeat, warmup);
     if (automatic_) {
       for (auto& m : running) m->open_ended();
     }
     // --repeat auto: a result that is never concluded ran to the ceiling.
-    std::vector<RepeatStop> stopped(running.size(), RepeatStop::max_repetitions);
+    const Repeat goal = automatic_.value_or(Repeat{});
+    std::vector<AutoRepeat> goals(
+        running.size(), AutoRepeat{goal.precision, goal.max_time_s, RepeatStop::max_repetitions});
     const auto emit_from = [&](std::size_t k) {
       Result r = runner_.finish(running, k, plan[window[k]].label);
-      stamp(plan[window[k]], r, stopped[k]);
+      stamp(plan[window[k]], r, goals[k]);
       emit(window[k], std::move(r));
     };
     // After Ctrl-C or a hung repetition: the results with timed repetitions, cut short, and
@@ -261,21 +215,22 @@ void Scheduler::run_round(std::span<const PlannedResult> plan, std::span<const s
       std::optional<Result> hung = runner_.take_hung();
       for (std::size_t k = 0; k < running.size(); ++k) {
         if (hung && runner_.hung_index() == k) {
-          stamp(plan[window[k]], *hung, RepeatStop::interrupted);
+          goals[k].stopped = RepeatStop::interrupted;
+          stamp(plan[window[k]], *hung, goals[k]);
           emit(window[k], std::move(*hung));
         } else if (running[k] && (running[k]->done() || running[k]->timed_repetitions_run() > 0)) {
-          if (!running[k]->done()) stopped[k] = RepeatStop::interrupted;
+          if (!running[k]->done()) goals[k].stopped = RepeatStop::interrupted;
           emit_from(k);
         }
       }
     };
     try {
-      run_window(plan, window, running, stopped);
+      run_window(plan, window, running, goals);
     } catch (const Interrupted&) {
-      if (emit_started) emit_what_ran();
+      emit_what_ran();
       throw;
     } catch (const TimedOut&) {
-      if (emit_started) emit_what_ran();
+      emit_what_ran();
       throw;
     }
     for (std::size_t k = 0; k < running.size(); ++k) emit_from(k);

@@ -4,8 +4,9 @@
 // the results' repetitions taken in turns or one result after another (--order), --latency's
 // memory bound on how many are open at once, the progress line, --trace-out, the repetition
 // runner (--timeout and abandoning a hung repetition), the results with timed repetitions
-// kept after Ctrl-C or a hang, and a stop rule: a repetition count, or a time budget spent in
-// rounds (tune).
+// kept after Ctrl-C or a hang, and a stop rule: a repetition count, or --repeat auto's
+// precision, each result within its own time (open, socket) or its share of a time budget for
+// the whole plan (tune).
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -20,6 +21,7 @@
 #include "model/result.hpp"
 #include "model/settings.hpp"
 #include "output/trace_out.hpp"
+#include "platform/platform.hpp"
 #include "run/progress.hpp"
 #include "run/repetition_runner.hpp"
 
@@ -49,33 +51,31 @@ struct PlannedResult {
 
 // When the results have repetitions enough.
 struct StopRule {
-  int repeat = 5;  // timed repetitions of each result; with a budget, of each round
-  int warmup = 1;  // untimed ones before them; with a budget, in the first round only
-  // 0: one round. Otherwise rounds of `repeat` repetitions of every result, each result's
-  // rounds pooled into one result, for as many rounds as fit in this many seconds as the
-  // first round's time tells (always at least one).
-  double budget_s = 0;
-  // With a budget: work the caller does afterwards, kept out of it, in shares of a round.
-  double reserved_rounds = 0;
-  // --repeat auto (`repeat` is then ignored; no budget): each result's repetitions go on until
-  // its median's 95% interval is within ±precision of it, or it has taken max_time_s (its
-  // warm-ups and repetitions, wall time), after at least min_samples_for() timed ones, and
-  // never beyond kMaxAutoRepetitions or what --latency may keep.
+  int repeat = 5;  // timed repetitions of each result
+  int warmup = 1;  // untimed ones before them
+  // --repeat auto (`repeat` is then ignored): each result's repetitions go on until its
+  // median's 95% interval is within ±precision of it, or it has spent its time (its warm-ups
+  // and repetitions, wall time: max_time_s, or with a budget its share of it), after at least
+  // min_samples_for() timed ones, and never beyond kMaxAutoRepetitions or what --latency may
+  // keep.
   std::optional<Repeat> automatic = std::nullopt;
+  // With `automatic`: the seconds the whole plan may take (tune's --budget), if it has a
+  // budget, which then replaces max_time_s. After each repetition, every result still
+  // measuring may have spent an equal part of what is left once the run's other time is taken
+  // out (results that have stopped, measurements being started; results not started yet get
+  // their part too): so a result precise early leaves its turns to the others, and the plan
+  // ends within the budget but for each result's last repetition and the least a 95% interval
+  // needs.
+  std::optional<double> budget_s = std::nullopt;
 
   // The rule for a command's --repeat and --warmup.
   static StopRule of(const Repeat& repeat, int warmup);
+  // --repeat auto to `precision`, the whole plan within `budget_s` seconds (tune).
+  static StopRule within_budget(double precision, double budget_s, int warmup);
 };
 
 // The most timed repetitions --repeat auto gives one result.
 inline constexpr int kMaxAutoRepetitions = 10000;
-
-// How a budget was spent.
-struct Rounds {
-  int rounds = 1;
-  double round_seconds = 0;        // the first round's time
-  bool round_over_budget = false;  // that round alone took longer than the budget
-};
 
 // What --latency keeps of one result while it is measured: a part made once (a record per
 // item) and a part per timed repetition (its call durations).
@@ -90,6 +90,9 @@ struct SchedulerSettings {
   LatencyBytes latency_bytes;
   double timeout_s = 0;  // --timeout: a repetition's limit in seconds; 0: none
   std::string doing;     // what the work does, should a repetition hang
+  // The clock a result's time and a budget are read from: the machine's steady one, or a
+  // test's that a scripted measurement moves on.
+  std::function<std::int64_t()> now_ns = platform::now_ns;
 };
 
 class Scheduler {
@@ -101,43 +104,44 @@ class Scheduler {
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
-  // Measures `plan` to `stop`'s rule and emits each result in the plan's order: with a
-  // repetition count as each window of results finishes, with a budget once every round is
-  // in. `first_result`: the index --trace-out gives the plan's first result. After Ctrl-C or
-  // a hung repetition, a repetition count emits the results with timed repetitions (said in
-  // a warning) and the one that hung before Interrupted or TimedOut goes on; a budget emits
-  // nothing. `on_round` (if set) hears "round 2 of 9" as (2, 9) before each later round.
-  Rounds run(std::span<const PlannedResult> plan, const StopRule& stop, const Emit& emit,
-             std::size_t first_result = 0,
-             const std::function<void(int round, int rounds)>& on_round = {});
+  // Measures `plan` to `stop`'s rule and emits each result in the plan's order, as each
+  // window of results finishes. `first_result`: the index --trace-out gives the plan's first
+  // result. After Ctrl-C or a hung repetition, the results with timed repetitions are emitted
+  // (said in a warning) and the one that hung, before Interrupted or TimedOut goes on.
+  void run(std::span<const PlannedResult> plan, const StopRule& stop, const Emit& emit,
+           std::size_t first_result = 0);
 
   [[nodiscard]] bool limited() const { return runner_.limited(); }
   // --kernel-trace: every measurement started from now on records what the kernel saw.
   void trace_kernel(KernelTraceRequest request) { kernel_ = std::move(request); }
 
  private:
-  // One pass over the results `which` of the plan, each to `repeat` after `warmup` (with
-  // --repeat auto, `repeat` is the ceiling), in windows; `emit_started`: after Ctrl-C or a
-  // hang, emit what ran before going on.
-  void run_round(std::span<const PlannedResult> plan, std::span<const std::size_t> which,
-                 int repeat, int warmup, bool emit_started, const Emit& emit);
+  // The plan's results, each to `repeat` after `warmup` (with --repeat auto, `repeat` is the
+  // ceiling), in windows.
+  void run_windows(std::span<const PlannedResult> plan, int repeat, int warmup, const Emit& emit);
   // Starts the measurements of the window's results.
   [[nodiscard]] std::vector<std::unique_ptr<Measurement>> start_window(
       std::span<const PlannedResult> plan, std::span<const std::size_t> window, int repeat,
       int warmup) const;
   // Runs the window's repetitions in turns until each is done; with --repeat auto, concludes
-  // each once it has repetitions enough and says why in `stopped`.
+  // each once it has repetitions enough and says in `goals` why and with what time it had.
   void run_window(std::span<const PlannedResult> plan, std::span<const std::size_t> window,
                   std::vector<std::unique_ptr<Measurement>>& running,
-                  std::vector<RepeatStop>& stopped);
-  // With --repeat auto, why a measurement that has taken `spent_s` may stop now, if it may.
-  [[nodiscard]] std::optional<RepeatStop> enough(const Measurement& m, double spent_s) const;
+                  std::vector<AutoRepeat>& goals);
+  // With --repeat auto, the seconds the window's result may spend: --max-time, or with a budget
+  // its share, from what each result of the window has spent so far (`spent`).
+  [[nodiscard]] double time_allowed(std::span<const std::unique_ptr<Measurement>> running,
+                                    std::span<const double> spent) const;
+  // With --repeat auto, why a measurement that has taken `spent_s` of the `allowed_s` it may
+  // take may stop now, if it may.
+  [[nodiscard]] std::optional<RepeatStop> enough(const Measurement& m, double spent_s,
+                                                 double allowed_s) const;
   // How many results are measured at once, and the order as results record it; with --repeat
   // auto, the most repetitions one result may take (what --latency keeps bounds it).
   void size_window(std::size_t planned, const StopRule& stop);
-  // What the plan and the scheduler add to a finished result; `stopped`: why --repeat auto
-  // stopped its repetitions.
-  void stamp(const PlannedResult& planned, Result& r, RepeatStop stopped) const;
+  // What the plan and the scheduler add to a finished result; `goal`: with --repeat auto, what
+  // it aimed for and why it stopped.
+  void stamp(const PlannedResult& planned, Result& r, const AutoRepeat& goal) const;
 
   SchedulerSettings settings_;
   KernelTraceRequest kernel_;
@@ -149,6 +153,9 @@ class Scheduler {
   std::size_t window_ = 1;
   int most_repetitions_ = kMaxAutoRepetitions;  // --repeat auto's ceiling for this plan
   std::optional<Repeat> automatic_;             // the run's --repeat auto, if it is
+  std::optional<double> budget_s_;              // its budget for the whole plan, if any
+  std::int64_t began_ns_ = 0;                   // when run() began
+  std::size_t waiting_ = 0;  // results of the plan after the current window, not started yet
   std::string order_text_;
   std::size_t started_ = 0;       // results started so far, for the progress line
   std::size_t first_result_ = 0;  // run()'s first_result: --trace-out's index of plan[0]

@@ -1,7 +1,9 @@
 // run_tune: the sweep behind `fdbench tune` and recommend(). Every combination of strategy,
-// threads and batch is measured a few repetitions at a time, round after round, and each
-// combination's samples are pooled: drift on a shared machine (another job, a cooling CPU)
-// then lands on every combination alike instead of on whichever ran last.
+// threads and batch is measured by the rule of `open`'s --repeat auto, through the same
+// Scheduler: the combinations take turns, a repetition each, so that drift on a shared machine
+// (another job, a cooling CPU) lands on every combination alike instead of on whichever ran
+// last, and each repeats until its median's 95% interval is within --precision or its share of
+// --budget is spent.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,8 +17,10 @@
 #include "fdbench/error.hpp"
 #include "inputs/open_input.hpp"
 #include "model/format.hpp"
+#include "model/statistics.hpp"
 #include "output/reporter.hpp"
 #include "platform/platform.hpp"
+#include "run/progress.hpp"
 #include "run/scheduler.hpp"
 #include "run/tune_sweep.hpp"
 
@@ -24,15 +28,13 @@ namespace fdbench {
 
 namespace {
 
-// Few per round, so that many rounds fit: the rounds make the sample count.
-constexpr int kRepetitionsPerRound = 2;
 constexpr int kBatches[] = {16, 64, 256};
 const Pregrow kAutomatic{Pregrow::Mode::automatic, 0};
 
 struct Combination {
   const StrategyInfo* strategy = nullptr;
   StrategyConfig config;
-  Result pooled;  // every round's repetitions together
+  Result result;  // its repetitions, once the sweep is done
   std::string skipped;  // why it is not measured (its descriptors do not fit), or ""
 };
 
@@ -59,21 +61,80 @@ std::vector<Combination> combinations_of(const std::vector<std::string>& extra) 
   return combos;
 }
 
+// What tune says on stderr as the sweep goes: a line as each turn of it ends (every
+// combination still measuring has run one more repetition), how many took part; and once the
+// first timed turn says how long a turn takes here, whether the least every combination runs
+// will overrun the budget, so that the user hears it then rather than after the sweep.
+class TurnProgress final : public Progress {
+ public:
+  explicit TurnProgress(std::function<void(const std::string&)> say) : say_(std::move(say)) {}
+  // The sweep starts, with `budget_s` seconds for it.
+  void sweep_begins(double budget_s) {
+    budget_s_ = budget_s;
+    began_ns_ = platform::now_ns();
+  }
+  void plan(std::size_t /*results*/, int /*repetitions*/, double /*max_seconds_each*/) override {}
+  void creating_files(std::size_t /*made*/, std::size_t /*total*/) override {}
+  void repetition_started(std::string_view /*what*/, std::size_t /*result*/,
+                          int repetition) override {
+    if (repetition != turn_) {
+      turn_ended();
+      turn_began_ns_ = platform::now_ns();
+    }
+    turn_ = repetition;
+    ++in_turn_;
+  }
+  void repetition_done() override {}
+  void result_done() override {}
+  void clear() override {}
+  // The last turn's line; nothing after it (the stall check is announced on its own).
+  void sweep_done() {
+    turn_ended();
+    say_ = nullptr;
+  }
+
+ private:
+  void turn_ended() {
+    if (in_turn_ == 0 || !say_) return;
+    say_(fmt::format("turn {}{}: {} combination{} measured", turn_, turn_ == 1 ? " (warm-up)" : "",
+                     in_turn_, in_turn_ == 1 ? "" : "s"));
+    in_turn_ = 0;
+    if (turn_ != 2) return;  // the first timed one
+    const std::int64_t now = platform::now_ns();
+    const double least = static_cast<double>(now - began_ns_) / 1e9 +
+                         static_cast<double>(min_samples_for() - 1) *
+                             static_cast<double>(now - turn_began_ns_) / 1e9;
+    if (least > budget_s_) {
+      say_(fmt::format(
+          "{} repetitions of every combination take about {:.0f} s here, more than the {:.1f} s "
+          "of --budget left: the sweep will overrun it (raise --budget, or lower --files for "
+          "shorter repetitions)",
+          min_samples_for(), least, budget_s_));
+    }
+  }
+  std::function<void(const std::string&)> say_;
+  double budget_s_ = 0;
+  std::int64_t began_ns_ = 0;
+  std::int64_t turn_began_ns_ = 0;
+  int turn_ = 0;
+  std::size_t in_turn_ = 0;
+};
+
 // The files, prepared once, and how to measure combinations on them: each repetition as
-// `open` runs it, one combination after another, under --timeout's limit when there is one.
+// `open` runs it, the combinations in turns, under --timeout's limit when there is one.
 class Bench {
  public:
-  explicit Bench(const OpenOptions& options)
+  Bench(const OpenOptions& options, Progress* progress)
       : options_(options),
         input_(prepare_input(options)),
         spec_(open_spec(options, input_)),
         recipe_(open_workload_recipe(spec_)),
-        scheduler_({Order::sequential,
+        scheduler_({Order::interleaved,
                     false,
                     {},
                     options.timeout_s,
                     "opening files under " + input_.dir_path},
-                   nullptr, nullptr) {}
+                   progress, nullptr) {}
 
   // Held descriptors are measured from the kernel's smallest table in a fresh child.
   [[nodiscard]] PlannedResult planned(const Combination& combo, const Pregrow& pregrow) const {
@@ -100,21 +161,18 @@ class Bench {
             [this](Result& r) { r.input = input_.summary; }};
   }
 
-  // Every combination's result, pre-grown, in rounds to the stop rule's budget.
-  Rounds sweep(std::vector<Combination>& combos, const StopRule& stop,
-               const std::function<void(int, int)>& on_round) {
+  // Every combination's result, pre-grown, to the stop rule.
+  void sweep(std::vector<Combination>& combos, const StopRule& stop) {
     std::vector<PlannedResult> plan;
     for (const auto& combo : combos) plan.push_back(planned(combo, kAutomatic));
-    return scheduler_.run(
-        plan, stop, [&](std::size_t i, Result r) { combos[i].pooled = std::move(r); }, 0, on_round);
+    scheduler_.run(plan, stop, [&](std::size_t i, Result r) { combos[i].result = std::move(r); });
   }
 
-  // One combination, `repeat` repetitions after `warmup`.
-  Result measure_one(const Combination& combo, const Pregrow& pregrow, int repeat, int warmup) {
+  // One combination, to the stop rule.
+  Result measure_one(const Combination& combo, const Pregrow& pregrow, const StopRule& stop) {
     const PlannedResult plan[] = {planned(combo, pregrow)};
     Result result;
-    scheduler_.run(plan, StopRule::of(Repeat::fixed(repeat), warmup),
-                   [&](std::size_t, Result r) { result = std::move(r); });
+    scheduler_.run(plan, stop, [&](std::size_t, Result r) { result = std::move(r); });
     return result;
   }
 
@@ -159,18 +217,18 @@ void ensure_sweep_fits(std::vector<Combination>& combos, std::uint64_t held) {
 
 const Combination& combination_of(const std::vector<Combination>& combos, const TunedSetting& s) {
   const auto it = std::find_if(combos.begin(), combos.end(), [&](const Combination& c) {
-    return c.pooled.strategy == s.strategy && c.pooled.threads == s.threads &&
-           c.pooled.batch == s.batch;
+    return c.result.strategy == s.strategy && c.result.threads == s.threads &&
+           c.result.batch == s.batch;
   });
   FDBENCH_ASSERT(it != combos.end());  // the recommendation came from these results
   return *it;
 }
 
-// With held descriptors: the recommended setting again without pre-growing, as many
-// repetitions as it had, to tell whether the table's growth stalled it here.
-void check_stall(Bench& bench, const Combination& best, TuneReport& report) {
-  const Result& pregrown = best.pooled;
-  Result off = bench.measure_one(best, Pregrow{}, pregrown.repeat, 1);
+// With held descriptors: the recommended setting again without pre-growing, by the sweep's
+// rule within what is left of the budget, to tell whether the table's growth stalled it here.
+void check_stall(Bench& bench, const Combination& best, const StopRule& stop, TuneReport& report) {
+  const Result& pregrown = best.result;
+  Result off = bench.measure_one(best, Pregrow{}, stop);
   report.stall_seen = off.ok() &&
                       separation(off.median_ci, pregrown.median_ci) == Separation::separated &&
                       off.stats.median > pregrown.stats.median;
@@ -194,7 +252,8 @@ TuneReport run_tune(const TuneOptions& options,
   const bool generated = open.tree.empty() && open.list.empty();
   std::vector<Combination> combos = combinations_of(open.strategies);
   ensure_sweep_fits(combos, open.keep_open && generated ? open.files.value_or(0) : 0);
-  Bench bench(open);
+  TurnProgress turns(say);
+  Bench bench(open, &turns);
   const std::uint64_t held = open.keep_open ? bench.input().summary.files : 0;
   if (open.keep_open && !generated) ensure_sweep_fits(combos, held);  // known only now
   report.nofile = nofile_advice_for(held);
@@ -204,24 +263,27 @@ TuneReport run_tune(const TuneOptions& options,
       combos.begin(), combos.end(), [](const Combination& c) { return c.skipped.empty(); }));
   report.combinations = static_cast<int>(measured);
   report.skipped = static_cast<int>(combos.size() - measured);
+  report.precision = options.precision;
 
+  // --budget is the whole command's: the files were made in it, and with held descriptors the
+  // stall check gets as much of it as a combination does.
+  const auto budget_left = [&] {
+    return std::max(
+        0.0, options.budget_seconds - static_cast<double>(platform::now_ns() - start_ns) / 1e9);
+  };
+  const double n = static_cast<double>(measured);
+  const double sweep_budget = budget_left() * (open.keep_open ? n / (n + 1) : 1.0);
   say(fmt::format(
-      "round 1: {} combinations, {} repetitions each{}", measured, kRepetitionsPerRound,
+      "{} combinations in turns, each until its median is within ±{} or its share of {:.1f} s "
+      "is spent ({} repetitions at least){}",
+      measured, format_percent(options.precision), sweep_budget, min_samples_for(),
       report.skipped == 0
           ? ""
           : fmt::format(" ({} skipped: too many descriptors for the hard limit)", report.skipped)));
-  // The stall check repeats one combination as often as the sweep did: one more share of
-  // each round.
-  const double check_share = open.keep_open ? 1.0 / static_cast<double>(measured) : 0.0;
-  StopRule stop = StopRule::of(Repeat::fixed(kRepetitionsPerRound), 1);
-  stop.budget_s = options.budget_seconds;
-  stop.reserved_rounds = check_share;
-  const Rounds rounds = bench.sweep(
-      combos, stop, [&](int round, int of) { say(fmt::format("round {} of {}", round, of)); });
-  report.rounds = rounds.rounds;
-  report.round_seconds = rounds.round_seconds;
-  report.round_over_budget = rounds.round_over_budget;
-  for (const auto& combo : combos) report.sweep.push_back(combo.pooled);
+  turns.sweep_begins(sweep_budget);
+  bench.sweep(combos, StopRule::within_budget(options.precision, sweep_budget, 1));
+  turns.sweep_done();
+  for (const auto& combo : combos) report.sweep.push_back(combo.result);
   report.allow_direct = options.allow_direct;
   report.recommendation = recommend_from(report.sweep, options.allow_direct);
   if (!report.recommendation) {
@@ -229,11 +291,11 @@ TuneReport run_tune(const TuneOptions& options,
     return report;
   }
   const Combination& best = combination_of(combos, report.recommendation->best);
-  report.best_interval_reached = best.pooled.median_ci.reached;
+  report.best_interval_reached = best.result.median_ci.reached;
   // Only a table the workload grows can stall: not one whose descriptors live in a ring.
   if (open.keep_open && report.recommendation->pregrow_to) {
     say("the recommended setting again, without pre-growing the table");
-    check_stall(bench, best, report);
+    check_stall(bench, best, StopRule::within_budget(options.precision, budget_left(), 1), report);
   }
   took();
   return report;

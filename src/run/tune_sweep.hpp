@@ -24,7 +24,10 @@ struct TuneOptions {
   // The files (--files, --dir, --tree, --list, --keep-open); `strategies` names the ones to
   // measure besides the recommendable strategies available here (empty: none).
   OpenOptions open;
-  double budget_seconds = 20;  // the whole sweep
+  double budget_seconds = 20;  // --budget: the whole command, its files made included
+  // --precision: each combination repeats until its median's 95% interval is within ± this
+  // share of it, or its share of the budget is spent (never below min_samples_for()).
+  double precision = Repeat{}.precision;
   // --allow-direct: with keep_open, io_uring's direct descriptors (uring-direct) may be
   // recommended although a program cannot use them as descriptors.
   bool allow_direct = false;
@@ -38,15 +41,13 @@ struct NofileAdvice {
 };
 
 struct TuneReport {
-  std::vector<Result> sweep;  // one per combination, the repetitions of every round together
+  std::vector<Result> sweep;  // one per combination, with what its repetitions aimed for
   std::optional<Recommendation> recommendation;
-  int rounds = 0;
   int combinations = 0;  // measured
   int skipped = 0;       // not measured: their descriptors do not fit under the hard limit
-  double seconds = 0;              // the whole sweep, its files made and the stall check included
-  double budget_seconds = 0;       // what it was given (--budget)
-  double round_seconds = 0;        // the first round's time
-  bool round_over_budget = false;  // one round took longer than the whole budget
+  double precision = 0;       // what each combination aimed for (TuneOptions::precision)
+  double seconds = 0;         // the whole sweep, its files made and the stall check included
+  double budget_seconds = 0;  // what it was given (--budget)
   bool best_interval_reached = false;  // the best has enough samples for a 95% interval
   // With --keep-open: the recommended setting again with pregrow off, and whether it was
   // significantly slower than pre-grown (the stall seen here).
@@ -54,17 +55,21 @@ struct TuneReport {
   bool stall_seen = false;
   NofileAdvice nofile;
   bool allow_direct = false;  // TuneOptions::allow_direct
-  InputSummary input;   // the files the sweep opened
-  std::string fs_type;  // the filesystem they are on
+  InputSummary input;         // the files the sweep opened
+  std::string fs_type;        // the filesystem they are on
 };
 
 // The sweep: every recommendable strategy available here (and options.open.strategies), with
 // threads 1, 2, 4, ... up to twice the logical CPUs and batch sizes 16, 64 and 256 for the
-// strategies that batch, in interleaved rounds (each round a few repetitions of every
-// combination, so that drift hits them all alike) for as many rounds as the budget allows
-// (at least one). With keep_open every repetition runs in a fresh child, pre-grown.
-// Throws Error when the files cannot be prepared or the descriptors cannot be had.
-// `progress` (if set) hears "round 2 of 9" lines.
+// strategies that batch, their repetitions in turns (so that drift hits them all alike), each
+// until its median's 95% interval is within options.precision or its share of the budget is
+// spent (StopRule::within_budget: what is left after the files are made, shared equally by the
+// combinations still measuring, so that those precise early give their turns to the others),
+// and never fewer than the 6 repetitions such an interval needs. With keep_open every
+// repetition runs in a fresh child, pre-grown, and the stall check gets one combination's
+// share. Throws Error when the files cannot be prepared or the descriptors cannot be had.
+// `progress` (if set) hears what is measured and a line as each turn ends ("turn 5: 38
+// combinations measured").
 TuneReport run_tune(const TuneOptions& options,
                     const std::function<void(std::string_view)>& progress = {});
 
@@ -72,7 +77,7 @@ TuneReport run_tune(const TuneOptions& options,
 // within a budget of 3 seconds.
 TuneOptions short_tune_options();
 // "the sweep took 21.6 s, more than its --budget of 1 s", or "" within the budget: every
-// combination gets one round at least, so a small budget can be overrun, and that is said.
+// combination gets 6 repetitions at least, so a small budget can be overrun, and that is said.
 std::string budget_overrun_text(const TuneReport& report);
 // The "Recommendation" block under the sweep's table: the setting to use, the alternatives
 // within noise, the knee, the descriptor-table and RLIMIT_NOFILE advice.

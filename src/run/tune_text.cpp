@@ -31,16 +31,36 @@ std::string budget_overrun_text(const TuneReport& report) {
 
 namespace {
 
-std::string sweep_line(const TuneReport& report) {
-  std::string line = fmt::format("Measured: {} combinations, {} round{} of interleaved repetitions",
-                                 report.combinations, report.rounds, report.rounds == 1 ? "" : "s");
-  if (report.round_over_budget) {
-    line += fmt::format(
-        " (one round took {:.1f} s, more than the budget: raise --budget or "
-        "lower --files for a sharper answer)",
-        report.round_seconds);
+// ", 6 to 31 repetitions each: 12 within ±3%, the others stopped by their share of --budget"
+std::string repetitions_line(const TuneReport& report) {
+  int least = 0;
+  int most = 0;
+  int ran = 0;
+  int precise = 0;
+  for (const auto& r : report.sweep) {
+    if (!r.ran()) continue;
+    least = ran == 0 ? r.repeat : std::min(least, r.repeat);
+    most = std::max(most, r.repeat);
+    ++ran;
+    const auto reached = r.precision();
+    if (reached && *reached <= report.precision) ++precise;
   }
-  line += "\n";
+  if (ran == 0) return "";
+  const std::string reps = least == most ? fmt::format("{} repetitions each", least)
+                                         : fmt::format("{} to {} repetitions each", least, most);
+  const std::string target = format_percent(report.precision);
+  if (precise == ran) return fmt::format(", {}: all within ±{}", reps, target);
+  if (precise == 0) {
+    return fmt::format(", {}: none within ±{}, each stopped by its share of --budget", reps,
+                       target);
+  }
+  return fmt::format(", {}: {} within ±{}, the others stopped by their share of --budget", reps,
+                     precise, target);
+}
+
+std::string sweep_line(const TuneReport& report) {
+  std::string line = fmt::format("Measured: {} combinations in turns{}\n", report.combinations,
+                                 repetitions_line(report));
   if (report.skipped > 0) {
     line += fmt::format(
         "  ({} more combination{} skipped: {} more descriptors than the hard limit allows; "
@@ -50,14 +70,14 @@ std::string sweep_line(const TuneReport& report) {
   }
   if (const std::string over = budget_overrun_text(report); !over.empty()) {
     line += fmt::format(
-        "  ({}: every combination runs one round at least, after its files are made; raise "
-        "--budget, or lower --files for a shorter round)\n",
-        over);
+        "  ({}: every combination runs {} repetitions at least, the fewest a 95% interval needs, "
+        "after its files are made; raise --budget, or lower --files for shorter repetitions)\n",
+        over, min_samples_for());
   }
   if (report.recommendation && !report.best_interval_reached) {
     line += fmt::format(
-        "  (too few repetitions to separate these: a 95% interval of the median needs {}; a "
-        "larger --budget gives them. Until then every setting counts as within noise)\n",
+        "  (too few repetitions to separate these: a 95% interval of the median needs {}. Until "
+        "then every setting counts as within noise)\n",
         min_samples_for());
   }
   return line;

@@ -32,8 +32,8 @@ void expect_adoptable_here(const nlohmann::json& setting) {
 
 TEST_F(Tune, RecommendsAnAvailableStrategyAndSavesIt) {
   const std::string save = out_ / "rec.json";
-  const RunResult run = run_fdbench({"tune", "--budget", "5", "--files", "2000", "--dir",
-                                     work_.path(), "--format", "json", "--save", save});
+  const RunResult run = run_fdbench({"tune", "--budget", "5", "--files", "2000", "--precision", "5",
+                                     "--dir", work_.path(), "--format", "json", "--save", save});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto document = nlohmann::json::parse(run.out);
   const auto& rec = document.at("recommendation");
@@ -47,6 +47,17 @@ TEST_F(Tune, RecommendsAnAvailableStrategyAndSavesIt) {
   for (const auto& r : document.at("results")) strategies.insert(r.at("strategy"));
   EXPECT_GE(strategies.size(), 2U);
   EXPECT_EQ(strategies.count("pool"), 0U);
+
+  // Every combination repeated by open's --repeat auto rule, within its share of the budget,
+  // never below the 6 repetitions a 95% interval needs.
+  for (const auto& r : document.at("results")) {
+    EXPECT_GE(r.at("repeat").get<int>(), 6) << r.dump();
+    const auto& precision = r.at("precision");
+    EXPECT_EQ(precision.at("target"), 0.05) << r.dump();  // --precision 5
+    const std::string stopped = precision.at("stopped_by");
+    EXPECT_TRUE(stopped == "precision" || stopped == "budget") << r.dump();
+    EXPECT_EQ(precision.at("met"), stopped == "precision") << r.dump();
+  }
 
   // --save holds the same recommendation, and the library reads it back.
   EXPECT_EQ(nlohmann::json::parse(read_text(save)), rec);
@@ -67,7 +78,11 @@ TEST_F(Tune, TheTableEndsWithTheRecommendation) {
     EXPECT_NE(run.out.find(line, block), std::string::npos) << line << "\n" << run.out;
   }
   EXPECT_EQ(run.out.find("  use:           pool,"), std::string::npos) << run.out;
-  EXPECT_NE(run.err.find("fdbench tune: round 1"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("combinations in turns, each until its median is within ±3% or its "
+                         "share of "),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("fdbench tune: turn 1 (warm-up): "), std::string::npos) << run.err;
 }
 
 TEST_F(Tune, HeldDescriptorsGetThePregrowSizeAndTheStallCheck) {
@@ -85,6 +100,8 @@ TEST_F(Tune, HeldDescriptorsGetThePregrowSizeAndTheStallCheck) {
 TEST_F(Tune, UsageErrorsNameTheirFlag) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"tune", "--budget", "0"}, "--budget"},
+      {{"tune", "--precision", "0"}, "--precision"},
+      {{"tune", "--precision", "x"}, "--precision"},
       {{"tune", "--format", "csv"}, "--format"},
       {{"tune", "--strategy", "nope"}, "--strategy"},
       {{"tune", "--files", "0"}, "--files"},

@@ -1,6 +1,6 @@
 // The Scheduler with real descriptors: a plan run to a repetition count emits every result in
-// the plan's order with the workers its order asks for; run to a time budget it pools each
-// result's rounds into one result.
+// the plan's order with the workers its order asks for; --repeat auto's rule followed with
+// scripted measurements (tune's budget: tests/unit/scheduler_budget_test.cpp).
 #include "run/scheduler.hpp"
 
 #include <gtest/gtest.h>
@@ -13,6 +13,7 @@
 #include "engine/strategy.hpp"
 #include "engine/workload.hpp"
 #include "support/require.hpp"
+#include "support/scripted_measurement.hpp"
 
 namespace fdbench {
 namespace scheduler_test {
@@ -50,11 +51,10 @@ TEST(Scheduler, RunsEachResultToTheRepetitionCountAndEmitsInPlanOrder) {
     Scheduler scheduler({order, false, {}, 0, "creating sockets"}, nullptr, nullptr);
     std::vector<std::size_t> emitted;
     std::vector<Result> results;
-    const Rounds rounds = scheduler.run(plan, {3, 1}, [&](std::size_t planned, Result r) {
+    scheduler.run(plan, {3, 1}, [&](std::size_t planned, Result r) {
       emitted.push_back(planned);
       results.push_back(std::move(r));
     });
-    EXPECT_EQ(rounds.rounds, 1);
     EXPECT_EQ(emitted, (std::vector<std::size_t>{0, 1, 2}));
     ASSERT_EQ(starts.size(), 3U);
     for (const auto& how : starts) {
@@ -72,54 +72,6 @@ TEST(Scheduler, RunsEachResultToTheRepetitionCountAndEmitsInPlanOrder) {
       EXPECT_EQ(results[i].parameters.count("timeout"), 0U);  // no limit was set
     }
   }
-}
-
-TEST(Scheduler, ATimeBudgetPoolsEveryRoundOfAResultIntoOne) {
-  std::vector<MeasurementStart> starts;
-  const auto plan = socket_plan(2, starts);
-  Scheduler scheduler({Order::sequential, false, {}, 0, "creating sockets"}, nullptr, nullptr);
-  std::vector<Result> results;
-  std::vector<int> heard;
-  // A budget far beyond one round of 2 × 64 sockets: many rounds fit.
-  const Rounds rounds = scheduler.run(
-      plan, {2, 1, 0.5, 0}, [&](std::size_t, Result r) { results.push_back(std::move(r)); }, 0,
-      [&](int round, int of) {
-        heard.push_back(round);
-        EXPECT_GE(of, round);
-      });
-  ASSERT_GE(rounds.rounds, 2);
-  EXPECT_FALSE(rounds.round_over_budget);
-  EXPECT_GT(rounds.round_seconds, 0);
-  EXPECT_EQ(heard.size(), static_cast<std::size_t>(rounds.rounds - 1));  // rounds 2, 3, ...
-  EXPECT_EQ(heard.front(), 2);
-  // One start per result and round; the warm-up in the first round only.
-  ASSERT_EQ(starts.size(), 2U * static_cast<std::size_t>(rounds.rounds));
-  EXPECT_EQ(starts[0].warmup, 1);
-  EXPECT_EQ(starts[1].warmup, 1);
-  EXPECT_EQ(starts.back().warmup, 0);
-  ASSERT_EQ(results.size(), 2U);
-  for (const auto& r : results) {
-    EXPECT_TRUE(r.ok()) << r.error;
-    EXPECT_EQ(r.repeat, 2 * rounds.rounds);
-    EXPECT_EQ(r.times_ns.size(), static_cast<std::size_t>(r.repeat));
-    EXPECT_EQ(r.stats.count, r.times_ns.size());  // finalized over the pool
-    EXPECT_NE(r.parameters.at("order").find(std::to_string(rounds.rounds) + " rounds"),
-              std::string::npos)
-        << r.parameters.at("order");
-  }
-}
-
-TEST(Scheduler, ARoundLongerThanTheBudgetIsTheOnlyOne) {
-  std::vector<MeasurementStart> starts;
-  const auto plan = socket_plan(1, starts);
-  Scheduler scheduler({Order::sequential, false, {}, 0, "creating sockets"}, nullptr, nullptr);
-  std::vector<Result> results;
-  const Rounds rounds = scheduler.run(
-      plan, {2, 1, 1e-9, 0}, [&](std::size_t, Result r) { results.push_back(std::move(r)); });
-  EXPECT_EQ(rounds.rounds, 1);
-  EXPECT_TRUE(rounds.round_over_budget);
-  ASSERT_EQ(results.size(), 1U);
-  EXPECT_EQ(results[0].repeat, 2);
 }
 
 // Every repetition runs on the repetition runner's thread, worker 0's share included, and a
@@ -155,40 +107,7 @@ TEST(Scheduler, ManyIoUringResultsInARowEachSetUpTheirRing) {
   }
 }
 
-// A measurement whose repetitions take no time and record the given times in turn, so that
-// --repeat auto's rule can be followed repetition by repetition.
-class ScriptedMeasurement final : public Measurement {
- public:
-  ScriptedMeasurement(std::vector<std::int64_t> cycle, const MeasurementStart& how)
-      : Measurement(base(how.repeat), how.repeat, how.warmup), cycle_(std::move(cycle)) {}
-
- private:
-  // As base_result() makes it: the repetitions planned.
-  static Result base(int repeat) {
-    Result r;
-    r.repeat = repeat;
-    r.workload = "socket";
-    r.strategy = "threads";
-    r.ops = 1;
-    return r;
-  }
-  void repetition(bool timed) override {
-    if (!timed) return;
-    r_.times_ns.push_back(cycle_[next_ % cycle_.size()]);
-    ++next_;
-  }
-  std::vector<std::int64_t> cycle_;
-  std::size_t next_ = 0;
-};
-
-PlannedResult scripted(std::vector<std::int64_t> cycle, std::vector<MeasurementStart>& starts) {
-  return {{0, "threads", 1, "", "create"},
-          "scripted",
-          [cycle = std::move(cycle), &starts](const MeasurementStart& how) {
-            starts.push_back(how);
-            return std::make_unique<ScriptedMeasurement>(cycle, how);
-          }};
-}
+using testing::scripted;
 
 StopRule automatic(double precision, double max_time_s) {
   Repeat repeat;

@@ -154,6 +154,15 @@ TEST_F(OpenFlags, PrecisionAndMaxTimeAreCheckedAndNeedRepeatAuto) {
   expect_usage_error({"socket", "--repeat", "3", "--precision", "2"}, "--precision");
 }
 
+TEST_F(OpenFlags, TuneTakesThePrecisionItsCombinationsRepeatTo) {
+  EXPECT_DOUBLE_EQ(expect_command({"tune"}).tune.precision, Repeat{}.precision);
+  EXPECT_DOUBLE_EQ(expect_command({"tune", "--precision", "1.5"}).tune.precision, 0.015);
+  EXPECT_DOUBLE_EQ(expect_command({"tune", "--precision", "5%"}).tune.precision, 0.05);
+  for (const std::string bad : {"0", "51", "x"}) {
+    expect_usage_error({"tune", "--precision", bad}, "--precision");
+  }
+}
+
 TEST_F(OpenFlags, BadFormat) {
   expect_usage_error(open({"--format", "xml"}), "--format");
 }

@@ -515,6 +515,17 @@ TEST(Reporters, EachRowShowsItsPrecisionAndAMissedTargetIsMarkedOnce) {
   }
   // Without a goal, nothing is marked.
   EXPECT_EQ(report("table", {few}).find("imprecise"), std::string::npos);
+
+  // tune's rows stop at their share of --budget, which the legend names instead.
+  const Result tuned = open_result("threads", 2)
+                           .times({100, 130, 70, 100, 100, 120, 80, 100, 100, 100})
+                           .auto_repeat(0.03, 0.4, RepeatStop::budget);
+  const std::string text = report("table", {tuned});
+  EXPECT_NE(text.find("imprecise: the median's 95% interval did not reach ±3% before its share of "
+                      "--budget ran out: compare such rows loosely, raise --budget"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("--max-time"), std::string::npos) << text;
 }
 
 // A noisy result is a mark after its median, not a line of its own, and one legend line under

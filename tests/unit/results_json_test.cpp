@@ -577,6 +577,24 @@ TEST(ResultsJson, PrecisionIsWrittenAndTheAutoRepeatGoalComesBack) {
                    .auto_repeat.has_value());
 }
 
+// tune's combinations stop at their share of --budget, which is nothing left once it is spent.
+TEST(ResultsJson, AStopAtAShareOfTheBudgetComesBack) {
+  Result r = open_result();
+  r.warnings.clear();
+  r.times_ns = {100, 130, 70, 100, 100, 120, 80};
+  r.repeat = 7;
+  r.auto_repeat = AutoRepeat{0.03, 0, RepeatStop::budget};
+  finalize(r);
+  const std::string text = to_json_document(full_environment(), std::vector<Result>{r});
+  const auto p = nlohmann::json::parse(text).at("results").at(0).at("precision");
+  EXPECT_EQ(p.at("stopped_by"), "budget");
+  EXPECT_DOUBLE_EQ(p.at("max_time_s").get<double>(), 0);
+  EXPECT_FALSE(p.at("met").get<bool>());
+  const ResultsDocument doc = parse_results_json(text);
+  ASSERT_EQ(doc.results.size(), 1U);
+  expect_same(doc.results[0], r);
+}
+
 TEST(ResultsJson, AnUnknownReasonToStopIsAnErrorThatSaysWhere) {
   Result r = open_result();
   r.auto_repeat = AutoRepeat{0.03, 3, RepeatStop::max_time};

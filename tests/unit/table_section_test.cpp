@@ -43,6 +43,20 @@ TEST(TableSection, GeneratedFiles) {
             "(each file opened and closed again; thread and pool creation are not timed)\n");
 }
 
+TEST(TableSection, RepeatAutoSaysItsTargetAndItsTimeEachOrTunesSharedBudget) {
+  Section s = open_section(generated_files(10000));
+  s.repeat = Repeat{};
+  EXPECT_EQ(header(s),
+            "\nopen: 10,000 empty files in /tmp (ext4), rdonly, repetitions until each median is "
+            "within ±3% (95%), at most 3 s a result (+1 warm-up)\n"
+            "(each file opened and closed again; thread and pool creation are not timed)\n");
+  s.budget_s = 20;  // tune's sweep
+  EXPECT_EQ(header(s),
+            "\nopen: 10,000 empty files in /tmp (ext4), rdonly, repetitions until each median is "
+            "within ±3% (95%), at most a share of the 20 s --budget each (+1 warm-up)\n"
+            "(each file opened and closed again; thread and pool creation are not timed)\n");
+}
+
 TEST(TableSection, GeneratedFilesInSubdirectories) {
   InputSummary in = generated_files(20);
   in.flags = "path";

@@ -1,7 +1,7 @@
 // tune's "Recommendation" block on hand-built sweeps and reports: what it says when one setting
 // is ahead, when several are within noise of the fastest, when none is separated from it, when
-// held direct descriptors were measured but cannot be recommended, and when the sweep overran
-// its budget.
+// held direct descriptors were measured but cannot be recommended, when the sweep overran its
+// budget, and how many repetitions the combinations took and how many reached the precision.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -22,7 +22,7 @@ TuneReport report_of(std::vector<Result> sweep, bool allow_direct = false) {
   report.input.keep_open = !sweep.empty() && sweep.front().holds_descriptors;
   report.sweep = std::move(sweep);
   report.combinations = static_cast<int>(report.sweep.size());
-  report.rounds = 3;
+  report.precision = 0.03;
   report.allow_direct = allow_direct;
   report.recommendation = recommend_from(report.sweep, allow_direct);
   report.best_interval_reached = true;
@@ -105,7 +105,7 @@ TEST(TuneText, HeldDirectDescriptorsAreMeasuredButNotComparedUnlessAllowed) {
 TuneReport timed_report(double seconds, double budget) {
   TuneReport report;
   report.combinations = 24;
-  report.rounds = 1;
+  report.precision = 0.03;
   report.seconds = seconds;
   report.budget_seconds = budget;
   return report;
@@ -116,9 +116,35 @@ TEST(TuneText, AnOverrunBudgetIsSaidWithTheFigure) {
   EXPECT_EQ(budget_overrun_text(over), "the sweep took 21.6 s, more than its --budget of 1 s");
   const std::string text = tune_text(over);
   EXPECT_NE(text.find("(the sweep took 21.6 s, more than its --budget of 1 s: every combination "
-                      "runs one round at least"),
+                      "runs 6 repetitions at least"),
             std::string::npos)
       << text;
+}
+
+TEST(TuneText, TheSweepLineSaysTheRepetitionsTakenAndHowManyReachedThePrecision) {
+  // around(): nine repetitions, a median known within about ±1%.
+  TuneReport report = report_of({
+      around(ResultBuilder::open("threads", 1), 40'000'000),
+      around(ResultBuilder::open("uring", 2).batch(64), 10'000'000),
+  });
+  EXPECT_NE(tune_text(report).find("Measured: 2 combinations in turns, 9 repetitions each: all "
+                                   "within ±3%\n"),
+            std::string::npos)
+      << tune_text(report);
+
+  // One that spent its share of the budget before its median was known within ±1%.
+  report.precision = 0.01;
+  report.sweep.push_back(
+      ResultBuilder::open("threads", 2)
+          .ops(10000)
+          .times({10'000'000, 12'000'000, 11'000'000, 10'500'000, 13'000'000, 10'200'000})
+          .auto_repeat(0.01, 0.4, RepeatStop::budget)
+          .build());
+  report.combinations = 3;
+  EXPECT_NE(tune_text(report).find("Measured: 3 combinations in turns, 6 to 9 repetitions each: 2 "
+                                   "within ±1%, the others stopped by their share of --budget\n"),
+            std::string::npos)
+      << tune_text(report);
 }
 
 TEST(TuneText, ASweepWithinItsBudgetSaysNothingOfIt) {

@@ -49,15 +49,17 @@ std::string setup_text(const InputSummary& in) {
 }  // namespace
 
 // "10 repetitions (+1 warm-up)"; with --repeat auto, "repetitions until each median is
-// within ±3% (95%), at most 3 s a result (+1 warm-up)".
+// within ±3% (95%), at most 3 s a result (+1 warm-up)"; with tune's budget, "..., at most a
+// share of the 20 s --budget each (+1 warm-up)".
 std::string repetitions_text(const Section& s) {
   if (!s.repeat.automatic()) {
     return fmt::format("{} repetitions (+{} warm-up)", s.repeat.count, s.warmup);
   }
-  return fmt::format(
-      "repetitions until each median is within ±{} (95%), at most {} a result "
-      "(+{} warm-up)",
-      format_percent(s.repeat.precision), fmt::format("{:g} s", s.repeat.max_time_s), s.warmup);
+  const std::string most = s.budget_s
+                               ? fmt::format("a share of the {:g} s --budget each", *s.budget_s)
+                               : fmt::format("{:g} s a result", s.repeat.max_time_s);
+  return fmt::format("repetitions until each median is within ±{} (95%), at most {} (+{} warm-up)",
+                     format_percent(s.repeat.precision), most, s.warmup);
 }
 
 // "open: 10,000 empty files in /tmp (ext4), rdonly, 10 repetitions (+1 warm-up)"
@@ -147,15 +149,18 @@ std::string precision_cell(const Result& r) {
 
 std::string missed_legend(const Result& missed) {
   const AutoRepeat goal = missed.auto_repeat.value_or(AutoRepeat{});
+  const bool budget = goal.stopped == RepeatStop::budget;
   const std::string why = goal.stopped == RepeatStop::max_time
                               ? fmt::format("before --max-time ({:g} s) ran out", goal.max_time_s)
+                          : budget ? std::string("before its share of --budget ran out")
                           : goal.stopped == RepeatStop::interrupted
                               ? std::string("before the run was stopped")
                               : fmt::format("within the most repetitions a result may take");
   return fmt::format(
-      "{} imprecise: the median's 95% interval did not reach ±{} {} (--repeat auto): compare "
-      "such rows loosely, raise --max-time, or measure on a quieter machine",
-      kMissedMark, format_percent(goal.precision), why);
+      "{} imprecise: the median's 95% interval did not reach ±{} {}{}: compare such rows "
+      "loosely, raise {}, or measure on a quieter machine",
+      kMissedMark, format_percent(goal.precision), why, budget ? "" : " (--repeat auto)",
+      budget ? "--budget" : "--max-time");
 }
 
 std::string latency_text(const Result& r) {
