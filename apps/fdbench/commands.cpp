@@ -328,7 +328,8 @@ void print_tune_table(const Environment& env, const TuneReport& report, std::ost
   section.fs_type = report.fs_type;
   section.repeat.precision = report.precision;  // auto, each within its share of the budget
   section.budget_s = report.budget_seconds;
-  section.warmup = 1;
+  // As the sweep ran them (results record it): none where they took turns.
+  section.warmup = report.sweep.empty() ? 0 : report.sweep.front().warmup;
   section.held = report.input.keep_open;
   section.fresh_child = report.input.keep_open;
   section.batch_column = true;  // the sweep tries batch sizes: rows differ by them too

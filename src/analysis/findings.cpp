@@ -798,10 +798,15 @@ ClaimedFinding kernel_growth_line(const Result& off, const Result* grown) {
   const KernelEvidence& k = *off.kernel;
   const auto growth = static_cast<std::size_t>(OffCpuCause::fd_table_growth);
   const auto waiting = static_cast<std::size_t>(OffCpuCause::waiting_on_growth);
+  const std::string rcu = off.rcu_setting();
   std::string text = fmt::format(
-      "Kernel evidence, `{}` with {} (pregrow {}): {}: {}{}, {}.", off.strategy,
-      workers_text(off), off.pregrow.label(), kernel_off_cpu_text(k), kernel_cause_text(k, OffCpuCause::fd_table_growth),
-      k.grace_period.empty() ? std::string() : fmt::format(" (an {} grace period)", k.grace_period),
+      "Kernel evidence, `{}` with {} (pregrow {}{}): {}: {} in {} RCU grace period growing the "
+      "descriptor table (synchronize_rcu{} from expand_files), {}.",
+      off.strategy, workers_text(off), off.pregrow.label(),
+      rcu.empty() ? std::string() : ", rcu_expedited=" + rcu, kernel_off_cpu_text(k),
+      format_duration(static_cast<double>(k.off_cpu[growth])),
+      k.grace_period.empty() ? std::string("an") : (k.grace_period == "expedited" ? "an " : "a ") + k.grace_period,
+      k.grace_period == "expedited" ? "_expedited" : "",
       kernel_cause_text(k, OffCpuCause::waiting_on_growth));
   std::map<std::string, FindingNumber> numbers = {{"off_cpu_ns", k.off_cpu_ns},
                                                   {"window_ns", k.window_ns},
@@ -870,22 +875,42 @@ void kernel_findings(std::span<const Result> results, std::string_view workload,
                     {subject(*most, "off-cpu")}},
                    {}});
   }
-  // io_uring: whether its requests ran inline or were handed to io-wq's threads.
+  // io_uring: whether its requests ran inline or were handed to io-wq's threads, said once
+  // for the results that punted none and once for each that punted some.
+  std::vector<FindingSubject> inline_only;
   for (const Result* r : all) {
-    if (!kernel_traced(*r) || !r->kernel->io_uring_punts || !r->parameters.contains("ring_setup")) continue;
+    if (!kernel_traced(*r) || !r->kernel->io_uring_punts || !r->parameters.contains("ring_setup")) {
+      continue;
+    }
     const std::uint64_t punts = *r->kernel->io_uring_punts;
+    if (punts == 0) {
+      inline_only.push_back(subject(*r, "io_uring"));
+      continue;
+    }
     out.push_back({{"kernel_io_wq",
-                    punts == 0 ? fmt::format("Kernel evidence, `{}` with {}: no io_uring request "
-                                             "was punted to io-wq: every one ran inline, in the "
-                                             "submitting thread.",
-                                             r->strategy, workers_text(*r))
-                               : fmt::format("Kernel evidence, `{}` with {}: {} io_uring requests "
-                                             "per repetition were punted to io-wq's threads "
-                                             "(of {}).",
-                                             r->strategy, workers_text(*r), group_digits(punts),
-                                             group_digits(r->ops)),
+                    fmt::format("Kernel evidence, `{}` with {}: {} of its {} io_uring requests "
+                                "per repetition were punted to io-wq's threads.",
+                                r->strategy, workers_text(*r), group_digits(punts),
+                                group_digits(r->ops)),
                     {{"io_uring_punts", punts}, {"ops", r->ops}},
                     {subject(*r, "io_uring")}},
+                   {}});
+  }
+  if (!inline_only.empty()) {
+    const std::size_t n = inline_only.size();
+    std::vector<std::string> names;
+    for (const auto& s : inline_only) {
+      const std::string name = "`" + s.strategy + "`";
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    }
+    out.push_back({{"kernel_io_wq",
+                    fmt::format("Kernel evidence: no io_uring request was punted to io-wq in {} "
+                                "({}): every one ran inline, in the thread that submitted it.",
+                                n == 1 ? std::string("the io_uring result")
+                                       : fmt::format("any of the {} io_uring results", n),
+                                fmt::join(names, ", ")),
+                    {{"io_uring_punts", 0}, {"results", n}},
+                    std::move(inline_only)},
                    {}});
   }
 }

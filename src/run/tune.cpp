@@ -68,9 +68,10 @@ std::vector<Combination> combinations_of(const std::vector<std::string>& extra) 
 class TurnProgress final : public Progress {
  public:
   explicit TurnProgress(std::function<void(const std::string&)> say) : say_(std::move(say)) {}
-  // The sweep starts, with `budget_s` seconds for it.
-  void sweep_begins(double budget_s) {
+  // The sweep starts, with `budget_s` seconds for it and `warmup` untimed turns first.
+  void sweep_begins(double budget_s, int warmup) {
     budget_s_ = budget_s;
+    warmup_ = warmup;
     began_ns_ = platform::now_ns();
   }
   void plan(std::size_t /*results*/, int /*repetitions*/, double /*max_seconds_each*/) override {}
@@ -96,10 +97,10 @@ class TurnProgress final : public Progress {
  private:
   void turn_ended() {
     if (in_turn_ == 0 || !say_) return;
-    say_(fmt::format("turn {}{}: {} combination{} measured", turn_, turn_ == 1 ? " (warm-up)" : "",
-                     in_turn_, in_turn_ == 1 ? "" : "s"));
+    say_(fmt::format("turn {}{}: {} combination{} measured", turn_,
+                     turn_ <= warmup_ ? " (warm-up)" : "", in_turn_, in_turn_ == 1 ? "" : "s"));
     in_turn_ = 0;
-    if (turn_ != 2) return;  // the first timed one
+    if (turn_ != warmup_ + 1) return;  // the first timed one
     const std::int64_t now = platform::now_ns();
     const double least = static_cast<double>(now - began_ns_) / 1e9 +
                          static_cast<double>(min_samples_for() - 1) *
@@ -114,6 +115,7 @@ class TurnProgress final : public Progress {
   }
   std::function<void(const std::string&)> say_;
   double budget_s_ = 0;
+  int warmup_ = 1;
   std::int64_t began_ns_ = 0;
   std::int64_t turn_began_ns_ = 0;
   int turn_ = 0;
@@ -280,8 +282,12 @@ TuneReport run_tune(const TuneOptions& options,
       report.skipped == 0
           ? ""
           : fmt::format(" ({} skipped: too many descriptors for the hard limit)", report.skipped)));
-  turns.sweep_begins(sweep_budget);
-  bench.sweep(combos, StopRule::within_budget(options.precision, sweep_budget, 1));
+  // Taking turns, every repetition's workers are made for it and primed by an untimed pass
+  // (Scheduler::start_window): a warm-up turn would only do that again. Alone, a combination
+  // keeps its workers, and the warm-up primes them.
+  const int warmup = measured > 1 ? 0 : 1;
+  turns.sweep_begins(sweep_budget, warmup);
+  bench.sweep(combos, StopRule::within_budget(options.precision, sweep_budget, warmup));
   turns.sweep_done();
   for (const auto& combo : combos) report.sweep.push_back(combo.result);
   report.allow_direct = options.allow_direct;

@@ -105,7 +105,7 @@ _each file opened and closed again; thread and pool creation are not timed_
 - **pool, 2 threads**: 3 failed calls (`EMFILE` Too many open files: 3); times are not valid
 - **pool, 2 threads**: descriptor leak: held {0,1,2} before the run, {0,1,2,3} after
 
-## socket: 256 tcp descriptors per thread, held to the end; 2 repetitions (+0 warm-up), each in a fresh process
+## socket: 256 tcp descriptors per thread, held to the end; 2 repetitions, no warm-up, each in a fresh process
 
 _)";
   const std::string text = report(results(), true);

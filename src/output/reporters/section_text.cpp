@@ -52,14 +52,14 @@ std::string setup_text(const InputSummary& in) {
 // within ±3% (95%), at most 3 s a result (+1 warm-up)"; with tune's budget, "..., at most a
 // share of the 20 s --budget each (+1 warm-up)".
 std::string repetitions_text(const Section& s) {
-  if (!s.repeat.automatic()) {
-    return fmt::format("{} repetitions (+{} warm-up)", s.repeat.count, s.warmup);
-  }
+  const std::string warmup =
+      s.warmup > 0 ? fmt::format(" (+{} warm-up)", s.warmup) : std::string(", no warm-up");
+  if (!s.repeat.automatic()) return fmt::format("{} repetitions{}", s.repeat.count, warmup);
   const std::string most = s.budget_s
                                ? fmt::format("a share of the {:g} s --budget each", *s.budget_s)
                                : fmt::format("{:g} s a result", s.repeat.max_time_s);
-  return fmt::format("repetitions until each median is within ±{} (95%), at most {} (+{} warm-up)",
-                     format_percent(s.repeat.precision), most, s.warmup);
+  return fmt::format("repetitions until each median is within ±{} (95%), at most {}{}",
+                     format_percent(s.repeat.precision), most, warmup);
 }
 
 // "open: 10,000 empty files in /tmp (ext4), rdonly, 10 repetitions (+1 warm-up)"
@@ -226,6 +226,12 @@ std::string timed_region_text(const Result& r) {
   return text.empty() ? text : "while timed, per repetition: " + text;
 }
 
+std::string kernel_legend() {
+  return "kernel: where the measuring threads were off their CPU while timed, by the kernel's "
+         "call chain at each switch (--kernel-trace); every figure is the median per "
+         "repetition, so the causes need not add up to the total";
+}
+
 std::string kernel_text(const Result& r) {
   if (!r.kernel || !r.kernel->available) return {};
   const KernelEvidence& k = *r.kernel;
@@ -245,7 +251,7 @@ std::string kernel_text(const Result& r) {
     parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", cause_name(c),
                          format_duration(static_cast<double>(ns)));
     if (c == OffCpuCause::fd_table_growth && !k.grace_period.empty()) {
-      parts += fmt::format(" ({} grace period)", k.grace_period);
+      parts += fmt::format(" ({} RCU grace period)", k.grace_period);
     }
   }
   std::string text = fmt::format(

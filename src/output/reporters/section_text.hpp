@@ -47,5 +47,8 @@ std::string detail_text(const Result& r);
 // 7.7 ms per repetition: fd-table-growth 2.9 ms (expedited grace period), waiting-on-growth
 // 2.4 ms, ...", each figure the median per repetition. Empty without kernel evidence.
 std::string kernel_text(const Result& r);
+// The one line under a table with kernel lines: what they are, and that their figures are
+// medians each.
+std::string kernel_legend();
 
 }  // namespace fdbench

@@ -84,7 +84,10 @@ class TableReporter final : public Reporter {
       if (const auto detail = detail_text(r); !detail.empty()) {
         out_ << "  " << detail << "\n";
       }
-      if (const auto kernel = kernel_text(r); !kernel.empty()) out_ << "  " << kernel << "\n";
+      if (const auto kernel = kernel_text(r); !kernel.empty()) {
+        out_ << "  " << kernel << "\n";
+        kernel_seen_ = true;
+      }
     }
     for (const auto& w : r.warnings) {
       if (w.kind != WarningKind::noisy || !r.ran()) out_ << "  ! " << w.text << "\n";
@@ -94,9 +97,10 @@ class TableReporter final : public Reporter {
 
   void end(std::span<const Result> /*all*/, std::span<const Finding> findings,
            bool complete) override {
-    if (noisy_seen_ || missed_) out_ << "\n";
+    if (noisy_seen_ || missed_ || kernel_seen_) out_ << "\n";
     if (noisy_seen_) out_ << noisy_legend() << "\n";
     if (missed_) out_ << missed_legend(*missed_) << "\n";
+    if (kernel_seen_) out_ << kernel_legend() << "\n";
     if (!findings.empty()) {
       out_ << "\n" << findings_heading(complete) << "\n";
       for (const auto& f : findings) out_ << "- " << f.text << "\n";
@@ -126,6 +130,7 @@ class TableReporter final : public Reporter {
   bool batch_column_ = false;  // the section's results differ by batch
   std::string rcu_for_;
   bool noisy_seen_ = false;       // a row carries kNoisyMark: the legend goes under the tables
+  bool kernel_seen_ = false;      // a row has a kernel line: its legend goes there too
   std::optional<Result> missed_;  // the first row with kMissedMark, for its legend
 };
 
