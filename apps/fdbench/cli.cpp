@@ -222,6 +222,7 @@ struct TuneText {
   std::string timeout;  // empty: none for a private set, kDefaultTreeTimeout for --tree, --list
   bool quiet = false;
   bool allow_direct = false;
+  bool kernel_trace = false;
 };
 
 struct CompareText {
@@ -1044,6 +1045,10 @@ CLI::App* add_tune_command(CLI::App& app, TuneText& text, OptionHints& hints) {
        "mount): the sweep stops, exit 1, naming the file; none for no limit (default: none, 60 "
        "with --tree or --list)",
        &text.timeout, choices({"none", "60"})},
+      {"--kernel-trace", "",
+       "Linux, root or CAP_PERFMON: where each combination's threads were off their CPU while "
+       "timed, by cause, from the kernel's call chains (perf events)",
+       &text.kernel_trace},
       {"--quiet", "", "No progress lines on stderr", &text.quiet},
   };
   add_options(*cmd, table, hints);
@@ -1165,6 +1170,7 @@ Command tune_command(const TuneText& text, const CLI::App& tune) {
         "and uring-direct is compared like any other strategy");
   }
   command.tune.allow_direct = text.allow_direct;
+  open.kernel_trace = text.kernel_trace;
   if (!text.strategy.empty()) open.strategies = parse_strategies(text.strategy);
   apply_open_input(text.open, open);
   open.timeout_s = parse_timeout(text.timeout, !open.tree.empty() || !open.list.empty());

@@ -333,6 +333,8 @@ void print_tune_table(const Environment& env, const TuneReport& report, std::ost
   section.held = report.input.keep_open;
   section.fresh_child = report.input.keep_open;
   section.batch_column = true;  // the sweep tries batch sizes: rows differ by them too
+  section.kernel_trace = report.kernel_trace;
+  section.kernel_unavailable = report.kernel_unavailable;
   table->section(section);
   std::vector<Result> results = report.sweep;
   if (report.pregrow_off) results.push_back(*report.pregrow_off);

@@ -136,7 +136,15 @@ class Bench {
                     {},
                     options.timeout_s,
                     "opening files under " + input_.dir_path},
-                   progress, nullptr) {}
+                   progress, nullptr) {
+    // After the files are made and before any worker exists: every one inherits it.
+    if (options.kernel_trace) {
+      kernel_ = platform::KernelTracer::open(kernel_unavailable_);
+      scheduler_.trace_kernel({true, kernel_.get(), kernel_unavailable_});
+    }
+  }
+  // --kernel-trace: why kernel evidence cannot be recorded here, or "".
+  [[nodiscard]] const std::string& kernel_unavailable() const { return kernel_unavailable_; }
 
   // Held descriptors are measured from the kernel's smallest table in a fresh child.
   [[nodiscard]] PlannedResult planned(const Combination& combo, const Pregrow& pregrow) const {
@@ -185,6 +193,8 @@ class Bench {
   OpenInput input_;
   OpenSpec spec_;
   WorkloadRecipe recipe_;
+  std::unique_ptr<platform::KernelTracer> kernel_;
+  std::string kernel_unavailable_;
   Scheduler scheduler_;
 };
 
@@ -256,6 +266,8 @@ TuneReport run_tune(const TuneOptions& options,
   ensure_sweep_fits(combos, open.keep_open && generated ? open.files.value_or(0) : 0);
   TurnProgress turns(say);
   Bench bench(open, &turns);
+  report.kernel_trace = open.kernel_trace;
+  report.kernel_unavailable = bench.kernel_unavailable();
   const std::uint64_t held = open.keep_open ? bench.input().summary.files : 0;
   if (open.keep_open && !generated) ensure_sweep_fits(combos, held);  // known only now
   report.nofile = nofile_advice_for(held);

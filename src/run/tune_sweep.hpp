@@ -51,6 +51,9 @@ struct TuneReport {
   double precision = 0;       // what each combination aimed for (TuneOptions::precision)
   double seconds = 0;         // the whole sweep, its files made and the stall check included
   double budget_seconds = 0;  // what it was given (--budget)
+  // --kernel-trace: asked for, and (empty) recorded, or why it could not be here.
+  bool kernel_trace = false;
+  std::string kernel_unavailable;
   bool best_interval_reached = false;  // the best has enough samples for a 95% interval
   // With --keep-open: the recommended setting again with pregrow off, and whether it was
   // significantly slower than pre-grown (the stall seen here).
