@@ -63,6 +63,16 @@ class LatencyRecording {
   int repetitions_ = 0;
 };
 
+// --kernel-trace, as one measurement follows it (Measurement::trace_kernel).
+struct KernelTracking {
+  platform::KernelTracer* tracer = nullptr;  // nullptr: `unavailable` says why
+  std::string unavailable;
+  bool in_child = false;
+  std::optional<KernelAttribution> attribution;  // made at the first repetition
+  std::vector<KernelSample> samples;             // one per timed repetition
+  bool every_repetition = true;                  // no timed one went without a sample
+};
+
 // One combination's repetitions, run one at a time: a Session runs several combinations'
 // repetitions round-robin (--order interleaved) or each combination's back to back.
 // measure() and measure_in_fresh_child() are one Measurement run to its end.
@@ -137,14 +147,6 @@ class Measurement {
   bool stopped_ = false;
   bool check_leaks_ = true;
   bool counted_ = true;  // every timed repetition so far had its timed region counted
-  struct KernelTracking {
-    platform::KernelTracer* tracer = nullptr;  // nullptr: `unavailable` says why
-    std::string unavailable;
-    bool in_child = false;
-    std::optional<KernelAttribution> attribution;  // made at the first repetition
-    std::vector<KernelSample> samples;             // one per timed repetition
-    bool every_repetition = true;                  // no timed one went without a sample
-  };
   std::optional<KernelTracking> kernel_;
 };
 
