@@ -696,5 +696,22 @@ TEST(SvgChart, StackedBarsKeepTheirLabelsApartAndTheirPartsWithinTheirWhole) {
   }
 }
 
+TEST(HtmlReport, TheCompareTableMarksAResultTracedOnOneSideOnly) {
+  auto traced_run = open_sweep(30'000'000);
+  traced_run[0].kernel = traced(1, 30'000'000, {{OffCpuCause::preempted, 1'000'000}});
+  const std::string page = html_report(std::vector<ReportInput>{
+      run("plain.json", open_sweep(30'000'000)), run("traced.json", traced_run)});
+  const auto table = page.find("<table class=\"compare\">");
+  ASSERT_NE(table, std::string::npos);
+  const std::string compared = page.substr(table);
+  EXPECT_EQ(count_of(compared.substr(0, compared.find("</table>")), " †</td>"), 1U) << compared;
+  EXPECT_NE(compared.find("†: traced with --kernel-trace on one side only: its times include "
+                          "the tracing's cost."),
+            std::string::npos);
+  const std::string plain = html_report(std::vector<ReportInput>{
+      run("a.json", open_sweep(30'000'000)), run("b.json", open_sweep(30'000'000))});
+  EXPECT_EQ(plain.find("†"), std::string::npos);
+}
+
 }  // namespace html_report_test
 }  // namespace fdbench

@@ -477,8 +477,9 @@ std::string compare_cells(const CompareRow& row) {
                                  cell.ratio_high.value_or(0))
                    : "-";
     const std::string p = cell.p_value ? fmt::format("{:.2g}", *cell.p_value) : "-";
-    out += fmt::format("<td>{}</td><td>{}</td><td class=\"text\">{}</td>", ratio, p,
-                       escape(std::string(to_string(cell.verdict))));
+    out += fmt::format("<td>{}</td><td>{}</td><td class=\"text\">{}{}</td>", ratio, p,
+                       escape(std::string(to_string(cell.verdict))),
+                       cell.traced_on_one_side ? " †" : "");
   }
   return out;
 }
@@ -487,6 +488,7 @@ std::string compare_cells(const CompareRow& row) {
 // heads are the runs' letters (file names would wrap them over lines); a key names the files.
 std::string compare_table(const Comparison& c) {
   std::string key;
+  bool marked = false;  // a result traced on one side only
   std::string out = "<table class=\"compare\"><tr><th>result</th>";
   for (std::size_t f = 0; f < c.files.size(); ++f) {
     const std::string letter = run_letter(f);
@@ -497,6 +499,8 @@ std::string compare_table(const Comparison& c) {
   out += "</tr>\n";
   for (const auto* rows : {&c.shared, &c.partial}) {
     for (const auto& row : *rows) {
+      marked |= std::any_of(row.cells.begin(), row.cells.end(),
+                            [](const auto& cell) { return cell.traced_on_one_side; });
       out += fmt::format("<tr><td>{} · {}{}</td>{}</tr>\n", escape(row.key.workload),
                          escape(row_label(row.key)),
                          rows == &c.partial ? " (not in every run)" : "", compare_cells(row));
@@ -508,8 +512,11 @@ std::string compare_table(const Comparison& c) {
              "median over run A's, and in brackets the range over their repetitions (X's "
              "fastest against A's slowest to X's slowest against A's fastest); below 1 is "
              "faster than A. A verdict needs p &lt; {} in a two-sided Mann-Whitney U "
-             "test on the repetition times, and at least {} repetitions on each side.</p>\n",
-             kSignificanceLevel, kMinRepetitionsToTell);
+             "test on the repetition times, and at least {} repetitions on each side.{}</p>\n",
+             kSignificanceLevel, kMinRepetitionsToTell,
+             marked ? " †: traced with --kernel-trace on one side only: its times "
+                      "include the tracing's cost."
+                    : "");
 }
 
 std::size_t runs_measuring(const CompareRow& row) {
