@@ -71,6 +71,11 @@ struct CompareCell {
   std::optional<double> ratio_low;   // min / first file's max
   std::optional<double> ratio_high;  // max / first file's min
   std::optional<double> p_value;     // Mann-Whitney U on times_ns
+  bool kernel_traced = false;        // timed with --kernel-trace (kernel evidence recorded)
+  // Set against the first file's result with only one of the two traced: the traced one's
+  // times include the tracing's cost (a record at every switch), so the ratio is not the
+  // files' difference alone. Still paired, and marked where it is printed.
+  bool traced_on_one_side = false;
 };
 
 struct CompareRow {

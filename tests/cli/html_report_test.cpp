@@ -5,7 +5,8 @@
 // this test, which measures every chart in the rendered DOM and paints each chart's SVG
 // onto a canvas to count the pixels it really draws; the DOM dump carries the probe's
 // findings back, among them whether any label (measured as drawn) covers another label, a
-// mark or a line. Without Chromium the browser test is skipped with a message.
+// mark or a line. A traced run's page has its stacked bars drawn the same way, or says why it
+// has none. Without Chromium the browser tests are skipped with a message.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -33,21 +34,23 @@ constexpr const char* kProbe = R"(<script>
     const box = svg.getBoundingClientRect();
     const view = svg.viewBox.baseVal;
     let outside = 0;
-    for (const mark of svg.querySelectorAll('.point, .bar, .series-line, .growth, .stall')) {
+    for (const mark of svg.querySelectorAll(
+             '.point, .bar, .track, .series-line, .growth, .stall')) {
       const b = mark.getBBox();
       if (b.x < 0 || b.y < 0 || b.x + b.width > view.width || b.y + b.height > view.height ||
           !isFinite(b.x + b.y + b.width + b.height)) outside++;
     }
-    // Labels (the legend's lines, the scale note) that meet another label, a dot, a bar or a
-    // line, or leave the view box: each counts once.
-    const labels = [...svg.querySelectorAll('.legend, .scale-note')].map(t => t.getBBox());
+    // Labels (the legend's lines, the scale note, a stacked bar's label) that meet another
+    // label, a dot, a bar or a line, or leave the view box: each counts once.
+    const labels = [...svg.querySelectorAll('.legend, .scale-note, .bar-label')]
+                       .map(t => t.getBBox());
     const meet = (a, b) => a.x < b.x + b.width && b.x < a.x + a.width &&
                            a.y < b.y + b.height && b.y < a.y + a.height;
     let overlaps = 0;
     labels.forEach((a, i) => {
       if (a.x < 0 || a.x + a.width > view.width || a.y + a.height > view.height) overlaps++;
       labels.forEach((b, j) => { if (j > i && meet(a, b)) overlaps++; });
-      for (const mark of svg.querySelectorAll('.point, .bar')) {
+      for (const mark of svg.querySelectorAll('.point, .bar, .track')) {
         if (meet(a, mark.getBBox())) overlaps++;
       }
       for (const line of svg.querySelectorAll('.series-line')) {
@@ -81,6 +84,7 @@ constexpr const char* kProbe = R"(<script>
     charts.push({id: svg.dataset.chart, width: box.width, height: box.height,
                  points: svg.querySelectorAll('.point').length,
                  bars: svg.querySelectorAll('.bar').length,
+                 tracks: svg.querySelectorAll('.track').length,
                  events: svg.querySelectorAll('.growth, .stall').length,
                  lines: svg.querySelectorAll('.series-line').length,
                  labels: labels.length, overlaps, outside, coloured});
@@ -223,6 +227,44 @@ TEST_F(HtmlReport, ChromiumDrawsEveryChart) {
       EXPECT_EQ(charts[0]["points"], 6);  // each at 1 and 2 threads
     }
   }
+}
+
+TEST_F(HtmlReport, KernelEvidenceIsAStackedBarPerResultOrOneLineSayingWhyNot) {
+  const auto traced =
+      run_fdbench({"socket", "--kernel-trace", "--kind", "pipe", "--per-thread", "64", "--strategy",
+                   "threads,process", "--pregrow", "off,auto", "--repeat", "3", "--warmup", "0",
+                   "--export-json", work_ / "traced.json"});
+  ASSERT_EQ(traced.exit_code, 0) << traced.err;
+  const auto report = run_fdbench({"report", work_ / "traced.json", "-o", work_ / "traced.html"});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  const std::string html = read_text(work_ / "traced.html");
+  const auto doc = nlohmann::json::parse(read_text(work_ / "traced.json"));
+  const auto& kernel = doc.at("results")[0].at("kernel");
+  if (!kernel.at("available").get<bool>()) {
+    const std::string why = kernel.at("reason").get<std::string>();
+    EXPECT_NE(html.find("--kernel-trace recorded nothing: "), std::string::npos) << html;
+    EXPECT_EQ(html.find("-kernel\""), std::string::npos);
+    FDBENCH_SKIP_WITHOUT("kernel_trace") << why;
+  }
+  EXPECT_NE(html.find("data-chart=\"run0-0-kernel\""), std::string::npos);
+  const std::string browser = chromium();
+  if (browser.empty()) {
+    FDBENCH_SKIP_WITHOUT("browser") << "no Chromium: the kernel chart was not checked in a browser";
+  }
+  TempDir scratch;
+  const auto charts = render(browser, work_ / "traced.html", scratch);
+  std::size_t kernel_charts = 0;
+  for (const auto& chart : charts) {
+    if (!chart["id"].get<std::string>().ends_with("-kernel")) continue;
+    ++kernel_charts;
+    SCOPED_TRACE(chart.dump());
+    EXPECT_EQ(chart["tracks"], 4);  // threads and process, each pregrow off and auto
+    EXPECT_EQ(chart["outside"], 0);
+    EXPECT_EQ(chart["overlaps"], 0);           // no label covers another or a bar
+    EXPECT_GE(chart["labels"].get<int>(), 5);  // four bars' labels and the legend
+    EXPECT_GT(chart["width"].get<double>(), 300);
+  }
+  EXPECT_EQ(kernel_charts, 1U) << charts.dump(2);
 }
 
 }  // namespace html_report_test

@@ -1,6 +1,7 @@
 // compare on hand-built documents: Mann-Whitney U against known values, identical inputs,
 // clear differences, disjoint results, too few repetitions, environment differences, the
-// shipped reference figures and where a file stands against them, and the three formats.
+// shipped reference figures and where a file stands against them, the three formats, and a
+// result traced with --kernel-trace set against one that was not.
 #include "analysis/compare.hpp"
 
 #include <gtest/gtest.h>
@@ -320,6 +321,75 @@ TEST(CompareReport, MitigationsAlikeEverywhereAreOneLineAndSyscallCostIsRounded)
   // The machine-readable form keeps every field as recorded.
   const auto j = nlohmann::json::parse(written(report, "json"));
   EXPECT_NE(j.dump().find("cpu_mitigations.mds"), std::string::npos);
+}
+
+std::size_t count_of(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+// A result timed with --kernel-trace attached (its evidence recorded), or asked for it where
+// it could not be.
+Result kernel_traced(Result r, bool recorded = true) {
+  KernelEvidence k;
+  k.available = recorded;
+  if (recorded) {
+    k.repetitions = static_cast<int>(r.times_ns.size());
+    k.threads = r.threads;
+    k.window_ns = static_cast<std::int64_t>(r.stats.median);
+  } else {
+    k.reason = "perf_event_paranoid is 2";
+  }
+  r.kernel = k;
+  return r;
+}
+
+TEST(Compare, TracedAgainstUntracedIsPairedButMarked) {
+  const auto plain = document("ext4", {open_result("threads", 1, around(20'000'000)),
+                                       open_result("pool", 1, around(30'000'000)),
+                                       open_result("uring", 1, around(5'000'000))});
+  const auto traced =
+      document("ext4", {kernel_traced(open_result("threads", 1, around(24'000'000))),
+                        open_result("pool", 1, around(30'000'000)),
+                        kernel_traced(open_result("uring", 1, around(5'000'000)), false)});
+  const Comparison c = compare_two(plain, traced);
+  ASSERT_EQ(c.shared.size(), 3U);
+  // Still set side by side, with its ratio and verdict, but marked.
+  const CompareRow& threads = c.shared[0];
+  EXPECT_FALSE(threads.cells[0].kernel_traced);
+  EXPECT_TRUE(threads.cells[1].kernel_traced);
+  EXPECT_TRUE(threads.cells[1].traced_on_one_side);
+  EXPECT_NEAR(*threads.cells[1].ratio, 1.2, 0.01);
+  EXPECT_EQ(threads.cells[1].verdict, Verdict::slower);
+  // Neither traced, and asked for but not recorded (nothing attached, no cost): not marked.
+  EXPECT_FALSE(c.shared[1].cells[1].traced_on_one_side);
+  EXPECT_FALSE(c.shared[2].cells[1].kernel_traced);
+  EXPECT_FALSE(c.shared[2].cells[1].traced_on_one_side);
+  // Either way round; both traced is a fair pair.
+  EXPECT_TRUE(compare_two(traced, plain).shared[0].cells[1].traced_on_one_side);
+  EXPECT_FALSE(compare_two(traced, traced).shared[0].cells[1].traced_on_one_side);
+
+  CompareReport report;
+  report.comparison = c;
+  const std::string legend =
+      "† traced with --kernel-trace on one side only: its times include the tracing's cost";
+  const std::string table = written(report, "table");
+  EXPECT_NE(table.find("slower †"), std::string::npos) << table;
+  EXPECT_EQ(count_of(table, "†"), 2U) << table;  // the row's mark, and the legend once
+  EXPECT_NE(table.find("\n\n" + legend + "\n"), std::string::npos) << table;
+  const std::string markdown = written(report, "markdown");
+  EXPECT_NE(markdown.find("| slower † |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("|\n\n" + legend), std::string::npos) << markdown;  // not a row
+  const auto j = nlohmann::json::parse(written(report, "json"));
+  EXPECT_EQ(j["comparison"]["shared"][0]["files"][0]["kernel_traced"], false);
+  EXPECT_EQ(j["comparison"]["shared"][0]["files"][1]["kernel_traced"], true);
+  EXPECT_EQ(j["comparison"]["shared"][0]["files"][1]["traced_on_one_side"], true);
+  EXPECT_EQ(j["comparison"]["shared"][1]["files"][1]["traced_on_one_side"], false);
+
+  // Nothing traced on one side only: no mark, no legend.
+  report.comparison = compare_two(plain, plain);
+  EXPECT_EQ(written(report, "table").find("†"), std::string::npos);
 }
 
 }  // namespace compare_test

@@ -1,7 +1,8 @@
 // html_report() on hand-built documents: which charts a page has and what they hold, text made
 // safe, an interrupted run said so, and several runs side by side; a strategy's colour, the
 // y axis's scale, where labels go (by geometry), each run's date and command under the title,
-// and the compare table's heads. (The page as a browser draws it is tested in
+// the compare table's heads, and --kernel-trace's stacked bars (or the line saying why there
+// are none). (The page as a browser draws it is tested in
 // tests/cli/html_report_test.cpp.)
 #include "output/html_report.hpp"
 
@@ -307,12 +308,12 @@ std::size_t drawn_length(const std::string& markup) {
   }));
 }
 
-// The boxes of a chart's labels (the legend's lines and the scale note): 12 px text, at most
-// 7 px a character wide, from the baseline 11 px up and 4 down.
+// The boxes of a chart's labels (the legend's lines, the scale note, a stacked bar's label):
+// 12 px text, at most 7 px a character wide, from the baseline 11 px up and 4 down.
 std::vector<Box> label_boxes(const std::string& markup) {
   std::vector<Box> out;
   const std::regex text(
-      R"re(<text class="tick (?:legend|scale-note)" x="([0-9.]+)" y="([0-9.]+)">([^<]*)</text>)re");
+      R"re(<text class="tick (?:legend|scale-note|bar-label)" x="([0-9.]+)" y="([0-9.]+)">([^<]*)</text>)re");
   for (auto it = std::sregex_iterator(markup.begin(), markup.end(), text);
        it != std::sregex_iterator(); ++it) {
     const double x = std::stod((*it)[1]);
@@ -521,6 +522,195 @@ TEST(HtmlReport, TheCompareTablesHeadsAreShortWithAKeyNamingTheFiles) {
                            "<b>C</b> /home/someone/results/2026-12-03-xfs.json"}) {
     EXPECT_NE(key.find(file), std::string::npos) << key;
   }
+}
+
+// --kernel-trace's medians for one result: `threads` over `window_ns`, off their CPU as given.
+KernelEvidence traced(int threads, std::int64_t window_ns,
+                      const std::vector<std::pair<OffCpuCause, std::int64_t>>& off_cpu) {
+  KernelEvidence k;
+  k.available = true;
+  k.repetitions = 5;
+  k.threads = threads;
+  k.window_ns = window_ns;
+  for (const auto& [cause, ns] : off_cpu) {
+    k.off_cpu[static_cast<std::size_t>(cause)] = ns;
+    k.off_cpu_ns += ns;
+  }
+  k.switches = 40;
+  return k;
+}
+
+KernelEvidence not_traced(const std::string& reason) {
+  KernelEvidence k;
+  k.reason = reason;
+  return k;
+}
+
+// The parts of the stacked bars in `markup`, as cause → width, in the order drawn.
+std::vector<std::pair<std::string, double>> part_widths(const std::string& markup) {
+  std::vector<std::pair<std::string, double>> out;
+  const std::regex part(
+      R"re(class="bar part" data-key="([^"]*)" x="[0-9.]+" y="[0-9.]+" width="([0-9.]+)")re");
+  for (auto it = std::sregex_iterator(markup.begin(), markup.end(), part);
+       it != std::sregex_iterator(); ++it) {
+    out.emplace_back((*it)[1], std::stod((*it)[2]));
+  }
+  return out;
+}
+
+TEST(HtmlReport, KernelEvidenceIsAStackedBarPerTracedResultScaledToItsThreadsTime) {
+  // The seed's stall: 2 threads over 16.5 ms, off-CPU 31 ms of their 33, growing the table
+  // and waiting for it; pre-grown, a little preemption only.
+  const Result off = ResultBuilder::socket("threads", 2)
+                         .ops(512)
+                         .holds_descriptors(true)
+                         .each_took(16'500'000, 5)
+                         .kernel(traced(2, 16'500'000,
+                                        {{OffCpuCause::fd_table_growth, 16'000'000},
+                                         {OffCpuCause::waiting_on_growth, 15'000'000}}));
+  const Result grown = ResultBuilder::socket("threads", 2)
+                           .ops(512)
+                           .holds_descriptors(true)
+                           .pregrow("auto")
+                           .each_took(2'000'000, 5)
+                           .kernel(traced(2, 2'000'000, {{OffCpuCause::preempted, 400'000}}));
+  const std::vector<ReportInput> inputs{run("sockets", {off, grown})};
+  const std::string page = html_report(inputs);
+  EXPECT_EQ(count_of(page, "data-chart=\"run0-0-kernel\""), 1U);
+  const std::string chart = page.substr(page.find("data-chart=\"run0-0-kernel\""));
+  EXPECT_EQ(count_of(chart.substr(0, chart.find("</svg>")), "class=\"track\""), 2U);
+  // Each part is its share of the threads' time: 16 of 33 ms of the bar's 580 px, and so on.
+  const auto parts = part_widths(chart);
+  ASSERT_EQ(parts.size(), 3U) << chart;
+  EXPECT_EQ(parts[0].first, "fd-table-growth");
+  EXPECT_NEAR(parts[0].second, 580.0 * 16 / 33, 0.1);
+  EXPECT_EQ(parts[1].first, "waiting-on-growth");
+  EXPECT_NEAR(parts[1].second, 580.0 * 15 / 33, 0.1);
+  EXPECT_EQ(parts[2].first, "preempted");
+  EXPECT_NEAR(parts[2].second, 580.0 * 0.4 / 4, 0.1);
+  // One colour per cause, and the legend names only the causes drawn, then the rest.
+  EXPECT_NE(chart.find("fill=\"" + svg::cause_colour("fd-table-growth") + "\""), std::string::npos);
+  for (const char* key :
+       {">fd-table-growth<", ">waiting-on-growth<", ">preempted<", ">on a CPU (the rest)<"}) {
+    EXPECT_NE(chart.find(key), std::string::npos) << key;
+  }
+  EXPECT_EQ(chart.find(">lock<"), std::string::npos);
+  // Each bar says what it is and its share above it; the tooltips carry the figures.
+  EXPECT_NE(chart.find(">threads, 2 threads, pregrow off: off-CPU 94% (31.0 ms of 2 threads × "
+                       "16.5 ms)<"),
+            std::string::npos)
+      << chart;
+  EXPECT_NE(chart.find(">threads, 2 threads, pregrow auto: off-CPU 10% (400 µs of 2 threads × "
+                       "2.00 ms)<"),
+            std::string::npos)
+      << chart;
+  EXPECT_NE(chart.find("<title>threads, 2 threads, pregrow off: fd-table-growth 16.0 ms per "
+                       "repetition, 48% of the threads&#39; time"),
+            std::string::npos)
+      << chart;
+  EXPECT_NE(chart.find("<title>threads, 2 threads, pregrow off: off-CPU 31.0 ms of 2 threads × "
+                       "16.5 ms per repetition: fd-table-growth 16.0 ms, waiting-on-growth "
+                       "15.0 ms"),
+            std::string::npos)
+      << chart;
+  EXPECT_EQ(page.find("recorded nothing"), std::string::npos);
+}
+
+TEST(HtmlReport, KernelEvidenceAskedButNotRecordedIsOneLineSayingWhy) {
+  const std::string why = "perf_event_paranoid is 2: run as root or with CAP_PERFMON";
+  std::vector<Result> results;
+  for (const char* pregrow : {"off", "auto"}) {
+    results.push_back(ResultBuilder::socket("threads", 2)
+                          .ops(512)
+                          .pregrow(pregrow)
+                          .each_took(2'000'000, 5)
+                          .kernel(not_traced(why)));
+  }
+  std::string page = html_report(std::vector<ReportInput>{run("sockets", results)});
+  EXPECT_EQ(count_of(page, "--kernel-trace recorded nothing: " + why), 1U) << page;
+  EXPECT_EQ(page.find("-kernel\""), std::string::npos);  // no chart
+  // One result of two: it says which share.
+  results[0].kernel = traced(2, 2'000'000, {{OffCpuCause::lock, 100'000}});
+  page = html_report(std::vector<ReportInput>{run("sockets", results)});
+  EXPECT_NE(page.find("--kernel-trace recorded nothing for 1 of 2 results: " + why),
+            std::string::npos)
+      << page;
+  EXPECT_EQ(count_of(page, "class=\"track\""), 1U);
+  // Not asked: neither.
+  page = html_report(std::vector<ReportInput>{run("sockets", open_sweep(30'000'000))});
+  EXPECT_EQ(page.find("recorded nothing"), std::string::npos);
+  EXPECT_EQ(page.find("-kernel\""), std::string::npos);
+}
+
+TEST(SvgChart, StackedBarsKeepTheirLabelsApartAndTheirPartsWithinTheirWhole) {
+  svg::StackedChart chart{"k", "t", "share", {}, "the rest", {}};
+  for (const char* key : {"fd-table-growth", "waiting-on-growth", "io_uring-wait", "io-wq",
+                          "page-fault", "lock", "preempted", "other"}) {
+    chart.keys.push_back({key, svg::cause_colour(key)});
+  }
+  // A label too long for one line with its figures, and medians per cause that add up to
+  // more than the whole.
+  chart.bars.push_back({"uring-direct (batch 64), 16 threads, pregrow 4096",
+                        "off-CPU 80% (812 µs of 16 threads × 1.24 ms) and more words besides",
+                        std::vector<svg::Part>(8, svg::Part{30, "part"}), 100, "whole"});
+  chart.bars.push_back({"threads, 1 thread, pregrow off", "off-CPU 10%", {{10, ""}}, 100, ""});
+  const std::string markup = svg::stacked_bar_chart(chart);
+  SCOPED_TRACE(markup);
+  const auto parts = part_widths(markup);
+  ASSERT_EQ(parts.size(), 5U);  // the first bar is full after four parts of 30%
+  double first = 0;
+  for (std::size_t i = 0; i < 4; ++i) first += parts[i].second;
+  EXPECT_NEAR(first, 580, 0.2);
+  EXPECT_NEAR(parts[4].second, 58, 0.1);
+  // Every colour is its own.
+  std::set<std::string> colours;
+  for (const auto& key : chart.keys) colours.insert(key.colour);
+  EXPECT_EQ(colours.size(), chart.keys.size());
+  const auto labels = label_boxes(markup);
+  // The second bar's label is one line; the first's figures are on a line of their own.
+  EXPECT_NE(markup.find(">threads, 1 thread, pregrow off: off-CPU 10%<"), std::string::npos);
+  EXPECT_NE(markup.find(">uring-direct (batch 64), 16 threads, pregrow 4096:<"), std::string::npos);
+  EXPECT_NE(markup.find(">off-CPU 80% (812 µs of 16 threads × 1.24 ms) and more words besides<"),
+            std::string::npos);
+  ASSERT_EQ(labels.size(), 3U + 9U);  // the bars' three lines; the legend's nine keys
+  std::smatch view;
+  ASSERT_TRUE(
+      std::regex_search(markup, view, std::regex(R"re(viewBox="0 0 ([0-9.]+) ([0-9.]+)")re")));
+  std::vector<Box> bars;
+  const std::regex track(
+      R"re(class="track" x="([0-9.]+)" y="([0-9.]+)" width="([0-9.]+)" height="([0-9.]+)")re");
+  for (auto it = std::sregex_iterator(markup.begin(), markup.end(), track);
+       it != std::sregex_iterator(); ++it) {
+    const double x = std::stod((*it)[1]);
+    const double y = std::stod((*it)[2]);
+    bars.push_back({x, y, x + std::stod((*it)[3]), y + std::stod((*it)[4]), "bar"});
+  }
+  ASSERT_EQ(bars.size(), 2U);
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    EXPECT_LE(labels[i].right, std::stod(view[1])) << labels[i].text;
+    EXPECT_LE(labels[i].bottom, std::stod(view[2])) << labels[i].text;
+    for (std::size_t j = i + 1; j < labels.size(); ++j) {
+      EXPECT_FALSE(intersect(labels[i], labels[j])) << labels[i].text << " / " << labels[j].text;
+    }
+    for (const auto& bar : bars) EXPECT_FALSE(intersect(labels[i], bar)) << labels[i].text;
+  }
+}
+
+TEST(HtmlReport, TheCompareTableMarksAResultTracedOnOneSideOnly) {
+  auto traced_run = open_sweep(30'000'000);
+  traced_run[0].kernel = traced(1, 30'000'000, {{OffCpuCause::preempted, 1'000'000}});
+  const std::string page = html_report(std::vector<ReportInput>{
+      run("plain.json", open_sweep(30'000'000)), run("traced.json", traced_run)});
+  const auto table = page.find("<table class=\"compare\">");
+  ASSERT_NE(table, std::string::npos);
+  const std::string compared = page.substr(table);
+  EXPECT_EQ(count_of(compared.substr(0, compared.find("</table>")), " †</td>"), 1U) << compared;
+  EXPECT_NE(compared.find("†: traced with --kernel-trace on one side only: its times include "
+                          "the tracing's cost."),
+            std::string::npos);
+  const std::string plain = html_report(std::vector<ReportInput>{
+      run("a.json", open_sweep(30'000'000)), run("b.json", open_sweep(30'000'000))});
+  EXPECT_EQ(plain.find("†"), std::string::npos);
 }
 
 }  // namespace html_report_test

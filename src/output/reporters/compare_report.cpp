@@ -98,6 +98,11 @@ class Printer {
     std::istringstream lines(text);
     for (std::string line; std::getline(lines, line);) out_ << wrap(line, 100) << "\n";
   }
+  // A paragraph set apart from the table above it (in markdown, else it would be a row).
+  void note(const std::string& text) {
+    out_ << "\n";
+    paragraph(text);
+  }
   void grid(const Grid& grid) {
     if (markdown_) {
       write_markdown(out_, grid);
@@ -123,6 +128,21 @@ std::string ratio_text(const CompareCell& cell) {
     text += fmt::format(" ({:.2f}–{:.2f})", *cell.ratio_low, *cell.ratio_high);
   }
   return text;
+}
+
+// Marks a result set against one traced where it was not, or untraced where it was.
+constexpr std::string_view kTracedMark = " †";
+
+std::string verdict_text(const CompareCell& cell) {
+  return std::string(to_string(cell.verdict)) +
+         std::string(cell.traced_on_one_side ? kTracedMark : "");
+}
+
+bool any_traced_on_one_side(const std::vector<CompareRow>& rows) {
+  return std::any_of(rows.begin(), rows.end(), [](const CompareRow& row) {
+    return std::any_of(row.cells.begin(), row.cells.end(),
+                       [](const CompareCell& cell) { return cell.traced_on_one_side; });
+  });
 }
 
 std::string median_text(const CompareCell& cell) {
@@ -182,7 +202,7 @@ Grid result_grid(const std::vector<CompareRow>& rows, std::size_t files) {
       const CompareCell& cell = row.cells[f];
       cells.push_back(ratio_text(cell));
       cells.push_back(cell.p_value ? fmt::format("{:.2g}", *cell.p_value) : "-");
-      cells.emplace_back(to_string(cell.verdict));
+      cells.push_back(verdict_text(cell));
     }
     grid.rows.push_back(std::move(cells));
   }
@@ -347,6 +367,9 @@ void write_readable(std::ostream& out, const CompareReport& report, bool markdow
     print_environment(p, c);
     print_rows(p, c.shared, c.files.size(), "In every file");
     print_rows(p, c.partial, c.files.size(), "Only in some files");
+    if (any_traced_on_one_side(c.shared) || any_traced_on_one_side(c.partial)) {
+      p.note("† traced with --kernel-trace on one side only: its times include the tracing's cost");
+    }
     if (c.shared.empty() && c.partial.empty()) p.heading("No results in these files.");
   }
   for (const auto& file : report.references) print_standings(p, file);
@@ -369,7 +392,9 @@ nlohmann::json row_json(const CompareRow& row) {
                 {"ratio", optional_json(cell.ratio)},
                 {"ratio_low", optional_json(cell.ratio_low)},
                 {"ratio_high", optional_json(cell.ratio_high)},
-                {"p_value", optional_json(cell.p_value)}});
+                {"p_value", optional_json(cell.p_value)},
+                {"kernel_traced", cell.kernel_traced},
+                {"traced_on_one_side", cell.traced_on_one_side}});
       j["status"] = std::string(to_string(cell.status));
       if (!cell.error.empty()) j["error"] = cell.error;
     }

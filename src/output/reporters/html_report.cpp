@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 #include <tuple>
@@ -184,6 +185,108 @@ std::string pregrow_chart(const std::vector<const Result*>& group, const std::st
   return svg::bar_chart(chart);
 }
 
+bool has_kernel_evidence(const Result& r) {
+  return r.ran() && r.kernel && r.kernel->available && r.kernel->threads > 0 &&
+         r.kernel->window_ns > 0;
+}
+
+// "2 threads", or "2 processes" where the workers are processes (the threads the kernel saw
+// may be more: the parent waiting for them).
+std::string kernel_workers_text(const Result& r) {
+  return r.workers == WorkerKind::processes
+             ? fmt::format("{} process{}", r.threads, r.threads == 1 ? "" : "es")
+             : thread_count_text(r.threads);
+}
+
+// One traced result's bar: the time its threads had in the timed region, split by cause.
+svg::StackedBar kernel_bar(const Result& r, const std::string& name,
+                           const std::vector<OffCpuCause>& causes) {
+  const KernelEvidence& k = *r.kernel;
+  const double whole = static_cast<double>(k.threads) * static_cast<double>(k.window_ns);
+  const auto off = static_cast<double>(k.off_cpu_ns);
+  svg::StackedBar bar{
+      name,
+      fmt::format("off-CPU {} ({} of {} × {})", format_percent(off / whole), format_duration(off),
+                  thread_count_text(k.threads), format_duration(static_cast<double>(k.window_ns))),
+      {},
+      whole,
+      name + ": " + kernel_text(r).substr(std::string_view("kernel: ").size())};
+  for (const OffCpuCause c : causes) {
+    const auto ns = static_cast<double>(k.off_cpu[static_cast<std::size_t>(c)]);
+    std::string tip =
+        fmt::format("{}: {} {} per repetition, {} of the threads' time: {}", name, cause_name(c),
+                    format_duration(ns), format_percent(ns / whole), cause_words(c));
+    if (c == OffCpuCause::fd_table_growth && !k.grace_period.empty()) {
+      tip += fmt::format(" ({} RCU grace period)", k.grace_period);
+    }
+    bar.parts.push_back({ns, std::move(tip)});
+  }
+  return bar;
+}
+
+// --kernel-trace: a bar per traced result, each the time its threads had in the timed region
+// (threads × its length), so that the coloured parts, where they were off their CPU by cause,
+// read as shares of it. Empty when no result of the group was traced.
+std::string kernel_chart(const std::vector<const Result*>& group, const std::string& id) {
+  std::vector<const Result*> traced;
+  std::copy_if(group.begin(), group.end(), std::back_inserter(traced),
+               [](const Result* r) { return has_kernel_evidence(*r); });
+  if (traced.empty()) return "";
+  // The causes any of them spent time in, in their fixed order: the legend lists no other.
+  std::vector<OffCpuCause> causes;
+  for (const OffCpuCause c : kEveryOffCpuCause) {
+    if (std::any_of(traced.begin(), traced.end(), [&](const Result* r) {
+          return r->kernel->off_cpu[static_cast<std::size_t>(c)] > 0;
+        })) {
+      causes.push_back(c);
+    }
+  }
+  svg::StackedChart chart{
+      id,
+      group_title(*group.front()) + " — where the threads were off their CPU while timed",
+      "share of the threads' time in the timed region (threads × its length)",
+      {},
+      "on a CPU (the rest)",
+      {}};
+  for (const OffCpuCause c : causes) {
+    chart.keys.push_back({std::string(cause_name(c)), svg::cause_colour(cause_name(c))});
+  }
+  for (const Result* r : traced) {
+    const std::string name = fmt::format("{}, {}, pregrow {}", series_name(*r, group),
+                                         kernel_workers_text(*r), r->pregrow.label());
+    chart.bars.push_back(kernel_bar(*r, name, causes));
+  }
+  return svg::stacked_bar_chart(chart) +
+         "<p class=\"meta\">Off-CPU time by the kernel's call chain where each thread left its "
+         "CPU (--kernel-trace). Every figure is the median per repetition, so the parts need "
+         "not add up to the total.</p>\n";
+}
+
+// --kernel-trace asked for but not recorded: why, once for each reason.
+std::string kernel_unavailable_lines(const std::vector<Result>& results) {
+  std::vector<std::pair<std::string, std::size_t>> reasons;  // in the results' order
+  std::size_t asked = 0;
+  for (const auto& r : results) {
+    if (!r.kernel) continue;
+    ++asked;
+    if (r.kernel->available) continue;
+    const auto it = std::find_if(reasons.begin(), reasons.end(),
+                                 [&](const auto& seen) { return seen.first == r.kernel->reason; });
+    if (it == reasons.end()) {
+      reasons.emplace_back(r.kernel->reason, 1);
+    } else {
+      ++it->second;
+    }
+  }
+  std::string out;
+  for (const auto& [reason, n] : reasons) {
+    out += fmt::format(
+        "<p class=\"meta kernel-unavailable\">--kernel-trace recorded nothing{}: {}</p>\n",
+        n == asked ? "" : fmt::format(" for {} of {} results", n, asked), prose(reason));
+  }
+  return out;
+}
+
 std::string result_notes(const Result& r) {
   std::string notes;
   if (!r.ran()) notes = error_text(r);
@@ -343,10 +446,12 @@ std::string run_section(const ReportInput& in, std::size_t index, bool lettered)
     for (const auto& f : concluded) out += "<li>" + prose(f.text) + "</li>\n";
     out += "</ul>\n";
   }
+  out += kernel_unavailable_lines(doc.results);
   std::size_t chart = 0;
   for (const auto& group : groups_of(doc.results)) {
     const std::string id = fmt::format("run{}-{}", index, chart++);
     out += group.front()->holds_descriptors ? pregrow_chart(group, id) : rate_chart(group, id);
+    out += kernel_chart(group, id + "-kernel");
     std::size_t events = 0;
     for (const auto* r : group) out += event_chart(*r, fmt::format("{}-events-{}", id, events++));
     out += results_table(group);
@@ -372,8 +477,9 @@ std::string compare_cells(const CompareRow& row) {
                                  cell.ratio_high.value_or(0))
                    : "-";
     const std::string p = cell.p_value ? fmt::format("{:.2g}", *cell.p_value) : "-";
-    out += fmt::format("<td>{}</td><td>{}</td><td class=\"text\">{}</td>", ratio, p,
-                       escape(std::string(to_string(cell.verdict))));
+    out += fmt::format("<td>{}</td><td>{}</td><td class=\"text\">{}{}</td>", ratio, p,
+                       escape(std::string(to_string(cell.verdict))),
+                       cell.traced_on_one_side ? " †" : "");
   }
   return out;
 }
@@ -382,6 +488,7 @@ std::string compare_cells(const CompareRow& row) {
 // heads are the runs' letters (file names would wrap them over lines); a key names the files.
 std::string compare_table(const Comparison& c) {
   std::string key;
+  bool marked = false;  // a result traced on one side only
   std::string out = "<table class=\"compare\"><tr><th>result</th>";
   for (std::size_t f = 0; f < c.files.size(); ++f) {
     const std::string letter = run_letter(f);
@@ -392,6 +499,8 @@ std::string compare_table(const Comparison& c) {
   out += "</tr>\n";
   for (const auto* rows : {&c.shared, &c.partial}) {
     for (const auto& row : *rows) {
+      marked |= std::any_of(row.cells.begin(), row.cells.end(),
+                            [](const auto& cell) { return cell.traced_on_one_side; });
       out += fmt::format("<tr><td>{} · {}{}</td>{}</tr>\n", escape(row.key.workload),
                          escape(row_label(row.key)),
                          rows == &c.partial ? " (not in every run)" : "", compare_cells(row));
@@ -403,8 +512,11 @@ std::string compare_table(const Comparison& c) {
              "median over run A's, and in brackets the range over their repetitions (X's "
              "fastest against A's slowest to X's slowest against A's fastest); below 1 is "
              "faster than A. A verdict needs p &lt; {} in a two-sided Mann-Whitney U "
-             "test on the repetition times, and at least {} repetitions on each side.</p>\n",
-             kSignificanceLevel, kMinRepetitionsToTell);
+             "test on the repetition times, and at least {} repetitions on each side.{}</p>\n",
+             kSignificanceLevel, kMinRepetitionsToTell,
+             marked ? " †: traced with --kernel-trace on one side only: its times "
+                      "include the tracing's cost."
+                    : "");
 }
 
 std::size_t runs_measuring(const CompareRow& row) {

@@ -291,11 +291,9 @@ std::string tip(const Value& v) {
   return v.tip.empty() ? "" : "<title>" + escape(v.tip) + "</title>";
 }
 
-// An event's colour: a growth, or a stall's cause.
-const char* mark_colour(const std::string& kind) {
-  if (kind == "growth" || kind == "fd-table-growth") return "#D55E00";
-  if (kind == "waiting-on-growth") return "#E69F00";
-  return "#777777";
+// An event's colour: a growth is the table's, a stall its cause's.
+std::string mark_colour(const std::string& kind) {
+  return cause_colour(kind == "growth" ? "fd-table-growth" : kind);
 }
 
 // A growth's fd label: above its diamond (row 0), a row higher (1) where that would meet the
@@ -359,9 +357,10 @@ std::string event_mark(const Mark& m, double x, double y, int row) {
 
 // What the events' colours mean, below the axis at `bottom`.
 std::string event_key(double bottom) {
-  const char* keys[][2] = {{"#D55E00", "grew the table (diamond), or a stall growing it"},
-                           {"#E69F00", "stall: waiting on another worker's growth"},
-                           {"#777777", "stall: unexplained"}};
+  const std::string keys[][2] = {
+      {cause_colour("fd-table-growth"), "grew the table (diamond), or a stall growing it"},
+      {cause_colour("waiting-on-growth"), "stall: waiting on another worker's growth"},
+      {cause_colour("unexplained"), "stall: unexplained"}};
   constexpr double kKeyX[] = {10, 330, 600};
   std::string out;
   for (std::size_t k = 0; k < std::size(keys); ++k) {
@@ -373,7 +372,90 @@ std::string event_key(double bottom) {
   return out;
 }
 
+// Stacked bars: each bar's label lines above it, the bar, then a gap to the next label.
+constexpr double kStackLeft = 10;
+constexpr double kStackLabelLine = 15;
+constexpr double kStackBar = 16;
+constexpr double kStackGap = 12;
+constexpr const char* kStackRest = "#EEEEEE";  // what no part covers
+
+// The keys beside the bars, each a square of its colour and its name wrapped to fit, and what
+// no part covers last.
+Legend stacked_legend(const StackedChart& chart) {
+  const auto limit = static_cast<std::size_t>((kWidth - 4 - kKeyTextX) / kCharWidth);
+  Legend legend;
+  double y = kTop + 2;
+  std::vector<StackKey> keys = chart.keys;
+  keys.push_back({chart.rest, kStackRest});
+  for (const auto& key : keys) {
+    legend.markup += fmt::format(
+        "<rect class=\"key\" x=\"{}\" y=\"{:.1f}\" width=\"12\" height=\"12\" fill=\"{}\" "
+        "stroke=\"#999999\" stroke-width=\"0.5\"/>\n",
+        kSwatchX, y, key.colour);
+    for (const auto& line : wrapped(key.name, limit)) {
+      legend.markup += fmt::format("<text class=\"tick legend\" x=\"{}\" y=\"{:.1f}\">{}</text>\n",
+                                   kKeyTextX, y + 10, escape(line));
+      y += kLegendLine;
+    }
+    y += 6;
+  }
+  legend.bottom = y;
+  return legend;
+}
+
+// Characters as drawn: a UTF-8 sequence ("×", "µ") is one.
+std::size_t drawn_chars(const std::string& text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
+}
+
+// A bar's label and its figures on one line where they fit, else each on lines of its own.
+std::vector<std::string> bar_label_lines(const StackedBar& bar) {
+  const auto limit = static_cast<std::size_t>((kRight - kStackLeft) / kCharWidth);
+  const std::string whole = bar.figures.empty() ? bar.label : bar.label + ": " + bar.figures;
+  if (drawn_chars(whole) <= limit) return {whole};
+  auto lines = wrapped(bar.label + ":", limit);
+  for (auto& line : wrapped(bar.figures, limit)) lines.push_back(std::move(line));
+  return lines;
+}
+
+// One bar at `y`: the whole drawn light, its parts over it from the left, each cut at the end.
+std::string stacked_bar(const StackedChart& chart, const StackedBar& bar, double y) {
+  const double length = kRight - kStackLeft;
+  std::string out = fmt::format(
+      "<rect class=\"track\" x=\"{}\" y=\"{:.1f}\" width=\"{}\" height=\"{}\" "
+      "fill=\"{}\"><title>{}</title></rect>\n",
+      kStackLeft, y, length, kStackBar, kStackRest, escape(bar.tip));
+  double at = 0;
+  for (std::size_t k = 0; k < bar.parts.size() && k < chart.keys.size(); ++k) {
+    const double share = bar.whole > 0 ? std::clamp(bar.parts[k].value / bar.whole, 0.0, 1.0) : 0;
+    const double width = std::min(share, 1 - at) * length;
+    if (width <= 0) continue;
+    out += fmt::format(
+        "<rect class=\"bar part\" data-key=\"{}\" x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" "
+        "height=\"{}\" fill=\"{}\">{}</rect>\n",
+        escape(chart.keys[k].name), kStackLeft + at * length, y, width, kStackBar,
+        chart.keys[k].colour,
+        bar.parts[k].tip.empty() ? "" : "<title>" + escape(bar.parts[k].tip) + "</title>");
+    at += width / length;
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string cause_colour(std::string_view cause) {
+  static constexpr std::pair<std::string_view, const char*> kCauses[] = {
+      {"fd-table-growth", "#D55E00"}, {"waiting-on-growth", "#E69F00"},
+      {"io_uring-wait", "#56B4E9"},   {"io-wq", "#0072B2"},
+      {"page-fault", "#CC79A7"},      {"lock", "#009E73"},
+      {"preempted", "#000000"}};
+  for (const auto& [name, colour] : kCauses) {
+    if (name == cause) return colour;
+  }
+  return "#777777";
+}
 
 std::string strategy_colour(std::string_view strategy) {
   // Okabe-Ito's eight, the yellow darkened to be seen on white.
@@ -522,6 +604,46 @@ std::string event_chart(const EventChart& chart) {
     out += event_mark(m, x_of(m.fd), kTop + kLane * (static_cast<double>(m.lane) + 0.5), rows[i]);
   }
   return out + event_key(bottom) + "</svg></figure>\n";
+}
+
+std::string stacked_bar_chart(const StackedChart& chart) {
+  const Legend legend = stacked_legend(chart);
+  std::string bars;
+  double y = kTop;
+  for (const auto& bar : chart.bars) {
+    for (const auto& line : bar_label_lines(bar)) {
+      bars += fmt::format("<text class=\"tick bar-label\" x=\"{}\" y=\"{:.1f}\">{}</text>\n",
+                          kStackLeft, y + 11, escape(line));
+      y += kStackLabelLine;
+    }
+    bars += stacked_bar(chart, bar, y + 2);
+    y += 2 + kStackBar + kStackGap;
+  }
+  // The axis below the bars and the legend both, so that its labels meet neither.
+  const double axis = std::max(y, legend.bottom);
+  const double height = axis + 46;
+  std::string out = fmt::format(
+      "<figure><figcaption>{}</figcaption>\n<svg class=\"chart\" data-chart=\"{}\" "
+      "xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" width=\"{}\" height=\"{}\" "
+      "role=\"img\" aria-label=\"{}\">\n",
+      escape(chart.title), escape(chart.id), kWidth, height, kWidth, height, escape(chart.title));
+  for (const int percent : {0, 25, 50, 75, 100}) {
+    const double x = kStackLeft + (kRight - kStackLeft) * percent / 100;
+    out += fmt::format(
+        "<line class=\"grid\" x1=\"{0:.1f}\" x2=\"{0:.1f}\" y1=\"{1}\" y2=\"{2:.1f}\"/>"
+        "<text class=\"tick\" x=\"{0:.1f}\" y=\"{3:.1f}\" text-anchor=\"{4}\">{5}%</text>\n",
+        x, kTop, axis, axis + 16,
+        percent == 0     ? "start"
+        : percent == 100 ? "end"
+                         : "middle",
+        percent);
+  }
+  out += bars;
+  out += fmt::format(
+      "<line class=\"axis\" x1=\"{0}\" x2=\"{1}\" y1=\"{2:.1f}\" y2=\"{2:.1f}\"/>\n"
+      "<text class=\"label\" x=\"{3}\" y=\"{4:.1f}\" text-anchor=\"middle\">{5}</text>\n",
+      kStackLeft, kRight, axis, (kStackLeft + kRight) / 2, axis + 36, escape(chart.x_label));
+  return out + legend.markup + "</svg></figure>\n";
 }
 
 }  // namespace fdbench::svg

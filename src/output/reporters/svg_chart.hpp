@@ -1,11 +1,12 @@
 #pragma once
-// Two kinds of chart as inline SVG, for the HTML report: lines over categories (files/s
-// against threads, one line per strategy) and grouped bars (pregrow off against auto, or one
-// bar per machine). Every value may carry a min-max whisker. The y axis is logarithmic where
-// the values span more than kLogSpan (a linear one would squeeze the slow ones into its
-// bottom), and the chart says which. The legend, with the reference line's label, sits beside
-// the plot, so no label covers a line or a point. Pure: data in, markup out; the markup needs
-// no script and no font beyond the page's own.
+// Charts as inline SVG, for the HTML report: lines over categories (files/s against threads,
+// one line per strategy), grouped bars (pregrow off against auto, or one bar per machine),
+// per-call events, and stacked horizontal bars (off-CPU time by cause). Every value may carry
+// a min-max whisker. The y axis is logarithmic where the values span more than kLogSpan (a
+// linear one would squeeze the slow ones into its bottom), and the chart says which. The
+// legend, with the reference line's label, sits beside the plot, so no label covers a line or
+// a point. Pure: data in, markup out; the markup needs no script and no font beyond the
+// page's own.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -58,6 +59,37 @@ struct EventChart {
   std::vector<Mark> marks;
 };
 
+// Horizontal bars split into parts (--kernel-trace: a result's off-CPU time by cause). Each
+// bar is drawn to its own whole (the time its threads had in the timed region), so its parts
+// read as shares of it; what no part covers is left light. A bar's label is written above it,
+// the keys' legend beside the bars, and a shared axis in percent below them.
+struct Part {
+  double value = 0;  // in the bar's unit; parts beyond its whole are cut at its end
+  std::string tip;
+};
+
+struct StackedBar {
+  std::string label;        // above the bar: what it is ...
+  std::string figures;      // ... and after a colon, or on a line of their own, its figures
+  std::vector<Part> parts;  // one per key, in the keys' order
+  double whole = 1;         // the bar's full length, in its parts' unit
+  std::string tip;          // over the whole bar
+};
+
+struct StackKey {
+  std::string name;
+  std::string colour;
+};
+
+struct StackedChart {
+  std::string id;
+  std::string title;
+  std::string x_label;
+  std::vector<StackKey> keys;
+  std::string rest;  // the legend's words for what no part covers
+  std::vector<StackedBar> bars;
+};
+
 // Medians (and the reference) spanning more than this ratio get a log axis.
 constexpr double kLogSpan = 5;
 
@@ -67,12 +99,19 @@ constexpr double kLogSpan = 5;
 // further colours, never one of those.
 std::string strategy_colour(std::string_view strategy);
 
+// The colour an off-CPU cause (cause_name(): "fd-table-growth", ...) is drawn in, the same
+// in the stacked bars and the event charts: Okabe-Ito's, told apart by colour-blind readers
+// too, with black for preempted and grey for other (and anything unknown, such as an
+// unexplained stall).
+std::string cause_colour(std::string_view cause);
+
 // Whether `chart` gets a log y axis: its medians and reference span more than kLogSpan.
 bool log_axis(const Chart& chart);
 
 std::string line_chart(const Chart& chart);
 std::string bar_chart(const Chart& chart);
 std::string event_chart(const EventChart& chart);
+std::string stacked_bar_chart(const StackedChart& chart);
 
 // Text made safe for HTML and SVG content and attributes.
 std::string escape(const std::string& text);
