@@ -34,7 +34,9 @@ struct Settings {
   int startup_runs = 20;
   // The default suite's thread counts (fdbench open --threads), for the references section.
   std::vector<int> suite_threads{1, 2, 4, 8, 16};
-  std::string only;  // "references": that section alone; empty: every section
+  std::string only;  // "references" or "kernel-trace": that section alone; empty: every section
+  long trace_switch_ops = 2000;  // futex handoffs per pass of fdbench_trace_cost switch
+  long trace_fault_ops = 20000;  // pages touched per pass of fdbench_trace_cost fault
 };
 
 struct Target {
@@ -82,6 +84,14 @@ class PerformanceRun {
   void lead(const std::vector<ScalingRound>& rounds);
   void uring_tuning();
   void latency_cost();
+  void kernel_trace();
+  struct EventCost {            // from fdbench_trace_cost: ns per context switch and per page fault
+    double switch_ns = 0;       // to another thread of the process on the same CPU
+    double idle_switch_ns = 0;  // to an idle CPU, woken from the other
+    double fault_ns = 0;
+  };
+  EventCost kernel_trace_events();
+  void kernel_trace_fdbench(const EventCost& cost);
   void scale();
   ScaleRound scale_round(int r);
   void per_file(const std::vector<ScaleRound>& rounds);
