@@ -2,7 +2,8 @@
 // The measurements behind fdbench's performance targets (docs/performance.md), in the order
 // they are printed: harness overhead against the minimal loops, the best strategy's scaling and
 // its lead over the seed's loop (with a trivial syscall's cost beside it), each io_uring tuning
-// feature's effect, cost per file at scale, start-up, and every row of the default suite against a
+// feature's effect, what --latency and --kernel-trace cost, cost per file at scale, start-up,
+// and every row of the default suite against a
 // minimal program doing the same work. Every comparison is made in rounds
 // that alternate which program runs first, so drift on a shared machine hits both sides; a
 // ratio is the median of the rounds' ratios, shown with their min-max.
