@@ -558,6 +558,7 @@ PerformanceRun::EventCost PerformanceRun::kernel_trace_events() {
     const Spread c = spread(per_event);
     fmt::print("    {:.2f} {} per op: {:.2f} µs per {} [{:.2f}-{:.2f}]\n", median(events), w.units,
                c.median / 1e3, w.unit, c.min / 1e3, c.max / 1e3);
+    std::fflush(stdout);
     judge(fmt::format("--kernel-trace cost per {}", w.unit),
           fmt::format("{:.2f} µs [{:.2f}-{:.2f}]", c.median / 1e3, c.min / 1e3, c.max / 1e3),
           "reported");
@@ -633,6 +634,7 @@ void PerformanceRun::kernel_trace_fdbench(const EventCost& cost) {
           "+{:.1f}-{:.1f}%\n",
           name, ms(median(traced[key])), ms(u), times(spread(rs)), sw, pf, 100 * lo / u,
           100 * hi / u);
+      std::fflush(stdout);
       judge(fmt::format("--kernel-trace cost, {}, {}", c.what.substr(0, c.what.find(' ')), name),
             times(spread(rs)), "reported");
     }
