@@ -11,6 +11,7 @@
 #include <map>
 #include <numeric>
 #include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
 
@@ -140,8 +141,9 @@ void PerformanceRun::run() {
   const OtherLoad load;
   const auto start = std::chrono::steady_clock::now();
   heading();
-  if (s_.only == "references") {
-    references();
+  if (!s_.only.empty()) {
+    if (s_.only == "references") references();
+    if (s_.only == "kernel-trace") kernel_trace();
     summary(load, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     return;
   }
@@ -152,6 +154,7 @@ void PerformanceRun::run() {
   scaling();
   uring_tuning();
   latency_cost();
+  kernel_trace();
   scale();
   startup();
   references();
@@ -450,6 +453,191 @@ void PerformanceRun::latency_cost() {
     fmt::print("  {}: traced {}, untraced {}: {}  {}\n", c.what, ms(median(cmp.a_times)),
                ms(median(cmp.b_times)), times(ratio), outcome);
     judge("--latency cost, " + c.what, times(ratio), outcome);
+  }
+}
+
+// What --kernel-trace costs: per event, from platform::KernelTracer around loops that each
+// make one kind of event (the truest per-call figure: a workload's overhead is its switches and
+// faults times these), then fdbench's own runs traced and untraced, each result's median, with
+// the overhead those per-event costs predict from the switches and faults the run recorded.
+void PerformanceRun::kernel_trace() {
+  section(
+      "Kernel evidence (--kernel-trace): time traced / untraced, and the cost per event "
+      "(reported)");
+  try {
+    const EventCost cost = kernel_trace_events();
+    kernel_trace_fdbench(cost);
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const std::runtime_error& e) {
+    fmt::print("  not measured: {}\n", e.what());
+  }
+}
+
+PerformanceRun::EventCost PerformanceRun::kernel_trace_events() {
+  struct Pass {  // one line of fdbench_trace_cost
+    double ns = 0;
+    double switches = 0;
+    double faults = 0;
+    double kept = 0;
+    double lost = 0;
+  };
+  const auto passes = [&](const std::string& workload, const char* side, long ops) {
+    const std::string out =
+        run_program({s_.tools + "/fdbench_trace_cost", workload, side, std::to_string(ops),
+                     std::to_string(s_.repeat), "1", s_.dir},
+                    scratch_)
+            .out;
+    std::vector<Pass> all;
+    std::istringstream lines(out);
+    Pass p;
+    while (lines >> p.ns >> p.switches >> p.faults >> p.kept >> p.lost) all.push_back(p);
+    if (all.empty()) throw std::runtime_error("fdbench_trace_cost printed nothing: " + out);
+    return all;
+  };
+  const auto field = [](const std::vector<Pass>& ps, double Pass::*f) {
+    std::vector<double> v;
+    for (const Pass& p : ps) v.push_back(p.*f);
+    return median(v);
+  };
+  fmt::print(
+      "  Per event: platform::KernelTracer around a loop making one kind of event "
+      "(bench/trace_cost.cpp),\n  per op: median of {} passes per side and round; cost per "
+      "event = (traced - untraced) / events per op, per round\n",
+      s_.repeat);
+  struct Workload {
+    std::string name;
+    std::string what;
+    long ops;
+    double Pass::*event;  // what the difference is divided by; nullptr: nothing
+    const char* unit;
+    const char* units;
+  };
+  const std::vector<Workload> workloads{
+      {"open-close", "openat+close, no event", s_.files, nullptr, "", ""},
+      {"switch", "futex handoff, 2 threads on 1 CPU", s_.trace_switch_ops, &Pass::switches,
+       "context switch", "context switches"},
+      {"switch-2cpu", "futex handoff, 2 threads on 2 CPUs", s_.trace_switch_ops, &Pass::switches,
+       "context switch to idle", "context switches"},
+      {"fault", "write to a fresh page", s_.trace_fault_ops, &Pass::faults, "page fault",
+       "page faults"},
+  };
+  EventCost cost;
+  for (const Workload& w : workloads) {
+    std::vector<double> ratios, traced_ns, untraced_ns, per_event, events, kept;
+    double lost = 0;
+    for (int r = 0; r < s_.rounds; ++r) {
+      std::vector<Pass> traced;
+      std::vector<Pass> untraced;
+      run_in_order(
+          r, [&] { traced = passes(w.name, "traced", w.ops); },
+          [&] { untraced = passes(w.name, "untraced", w.ops); });
+      const double t = field(traced, &Pass::ns);
+      const double u = field(untraced, &Pass::ns);
+      ratios.push_back(t / u);
+      traced_ns.push_back(t);
+      untraced_ns.push_back(u);
+      kept.push_back(field(traced, &Pass::kept));
+      for (const Pass& p : traced) lost += p.lost;
+      if (w.event != nullptr) {
+        const double n = field(traced, w.event);
+        events.push_back(n);
+        per_event.push_back((t - u) / n);
+      }
+    }
+    fmt::print(
+        "  {:<36} traced {:.0f} ns, untraced {:.0f} ns per op: {}; records kept {:.2f} per "
+        "op{}\n",
+        w.what, median(traced_ns), median(untraced_ns), times(spread(ratios)), median(kept),
+        lost > 0 ? fmt::format(", {:.0f} LOST", lost) : "");
+    std::fflush(stdout);
+    if (w.event == nullptr) {
+      judge("--kernel-trace cost, " + w.what, times(spread(ratios)), "reported");
+      continue;
+    }
+    const Spread c = spread(per_event);
+    fmt::print("    {:.2f} {} per op: {:.2f} µs per {} [{:.2f}-{:.2f}]\n", median(events), w.units,
+               c.median / 1e3, w.unit, c.min / 1e3, c.max / 1e3);
+    std::fflush(stdout);
+    judge(fmt::format("--kernel-trace cost per {}", w.unit),
+          fmt::format("{:.2f} µs [{:.2f}-{:.2f}]", c.median / 1e3, c.min / 1e3, c.max / 1e3),
+          "reported");
+    if (w.name == "switch") cost.switch_ns = c.median;
+    if (w.name == "switch-2cpu") cost.idle_switch_ns = c.median;
+    if (w.name == "fault") cost.fault_ns = c.median;
+  }
+  return cost;
+}
+
+void PerformanceRun::kernel_trace_fdbench(const EventCost& cost) {
+  const std::string files = std::to_string(s_.files);
+  const std::string socket_repeat = std::to_string(s_.repeat * 3);
+  const std::string open_repeat = std::to_string(s_.repeat * 2);
+  struct Case {
+    std::string what;
+    std::vector<std::string> args;
+  };
+  const std::vector<Case> cases{
+      {"socket --strategy threads --pregrow auto",
+       {"socket", "--strategy", "threads", "--pregrow", "auto", "--repeat", socket_repeat}},
+      {fmt::format("open --files {}", count(s_.files)),
+       {"open", "--files", files, "--threads", "1,2", "--strategy", "threads,pool,uring",
+        "--repeat", open_repeat, "--dir", s_.dir}},
+  };
+  fmt::print(
+      "  fdbench with --kernel-trace / without, in interleaved rounds: each result's median, "
+      "ratio per round;\n  per repetition (traced): context switches and page faults of the "
+      "measuring threads, and the overhead they predict at the costs above\n");
+  for (const Case& c : cases) {
+    std::map<std::pair<std::string, int>, std::vector<double>> ratios, traced, untraced, switches,
+        faults;
+    int incomplete = 0;
+    for (int r = 0; r < s_.rounds; ++r) {
+      Results with;
+      Results without;
+      run_in_order(
+          r,
+          [&] {
+            auto args = c.args;
+            args.emplace_back("--kernel-trace");
+            with = fdbench(args);
+          },
+          [&] { without = fdbench(c.args); });
+      for (const Measured& m : without.results) {
+        const Measured& t = find(with, m.strategy, m.threads);
+        const Measured& u = find(without, m.strategy, m.threads);
+        if (!t.kernel_switches) {
+          throw std::runtime_error("fdbench --kernel-trace recorded no kernel evidence here");
+        }
+        const auto key = std::make_pair(m.strategy, m.threads);
+        ratios[key].push_back(t.median_ns / u.median_ns);
+        traced[key].push_back(t.median_ns);
+        untraced[key].push_back(u.median_ns);
+        switches[key].push_back(*t.kernel_switches);
+        faults[key].push_back(t.kernel_faults.value_or(0));
+        incomplete += t.kernel_incomplete;
+      }
+    }
+    fmt::print("  {}{}\n", c.what,
+               incomplete > 0 ? fmt::format(" ({} repetitions lost records)", incomplete) : "");
+    for (const auto& [key, rs] : ratios) {
+      const double sw = median(switches[key]);
+      const double pf = median(faults[key]);
+      // a switch costs what one between threads on a CPU costs, or one to an idle CPU
+      const double lo = sw * std::min(cost.switch_ns, cost.idle_switch_ns) + pf * cost.fault_ns;
+      const double hi = sw * std::max(cost.switch_ns, cost.idle_switch_ns) + pf * cost.fault_ns;
+      const double u = median(untraced[key]);
+      const std::string name =
+          fmt::format("{} {} thread{}", key.first, key.second, key.second == 1 ? "" : "s");
+      fmt::print(
+          "    {:<16} traced {}, untraced {}: {}; {:.0f} switches, {:.0f} faults: predicted "
+          "+{:.1f}-{:.1f}%\n",
+          name, ms(median(traced[key])), ms(u), times(spread(rs)), sw, pf, 100 * lo / u,
+          100 * hi / u);
+      std::fflush(stdout);
+      judge(fmt::format("--kernel-trace cost, {}, {}", c.what.substr(0, c.what.find(' ')), name),
+            times(spread(rs)), "reported");
+    }
   }
 }
 

@@ -2,7 +2,8 @@
 // The measurements behind fdbench's performance targets (docs/performance.md), in the order
 // they are printed: harness overhead against the minimal loops, the best strategy's scaling and
 // its lead over the seed's loop (with a trivial syscall's cost beside it), each io_uring tuning
-// feature's effect, cost per file at scale, start-up, and every row of the default suite against a
+// feature's effect, what --latency and --kernel-trace cost, cost per file at scale, start-up,
+// and every row of the default suite against a
 // minimal program doing the same work. Every comparison is made in rounds
 // that alternate which program runs first, so drift on a shared machine hits both sides; a
 // ratio is the median of the rounds' ratios, shown with their min-max.
@@ -34,7 +35,9 @@ struct Settings {
   int startup_runs = 20;
   // The default suite's thread counts (fdbench open --threads), for the references section.
   std::vector<int> suite_threads{1, 2, 4, 8, 16};
-  std::string only;  // "references": that section alone; empty: every section
+  std::string only;  // "references" or "kernel-trace": that section alone; empty: every section
+  long trace_switch_ops = 2000;  // futex handoffs per pass of fdbench_trace_cost switch
+  long trace_fault_ops = 20000;  // pages touched per pass of fdbench_trace_cost fault
 };
 
 struct Target {
@@ -82,6 +85,14 @@ class PerformanceRun {
   void lead(const std::vector<ScalingRound>& rounds);
   void uring_tuning();
   void latency_cost();
+  void kernel_trace();
+  struct EventCost {            // from fdbench_trace_cost: ns per context switch and per page fault
+    double switch_ns = 0;       // to another thread of the process on the same CPU
+    double idle_switch_ns = 0;  // to an idle CPU, woken from the other
+    double fault_ns = 0;
+  };
+  EventCost kernel_trace_events();
+  void kernel_trace_fdbench(const EventCost& cost);
   void scale();
   ScaleRound scale_round(int r);
   void per_file(const std::vector<ScaleRound>& rounds);

@@ -27,6 +27,12 @@ Measured read_result(const nlohmann::json& r) {
       if (value.is_string()) m.parameters[key] = value.get<std::string>();
     }
   }
+  if (r.contains("kernel") && r.at("kernel").value("available", false)) {
+    const auto& k = r.at("kernel");
+    m.kernel_switches = k.at("switches").get<double>();
+    m.kernel_faults = k.at("page_faults").get<double>();
+    m.kernel_incomplete = k.value("incomplete_repetitions", 0);
+  }
   if (r.contains("setup_ns") && r.at("setup_ns").is_number()) {
     m.setup_ns = r.at("setup_ns").get<double>();
   }

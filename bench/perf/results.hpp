@@ -15,11 +15,16 @@ struct Measured {
   int threads = 0;
   std::vector<double> times_ns;  // the timed repetitions
   double median_ns = 0;
-  std::optional<double> setup_ns;  // file-set creation, where this fdbench records it
+  std::optional<double> setup_ns;   // file-set creation, where this fdbench records it
   std::string status = "measured";  // "unavailable", "failed", ... (JSON status)
   std::string error;                // why, when it has no times
   std::uint64_t failures = 0;
   std::map<std::string, std::string> parameters;  // the string ones (io_uring features, ...)
+  // --kernel-trace: the traced repetitions' median context switches and page faults, and
+  // how many repetitions lost records; empty when not traced
+  std::optional<double> kernel_switches;
+  std::optional<double> kernel_faults;
+  int kernel_incomplete = 0;
 };
 
 struct Results {
