@@ -12,7 +12,9 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
+#include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -20,6 +22,7 @@
 #include "model/kernel_evidence.hpp"
 #include "platform/platform.hpp"
 #include "support/require.hpp"
+#include "support/wait_until.hpp"
 
 namespace fdbench {
 namespace kernel_trace_test {
@@ -45,6 +48,15 @@ MeasuringThreads in_this_process(const platform::KernelTracer& tracer) {
 
 std::int64_t off(const KernelSample& s, OffCpuCause cause) {
   return s.off_cpu[static_cast<std::size_t>(cause)];
+}
+
+// Whether thread `tid` of this process sleeps now (state S in /proc/self/task/TID/stat).
+bool asleep(int tid) {
+  std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/stat");
+  std::string stat;
+  std::getline(in, stat);
+  const auto paren = stat.rfind(')');
+  return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'S';
 }
 
 int perf_descriptors() {
@@ -100,14 +112,16 @@ TEST(KernelTrace, AWaitOnAConditionIsALock) {
   bool go = false;
   std::int64_t start = 0;
   std::int64_t end = 0;
+  std::atomic<int> tid = 0;
   std::thread waiter([&] {
     start = platform::now_ns();
+    tid = platform::thread_id();
     std::unique_lock lock(m);
     cv.wait(lock, [&] { return go; });
     end = platform::now_ns();
   });
-  // The waiter is asleep once the kernel shows it so; then 20 ms later it is woken.
-  while (start == 0) std::this_thread::yield();
+  // Once the kernel shows the waiter asleep, it is woken 20 ms later (the workload).
+  ASSERT_TRUE(testing::wait_until([&] { return tid != 0 && asleep(tid); }));
   std::this_thread::sleep_for(20ms);
   {
     std::lock_guard lock(m);
