@@ -510,16 +510,35 @@ std::string growth_text(const Result& r, const Latency& latency, const std::stri
 // their causes ("no call stalled"); `per` as for growth_text.
 std::string stalls_text(const Result& r, const Latency& latency, const std::string& per) {
   std::map<std::string, int> causes;
-  for (const auto& s : latency.stalls) ++causes[s.cause];
+  std::size_t from_kernel = 0;
+  for (const auto& s : latency.stalls) {
+    ++causes[s.cause];
+    if (s.off_cpu_ns) ++from_kernel;
+  }
   const std::uint64_t stalls = latency.stall_totals.count;
   if (stalls == 0) return fmt::format("no {} stalled", per);
   std::string why;
   for (const auto& [cause, label] :
        {std::pair<const char*, const char*>{"fd-table-growth", "growing the shared table"},
         {"waiting-on-growth", "waiting on another worker's growth"},
+        {"io_uring-wait", "waiting for io_uring completions"},
+        {"io-wq", "waiting on io-wq"},
+        {"page-fault", "in page faults"},
+        {"lock", "waiting on a lock or for work"},
+        {"preempted", "preempted"},
+        {"other", "off their CPU elsewhere in the kernel"},
+        {kOnCpuCause, "on-CPU for most of the call"},
         {"unexplained", "unexplained"}}) {
     if (causes[cause] > 0)
       why += fmt::format("{}{} {}", why.empty() ? "" : ", ", causes[cause], label);
+  }
+  // Where --kernel-trace named the causes, say so: they are the kernel's, not inferred.
+  if (from_kernel == latency.stalls.size()) {
+    why += " (as the kernel recorded each call's thread)";
+  } else if (from_kernel > 0) {
+    why += fmt::format(" ({} of the listed as the kernel recorded each call's thread, the rest "
+                       "inferred from the timing)",
+                       from_kernel);
   }
   return fmt::format(
       "{} {}{} stalled (slower than 20 × the median and 200 µs) over {} repetition{}{}: {}", stalls,

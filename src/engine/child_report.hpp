@@ -17,6 +17,7 @@ struct ChildReport {
   std::int32_t fdsize_after = -1;
   Tally tally;
   std::uint64_t traced = 0;      // --latency: that many CallRecords follow the report
+  std::int32_t worker_tids = 0;  // --kernel-trace: then that many workers' thread ids
   std::int32_t shared = 0;       // --latency: more than one thread was alive while timed
   std::int32_t signal = 0;       // SIGINT or SIGTERM stopped the repetition: it is no sample
   std::int32_t unavailable = 0;  // 1: `error` says why this cannot run here (else it failed)
@@ -29,8 +30,8 @@ struct ChildReport {
 // `descriptors` per item) that the parent saw live for `lived_ns` from fork to report, or ""
 // when nothing is: a time that is not positive or longer than the child lived, more failures
 // than calls, errno counts that do not add up, a table that shrank, a flag that is neither 0
-// nor 1 (shared, unavailable, counted), a signal fdbench does not stop on, or more call records
-// than items.
+// nor 1 (shared, unavailable, counted), a signal fdbench does not stop on, more call records
+// than items, or thread ids for more workers than a trace numbers (or without records).
 // The error text is made NUL-terminated first.
 std::string implausible(ChildReport& report, std::uint64_t ops, std::int64_t lived_ns);
 

@@ -56,14 +56,18 @@ int pregrow_target(const Pregrow& pregrow, const Workload& work, int channel) {
   return 0;
 }
 
+// `latency`: the calls are timed; `name_threads`: their workers' thread ids are sent too
+// (--kernel-trace).
 void child_repetition(Channel& channel, const WorkloadRecipe& recipe, const StrategyInfo& strategy,
-                      const StrategyConfig& config, const Pregrow& pregrow, bool latency) noexcept {
+                      const StrategyConfig& config, const Pregrow& pregrow, bool latency,
+                      bool name_threads) noexcept {
   ChildReport report;
   std::optional<CallTrace> trace;
   try {
     auto work = make_as_described(recipe);
     if (latency) {
       trace.emplace(work->ops());
+      trace->name_threads(name_threads);
       work->set_trace(&*trace);
     }
     if (const int highest = pregrow_target(pregrow, *work, channel.fd()); highest > 0) {
@@ -95,7 +99,10 @@ void child_repetition(Channel& channel, const WorkloadRecipe& recipe, const Stra
     }
     report.fdsize_after = platform::fd_table_size().value_or(-1);
     work->set_trace(nullptr);
-    if (trace) report.traced = trace->records().size();
+    if (trace) {
+      report.traced = trace->records().size();
+      report.worker_tids = static_cast<std::int32_t>(trace->worker_tids().size());
+    }
   } catch (const Interrupted& e) {  // a `process` worker or libuv's helper died of it
     report.signal = e.signal();
   } catch (const Unavailable& e) {
@@ -105,9 +112,10 @@ void child_repetition(Channel& channel, const WorkloadRecipe& recipe, const Stra
     std::snprintf(report.error, sizeof report.error, "%s", e.what());
   }
   if (report.signal == 0) report.signal = interrupted();
-  if (report.signal != 0 || report.error[0] != '\0') report.traced = 0;
-  if (channel.send(report) && report.traced != 0) {
-    channel.send_all(std::span<const CallRecord>(trace->records()));
+  if (report.signal != 0 || report.error[0] != '\0') report.traced = report.worker_tids = 0;
+  if (channel.send(report) && report.traced != 0 &&
+      channel.send_all(std::span<const CallRecord>(trace->records())) && report.worker_tids != 0) {
+    channel.send_all(trace->worker_tids());
   }
 }
 
@@ -116,15 +124,17 @@ struct ChildRun {
   std::int64_t forked_ns = 0;    // just before the fork
   std::int64_t reported_ns = 0;  // once its report came
   std::vector<CallRecord> records;  // --latency
+  std::vector<std::int32_t> worker_tids;  // --kernel-trace with --latency
 };
 
 // Runs one repetition in a fresh child and returns its report (and its call records).
 ChildRun run_in_child(const WorkloadRecipe& recipe, const StrategyInfo& strategy,
-                      const StrategyConfig& config, const Pregrow& pregrow, bool latency) {
+                      const StrategyConfig& config, const Pregrow& pregrow, bool latency,
+                      bool name_threads) {
   const std::int64_t forked_ns = platform::now_ns();
   ChildProcess child(
       [&](Channel& channel) {
-        child_repetition(channel, recipe, strategy, config, pregrow, latency);
+        child_repetition(channel, recipe, strategy, config, pregrow, latency, name_threads);
       },
       kRepetitionChild);
   ChildRun run;
@@ -140,6 +150,10 @@ ChildRun run_in_child(const WorkloadRecipe& recipe, const StrategyInfo& strategy
     if (reported) {
       run.records.resize(report.traced);
       reported = child.channel().receive_all(std::span<CallRecord>(run.records));
+    }
+    if (reported && report.worker_tids != 0) {
+      run.worker_tids.resize(static_cast<std::size_t>(report.worker_tids));
+      reported = child.channel().receive_all(std::span<std::int32_t>(run.worker_tids));
     }
   }
   const ChildExit end = child.wait();
@@ -173,6 +187,11 @@ std::string implausible(ChildReport& report, std::uint64_t ops, std::int64_t liv
   }
   if (report.counted != 0 && report.counted != 1) return fmt::format("counted {}", report.counted);
   if (report.traced > ops) return fmt::format("{} call records for {} items", report.traced, ops);
+  if (report.worker_tids < 0 || static_cast<std::size_t>(report.worker_tids) > kMaxCallWorkers ||
+      (report.worker_tids != 0 && report.traced == 0)) {
+    return fmt::format("{} workers' thread ids with {} call records", report.worker_tids,
+                       report.traced);
+  }
   if (report.error[0] != '\0' || report.signal != 0) return {};  // no sample to check
   if (report.ns <= 0 || report.ns > lived_ns) {
     return fmt::format("a repetition of {} ns in a child that lived {} ns", report.ns, lived_ns);
@@ -234,7 +253,7 @@ class FreshChildMeasurement final : public Measurement {
     ChildRun run;
     kernel_before();
     try {
-      run = run_in_child(work_, strategy_, config_, pregrow_, traced_);
+      run = run_in_child(work_, strategy_, config_, pregrow_, traced_, kernel_traced());
     } catch (const ForkFailed& e) {  // EAGAIN at a limit on processes: not here
       return stop(Status::unavailable,
                   cannot_create("the repetition's fresh child process", e.err()).what());
@@ -255,7 +274,9 @@ class FreshChildMeasurement final : public Measurement {
     if (latency_) {
       const std::optional<int> before =
           report.fdsize_before >= 0 ? std::optional<int>(report.fdsize_before) : std::nullopt;
-      latency_->add(run.records, report.ns, before, report.shared != 0);
+      const auto kernel = kernel_calls(run.worker_tids);
+      latency_->add(run.records, report.ns, before, report.shared != 0,
+                    kernel ? &*kernel : nullptr);
     }
     if (!r_.fdsize_before) {  // every child starts alike; keep the first timed one's sizes
       if (report.fdsize_before >= 0) r_.fdsize_before = report.fdsize_before;

@@ -33,13 +33,14 @@ LatencyRecording::LatencyRecording(const WorkloadFacts& work, const StrategyInfo
       not_recorded_(strategy.latency_not_recorded) {}
 
 void LatencyRecording::add(std::span<const CallRecord> records, std::int64_t ns,
-                           std::optional<int> fdsize_before, bool shared) {
+                           std::optional<int> fdsize_before, bool shared,
+                           const KernelCalls* kernel) {
   ++repetitions_;
   const bool any = std::any_of(records.begin(), records.end(),
                                [](const CallRecord& c) { return c.create_ns >= 0; });
   if (!any && !records.empty()) recorded_ = false;
   if (!recorded_) return;
-  collector_.add(records, ns, fdsize_before.value_or(0), shared);
+  collector_.add(records, ns, fdsize_before.value_or(0), shared, kernel);
   if (on_calls_) on_calls_(repetitions_ - 1, records);
 }
 
@@ -185,6 +186,7 @@ void Measurement::kernel_before() {
                          .harness = kernel_->tracer->threads_at_start()};
     std::erase(who.harness, platform::thread_id());
     kernel_->attribution.emplace(std::move(who), platform::kernel_symbol);
+    kernel_->attribution->keep_spans(latency_.has_value());
   }
   kernel_->attribution->before(kernel_->tracer->drain());
 }
@@ -192,12 +194,23 @@ void Measurement::kernel_before() {
 void Measurement::kernel_after(bool timed, std::int64_t start_ns, std::int64_t ns) {
   if (!kernel_ || kernel_->tracer == nullptr || !kernel_->attribution) return;
   platform::KernelRecords records = kernel_->tracer->drain();
+  kernel_->spans_kept = false;
   if (!timed) return kernel_->attribution->before(records);
   if (start_ns <= 0) {
     kernel_->every_repetition = false;
     return kernel_->attribution->before(records);
   }
-  kernel_->samples.push_back(kernel_->attribution->during(records, start_ns, start_ns + ns));
+  KernelSample sample = kernel_->attribution->during(records, start_ns, start_ns + ns);
+  kernel_->spans_kept = sample.complete && latency_.has_value();
+  kernel_->spans = std::move(sample.spans);
+  sample.spans = {};
+  kernel_->samples.push_back(std::move(sample));
+}
+
+std::optional<KernelCalls> Measurement::kernel_calls(
+    std::span<const std::int32_t> worker_tids) const {
+  if (!kernel_traced() || !kernel_->spans_kept || worker_tids.empty()) return std::nullopt;
+  return KernelCalls{&kernel_->spans, worker_tids};
 }
 
 void Measurement::stop(Status status, std::string error) {
@@ -268,6 +281,7 @@ class InProcessMeasurement final : public Measurement {
     trace_kernel(extras, false);
     if (extras.latency) {
       trace_.emplace(work.ops());
+      trace_->name_threads(kernel_traced());
       latency_.emplace(facts_of(work), strategy, extras.on_calls);
       work_.set_trace(&*trace_);
     }
@@ -323,7 +337,10 @@ class InProcessMeasurement final : public Measurement {
     total_.merge(rep.tally);
     r_.times_ns.push_back(rep.ns);
     record_usage(rep.usage);
-    if (latency_) latency_->add(trace_->records(), rep.ns, fdsize, shared_);
+    if (latency_) {
+      const auto kernel = kernel_calls(trace_->worker_tids());
+      latency_->add(trace_->records(), rep.ns, fdsize, shared_, kernel ? &*kernel : nullptr);
+    }
   }
 
   void release() override {

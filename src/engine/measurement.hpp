@@ -51,8 +51,9 @@ class LatencyRecording {
   LatencyRecording(const WorkloadFacts& work, const StrategyInfo& strategy, CallsDone on_calls);
   // One timed repetition's records, its time, its starting table size (nullopt: not known
   // here) and whether more than one thread of the process was alive during it.
+  // `kernel`: what --kernel-trace recorded of it, for its stalls' causes (nullptr: nothing).
   void add(std::span<const CallRecord> records, std::int64_t ns, std::optional<int> fdsize_before,
-           bool shared);
+           bool shared, const KernelCalls* kernel = nullptr);
   void store(Result& r) const;
 
  private:
@@ -71,6 +72,10 @@ struct KernelTracking {
   std::optional<KernelAttribution> attribution;  // made at the first repetition
   std::vector<KernelSample> samples;             // one per timed repetition
   bool every_repetition = true;                  // no timed one went without a sample
+  // The last timed repetition's stretches off a CPU, with --latency (for its stalls); empty
+  // when that repetition lost records.
+  std::vector<OffCpuSpan> spans;
+  bool spans_kept = false;
 };
 
 // One combination's repetitions, run one at a time: a Session runs several combinations'
@@ -128,6 +133,12 @@ class Measurement {
   // the repetition, whose clock ran `ns` from `start_ns` (0: not known, no sample).
   void kernel_before();
   void kernel_after(bool timed, std::int64_t start_ns, std::int64_t ns);
+  // Whether the kernel is traced (the workers must then note their thread ids), and what it
+  // recorded of the last timed repetition for its stalls, given the workers' thread ids
+  // (nullopt: nothing to go by).
+  [[nodiscard]] bool kernel_traced() const { return kernel_ && kernel_->tracer != nullptr; }
+  [[nodiscard]] std::optional<KernelCalls> kernel_calls(
+      std::span<const std::int32_t> worker_tids) const;
   // Ends the measurement with `status` (unavailable or failed) and why: no times are kept.
   void stop(Status status, std::string error);
   // What the subclass holds (workers, a trace) is released before the leak check.

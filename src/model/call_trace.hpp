@@ -7,10 +7,15 @@
 // writes one submission record per batch, on the slot of the batch's first item, and leaves
 // the batch's other slots "never run". So a trace keeps one record per item whoever writes
 // it, and a fresh child sends it to its parent the same way.
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
+
+#include "platform/platform.hpp"
 
 namespace fdbench {
 
@@ -35,6 +40,7 @@ struct CallRecord {
 // Small, as one is kept per item (and sent through a pipe by a fresh child): a worker number
 // fits 16 bits (--threads is at most 1024).
 static_assert(sizeof(CallRecord) == 32);
+inline constexpr std::size_t kMaxCallWorkers = 1024;
 
 class CallTrace {
  public:
@@ -49,6 +55,17 @@ class CallTrace {
     for (auto& r : records_) r = CallRecord{};
     serial_ = next_serial();
     next_worker_.store(0, std::memory_order_relaxed);
+    tids_.fill(0);
+  }
+  // --kernel-trace: each worker also notes its thread id as it is numbered (one gettid per
+  // worker per repetition, on its first call), so that a slow call's own thread can be found
+  // among the kernel's records.
+  void name_threads(bool on) noexcept { name_threads_ = on; }
+  // Worker w's thread id in this repetition, 0 where not noted; as many as were numbered.
+  [[nodiscard]] std::span<const std::int32_t> worker_tids() const noexcept {
+    const auto n = std::min<std::size_t>(
+        static_cast<std::size_t>(next_worker_.load(std::memory_order_relaxed)), tids_.size());
+    return {tids_.data(), name_threads_ ? n : 0};
   }
   [[nodiscard]] CallRecord& at(std::size_t i) noexcept { return records_[i]; }
   [[nodiscard]] const std::vector<CallRecord>& records() const noexcept { return records_; }
@@ -63,6 +80,9 @@ class CallTrace {
     if (owner != serial_) {
       owner = serial_;
       id = static_cast<std::int16_t>(next_worker_.fetch_add(1, std::memory_order_relaxed));
+      if (name_threads_ && static_cast<std::size_t>(id) < tids_.size()) {
+        tids_[static_cast<std::size_t>(id)] = platform::thread_id();
+      }
     }
     return id;
   }
@@ -76,6 +96,8 @@ class CallTrace {
   std::vector<CallRecord> records_;
   std::uint64_t serial_;
   std::atomic<std::int32_t> next_worker_{0};
+  bool name_threads_ = false;
+  std::array<std::int32_t, kMaxCallWorkers> tids_{};
 };
 
 }  // namespace fdbench

@@ -403,13 +403,15 @@ Written write_stalls(const Result& r) {
   if (!r.latency) return std::nullopt;
   json stalls = json::array();
   for (const auto& s : r.latency->stalls) {
-    stalls.push_back({{"repetition", s.repetition},
-                      {"worker", s.worker},
-                      {"index", s.index},
-                      {"op", s.op},
-                      {"fd", s.fd},
-                      {"ns", s.ns},
-                      {"cause", s.cause}});
+    json stall = {{"repetition", s.repetition},
+                  {"worker", s.worker},
+                  {"index", s.index},
+                  {"op", s.op},
+                  {"fd", s.fd},
+                  {"ns", s.ns},
+                  {"cause", s.cause}};
+    if (s.off_cpu_ns) stall["off_cpu_ns"] = *s.off_cpu_ns;
+    stalls.push_back(std::move(stall));
   }
   return stalls;
 }
@@ -463,9 +465,11 @@ void read_latency(const JsonReader& in, const char* name, Result& r) {
   }
   read_growth(in, latency);
   each_of(in, "stalls", [&](const JsonReader& s) {
-    latency.stalls.push_back({s.integer<int>("repetition"), s.integer<int>("worker"),
-                              s.integer<std::uint64_t>("index"), s.text("op"), s.integer<int>("fd"),
-                              s.integer<std::int64_t>("ns"), s.text("cause")});
+    Stall stall{s.integer<int>("repetition"), s.integer<int>("worker"),
+                s.integer<std::uint64_t>("index"), s.text("op"), s.integer<int>("fd"),
+                s.integer<std::int64_t>("ns"), s.text("cause"), std::nullopt};
+    stall.off_cpu_ns = s.optional_integer<std::int64_t>("off_cpu_ns");
+    latency.stalls.push_back(std::move(stall));
   });
   latency.stall_totals =
       read_totals(JsonReader(in.field("stall_summary"), in.path("stall_summary")));

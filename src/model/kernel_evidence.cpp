@@ -186,6 +186,7 @@ KernelSample KernelAttribution::during(const platform::KernelRecords& records,
     if (to <= from) return;
     Seen& s = seen[tid];
     s.off[static_cast<std::size_t>(t.cause)] += to - from;
+    if (keep_spans_) sample.spans.push_back({tid, from, to, t.cause});
     if (t.cause == OffCpuCause::other) s.other[t.stack] += to - from;
     if (t.cause == OffCpuCause::fd_table_growth && !t.grace.empty()) s.grace = t.grace;
   };
@@ -244,6 +245,25 @@ KernelSample KernelAttribution::during(const platform::KernelRecords& records,
     if (!s.grace.empty()) sample.grace_period = s.grace;
   }
   return sample;
+}
+
+CallOffCpu off_cpu_during(const std::vector<OffCpuSpan>& spans, int tid, std::int64_t start_ns,
+                          std::int64_t ns) {
+  CallOffCpu out;
+  OffCpuByCause by{};
+  const std::int64_t end_ns = start_ns + ns;
+  for (const OffCpuSpan& s : spans) {
+    if (s.tid != tid) continue;
+    const std::int64_t from = std::max(s.from_ns, start_ns);
+    const std::int64_t to = std::min(s.to_ns, end_ns);
+    if (to > from) by[static_cast<std::size_t>(s.cause)] += to - from;
+  }
+  for (const OffCpuCause c : kEveryOffCpuCause) {
+    const std::int64_t t = by[static_cast<std::size_t>(c)];
+    out.off_ns += t;
+    if (t > 0 && (!out.main || t > by[static_cast<std::size_t>(*out.main)])) out.main = c;
+  }
+  return out;
 }
 
 KernelEvidence summarize_kernel(const std::vector<KernelSample>& samples, bool punts_counted) {

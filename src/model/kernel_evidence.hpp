@@ -49,6 +49,27 @@ struct StackTime {
   bool operator==(const StackTime&) const = default;
 };
 
+// One stretch of a measuring thread's time off its CPU inside a timed region, and why: what
+// a slow call's own thread was doing while the call took long (Stall's cause when traced).
+struct OffCpuSpan {
+  int tid = 0;
+  std::int64_t from_ns = 0;  // CLOCK_MONOTONIC, clipped to the timed region
+  std::int64_t to_ns = 0;
+  OffCpuCause cause = OffCpuCause::other;
+  bool operator==(const OffCpuSpan&) const = default;
+};
+
+// What the kernel says of one call made by thread `tid` over [start_ns, start_ns + ns): how
+// long the thread was off its CPU meanwhile, and the cause that took most of it (nullopt when
+// it never left its CPU).
+struct CallOffCpu {
+  std::int64_t off_ns = 0;
+  std::optional<OffCpuCause> main;
+};
+// `spans` in any order.
+CallOffCpu off_cpu_during(const std::vector<OffCpuSpan>& spans, int tid, std::int64_t start_ns,
+                          std::int64_t ns);
+
 // One timed repetition's evidence, summed over the threads that measured in it.
 struct KernelSample {
   std::int64_t window_ns = 0;  // the timed region
@@ -60,6 +81,9 @@ struct KernelSample {
   std::map<std::string, std::int64_t> other_stacks;  // "other" time by call chain
   std::string grace_period;  // "expedited" or "normal": the grace period the table growth waited
   bool complete = true;      // no record was lost from it
+  // Every stretch off a CPU, when the attribution keeps them (KernelAttribution::keep_spans):
+  // for the stalls of this repetition; not kept in a result.
+  std::vector<OffCpuSpan> spans;
 
   [[nodiscard]] std::int64_t off_cpu_total() const;
 };
@@ -104,6 +128,8 @@ using SymbolOf = std::function<std::string_view(std::uint64_t)>;
 class KernelAttribution {
  public:
   KernelAttribution(MeasuringThreads who, SymbolOf symbol);
+  // Each sample of during() keeps its off-CPU stretches too (KernelSample::spans).
+  void keep_spans(bool keep) { keep_spans_ = keep; }
   // Records between repetitions: only each thread's state is kept.
   void before(const platform::KernelRecords& records);
   // The records of a repetition whose timed region was [start_ns, end_ns).
@@ -132,6 +158,7 @@ class KernelAttribution {
   MeasuringThreads who_;
   SymbolOf symbol_;
   std::unordered_map<int, ThreadState> threads_;
+  bool keep_spans_ = false;
 };
 
 }  // namespace fdbench

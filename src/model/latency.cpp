@@ -63,6 +63,25 @@ std::string cause_of(std::span<const CallRecord> records, std::span<const Growth
   return "unexplained";
 }
 
+// A stall as the timing alone tells it, or, where the kernel recorded its thread, as the
+// kernel does.
+Stall stall_of(std::span<const CallRecord> records, std::span<const GrowthEvent> growth,
+               std::size_t index, bool is_creation, std::string op, int repetition,
+               const KernelCalls* kernel) {
+  const CallRecord& r = records[index];
+  const std::int64_t start = is_creation ? r.start_ns : r.start_ns + r.create_ns;
+  const std::int64_t ns = is_creation ? r.create_ns : r.close_ns;
+  Stall s{repetition, r.worker, index, std::move(op), r.fd, ns,
+          cause_of(records, growth, index, is_creation, start, ns), std::nullopt};
+  if (kernel == nullptr || kernel->off_cpu == nullptr || r.worker < 0) return s;
+  const auto worker = static_cast<std::size_t>(r.worker);
+  if (worker >= kernel->worker_tids.size() || kernel->worker_tids[worker] <= 0) return s;
+  const CallOffCpu off = off_cpu_during(*kernel->off_cpu, kernel->worker_tids[worker], start, ns);
+  s.off_cpu_ns = off.off_ns;
+  s.cause = off.main && 2 * off.off_ns >= ns ? std::string(cause_name(*off.main)) : kOnCpuCause;
+  return s;
+}
+
 }  // namespace
 
 std::vector<GrowthEvent> growth_events(std::span<const CallRecord> records, int fdsize_before,
@@ -98,7 +117,8 @@ std::vector<GrowthEvent> growth_events(std::span<const CallRecord> records, int 
 }
 
 std::vector<Stall> stalls(std::span<const CallRecord> records, std::span<const GrowthEvent> growth,
-                          const std::string& create_op, bool closes, int repetition) {
+                          const std::string& create_op, bool closes, int repetition,
+                          const KernelCalls* kernel) {
   // What a kind of record's two durations are called, and the limits above which they stall:
   // per-call records and submissions each against their own medians.
   struct Ops {
@@ -125,14 +145,11 @@ std::vector<Stall> stalls(std::span<const CallRecord> records, std::span<const G
     const CallRecord& r = records[i];
     const Ops& ops = r.kind == CallKind::submission ? submissions : calls;
     if (r.create_ns > ops.create_limit) {
-      out.push_back({repetition, r.worker, i, ops.create, r.fd, r.create_ns,
-                     cause_of(records, growth, i, true, r.start_ns, r.create_ns)});
+      out.push_back(stall_of(records, growth, i, true, ops.create, repetition, kernel));
     }
     // A submission's closes start right after its creations are reaped (their SQEs aside).
     if (closes && r.close_ns > ops.close_limit) {
-      const std::int64_t start = r.start_ns + r.create_ns;
-      out.push_back({repetition, r.worker, i, ops.close, r.fd, r.close_ns,
-                     cause_of(records, growth, i, false, start, r.close_ns)});
+      out.push_back(stall_of(records, growth, i, false, ops.close, repetition, kernel));
     }
   }
   return out;
@@ -151,7 +168,7 @@ LatencyCollector::LatencyCollector(std::string create_op, bool closes)
     : create_op_(std::move(create_op)), closes_(closes) {}
 
 void LatencyCollector::add(std::span<const CallRecord> records, std::int64_t repetition_ns,
-                           int fdsize_before, bool shared) {
+                           int fdsize_before, bool shared, const KernelCalls* kernel) {
   const int repetition = repetitions_++;
   total_ns_ += repetition_ns;
   for (const auto& r : records) {
@@ -170,7 +187,7 @@ void LatencyCollector::add(std::span<const CallRecord> records, std::int64_t rep
     ++latency_.growth_totals.count;
     latency_.growth_totals.total_ns += g.ns;
   }
-  for (auto& s : stalls(records, growth, create_op_, closes_, repetition)) {
+  for (auto& s : stalls(records, growth, create_op_, closes_, repetition, kernel)) {
     ++latency_.stall_totals.count;
     latency_.stall_totals.total_ns += s.ns;
     if (latency_.stalls.size() < kMaxListedStalls) latency_.stalls.push_back(std::move(s));

@@ -6,11 +6,13 @@
 // the batch that grows the table or stalls.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "model/call_trace.hpp"
+#include "model/kernel_evidence.hpp"
 
 namespace fdbench {
 
@@ -50,9 +52,14 @@ struct Stall {
   std::string op;  // "open", "close", "create"; for submissions "submit", "submit-close"
   int fd = -1;
   std::int64_t ns = 0;
-  // "fd-table-growth": the call is a growth event in a shared table; "waiting-on-growth": it
-  // overlaps in time another worker's growth event; otherwise "unexplained".
+  // Inferred from the timing (not traced): "fd-table-growth": the call is a growth event in a
+  // shared table; "waiting-on-growth": it overlaps in time another worker's growth event;
+  // otherwise "unexplained".
+  // From the kernel (--kernel-trace; off_cpu_ns is set): the cause (cause_name()) that kept
+  // the call's own thread off its CPU longest while it ran, where the thread was off its CPU
+  // for at least half the call; otherwise kOnCpuCause.
   std::string cause;
+  std::optional<std::int64_t> off_cpu_ns;  // --kernel-trace: its thread's time off its CPU
 
   bool operator==(const Stall&) const = default;
 };
@@ -92,6 +99,17 @@ inline constexpr const char* kSubmitCloseOp = "submit-close";
 // up to `batch` items.
 [[nodiscard]] std::string per_submission_note(int batch);
 
+// A traced stall whose thread was on its CPU for most of the call: the kernel worked, or, in a
+// VM, the hypervisor ran something else on that CPU (which the guest cannot see).
+inline constexpr const char* kOnCpuCause = "on-cpu";
+
+// What the kernel recorded of one repetition's threads (--kernel-trace), for its stalls:
+// every measuring thread's stretches off its CPU, and each worker's thread id (0: unknown).
+struct KernelCalls {
+  const std::vector<OffCpuSpan>* off_cpu = nullptr;
+  std::span<const std::int32_t> worker_tids;
+};
+
 inline constexpr std::int64_t kStallP50Multiple = 20;
 inline constexpr std::int64_t kStallFloorNs = 200'000;
 inline constexpr std::size_t kMaxListedStalls = 100;
@@ -107,8 +125,9 @@ class LatencyCollector {
   // One timed repetition: its records, its duration, the table size it started with, and
   // whether the table was shared while it ran.
   // `fdsize_before` 0: not known here (no growth events are looked for).
+  // `kernel`, where the repetition was traced: each stall's cause is the kernel's.
   void add(std::span<const CallRecord> records, std::int64_t repetition_ns, int fdsize_before,
-           bool shared);
+           bool shared, const KernelCalls* kernel = nullptr);
   [[nodiscard]] Latency finish() const;
 
  private:
@@ -130,8 +149,10 @@ std::vector<GrowthEvent> growth_events(std::span<const CallRecord> records, int 
                                        bool shared, int repetition);
 
 // The stalls of one repetition, given its growth events. Per-call records and submission
-// records are held against their own operations' medians.
+// records are held against their own operations' medians. With `kernel`, a stall whose
+// worker's thread is known takes its cause from the kernel's records.
 std::vector<Stall> stalls(std::span<const CallRecord> records, std::span<const GrowthEvent> growth,
-                          const std::string& create_op, bool closes, int repetition);
+                          const std::string& create_op, bool closes, int repetition,
+                          const KernelCalls* kernel = nullptr);
 
 }  // namespace fdbench

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -58,6 +59,21 @@ TEST(KernelTraceCli, TheSeedStallIsTheTablesGrowthAndPreGrowingRemovesIt) {
   EXPECT_FALSE(grown.contains("grace_period")) << grown;
   EXPECT_EQ(off.at("repetitions"), 6);
   EXPECT_TRUE(doc.at("environment").at("kernel_trace") == "available");
+  // Every stall's cause is the kernel's: where its own thread was while the call took long.
+  const std::vector<std::string> kernel_causes = {
+      "fd-table-growth", "waiting-on-growth", "io_uring-wait", "io-wq",  "page-fault",
+      "lock",            "preempted",         "other",         "on-cpu"};
+  for (const json& result : doc.at("results")) {
+    for (const json& stall : result.at("stalls")) {
+      EXPECT_TRUE(stall.contains("off_cpu_ns")) << stall;
+      EXPECT_NE(std::find(kernel_causes.begin(), kernel_causes.end(),
+                          stall.at("cause").get<std::string>()),
+                kernel_causes.end())
+          << stall;
+      EXPECT_LE(stall.at("off_cpu_ns").get<std::int64_t>(), stall.at("ns").get<std::int64_t>())
+          << stall;
+    }
+  }
   // The table's line under each result, and the section saying where it comes from.
   EXPECT_NE(run.out.find("kernel evidence from perf events"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("  kernel: "), std::string::npos) << run.out;

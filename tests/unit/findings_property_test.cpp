@@ -174,9 +174,15 @@ Latency latency_of(const RowPlan& row) {
                        static_cast<std::int64_t>(*row.growth * static_cast<double>(total)),
                        *row.growth};
   }
+  // Every third stall as --kernel-trace names it (preempted, or on its CPU), the others as
+  // the timing does.
   for (std::uint64_t i = 0; i < row.stalls; ++i) {
+    const bool kernel = i % 3 == 2;
     l.stalls.push_back({0, 0, i, submissions ? kSubmitOp : "create", 64, 500'000,
-                        i % 2 == 0 ? "fd-table-growth" : "unexplained"});
+                        kernel ? (i % 2 == 0 ? "preempted" : kOnCpuCause)
+                               : (i % 2 == 0 ? "fd-table-growth" : "unexplained"),
+                        kernel ? std::optional<std::int64_t>(i % 2 == 0 ? 400'000 : 10'000)
+                               : std::nullopt});
   }
   l.stall_totals = {row.stalls, static_cast<std::int64_t>(row.stalls) * 500'000, 0.01};
   return l;

@@ -626,7 +626,7 @@ TEST(Findings, NoStallIsClaimedForARowThatStalled) {
     Latency l;
     l.ns[kSubmitOp] = {100, 1000, 1000, 1000, 1000, 1000};
     for (std::uint64_t i = 0; i < stalls; ++i) {
-      l.stalls.push_back({0, 0, i, kSubmitOp, 3, 1'400'000, "unexplained"});
+      l.stalls.push_back({0, 0, i, kSubmitOp, 3, 1'400'000, "unexplained", std::nullopt});
     }
     l.stall_totals = {stalls, static_cast<std::int64_t>(stalls) * 1'400'000, 0.01};
     return ResultBuilder::socket("uring-direct", 2)

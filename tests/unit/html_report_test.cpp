@@ -136,7 +136,7 @@ TEST(HtmlReport, LatencyDrawsTheMedianRepetitionsGrowthEventsAndStallsPerWorker)
                                  7'000'000, size, size * 2, true});
       size *= 2;
     }
-    l.stalls.push_back({rep, 1, 63, "create", 65, 6'900'000, "waiting-on-growth"});
+    l.stalls.push_back({rep, 1, 63, "create", 65, 6'900'000, "waiting-on-growth", std::nullopt});
   }
   l.growth_totals = {12, 84'000'000, 0.9};
   l.stall_totals = {3, 20'700'000, 0.2};

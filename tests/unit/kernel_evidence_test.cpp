@@ -235,4 +235,35 @@ TEST(KernelEvidence, CausesHaveOneNameEach) {
   EXPECT_FALSE(cause_named("sleeping").has_value());
 }
 
+
+TEST(KernelEvidence, KeptSpansSayWhenEachThreadWasOffItsCpuAndWhy) {
+  const auto records = Records()
+                           .out(202, 0.5, {"__schedule"}, true)  // off before the window
+                           .out(201, 1, {"__schedule", "schedule", "expand_files", "alloc_fd"})
+                           .in(202, 2)
+                           .in(201, 4)
+                           .get();
+  KernelAttribution a = in_process();
+  a.keep_spans(true);
+  const KernelSample s = a.during(records, 1 * kMs, 10 * kMs);
+  ASSERT_EQ(s.spans.size(), 2U);
+  EXPECT_EQ(s.spans[0], (OffCpuSpan{202, 1 * kMs, 2 * kMs, OffCpuCause::preempted}));  // clipped
+  EXPECT_EQ(s.spans[1], (OffCpuSpan{201, 1 * kMs, 4 * kMs, OffCpuCause::waiting_on_growth}));
+  KernelAttribution untold = in_process();
+  EXPECT_TRUE(untold.during(records, 1 * kMs, 10 * kMs).spans.empty());  // kept only if asked
+}
+
+TEST(KernelEvidence, ACallsOffCpuTimeIsItsOwnThreadsWithTheLongestCause) {
+  const std::vector<OffCpuSpan> spans = {
+      {201, 1 * kMs, 2 * kMs, OffCpuCause::preempted},
+      {201, 3 * kMs, 6 * kMs, OffCpuCause::fd_table_growth},
+      {202, 0, 10 * kMs, OffCpuCause::lock}};  // another thread's: not this call's
+  const CallOffCpu call = off_cpu_during(spans, 201, 0, 5 * kMs);
+  EXPECT_EQ(call.off_ns, 3 * kMs);  // 1 ms preempted, and 2 of the growth's 3 ms in the call
+  EXPECT_EQ(call.main, OffCpuCause::fd_table_growth);
+  EXPECT_EQ(off_cpu_during(spans, 201, 7 * kMs, kMs).off_ns, 0);
+  EXPECT_FALSE(off_cpu_during(spans, 201, 7 * kMs, kMs).main);
+  EXPECT_FALSE(off_cpu_during(spans, 203, 0, 10 * kMs).main);  // a thread never seen
+}
+
 }  // namespace fdbench

@@ -283,3 +283,50 @@ TEST(Submissions, TheirParameterSaysPerSubmissionAndTheBatch) {
 
 }  // namespace latency_test
 }  // namespace fdbench
+
+namespace fdbench::latency_test {
+
+// What the kernel recorded of alternating()'s two workers, thread 501 (worker 0) and 502.
+std::vector<OffCpuSpan> kernel_spans() {
+  return {{502, 700 * kUs, 5500 * kUs, OffCpuCause::fd_table_growth},     // item 61's growth
+          {501, 630 * kUs, 5500 * kUs, OffCpuCause::waiting_on_growth},   // item 62 waits
+          {502, 20'000 * kUs, 20'100 * kUs, OffCpuCause::preempted}};     // item 69: 100 of 900 µs
+}
+
+TEST(Stalls, WithKernelRecordsTheCauseIsWhereTheCallsOwnThreadWas) {
+  std::vector<CallRecord> records = alternating(70);
+  records[61].create_ns = 5000 * kUs;
+  records[62].create_ns = 4990 * kUs;
+  records[69].start_ns = 20000 * kUs;
+  records[69].create_ns = 900 * kUs;
+  const auto growth = growth_events(records, 64, true, 0);
+  const std::vector<OffCpuSpan> spans = kernel_spans();
+  const std::int32_t tids[] = {501, 502};
+  const KernelCalls kernel{&spans, tids};
+  const auto found = stalls(records, growth, "create", false, 0, &kernel);
+  ASSERT_EQ(found.size(), 3U);
+  EXPECT_EQ(found[0].cause, "fd-table-growth");
+  EXPECT_EQ(found[0].off_cpu_ns, 4800 * kUs);  // from 700 µs to the call's end at 5,610 µs
+  EXPECT_EQ(found[1].cause, "waiting-on-growth");
+  // Off its CPU for 100 of 900 µs: the call ran, slowly, on it.
+  EXPECT_EQ(found[2].cause, kOnCpuCause);
+  EXPECT_EQ(found[2].off_cpu_ns, 100 * kUs);
+}
+
+TEST(Stalls, AWorkerWhoseThreadIsUnknownKeepsTheCauseTheTimingGives) {
+  std::vector<CallRecord> records = alternating(70);
+  records[61].create_ns = 5000 * kUs;
+  records[62].create_ns = 4990 * kUs;
+  const auto growth = growth_events(records, 64, true, 0);
+  const std::vector<OffCpuSpan> spans = kernel_spans();
+  const std::int32_t tids[] = {501};  // worker 1's thread was not noted
+  const KernelCalls kernel{&spans, tids};
+  const auto found = stalls(records, growth, "create", false, 0, &kernel);
+  ASSERT_EQ(found.size(), 2U);
+  EXPECT_EQ(found[0].cause, "fd-table-growth");  // worker 1's: inferred
+  EXPECT_FALSE(found[0].off_cpu_ns);
+  EXPECT_EQ(found[1].cause, "waiting-on-growth");  // worker 0's: the kernel's
+  EXPECT_TRUE(found[1].off_cpu_ns);
+}
+
+}  // namespace fdbench::latency_test

@@ -326,7 +326,7 @@ TEST(ResultsJson, LatencyPerSubmissionComesBack) {
   l.ns[kSubmitCloseOp] = {300, 40'000, 50'000, 80'000, 90'000, 100'000};
   l.growth_events.push_back({0, 1, 64, 130, 7'000'000, 128, 256, true});
   l.growth_totals = {1, 7'000'000, 0.5};
-  l.stalls.push_back({0, 1, 64, kSubmitOp, 130, 7'000'000, "fd-table-growth"});
+  l.stalls.push_back({0, 1, 64, kSubmitOp, 130, 7'000'000, "fd-table-growth", std::nullopt});
   l.stall_totals = {1, 7'000'000, 0.5};
   r.latency = l;
   r.parameters["latency"] = per_submission_note(64);

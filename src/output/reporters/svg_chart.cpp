@@ -355,19 +355,52 @@ std::string event_mark(const Mark& m, double x, double y, int row) {
       x, y, r, mark_colour(m.kind), title);
 }
 
-// What the events' colours mean, below the axis at `bottom`.
-std::string event_key(double bottom) {
-  const std::string keys[][2] = {
-      {cause_colour("fd-table-growth"), "grew the table (diamond), or a stall growing it"},
-      {cause_colour("waiting-on-growth"), "stall: waiting on another worker's growth"},
-      {cause_colour("unexplained"), "stall: unexplained"}};
-  constexpr double kKeyX[] = {10, 330, 600};
+// What a stall's cause is called in the events' key (SVG text: an unknown name escaped).
+std::string stall_key_text(const std::string& cause) {
+  static constexpr std::pair<std::string_view, std::string_view> kKeys[] = {
+      {"waiting-on-growth", "stall: waiting on another worker's growth"},
+      {"unexplained", "stall: unexplained"},
+      {"io_uring-wait", "stall: waiting for io_uring completions"},
+      {"io-wq", "stall: waiting on io-wq"},
+      {"page-fault", "stall: in a page fault"},
+      {"lock", "stall: on a lock, or waiting for work"},
+      {"preempted", "stall: preempted"},
+      {"other", "stall: off its CPU elsewhere in the kernel"},
+      {"on-cpu", "stall: on its CPU most of the call"}};
+  for (const auto& [name, text] : kKeys) {
+    if (name == cause) return std::string(text);
+  }
+  return escape(cause);
+}
+
+constexpr double kEventKeyRow = 20;
+constexpr std::size_t kEventKeysPerRow = 3;
+
+// The events' key: the growth diamond, the stall causes inferred from timing, and any other
+// (kernel) cause among the marks.
+std::vector<std::string> event_key_causes(const EventChart& chart) {
+  std::vector<std::string> causes = {"fd-table-growth", "waiting-on-growth", "unexplained"};
+  for (const Mark& m : chart.marks) {
+    if (m.kind != "growth" && std::find(causes.begin(), causes.end(), m.kind) == causes.end()) {
+      causes.push_back(m.kind);
+    }
+  }
+  return causes;
+}
+
+// What the events' colours mean, below the axis at `bottom`, kEventKeysPerRow to a row.
+std::string event_key(const std::vector<std::string>& causes, double bottom) {
+  constexpr double kKeyX[kEventKeysPerRow] = {10, 330, 600};
   std::string out;
-  for (std::size_t k = 0; k < std::size(keys); ++k) {
+  for (std::size_t k = 0; k < causes.size(); ++k) {
+    const double x = kKeyX[k % kEventKeysPerRow];
+    const double y = bottom + 50 + kEventKeyRow * static_cast<double>(k / kEventKeysPerRow);
+    const std::string text = k == 0 ? std::string("grew the table (diamond), or a stall growing it")
+                                    : stall_key_text(causes[k]);
     out += fmt::format(
         "<rect class=\"key\" x=\"{}\" y=\"{:.1f}\" width=\"10\" height=\"10\" fill=\"{}\"/>"
         "<text class=\"tick\" x=\"{}\" y=\"{:.1f}\">{}</text>\n",
-        kKeyX[k], bottom + 50, keys[k][0], kKeyX[k] + 14, bottom + 59, keys[k][1]);
+        x, y, cause_colour(causes[k]), x + 14, y + 9, text);
   }
   return out;
 }
@@ -450,7 +483,7 @@ std::string cause_colour(std::string_view cause) {
       {"fd-table-growth", "#D55E00"}, {"waiting-on-growth", "#E69F00"},
       {"io_uring-wait", "#56B4E9"},   {"io-wq", "#0072B2"},
       {"page-fault", "#CC79A7"},      {"lock", "#009E73"},
-      {"preempted", "#000000"}};
+      {"preempted", "#000000"},       {"on-cpu", "#999933"}};
   for (const auto& [name, colour] : kCauses) {
     if (name == cause) return colour;
   }
@@ -571,7 +604,9 @@ std::string bar_chart(const Chart& chart) {
 std::string event_chart(const EventChart& chart) {
   const double bottom =
       kTop + kLane * static_cast<double>(std::max<std::size_t>(chart.lanes.size(), 1));
-  const double height = bottom + 70;
+  const std::vector<std::string> key = event_key_causes(chart);
+  const double key_rows = static_cast<double>((key.size() + kEventKeysPerRow - 1) / kEventKeysPerRow);
+  const double height = bottom + 70 + kEventKeyRow * (key_rows - 1);
   const double top_fd = std::max(chart.fd_max, 1.0) * 1.05;
   const auto x_of = [&](double fd) { return kLeft + (kRight - kLeft) * fd / top_fd; };
   std::string out = fmt::format(
@@ -603,7 +638,7 @@ std::string event_chart(const EventChart& chart) {
     const Mark& m = chart.marks[i];
     out += event_mark(m, x_of(m.fd), kTop + kLane * (static_cast<double>(m.lane) + 0.5), rows[i]);
   }
-  return out + event_key(bottom) + "</svg></figure>\n";
+  return out + event_key(key, bottom) + "</svg></figure>\n";
 }
 
 std::string stacked_bar_chart(const StackedChart& chart) {

@@ -47,7 +47,7 @@ struct Mark {
   std::size_t lane = 0;
   double ns = 0;
   std::string kind;  // "growth", or a stall's cause: "fd-table-growth", "waiting-on-growth",
-                     // "unexplained"
+                     // "unexplained", or with --kernel-trace an off-CPU cause or "on-cpu"
   std::string tip;
 };
 
@@ -101,8 +101,8 @@ std::string strategy_colour(std::string_view strategy);
 
 // The colour an off-CPU cause (cause_name(): "fd-table-growth", ...) is drawn in, the same
 // in the stacked bars and the event charts: Okabe-Ito's, told apart by colour-blind readers
-// too, with black for preempted and grey for other (and anything unknown, such as an
-// unexplained stall).
+// too, with black for preempted, olive for a stall on its CPU most of the call (on-cpu) and
+// grey for other (and anything unknown, such as an unexplained stall).
 std::string cause_colour(std::string_view cause);
 
 // Whether `chart` gets a log y axis: its medians and reference span more than kLogSpan.
