@@ -885,13 +885,26 @@ void kernel_findings(std::span<const Result> results, std::string_view workload,
     if (top == OffCpuCause::other && !k.other_stacks.empty()) {
       text += fmt::format(" (mostly {})", k.other_stacks.front().stack);
     }
-    out.push_back({{"kernel_off_cpu", text + ".",
-                    {{"off_cpu_ns", k.off_cpu_ns},
-                     {"window_ns", k.window_ns},
-                     {"threads", k.threads},
-                     {"share", most_share},
-                     {"cause_ns", k.off_cpu[static_cast<std::size_t>(top)]}},
-                    {subject(*most, "off-cpu")}},
+    std::map<std::string, FindingNumber> numbers = {
+        {"off_cpu_ns", k.off_cpu_ns},
+        {"window_ns", k.window_ns},
+        {"threads", k.threads},
+        {"share", most_share},
+        {"cause_ns", k.off_cpu[static_cast<std::size_t>(top)]}};
+    // Preempted is the guest's scheduler; what a hypervisor takes switches no thread out and
+    // counts as time on the CPU: its steal time says how much, where the machine reports it.
+    if (top == OffCpuCause::preempted && k.steal_ns) {
+      if (k.steal_reported) {
+        text += fmt::format("; besides, the hypervisor took {} per repetition from the machine's "
+                            "CPUs (steal time), which the threads see as time on their CPU",
+                            format_duration(static_cast<double>(*k.steal_ns)));
+        numbers["steal_ns"] = *k.steal_ns;
+      } else {
+        text += "; this machine reports no steal time, so whatever the hypervisor took counts "
+                "as time on their CPU";
+      }
+    }
+    out.push_back({{"kernel_off_cpu", text + ".", std::move(numbers), {subject(*most, "off-cpu")}},
                    {}});
   }
   // io_uring: whether its requests ran inline or were handed to io-wq's threads, said once

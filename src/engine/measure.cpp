@@ -189,6 +189,7 @@ void Measurement::kernel_before() {
     kernel_->attribution->keep_spans(latency_.has_value());
   }
   kernel_->attribution->before(kernel_->tracer->drain());
+  kernel_->steal_before = platform::steal_time_ns();
 }
 
 void Measurement::kernel_after(bool timed, std::int64_t start_ns, std::int64_t ns) {
@@ -201,6 +202,8 @@ void Measurement::kernel_after(bool timed, std::int64_t start_ns, std::int64_t n
     return kernel_->attribution->before(records);
   }
   KernelSample sample = kernel_->attribution->during(records, start_ns, start_ns + ns);
+  const auto steal_after = platform::steal_time_ns();
+  if (kernel_->steal_before && steal_after) sample.steal_ns = *steal_after - *kernel_->steal_before;
   kernel_->spans_kept = sample.complete && latency_.has_value();
   kernel_->spans = std::move(sample.spans);
   sample.spans = {};
@@ -247,6 +250,7 @@ Result Measurement::finish() {
       k.reason = "a repetition's clock could not be placed among the kernel's records";
     } else if (!kernel_->samples.empty()) {
       k = summarize_kernel(kernel_->samples, kernel_->tracer->punts_not_counted().empty());
+      k.steal_reported = platform::steal_time_ns().value_or(0) > 0;
     } else {
       k.reason = "no timed repetition was traced";
     }

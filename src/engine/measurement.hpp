@@ -76,6 +76,7 @@ struct KernelTracking {
   // when that repetition lost records.
   std::vector<OffCpuSpan> spans;
   bool spans_kept = false;
+  std::optional<std::int64_t> steal_before;  // the machine's steal time as a repetition began
 };
 
 // One combination's repetitions, run one at a time: a Session runs several combinations'

@@ -515,6 +515,8 @@ Written write_kernel(const Result& r) {
            {"other_stacks", std::move(stacks)}, {"incomplete_repetitions", k.incomplete}};
   if (k.io_uring_punts) out["io_uring_punts"] = *k.io_uring_punts;
   if (!k.grace_period.empty()) out["grace_period"] = k.grace_period;
+  if (k.steal_ns) out["steal_ns"] = *k.steal_ns;
+  out["steal_reported"] = k.steal_reported;
   return out;
 }
 
@@ -540,6 +542,8 @@ void read_kernel(const JsonReader& in, const char* name, Result& r) {
   if (k.has("io_uring_punts")) e.io_uring_punts = k.integer<std::uint64_t>("io_uring_punts");
   e.grace_period = k.text_or("grace_period", "");
   e.incomplete = k.integer<int>("incomplete_repetitions");
+  e.steal_ns = k.optional_integer<std::int64_t>("steal_ns");
+  e.steal_reported = k.has("steal_reported") && k.flag("steal_reported");
   each_of(k, "other_stacks", [&](const JsonReader& s) {
     e.other_stacks.push_back({s.text("stack"), s.integer<std::int64_t>("ns")});
   });

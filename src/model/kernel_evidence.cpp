@@ -20,7 +20,7 @@ constexpr std::array<std::string_view, kOffCpuCauses> kCauseWords = {
     "waiting on io_uring's io-wq workers",
     "in page faults that had to wait",
     "waiting on a futex, mutex or semaphore (a lock, or a wait for work)",
-    "preempted while runnable (by the scheduler, or in a VM the hypervisor)",
+    "preempted while runnable (the scheduler gave its CPU to another thread)",
     "elsewhere in the kernel"};
 
 bool starts_with_any(std::string_view name, std::initializer_list<std::string_view> prefixes) {
@@ -287,6 +287,12 @@ KernelEvidence summarize_kernel(const std::vector<KernelSample>& samples, bool p
   k.switches = median_by([](const KernelSample& s) { return s.switches; });
   k.page_faults = median_by([](const KernelSample& s) { return s.page_faults; });
   if (punts_counted) k.io_uring_punts = median_by([](const KernelSample& s) { return s.io_uring_punts; });
+  if (std::all_of(samples.begin(), samples.end(),
+                  [](const KernelSample& s) { return s.steal_ns.has_value(); })) {
+    std::int64_t steal = 0;
+    for (const KernelSample& s : samples) steal += *s.steal_ns;
+    k.steal_ns = steal / static_cast<std::int64_t>(samples.size());
+  }
   std::map<std::string, std::int64_t> other;
   for (const KernelSample& s : samples) {
     for (const auto& [stack, ns] : s.other_stacks) other[stack] += ns;

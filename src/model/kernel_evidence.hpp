@@ -25,7 +25,10 @@ enum class OffCpuCause : std::uint8_t {
   io_wq,              // waiting on io-wq, io_uring's worker threads
   page_fault,         // a page fault that had to wait
   lock,               // a futex, mutex or rw-semaphore
-  preempted,          // still runnable: taken off by the scheduler (or, in a VM, the hypervisor)
+  // Still runnable: the (guest's) scheduler gave its CPU to another thread. A hypervisor
+  // that takes a VM's CPU away switches no thread out: that time counts as on the CPU (and
+  // as the machine's steal time, where the hypervisor reports it).
+  preempted,
   other,              // anything else (its call chains are listed)
 };
 inline constexpr std::size_t kOffCpuCauses = 8;
@@ -81,6 +84,9 @@ struct KernelSample {
   std::map<std::string, std::int64_t> other_stacks;  // "other" time by call chain
   std::string grace_period;  // "expedited" or "normal": the grace period the table growth waited
   bool complete = true;      // no record was lost from it
+  // The machine's steal time (every CPU) from just before the repetition to just after it
+  // (platform::steal_time_ns); nullopt where it cannot be read.
+  std::optional<std::int64_t> steal_ns;
   // Every stretch off a CPU, when the attribution keeps them (KernelAttribution::keep_spans):
   // for the stalls of this repetition; not kept in a result.
   std::vector<OffCpuSpan> spans;
@@ -104,6 +110,12 @@ struct KernelEvidence {
   std::vector<StackTime> other_stacks;  // the "other" call chains, most time first (mean per repetition)
   std::string grace_period;             // as the samples say; "" when none grew the table
   int incomplete = 0;                   // repetitions with records lost
+  // Beside `preempted`: the machine's steal time per repetition (the mean over them, every
+  // CPU; /proc/stat counts it in 10 ms ticks, so a mean, not a median), where every sample
+  // had it; and whether this machine reports steal time at all (any since boot: a VM whose
+  // hypervisor does not report it shows 0, and its preemptions only as on-CPU time).
+  std::optional<std::int64_t> steal_ns;
+  bool steal_reported = false;
 
   bool operator==(const KernelEvidence&) const = default;
 };

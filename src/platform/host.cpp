@@ -165,6 +165,24 @@ std::optional<int> rcu_expedited() {
 #endif
 }
 
+std::optional<std::int64_t> steal_time_ns() {
+#if defined(FDBENCH_LINUX)
+  // "cpu  user nice system idle iowait irq softirq steal guest guest_nice"
+  std::ifstream in("/proc/stat");
+  std::string cpu;
+  std::int64_t field[8] = {};
+  if (!(in >> cpu) || cpu != "cpu") return std::nullopt;
+  for (auto& f : field) {
+    if (!(in >> f)) return std::nullopt;
+  }
+  const long ticks = sysconf(_SC_CLK_TCK);
+  if (ticks <= 0) return std::nullopt;
+  return field[7] * (1'000'000'000 / ticks);
+#else
+  return std::nullopt;
+#endif
+}
+
 std::optional<int> read_int_file(const std::string& path) {
   std::ifstream in(path);
   int value = 0;

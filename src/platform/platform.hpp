@@ -215,6 +215,10 @@ std::string fs_type(const std::string& path);
 // /sys/kernel/rcu_expedited (an expedited RCU hides the table-growth stall). nullopt elsewhere.
 std::optional<int> io_uring_disabled();
 std::optional<int> rcu_expedited();
+// The time the hypervisor ran something else while this machine's CPUs wanted to run, summed
+// over every CPU since boot (/proc/stat's steal, in its ticks of 1/USER_HZ s) in ns; nullopt
+// where it cannot be read (not Linux). 0 on a VM that does not report it, and on bare metal.
+std::optional<std::int64_t> steal_time_ns();
 // Why this process cannot set rcu_expedited ("... needs root ..."), or empty when it can
 // (src/platform/rcu.cpp).
 std::string rcu_expedited_unsettable();

@@ -232,6 +232,12 @@ std::string kernel_legend() {
          "repetition, so the causes need not add up to the total";
 }
 
+std::string steal_text(const KernelEvidence& k) {
+  if (!k.steal_reported) return "steal time not reported here";
+  return fmt::format("the hypervisor's steal time, seen as on-CPU time: {}",
+                     format_duration(static_cast<double>(k.steal_ns.value_or(0))));
+}
+
 std::string kernel_text(const Result& r) {
   if (!r.kernel || !r.kernel->available) return {};
   const KernelEvidence& k = *r.kernel;
@@ -253,6 +259,7 @@ std::string kernel_text(const Result& r) {
     if (c == OffCpuCause::fd_table_growth && !k.grace_period.empty()) {
       parts += fmt::format(" ({} RCU grace period)", k.grace_period);
     }
+    if (c == OffCpuCause::preempted && k.steal_ns) parts += " (" + steal_text(k) + ")";
   }
   std::string text = fmt::format(
       "kernel: off-CPU {} of {} × {} per repetition: {}",
