@@ -227,6 +227,16 @@ TEST(KernelEvidence, AResultKeepsTheMediansPerRepetition) {
   EXPECT_EQ(k.other_stacks[0].ns, 3 * kMs) << "the mean per repetition";
 }
 
+TEST(KernelEvidence, StealTimeIsTheMeanWhereEverySampleHasIt) {
+  std::vector<KernelSample> samples(3);
+  samples[0].steal_ns = 0;
+  samples[1].steal_ns = 0;
+  samples[2].steal_ns = 30 * kMs;  // one 10 ms tick in three repetitions would be a median of 0
+  EXPECT_EQ(summarize_kernel(samples, false).steal_ns, 10 * kMs);
+  samples[1].steal_ns.reset();  // a repetition /proc/stat could not be read for
+  EXPECT_FALSE(summarize_kernel(samples, false).steal_ns);
+}
+
 TEST(KernelEvidence, CausesHaveOneNameEach) {
   for (const OffCpuCause c : kEveryOffCpuCause) {
     EXPECT_EQ(cause_named(cause_name(c)), c);

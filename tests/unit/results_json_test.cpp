@@ -111,6 +111,8 @@ KernelEvidence traced() {
   k.io_uring_punts = 0;
   k.other_stacks = {{"do_nanosleep ← hrtimer_nanosleep", 500'000}};
   k.incomplete = 1;
+  k.steal_ns = 20'000'000;
+  k.steal_reported = true;
   return k;
 }
 

@@ -101,5 +101,33 @@ TEST(TimedRegion, TheTableShowsItUnderTheResult) {
       << out.str();
 }
 
+TEST(KernelLine, PreemptedHasTheMachinesStealTimeBesideIt) {
+  KernelEvidence k;
+  k.available = true;
+  k.threads = 2;
+  k.window_ns = 4'000'000;
+  k.off_cpu_ns = 1'000'000;
+  k.off_cpu[static_cast<std::size_t>(OffCpuCause::preempted)] = 1'000'000;
+  const Result not_reported =
+      ResultBuilder::open("threads", 2).ops(100).times({10, 11, 12}).kernel([&] {
+        KernelEvidence e = k;
+        e.steal_ns = 0;
+        return e;
+      }());
+  EXPECT_NE(kernel_text(not_reported).find("preempted 1.00 ms (steal time not reported here)"),
+            std::string::npos)
+      << kernel_text(not_reported);
+  KernelEvidence reported = k;
+  reported.steal_ns = 2'500'000;
+  reported.steal_reported = true;
+  const Result stolen =
+      ResultBuilder::open("threads", 2).ops(100).times({10, 11, 12}).kernel(reported);
+  EXPECT_NE(kernel_text(stolen).find("(the hypervisor's steal time, seen as on-CPU time: 2.50 ms)"),
+            std::string::npos)
+      << kernel_text(stolen);
+  const Result unread = ResultBuilder::open("threads", 2).ops(100).times({10, 11, 12}).kernel(k);
+  EXPECT_EQ(kernel_text(unread).find("steal"), std::string::npos) << kernel_text(unread);
+}
+
 }  // namespace timed_region_test
 }  // namespace fdbench
