@@ -63,6 +63,9 @@ void close_descriptors_from(int lowest, int keep = -1) noexcept;
 
 // An eventfd (Linux, FreeBSD); -1 with errno ENOSYS where the OS has none.
 int create_eventfd() noexcept;
+// Whether this system has eventfd (Linux, FreeBSD): where not, `socket --kind eventfd` is
+// unavailable, not a run of failed calls.
+bool has_eventfd() noexcept;
 // A close-on-exec pipe; -1 with errno on failure.
 int create_pipe(int fds[2]) noexcept;
 

@@ -36,6 +36,14 @@ int create_eventfd() noexcept {
 #endif
 }
 
+bool has_eventfd() noexcept {
+#if defined(FDBENCH_HAVE_EVENTFD)
+  return true;
+#else
+  return false;
+#endif
+}
+
 int create_pipe(int fds[2]) noexcept {
 #if defined(__APPLE__) || defined(FDBENCH_PORTABLE)
   if (pipe(fds) != 0) return -1;  // no pipe2 on macOS

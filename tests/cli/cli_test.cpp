@@ -129,6 +129,24 @@ INSTANTIATE_TEST_SUITE_P(Formats, OpenCommand,
                          ::testing::Values("table", "json", "csv", "markdown"),
                          [](const auto& param_info) { return param_info.param; });
 
+// Where the system has no eventfd (the portable build stands for macOS), `--kind eventfd` is
+// an unavailable row saying so, never a run of calls failing with ENOSYS.
+TEST(SocketCommand, EventfdIsMeasuredOrUnavailableWhereTheSystemHasNone) {
+  const RunResult run = run_fdbench({"socket", "--kind", "eventfd", "--per-thread", "16",
+                                     "--repeat", "2", "--pregrow", "off", "--format", "json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto doc = nlohmann::json::parse(run.out);
+  const auto& result = doc.at("results").at(0);
+  if (platform::has_eventfd()) {
+    EXPECT_EQ(result.at("status"), "measured") << result.dump();
+    EXPECT_EQ(result.at("failures"), 0);
+  } else {
+    EXPECT_EQ(result.at("status"), "unavailable") << result.dump();
+    EXPECT_NE(result.at("error").get<std::string>().find("no eventfd"), std::string::npos)
+        << result.dump();
+  }
+}
+
 TEST(SocketCommand, ComparesPregrowOffAndAuto) {
   const std::vector<std::string> args{"socket", "--per-thread", "16",  "--repeat",
                                       "2",      "--format",     "json"};

@@ -7,6 +7,8 @@
 
 #include "engine/workload.hpp"
 #include "engine/workloads/item_workload.hpp"
+#include "platform/platform.hpp"
+#include "platform/unavailable.hpp"
 
 namespace fdbench {
 
@@ -78,6 +80,9 @@ std::vector<std::string> socket_kind_names() {
 
 std::unique_ptr<Workload> make_socket_workload(SocketKind kind, std::size_t count) {
   const KindInfo& k = info(kind);
+  if (k.op == Op::create_eventfd && !platform::has_eventfd()) {
+    throw Unavailable("this system has no eventfd (Linux and FreeBSD have it): try --kind pipe");
+  }
   return std::make_unique<ItemWorkload>("socket", std::string(k.name), describe(k), count);
 }
 
