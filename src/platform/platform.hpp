@@ -150,7 +150,8 @@ struct KernelRecords {
 };
 // A tracing session, attached to every thread of this process when made, and inherited by
 // every thread and process started after that. Detached when destroyed: nothing is left
-// attached by a process that ends (the kernel drops the events with their last descriptor).
+// attached by a process that ends (the kernel drops the events with their last descriptor),
+// and no child holds its descriptors (each closes its copies at fork).
 class KernelTracer {
  public:
   // Attaches, or returns why it cannot here, in one line with what would enable it.
