@@ -13,6 +13,7 @@
 #include "platform/platform.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -27,6 +28,7 @@
 #ifdef FDBENCH_LINUX
 #include <dirent.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -165,6 +167,20 @@ class KernelSymbols {
   std::vector<std::pair<std::uint64_t, std::string>> symbols_;
 };
 
+// The tracer's descriptors, closed in every child fork makes (pthread_atfork) and forgotten
+// there, so that the child's own children close nothing that reuses their numbers. A child is
+// traced through inheritance, which needs none of them; one that held them would keep the
+// events alive after fdbench is gone, tracing its own tasks into a buffer no one reads: a
+// `process` worker stuck in an open that even SIGKILL cannot end at once (an uninterruptible
+// wait) would. The buffers' mappings are not inherited at all: perf marks them VM_DONTCOPY.
+std::atomic<const std::vector<UniqueFd>*> g_traced_fds{nullptr};
+
+void close_traced_fds_in_child() {
+  if (const auto* fds = g_traced_fds.exchange(nullptr)) {
+    for (const UniqueFd& fd : *fds) close(fd.get());
+  }
+}
+
 const char* const kHiddenAddresses =
     "kernel evidence needs kernel symbol addresses, which /proc/kallsyms hides from this user "
     "(kernel.kptr_restrict; root sees them)";
@@ -193,8 +209,16 @@ struct KernelTracer::State {
   void parse(const perf_event_header& h, const char* body, KernelRecords& out);
 };
 
-KernelTracer::KernelTracer(std::unique_ptr<State> state) : s_(std::move(state)) {}
-KernelTracer::~KernelTracer() = default;
+KernelTracer::KernelTracer(std::unique_ptr<State> state) : s_(std::move(state)) {
+  static std::once_flag registered;
+  std::call_once(registered, [] { pthread_atfork(nullptr, nullptr, close_traced_fds_in_child); });
+  g_traced_fds.store(&s_->fds);
+}
+
+KernelTracer::~KernelTracer() {
+  const std::vector<UniqueFd>* mine = &s_->fds;
+  g_traced_fds.compare_exchange_strong(mine, nullptr);
+}
 
 std::unique_ptr<KernelTracer> KernelTracer::open(std::string& why_not) {
   if (!KernelSymbols::get().readable()) {

@@ -153,7 +153,8 @@ struct KernelRecords {
 };
 // A tracing session, attached to every thread of this process when made, and inherited by
 // every thread and process started after that. Detached when destroyed: nothing is left
-// attached by a process that ends (the kernel drops the events with their last descriptor).
+// attached by a process that ends (the kernel drops the events with their last descriptor),
+// and no child holds its descriptors (each closes its copies at fork).
 class KernelTracer {
  public:
   // Attaches, or returns why it cannot here, in one line with what would enable it.
@@ -228,6 +229,25 @@ std::string rcu_expedited_unsettable();
 // Writes `value` (0 or 1) to /sys/kernel/rcu_expedited: 0 or an errno value (ENOTSUP where
 // there is no such setting).
 int set_rcu_expedited(int value) noexcept;
+// A process of its own that puts /sys/kernel/rcu_expedited back to the value this process
+// found should this process die while the setting is changed (SIGKILL, a crash), when no
+// destructor runs (src/platform/rcu.cpp). Started before the first change; one at a time.
+class RcuExpeditedWatcher {
+ public:
+  // Starts the watcher, or returns nullptr with `why_not` set (one line): then the setting
+  // must not be changed, since nothing would put it back after a SIGKILL.
+  static std::unique_ptr<RcuExpeditedWatcher> start(int original, std::string& why_not);
+  // Without restored(): the watcher writes `original` back itself, at once.
+  ~RcuExpeditedWatcher();
+  RcuExpeditedWatcher(const RcuExpeditedWatcher&) = delete;
+  RcuExpeditedWatcher& operator=(const RcuExpeditedWatcher&) = delete;
+  // This process has put the original back: the watcher exits without writing.
+  void restored() noexcept;
+
+ private:
+  explicit RcuExpeditedWatcher(int socket) noexcept : socket_(socket) {}
+  int socket_;  // this process's end of the socketpair; the watcher reads the other
+};
 // Integer from a one-number pseudo-file such as /proc/sys/kernel/io_uring_disabled.
 std::optional<int> read_int_file(const std::string& path);
 // Text of a small (pseudo-)file, or nullopt when it cannot be read.

@@ -65,20 +65,30 @@ Section section_of(const WorkloadRecipe& work, const Repeat& repeat, int warmup)
 
 // --rcu-expedited: sets /sys/kernel/rcu_expedited for the results that ask for it, and puts
 // the original value back on every way out: the normal end, an Error, Ctrl-C and SIGTERM
-// (their handlers only record the signal; the run unwinds through this destructor).
+// (their handlers only record the signal; the run unwinds through this destructor). For the
+// ways out that run no destructor (SIGKILL, a crash) a watcher process, started before the
+// first change, writes it back (platform::RcuExpeditedWatcher); without one nothing is changed.
 class RcuSetting {
  public:
   RcuSetting() = default;
   RcuSetting(const RcuSetting&) = delete;
   RcuSetting& operator=(const RcuSetting&) = delete;
   ~RcuSetting() {
-    if (original_) platform::set_rcu_expedited(*original_);
+    // Put back here, the watcher is told so; otherwise it tries once more as it is dropped.
+    if (original_ && platform::set_rcu_expedited(*original_) == 0) watcher_->restored();
   }
 
   void set(int value) {
     if (!original_) {
-      original_ = platform::rcu_expedited();
-      if (!original_) throw Error("cannot read /sys/kernel/rcu_expedited");
+      const std::optional<int> found = platform::rcu_expedited();
+      if (!found) throw Error("cannot read /sys/kernel/rcu_expedited");
+      std::string why_not;
+      watcher_ = platform::RcuExpeditedWatcher::start(*found, why_not);
+      if (!watcher_) {
+        throw Error(
+            fmt::format("--rcu-expedited: {}; rcu_expedited was left at {}", why_not, *found));
+      }
+      original_ = found;
     }
     if (const int err = platform::set_rcu_expedited(value)) {
       throw Error(
@@ -87,7 +97,8 @@ class RcuSetting {
   }
 
  private:
-  std::optional<int> original_;
+  std::optional<int> original_;  // set once the watcher runs
+  std::unique_ptr<platform::RcuExpeditedWatcher> watcher_;
 };
 
 // How a result measured a repetition per fresh child starts; the arguments by reference must
