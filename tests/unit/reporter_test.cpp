@@ -295,8 +295,9 @@ TEST(Csv, QuotesCommasAndQuotesInTheError) {
   EXPECT_EQ(fields[static_cast<std::size_t>(at)], r.error);
 }
 
-// Drives a reporter the way Session does.
-std::string report(std::string_view format, const std::vector<Result>& results) {
+// Drives a reporter the way Session does; `published`: the section ran --harness published.
+std::string report(std::string_view format, const std::vector<Result>& results,
+                   bool published = false) {
   std::ostringstream out;
   auto reporter = make_reporter(format, out);
   EXPECT_NE(reporter, nullptr) << format;
@@ -309,6 +310,7 @@ std::string report(std::string_view format, const std::vector<Result>& results) 
   section.input->origin = "/tmp";
   section.input->files = 1000;
   section.fs_type = "tmpfs";
+  section.harness_column = published;
   reporter->section(section);
   for (const auto& r : results) reporter->add(r);
   reporter->end(results, findings(results, linux_environment()), true);
@@ -334,6 +336,27 @@ TEST(Reporters, UnknownFormatIsNull) {
   EXPECT_EQ(make_reporter("xml", out), nullptr);
   EXPECT_EQ(make_reporter("", out), nullptr);
   EXPECT_EQ(make_reporter("JSON", out), nullptr);
+}
+
+// --harness: a column only where the published harness ran, and a label in the markdown.
+TEST(Reporters, TheHarnessIsShownOnlyWhereThePublishedOneRan) {
+  Result published = open_result("threads", 1).build();
+  published.harness = Harness::published;
+  const std::vector<Result> both{open_result("threads", 1).build(), published};
+  const std::string table = report("table", both, true);
+  EXPECT_NE(table.find("threads harness"), std::string::npos) << table;
+  EXPECT_NE(table.find("  threads            1 minimal"), std::string::npos) << table;
+  EXPECT_NE(table.find("  threads            1 published"), std::string::npos) << table;
+  EXPECT_NE(table.find("with the published harness, the seed's threads are created inside the "
+                       "clock"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(report("markdown", both, true).find("| threads (published harness) | 1 |"),
+            std::string::npos);
+  const std::string minimal = report("table", {open_result("threads", 1).build()});
+  EXPECT_EQ(minimal.find("harness"), std::string::npos) << minimal;
+  EXPECT_EQ(report("markdown", {open_result("threads", 1).build()}).find("harness"),
+            std::string::npos);
 }
 
 TEST(Reporters, TableShowsEveryRow) {
