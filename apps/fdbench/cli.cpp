@@ -176,6 +176,7 @@ struct CommonText {
   bool kernel_trace = false;
   std::string rcu_expedited = "keep";  // OpenOptions::rcu_expedited empty: kept as it is
   std::string order = std::string(to_string(OpenOptions{}.order));
+  std::string harness = std::string(to_string(OpenOptions{}.harness.front()));
   std::string trace_out;
   std::string timeout;  // empty: none for private sets, kDefaultTreeTimeout for --tree, --list
 };
@@ -394,6 +395,11 @@ OptionTable common_options(CommonText& text, std::string_view command) {
        "interleaved: the results' repetitions in turn, so drift hits all alike; sequential: each "
        "result's repetitions back to back",
        &text.order, choices({"interleaved", "sequential"}), true},
+      {"--harness", "LIST",
+       "minimal: only the calls on the clock; published: the seeds' own programs' harness "
+       "(threads created inside the clock; open: std::ifstream and a std::string per file, "
+       "tmp/N.txt as the first seed names it), threads and pool only; minimal,published: both",
+       &text.harness, choices({"minimal", "published", "minimal,published"}), true},
       {"--timeout", "SECONDS",
        "Seconds a repetition may take before it is abandoned as hung (a dead NFS or FUSE "
        "mount): the run stops, exit 1, naming the file; none for no limit (default: none, 60 "
@@ -434,6 +440,43 @@ std::vector<Export> apply_exports(const CommonText& text) {
 
 // --rcu-expedited keep|0|1|0,1: the values to set in turn (none for keep), refused up front
 // where they cannot be set.
+// --harness: minimal, published, or both in the order given (a repeated one counts once, as in
+// every list).
+std::vector<Harness> parse_harness_list(const std::string& text) {
+  std::vector<Harness> harnesses;
+  for (const auto& item : split_list("--harness", text)) {
+    Harness harness{};
+    if (!parse_harness(item, harness)) {
+      throw BadValue(fmt::format(
+          "--harness: unknown value '{}' (choose from minimal, published, minimal,published)",
+          item));
+    }
+    harnesses.push_back(harness);
+  }
+  return harnesses;
+}
+
+// The first seed's published harness opens the names it made itself (1.txt .. N.txt, flat,
+// relative, read-only, closed at once): what cannot be done that way is refused up front.
+void check_published_open(const OpenOptions& open) {
+  if (std::find(open.harness.begin(), open.harness.end(), Harness::published) ==
+      open.harness.end()) {
+    return;
+  }
+  const auto refuse = [](std::string_view what) {
+    throw UsageError(fmt::format("--harness published opens the first seed's files as its "
+                                 "program does; {}, or use --harness minimal",
+                                 what));
+  };
+  if (!open.tree.empty() || !open.list.empty()) {
+    refuse("it needs a set fdbench makes (1.txt .. N.txt): drop --tree or --list");
+  }
+  if (open.subdirs.value_or(0) != 0) refuse("its set is flat: drop --layout");
+  if (open.keep_open) refuse("it closes each file at once: drop --keep-open");
+  if (open.paths != PathMode::relative) refuse("it names them relative, tmp/N.txt: drop --paths");
+  if (open.flags != OpenFlags::rdonly) refuse("std::ifstream opens them read-only: drop --flags");
+}
+
 std::vector<int> parse_rcu_expedited(const std::string& text) {
   if (text == "keep") return {};
   std::vector<int> values;
@@ -568,6 +611,7 @@ void apply_common(const CommonText& text, Repeat& repeat, int& warmup, Command& 
   }
   command.open.order = order;
   command.socket.order = order;
+  command.open.harness = command.socket.harness = parse_harness_list(text.harness);
   command.open.timeout_s =
       parse_timeout(text.timeout, !command.open.tree.empty() || !command.open.list.empty());
   command.socket.timeout_s = parse_timeout(text.timeout, false);
@@ -751,9 +795,10 @@ and pools are created before the clock starts: thread creation is not timed. `li
 libuv's thread pool with uv_fs_open/uv_fs_close, which is how Node.js opens files.
 With --keep-open each repetition runs in a fresh child process (see `fdbench socket`).
 --paths relative (the default) opens each file relative to its open directory,
-openat(dirfd, "file_N"); --paths absolute opens it by its full path from the root,
-open("/dir/file_N"), as the seed's program does, so the kernel walks every component each
-time. Full paths are built before the clock starts; a relative --tree or --dir and the
+openat(dirfd, "N.txt"); --paths absolute opens it by its full path from the root,
+open("/dir/N.txt"), so the kernel walks every component each time. The first seed's program
+does neither: it opens tmp/N.txt from the directory above its set, which is what --harness
+published does. Full paths are built before the clock starts; a relative --tree or --dir and the
 relative entries of a --list are resolved against the current directory, and absolute --list
 entries stay absolute either way. `libuv` has no openat(): it always opens by full path, and
 its result says so.
@@ -1125,6 +1170,7 @@ Command open_command(const Texts& texts, const CLI::App& open) {
   apply_open(texts.open, command.open);
   apply_kept_set(texts.open, open.count("--files") > 0, open.count("--layout") > 0, command.open);
   apply_common(texts.open_common, command.open.repeat, command.open.warmup, command);
+  check_published_open(command.open);
   command.open.latency = latency_of(texts.open_common, command.open.keep_open);
   command.open.kernel_trace = texts.open_common.kernel_trace;
   return command;

@@ -98,6 +98,9 @@ ResultKey key_of(const Result& r) {
     if (kDescriptive.count(name) == 0) asked.emplace(name, value);
   }
   if (r.rcu_expedited) asked["rcu_expedited"] = std::to_string(*r.rcu_expedited);
+  // The published harness times thread creation and more besides the calls: its results are
+  // never paired with a minimal harness's (they are listed apart, labelled "harness published").
+  if (r.harness == Harness::published) asked["harness"] = std::string(to_string(r.harness));
   return {r.workload, r.strategy, r.threads,           r.batch,         r.kind,
           r.pregrow,  r.ops,      r.holds_descriptors, std::move(asked)};
 }

@@ -19,11 +19,15 @@ namespace {
 using Results = std::vector<const Result*>;
 using Findings = std::vector<ClaimedFinding>;
 
-// Results of `workload` that are valid timings.
+// Results of `workload` that are valid timings, measured with fdbench's minimal harness: a
+// published harness's result has its own finding (harness_findings), against its minimal twin.
 Results select(std::span<const Result> results, std::string_view workload) {
   Results out;
   for (const auto& r : results) {
-    if (r.workload == workload && comparable(r) && r.stats.count > 0) out.push_back(&r);
+    if (r.workload == workload && comparable(r) && r.stats.count > 0 &&
+        r.harness == Harness::minimal) {
+      out.push_back(&r);
+    }
   }
   return out;
 }
@@ -94,8 +98,9 @@ std::string workers_text(const Result& r) {
 // What a finding says of `r`, for a script to match against the results without reading the
 // sentence.
 FindingSubject subject(const Result& r, std::string role) {
-  return {std::move(role), r.workload,        r.kind,         r.strategy, r.threads,
-          r.batch,         r.pregrow.label(), r.rcu_expedited};
+  return {std::move(role), r.workload,        r.kind,          r.strategy,
+          r.threads,       r.batch,           r.pregrow.label(), r.rcu_expedited,
+          std::string(to_string(r.harness))};
 }
 
 // "too few repetitions to separate these (use --repeat ≥ 6)": what is said instead of a
@@ -948,6 +953,100 @@ void kernel_findings(std::span<const Result> results, std::string_view workload,
 }
 
 // A finding about `subjects` results that each say what went wrong; none when there are none.
+// --harness minimal,published: how much of a published-harness figure is the harness, against
+// the same setting measured with the minimal one. The published rows are left out of every
+// other finding (select()), so this is the only place they are compared.
+struct HarnessPair {
+  const Result* published;
+  const Result* minimal;
+  [[nodiscard]] double ratio() const { return published->stats.median / minimal->stats.median; }
+};
+
+std::vector<HarnessPair> harness_pairs(std::span<const Result> results, std::string_view workload) {
+  std::vector<HarnessPair> pairs;
+  for (const auto& p : results) {
+    if (p.workload != workload || p.harness != Harness::published || !comparable(p) ||
+        p.stats.count == 0) {
+      continue;
+    }
+    for (const auto& m : results) {
+      if (m.harness == Harness::minimal && comparable(m) && m.stats.count > 0 &&
+          m.stats.median > 0 && m.workload == p.workload && m.kind == p.kind &&
+          m.strategy == p.strategy && m.threads == p.threads && m.batch == p.batch &&
+          m.pregrow == p.pregrow && m.rcu_expedited == p.rcu_expedited && m.ops == p.ops) {
+        pairs.push_back({&p, &m});
+        break;
+      }
+    }
+  }
+  return pairs;
+}
+
+// What the published harness puts on the clock for `r`, in a few words.
+std::string harness_costs(const Result& r) {
+  const std::string made = r.reference ? "thread creation" : "a pool made per repetition";
+  if (r.workload_kind == WorkloadKind::open) {
+    return made + ", std::ifstream, a std::string per name";
+  }
+  return made;
+}
+
+ClaimedFinding harness_line(const HarnessPair& pair) {
+  const Result& p = *pair.published;
+  const Result& m = *pair.minimal;
+  const double share = 1 - m.stats.median / p.stats.median;
+  const std::string what = fmt::format(
+      "With the published harness, `{}` with {} took {} ms for {} {} against {} ms with the "
+      "minimal harness",
+      p.strategy, workers_text(p), format_ms(p.stats.median), group_digits(p.ops),
+      p.unit == "files" ? "files" : "descriptors", format_ms(m.stats.median));
+  std::string verdict;
+  switch (separation(p.median_ci, m.median_ci)) {
+    case Separation::separated:
+      verdict = share > 0 ? fmt::format(": {:.0f}% of the published figure is harness on this "
+                                        "machine ({})",
+                                        share * 100, harness_costs(p))
+                          : fmt::format(": the published harness was faster here ({} the time)",
+                                        format_ratio(pair.ratio()));
+      break;
+    case Separation::within_noise:
+      verdict = ", within noise: no share of it can be told apart as harness here";
+      break;
+    case Separation::too_few:
+      verdict = "; " + too_few_to_separate();
+      break;
+  }
+  return {{"harness",
+           what + verdict + ".",
+           {{"published_median_ns", p.stats.median},
+            {"minimal_median_ns", m.stats.median},
+            {"ratio", pair.ratio()},
+            {"harness_share", share}},
+           {subject(p, "published"), subject(m, "minimal")}},
+          {separation_claim(p, m, 0, 1)}};
+}
+
+// One line per pair; beyond four, the pair whose harness weighs most, with how many there are.
+void harness_findings(std::span<const Result> results, std::string_view workload,
+                      Findings& out) {
+  const std::vector<HarnessPair> pairs = harness_pairs(results, workload);
+  if (pairs.size() <= 4) {
+    for (const auto& pair : pairs) out.push_back(harness_line(pair));
+    return;
+  }
+  const auto most = std::max_element(
+      pairs.begin(), pairs.end(),
+      [](const HarnessPair& a, const HarnessPair& b) { return a.ratio() < b.ratio(); });
+  ClaimedFinding line = harness_line(*most);
+  line.finding.kind = "harness_most";
+  line.finding.numbers["pairs"] = pairs.size();
+  line.finding.text = fmt::format(
+      "{} {} results were measured with both harnesses. The one whose published figure is most "
+      "harness: {}",
+      pairs.size(), workload, line.finding.text);
+  out.push_back(std::move(line));
+}
+
 void failure_finding(const char* kind, std::string text, std::vector<FindingSubject> subjects,
                      Findings& out) {
   if (subjects.empty()) return;
@@ -1131,6 +1230,7 @@ std::vector<ClaimedFinding> claimed_findings(std::span<const Result> results,
     syscall_finding(results, workload, env, out);
     growth_findings(results, workload, out);
     kernel_findings(results, workload, out);
+    harness_findings(results, workload, out);
   }
   failure_findings(results, out);
   return reconciled(std::move(out), results);

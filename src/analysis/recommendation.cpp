@@ -23,7 +23,8 @@ using nlohmann::json;
 // holding descriptors, ones it can use as descriptors (unless `allow_direct`).
 bool eligible(const Result& r, bool allow_direct) {
   if (r.holds_descriptors && r.fd_table == FdTable::none && !allow_direct) return false;
-  return r.recommendable && r.ok() && !r.times_ns.empty() && r.ops_per_sec > 0;
+  return r.recommendable && r.harness == Harness::minimal && r.ok() && !r.times_ns.empty() &&
+         r.ops_per_sec > 0;
 }
 
 // Simpler first: no io_uring (a ring to set up and drain), fewer threads, the plain loop

@@ -80,7 +80,7 @@ void child_repetition(Channel& channel, const WorkloadRecipe& recipe, const Stra
     {
       StrategyConfig once = config;
       once.one_repetition = true;
-      auto runner = strategy.make(once);  // worker threads exist only from here on
+      auto runner = make_strategy(strategy, once, recipe.facts.workload_kind);  // worker threads exist only from here on
       if (trace) report.shared = table_shared_now(strategy, config) ? 1 : 0;
       // A signal that came already ends the repetition before it starts; the check also
       // runs interrupted() once off the clock, so the workload's first call to it is not
@@ -240,7 +240,8 @@ class FreshChildMeasurement final : public Measurement {
         config_(config),
         pregrow_(pregrow),
         traced_(extras.latency) {
-    if (const auto reason = strategy.unavailable_reason(); !reason.empty()) {
+    if (const auto reason = unavailable_reason(strategy, config, work.facts.workload_kind);
+        !reason.empty()) {
       stop(Status::unavailable, std::string(reason));
       return;
     }

@@ -94,6 +94,7 @@ Result base_result(const WorkloadFacts& work, const StrategyInfo& strategy,
   r.unit = work.unit;
   r.workload_kind = work.workload_kind;
   r.recommendable = strategy.recommendable;
+  r.harness = config.harness;
   if (!strategy.dispatch.empty()) r.parameters["dispatch"] = std::string(strategy.dispatch);
   if (strategy.uses_batch()) {
     r.parameters["batch"] = std::to_string(config.batch);
@@ -277,7 +278,8 @@ class InProcessMeasurement final : public Measurement {
         strategy_(strategy),
         config_(config),
         workers_(workers) {
-    if (const auto reason = strategy.unavailable_reason(); !reason.empty()) {
+    if (const auto reason = unavailable_reason(strategy, config, facts_of(work).workload_kind);
+        !reason.empty()) {
       stop(Status::unavailable, std::string(reason));
       return;
     }
@@ -301,7 +303,7 @@ class InProcessMeasurement final : public Measurement {
   void repetition(bool timed) override {
     try {
       if (!runner_) {
-        runner_ = strategy_.make(config_);
+        runner_ = make_strategy(strategy_, config_, facts_of(work_).workload_kind);
         shared_ = trace_ && table_shared_now(strategy_, config_);
         // Workers made for this repetition alone first do the work once untimed, as a
         // sequential run's warm-up does for the workers it keeps: a new io_uring ring's first

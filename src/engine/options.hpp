@@ -57,6 +57,8 @@ struct OpenOptions {
   bool keep_open = false;                   // hold every descriptor to the end of the repetition
   std::vector<Pregrow> pregrow{Pregrow{}};  // with keep_open: each runs in a fresh child
   UringOptions uring;                       // --uring-tuning, --uring-close
+  // --harness: each harness measured, in this order, for every strategy and thread count.
+  std::vector<Harness> harness{Harness::minimal};
 };
 
 struct SocketOptions {
@@ -75,6 +77,7 @@ struct SocketOptions {
   std::vector<int> rcu_expedited;
   Order order = Order::interleaved;  // --order
   double timeout_s = 0;              // --timeout, as for open
+  std::vector<Harness> harness{Harness::minimal};  // --harness, as for open
 };
 
 // $TMPDIR if set and non-empty, else /tmp.

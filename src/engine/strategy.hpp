@@ -26,6 +26,8 @@ struct StrategyConfig {
   // only while more than one thread holds it, so a worker kept waiting for a next repetition
   // that never comes would make the other's last table growth wait for a grace period too.
   bool one_repetition = false;
+  // --harness: fdbench's minimal harness, or the seed's own (StrategyInfo::published).
+  Harness harness = Harness::minimal;
 };
 
 // Descriptors a strategy holds at once beyond the workload's own: its rings, channels, helper
@@ -103,10 +105,25 @@ struct StrategyInfo {
   // --latency: why its calls cannot be timed, for a strategy whose calls neither the
   // workload's loop nor the strategy itself times (a result's "latency" parameter says it).
   std::string_view latency_not_recorded{};
+  // --harness published: the seed's own harness for this strategy, by the workload it comes
+  // from (the first seed opened files with direct threads and a pool; the second created
+  // sockets with threads). Empty where no seed had one: such a result is unavailable and says
+  // so (published_unavailable_reason), never measured with the minimal harness instead.
+  std::function<std::unique_ptr<Strategy>(const StrategyConfig&)> published_open{};
+  std::function<std::unique_ptr<Strategy>(const StrategyConfig&)> published_create{};
 
   // Whether --batch changes what it does.
   [[nodiscard]] bool uses_batch() const { return batch_unit != BatchUnit::none; }
 };
+
+// Why `strategy` cannot run a `kind` workload with `config.harness` here (its own
+// unavailable_reason(), or no published harness for it); empty when it can.
+std::string unavailable_reason(const StrategyInfo& strategy, const StrategyConfig& config,
+                               WorkloadKind kind);
+// Its workers for `config` (config.harness chooses the harness), untimed; only where
+// unavailable_reason() is empty.
+std::unique_ptr<Strategy> make_strategy(const StrategyInfo& strategy, const StrategyConfig& config,
+                                        WorkloadKind kind);
 
 // Every strategy, in the order they are listed and run by default.
 const std::vector<StrategyInfo>& strategy_registry();

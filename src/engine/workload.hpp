@@ -65,6 +65,13 @@ struct ItemSpec {
   [[nodiscard]] const char* path(std::size_t i) const noexcept { return (*paths)[i]; }
 };
 
+// --harness published: how the seed's program this workload comes from spreads it over the
+// threads it creates inside the clock.
+enum class SeedThreads {
+  created,             // the first seed's: T new threads, the caller only starts and joins them
+  caller_and_created,  // the second seed's: the caller is one of the T, T-1 new threads beside it
+};
+
 class Workload {
  public:
   virtual ~Workload() = default;
@@ -77,6 +84,8 @@ class Workload {
   [[nodiscard]] virtual std::string_view unit() const { return "fds"; }
   // Whether descriptors are held to the end of a repetition, so the table grows while timed.
   [[nodiscard]] virtual bool holds_descriptors() const { return false; }
+  // --harness published: how the seed's threads share it (published_strategies.cpp).
+  [[nodiscard]] virtual SeedThreads seed_threads() const { return SeedThreads::caller_and_created; }
   // Untimed, before each repetition.
   virtual void before_repetition() {}
   // Untimed, in a worker process about to run run_range(begin, end): writes the memory that
@@ -108,8 +117,9 @@ bool parse_open_flags(std::string_view text, OpenFlags& flags);
 std::vector<std::string> open_flags_names();
 
 // How files are named to the kernel: relative to an open directory (openat(dir_fd, name)),
-// or by absolute path from the root (open("/dir/file_N"), what the seed's program does: the
-// kernel walks every component of the path each time).
+// or by absolute path from the root (open("/dir/N.txt"): the kernel walks every component of
+// the path each time). The first seed's program does neither: it opens "tmp/N.txt" from the
+// directory above its set (make_published_open_workload).
 enum class PathMode { relative, absolute };
 std::string_view to_string(PathMode mode);
 bool parse_path_mode(std::string_view text, PathMode& mode);
@@ -132,6 +142,15 @@ std::unique_ptr<Workload> make_open_workload(const OpenSpec& spec);
 // read-only.
 std::unique_ptr<Workload> make_open_workload(int dir_fd, std::string dir_path,
                                              const PathTable& paths);
+
+// --harness published, the first seed's open (its open.cpp): the files 1.txt .. N.txt of the
+// flat set `dir_path` (`names` must be exactly those, in that order), each opened by the
+// relative name "<set>/N.txt" from the set's parent directory, which is the current directory
+// during each repetition (before_repetition() goes there, after_repetition() back), through a
+// std::ifstream named by a std::string built for it, counted in one atomic shared by the
+// threads, and closed at once; nothing is read. Throws Error when the names are not the seed's.
+std::unique_ptr<Workload> make_published_open_workload(const std::string& dir_path,
+                                                       const PathTable& names);
 
 enum class SocketKind { tcp, tcp6, udp, unix_stream, eventfd, pipe };
 std::string_view to_string(SocketKind kind);

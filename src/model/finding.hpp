@@ -41,7 +41,7 @@ class FindingNumber {
 };
 
 // One result a finding is about, as fields a script can match against the results (its
-// `workload`, `kind`, `strategy`, `threads`, `batch`, `pregrow` and `rcu_expedited`), and what
+// `workload`, `kind`, `strategy`, `threads`, `batch`, `pregrow`, `rcu_expedited` and `harness`), and what
 // it is to the finding (`role`: "fastest", "tied", "knee", "reference", "pregrown", ...).
 struct FindingSubject {
   std::string role;
@@ -52,6 +52,7 @@ struct FindingSubject {
   int batch = 0;
   std::string pregrow;               // "off", "auto" or a descriptor number, as results say it
   std::optional<int> rcu_expedited;  // where --rcu-expedited set it
+  std::string harness = "minimal";   // "published" where --harness published measured it
 
   bool operator==(const FindingSubject&) const = default;
 };

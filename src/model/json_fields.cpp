@@ -53,6 +53,11 @@ struct Spelling<BatchUnit> {
   static constexpr auto parse = parse_batch_unit;
   static constexpr const char* expected = "\"none\", \"task\", \"submission\" or \"in-flight\"";
 };
+template <>
+struct Spelling<Harness> {
+  static constexpr auto parse = parse_harness;
+  static constexpr const char* expected = "\"minimal\" or \"published\"";
+};
 template <class T>
 concept Spelled = requires {
   Spelling<T>::expected;
@@ -669,6 +674,7 @@ constexpr ResultField kResultFields[] = {
                    &reset<&Result::auto_repeat>).added_in(4),
     custom<Result>("kernel", &write_kernel, FieldRead::optional, &read_kernel,
                    &reset<&Result::kernel>).added_in(5),
+    defaulted<&Result::harness>("harness").added_in(6).csv(31),
     derived("min_ns", [](const Result& r) -> Written { return r.stats.min; }).csv(9),
     derived("median_ns", [](const Result& r) -> Written { return whole_ns(r.stats.median); }).csv(10),
     derived("max_ns", [](const Result& r) -> Written { return r.stats.max; }).csv(11),

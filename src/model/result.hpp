@@ -170,6 +170,9 @@ struct Result {
   // Whether tune may recommend it: a way a program can adopt (not the seed's naive pool,
   // measured only to show what it costs).
   bool recommendable = true;
+  // --harness: what the clock holds besides the calls: fdbench's minimal harness, or the
+  // seeds' published one (threads created inside the clock, the first seed's ifstream).
+  Harness harness = Harness::minimal;
 
   // Whether it has timed repetitions to show: measured, or cut short.
   [[nodiscard]] bool ran() const {

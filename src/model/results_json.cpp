@@ -134,6 +134,7 @@ FindingSubject read_subject(const JsonReader& in) {
   s.batch = in.optional_integer<int>("batch").value_or(1);
   s.pregrow = in.text_or("pregrow", "off");
   s.rcu_expedited = in.optional_integer<int>("rcu_expedited");
+  s.harness = in.text_or("harness", "minimal");
   return s;
 }
 

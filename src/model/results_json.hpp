@@ -21,7 +21,7 @@ namespace fdbench {
 // result's `precision`; 5 its `kernel` (--kernel-trace). Every version from
 // 1 on reads; what an older one lacks is derived once, by the field tables (json_fields.hpp),
 // or left absent where nothing can tell it (the context, the timed region).
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 struct ResultsDocument {
   int schema_version = kSchemaVersion;

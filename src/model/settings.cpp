@@ -94,4 +94,14 @@ bool parse_workload_kind(std::string_view text, WorkloadKind& kind) {
   return true;
 }
 
+std::string_view to_string(Harness harness) {
+  return harness == Harness::published ? "published" : "minimal";
+}
+
+bool parse_harness(std::string_view text, Harness& harness) {
+  if (text != "minimal" && text != "published") return false;
+  harness = text == "published" ? Harness::published : Harness::minimal;
+  return true;
+}
+
 }  // namespace fdbench

@@ -66,4 +66,14 @@ enum class WorkloadKind {
 std::string_view to_string(WorkloadKind kind);
 bool parse_workload_kind(std::string_view text, WorkloadKind& kind);
 
+// --harness: what besides the calls the clock holds.
+enum class Harness {
+  minimal,    // fdbench's own: workers made and primed before the clock, names built before it
+  published,  // the seeds' programs' own: threads created and joined inside the clock, and the
+              // first seed's std::ifstream named by a std::string built per file
+};
+// The JSON and command-line spellings: "minimal", "published".
+std::string_view to_string(Harness harness);
+bool parse_harness(std::string_view text, Harness& harness);
+
 }  // namespace fdbench

@@ -34,6 +34,8 @@ struct Section {
   bool held = false;         // descriptors are held to the end of each repetition
   bool fresh_child = false;  // each repetition runs in a fresh process
   bool batch_column = false;  // results differ by batch too (tune's sweep): the table shows it
+  // --harness published ran: the table shows each row's harness (minimal or published).
+  bool harness_column = false;
   // --kernel-trace: asked for, and (empty) recorded or why it cannot be here.
   bool kernel_trace = false;
   std::string kernel_unavailable;

@@ -39,11 +39,17 @@ const StrategyInfo& strategy_named(const std::string& name) {
   return *strategy;
 }
 
-// "uring, 2 threads, pregrow auto": the progress line's name for a result.
-std::string progress_label(const TraceKey& key) {
+// "uring, 2 threads, pregrow auto": the progress line's name for a result (", published
+// harness" after it with --harness published).
+std::string progress_label(const TraceKey& key, Harness harness) {
   std::string label = fmt::format("{}, {}", key.strategy, thread_count_text(key.threads));
   if (!key.pregrow.empty()) label += ", pregrow " + key.pregrow;
+  if (harness == Harness::published) label += ", published harness";
   return label;
+}
+
+bool asks_published(const std::vector<Harness>& harnesses) {
+  return std::find(harnesses.begin(), harnesses.end(), Harness::published) != harnesses.end();
 }
 
 // What --latency keeps of one result while it is measured: measured in this process, a record
@@ -113,9 +119,9 @@ auto in_fresh_children(const WorkloadRecipe& recipe, const StrategyInfo& strateg
 
 // A planned result, named on the progress line (and in a hang's message) by its key.
 PlannedResult planned(
-    TraceKey key, MeasurementStarter start,
+    TraceKey key, Harness harness, MeasurementStarter start,
     std::function<void(Result&)> complete = [](Result&) {}) {
-  std::string label = progress_label(key);
+  std::string label = progress_label(key, harness);
   return {std::move(key), std::move(label), std::move(start), std::move(complete)};
 }
 
@@ -199,6 +205,7 @@ Section open_section(const OpenOptions& options, const OpenInput& in,
   section.subdirs = in.generated ? in.generated->subdirs() : 0;
   section.held = options.keep_open;
   section.fresh_child = options.keep_open;  // only a fresh process shows a held table's growth
+  section.harness_column = asks_published(options.harness);
   return section;
 }
 
@@ -220,21 +227,25 @@ std::vector<PlannedResult> open_plan(const OpenOptions& options,
       record_paths(r, options.paths, strategy);
     };
     for (const int threads : options.threads) {
-      const StrategyConfig config{threads, options.batch, options.uring};
-      if (!options.keep_open) {
-        MeasurementStarter start = [&spec, &strategy, config](const MeasurementStart& how) {
-          return in_process_measurement(make_open_workload(spec), strategy, config, how.repeat,
+      StrategyConfig config{threads, options.batch, options.uring};
+      for (const Harness harness : options.keep_open ? std::vector<Harness>{} : options.harness) {
+        config.harness = harness;
+        MeasurementStarter start = [&spec, &in, &strategy, config](const MeasurementStart& how) {
+          auto work = config.harness == Harness::published
+                          ? make_published_open_workload(in.dir_path, in.paths())
+                          : make_open_workload(spec);
+          return in_process_measurement(std::move(work), strategy, config, how.repeat,
                                         how.warmup, how.extras, how.workers);
         };
         start = descriptors.or_skipped(std::move(start), recipe.facts, strategy, config, {}, held);
-        plan.push_back(planned({0, name, threads, "", op}, std::move(start), complete));
-        continue;
+        plan.push_back(planned({0, name, threads, "", op}, harness, std::move(start), complete));
       }
+      if (!options.keep_open) continue;
       for (const auto& pregrow : options.pregrow) {
         auto start = descriptors.or_skipped(in_fresh_children(recipe, strategy, config, pregrow),
                                             recipe.facts, strategy, config, pregrow, held);
-        plan.push_back(
-            planned({0, name, threads, pregrow.label(), op}, std::move(start), complete));
+        plan.push_back(planned({0, name, threads, pregrow.label(), op}, Harness::minimal,
+                               std::move(start), complete));
       }
     }
   }
@@ -251,14 +262,18 @@ std::vector<PlannedResult> socket_plan(const SocketOptions& options,
   for (const auto& name : options.strategies) {
     const StrategyInfo& strategy = strategy_named(name);
     for (std::size_t t = 0; t < options.threads.size(); ++t) {
-      const StrategyConfig config{options.threads[t], options.batch, options.uring};
       const WorkloadRecipe& recipe = recipes[t];
       const std::uint64_t held =
           recipe.facts.ops * static_cast<std::uint64_t>(recipe.facts.descriptors_per_item);
       for (const auto& pregrow : options.pregrow) {
-        auto start = descriptors.or_skipped(in_fresh_children(recipe, strategy, config, pregrow),
-                                            recipe.facts, strategy, config, pregrow, held);
-        plan.push_back(planned({0, name, config.threads, pregrow.label(), op}, std::move(start)));
+        for (const Harness harness : options.harness) {
+          StrategyConfig config{options.threads[t], options.batch, options.uring};
+          config.harness = harness;
+          auto start = descriptors.or_skipped(in_fresh_children(recipe, strategy, config, pregrow),
+                                              recipe.facts, strategy, config, pregrow, held);
+          plan.push_back(planned({0, name, config.threads, pregrow.label(), op}, harness,
+                                 std::move(start)));
+        }
       }
     }
   }
@@ -343,7 +358,7 @@ void Session::run_open(const OpenOptions& options) {
   descriptors.reserve(open_budgets(options, strategies, descriptors, expected),
                       "--batch, --threads, --files or --pregrow");
   const std::size_t per_strategy =
-      options.threads.size() * (options.keep_open ? options.pregrow.size() : 1);
+      options.threads.size() * (options.keep_open ? options.pregrow.size() : options.harness.size());
   const std::size_t blocks = std::max<std::size_t>(1, options.rcu_expedited.size());
   plan_progress(blocks * strategies.size() * per_strategy, options.repeat, options.warmup);
   const OpenInput in = prepare_input(options, creation_progress());
@@ -375,12 +390,13 @@ void Session::run_socket(const SocketOptions& options) {
   descriptors.reserve(socket_budgets(options, descriptors, per_thread),
                       "--threads, --per-thread, --batch or --pregrow");
   plan_progress(std::max<std::size_t>(1, options.rcu_expedited.size()) * options.strategies.size() *
-                    options.threads.size() * options.pregrow.size(),
+                    options.threads.size() * options.pregrow.size() * options.harness.size(),
                 options.repeat, options.warmup);
   Section section = section_of(one_thread, options.repeat, options.warmup);
   section.per_thread = options.per_thread;
   section.held = true;
   section.fresh_child = true;
+  section.harness_column = asks_published(options.harness);
   std::vector<WorkloadRecipe> recipes;  // one per thread count, alive while measured
   for (const int threads : options.threads) {
     recipes.push_back(socket_workload_recipe(

@@ -385,6 +385,53 @@ TEST_F(Schema, RealOpenSocketAndKeepOpenRuns) {
   EXPECT_EQ(checked, static_cast<int>(strategy_names().size()) * 2);
 }
 
+// --harness minimal,published: every result says its harness, a strategy without a published
+// harness is an unavailable row, and the harness finding names both rows.
+TEST_F(Schema, RealRunsWithBothHarnesses) {
+  const std::string open = run_to_file(
+      {"open", "--files", "50", "--threads", "1,2", "--strategy", "threads,pool,fast-pool",
+       "--harness", "minimal,published", "--repeat", "6", "--warmup", "0", "--dir", work_.path()},
+      "open.json");
+  const std::string socket = run_to_file(
+      {"socket", "--per-thread", "16", "--strategy", "threads,process", "--pregrow", "off",
+       "--harness", "minimal,published", "--repeat", "2", "--warmup", "0"},
+      "socket.json");
+  expect_valid({open, socket});
+  for (const auto& file : {open, socket}) expect_timed_regions_counted(file);
+  const auto doc = nlohmann::json::parse(read_text(open));
+  EXPECT_EQ(doc.at("schema_version"), 6);
+  int published = 0;
+  for (const auto& r : doc.at("results")) {
+    SCOPED_TRACE(r.dump());
+    ASSERT_TRUE(r.contains("harness"));
+    if (r.at("harness") != "published") continue;
+    ++published;
+    if (r.at("strategy") == "fast-pool") {
+      EXPECT_EQ(r.at("status"), "unavailable");
+    } else {
+      EXPECT_EQ(r.at("status"), "measured");
+      EXPECT_EQ(r.at("failures"), 0);
+      EXPECT_EQ(r.at("times_ns").size(), 6U);
+    }
+  }
+  EXPECT_EQ(published, 6);  // 3 strategies x 2 thread counts
+  int harness_findings = 0;
+  for (const auto& f : doc.at("findings")) {
+    if (f.at("kind") != "harness") continue;
+    ++harness_findings;
+    ASSERT_EQ(f.at("subjects").size(), 2U);
+    EXPECT_EQ(f.at("subjects")[0].at("harness"), "published");
+    EXPECT_FALSE(f.at("subjects")[1].contains("harness"));  // minimal: left out
+  }
+  EXPECT_EQ(harness_findings, 4);  // threads and pool, at 1 and 2 threads
+  const auto sockets = nlohmann::json::parse(read_text(socket)).at("results");
+  ASSERT_EQ(sockets.size(), 4U);
+  for (const auto& r : sockets) {
+    const bool unavailable = r.at("harness") == "published" && r.at("strategy") == "process";
+    EXPECT_EQ(r.at("status"), unavailable ? "unavailable" : "measured") << r.dump();
+  }
+}
+
 // A kept set's run and a run reusing it: input.file_set and setup_ns as the schema has them.
 TEST_F(Schema, RealKeptAndReusedSetRuns) {
   const std::string set = work_ / "set";

@@ -44,6 +44,10 @@ class ResultBuilder {
     r_.rcu_expedited = value;
     return *this;
   }
+  ResultBuilder& harness(Harness measured_with) {
+    r_.harness = measured_with;
+    return *this;
+  }
   ResultBuilder& ops(std::uint64_t per_repetition) {
     r_.ops = per_repetition;
     return *this;

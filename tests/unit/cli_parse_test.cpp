@@ -346,6 +346,39 @@ TEST(SocketFlags, BadValues) {
   expect_usage_error({"socket", "--format", "xml"}, "--format");
 }
 
+TEST(HarnessFlag, MinimalByDefaultPublishedOrBothWhenAsked) {
+  EXPECT_EQ(expect_command({"open"}).open.harness, (std::vector<Harness>{Harness::minimal}));
+  EXPECT_EQ(expect_command({"socket"}).socket.harness, (std::vector<Harness>{Harness::minimal}));
+  const Command both = expect_command({"open", "--harness", "minimal,published"});
+  EXPECT_EQ(both.open.harness, (std::vector<Harness>{Harness::minimal, Harness::published}));
+  EXPECT_EQ(expect_command({"socket", "--harness", "published"}).socket.harness,
+            (std::vector<Harness>{Harness::published}));
+  const Command suite = expect_command({"--harness", "published,minimal"});
+  EXPECT_EQ(suite.open.harness, (std::vector<Harness>{Harness::published, Harness::minimal}));
+  EXPECT_EQ(suite.socket.harness, suite.open.harness);
+}
+
+TEST(HarnessFlag, BadValuesAndWhatThePublishedOpenCannotDoAreRefused) {
+  for (const std::string bad : {"", "fast", "minimal,", "published,,minimal", "Minimal"}) {
+    expect_usage_error({"open", "--harness", bad}, "--harness");
+    expect_usage_error({"socket", "--harness", bad}, "--harness");
+  }
+  TempDir dir;
+  const std::string list = dir / "list";
+  fdbench::testing::write_text(list, "a\n");
+  for (const std::vector<std::string>& with :
+       {std::vector<std::string>{"--tree", dir.path()}, {"--list", list}, {"--layout", "dirs:4"},
+        {"--keep-open"}, {"--paths", "absolute"}, {"--flags", "path"}}) {
+    std::vector<std::string> args = {"open", "--harness", "minimal,published"};
+    args.insert(args.end(), with.begin(), with.end());
+    expect_usage_error(args, "--harness published");
+    // The minimal harness alone takes them as before.
+    args[2] = "minimal";
+    expect_command(args);
+  }
+  expect_usage_error({"tune", "--harness", "published"}, "--harness");
+}
+
 TEST(SocketFlags, ValidValuesParse) {
   const Command c = expect_command({"socket", "--threads", "2,4", "--per-thread", "32", "--kind",
                                     "udp", "--pregrow", "off,auto,1023", "--repeat", "2",

@@ -345,6 +345,27 @@ Result kernel_traced(Result r, bool recorded = true) {
   return r;
 }
 
+TEST(Compare, ResultsOfDifferentHarnessesAreNeverPaired) {
+  Result published = open_result("threads", 1, around(26'000'000));
+  published.harness = Harness::published;
+  const auto minimal = document("ext4", {open_result("threads", 1, around(20'000'000))});
+  const auto both = document("ext4", {open_result("threads", 1, around(20'000'000)), published});
+  const Comparison c = compare_two(minimal, both);
+  // The minimal rows pair; the published one is listed apart, not set against the minimal.
+  ASSERT_EQ(c.shared.size(), 1U);
+  EXPECT_EQ(c.shared[0].key.parameters.count("harness"), 0U);
+  ASSERT_EQ(c.partial.size(), 1U);
+  EXPECT_EQ(c.partial[0].key.parameters.at("harness"), "published");
+  EXPECT_EQ(c.partial[0].cells[0].verdict, Verdict::absent);
+  EXPECT_FALSE(c.partial[0].cells[1].ratio.has_value());
+  CompareReport report;
+  report.comparison = c;
+  const std::string table = written(report, "table");
+  EXPECT_NE(table.find("harness published"), std::string::npos) << table;
+  // Published against published pairs.
+  EXPECT_EQ(compare_two(both, both).shared.size(), 2U);
+}
+
 TEST(Compare, TracedAgainstUntracedIsPairedButMarked) {
   const auto plain = document("ext4", {open_result("threads", 1, around(20'000'000)),
                                        open_result("pool", 1, around(30'000'000)),

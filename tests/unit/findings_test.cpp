@@ -667,5 +667,63 @@ TEST(Findings, FailedOpensOfGivenFilesKeepTheOtherFindings) {
   finding_with(lines, "3 results could not open some of the given files");
 }
 
+// --harness minimal,published: the same setting measured with both harnesses.
+TEST(Findings, TheHarnessFindingSaysHowMuchOfThePublishedFigureIsHarness) {
+  const std::vector<Result> results{
+      open_ms("threads", 2, {35.0, 35.0, 35.1, 34.9, 35.0, 35.0}).build(),
+      open_ms("threads", 2, {47.1, 47.0, 47.2, 47.1, 47.1, 47.1}).harness(Harness::published)
+          .build()};
+  const auto lines = said(results);
+  expect_finding(lines,
+                 "With the published harness, `threads` with 2 threads took 47.10 ms for 10,000 "
+                 "files against 35.00 ms with the minimal harness: 26% of the published figure is "
+                 "harness on this machine (thread creation, std::ifstream, a std::string per "
+                 "name).");
+  // The published row is ranked with no minimal one: the fastest is said of minimal rows only.
+  for (const auto& line : lines) {
+    if (line.find("fastest") != std::string::npos) {
+      EXPECT_EQ(line.find("47.10"), std::string::npos) << line;
+    }
+  }
+  const auto found = findings(results, Environment{});
+  const auto harness = std::find_if(found.begin(), found.end(),
+                                    [](const Finding& f) { return f.kind == "harness"; });
+  ASSERT_NE(harness, found.end());
+  ASSERT_EQ(harness->subjects.size(), 2U);
+  EXPECT_EQ(harness->subjects[0].harness, "published");
+  EXPECT_EQ(harness->subjects[1].harness, "minimal");
+  EXPECT_NEAR(harness->numbers.at("harness_share"), 0.257, 0.001);
+}
+
+TEST(Findings, TheHarnessFindingClaimsNoShareWithinNoiseOrWithTooFewRepetitions) {
+  const Result minimal = open_ms("threads", 1, {35, 36, 37, 35, 36, 37}).build();
+  const std::vector<Result> noise{
+      minimal, open_ms("threads", 1, {35.5, 36, 37, 35, 36, 36.5}).harness(Harness::published)
+                   .build()};
+  const std::string line = finding_with(said(noise), "published harness");
+  EXPECT_NE(line.find("within noise"), std::string::npos) << line;
+  EXPECT_EQ(line.find("% of the published figure"), std::string::npos) << line;
+  const std::vector<Result> few{
+      minimal, open_ms("threads", 1, {50, 51}).harness(Harness::published).build()};
+  const std::string too_few = finding_with(said(few), "published harness");
+  EXPECT_NE(too_few.find("too few repetitions"), std::string::npos) << too_few;
+  EXPECT_EQ(too_few.find("% of the published figure"), std::string::npos) << too_few;
+}
+
+TEST(Findings, NoHarnessFindingWithoutBothHarnessesOfOneSetting) {
+  const auto published = [](int threads) {
+    return open_ms("threads", threads, {47, 47, 47, 47, 47, 47}).harness(Harness::published);
+  };
+  const auto no_harness_line = [](const std::vector<Result>& results) {
+    for (const auto& f : findings(results, Environment{})) {
+      EXPECT_FALSE(f.kind.starts_with("harness")) << f.text;
+    }
+  };
+  no_harness_line({open_ms("threads", 1, {35, 35, 35, 35, 35, 35}).build()});
+  no_harness_line({published(1).build()});
+  // Published at 2 threads, minimal at 1: not the same setting.
+  no_harness_line({open_ms("threads", 1, {35, 35, 35, 35, 35, 35}).build(), published(2).build()});
+}
+
 }  // namespace findings_test
 }  // namespace fdbench

@@ -200,7 +200,7 @@ TEST(Csv, HeaderNamesTheContractColumnsInOrder) {
             "max_ns,mean_ns,stddev_ns,ops_per_sec,fdsize_before,fdsize_after,failures,error,"
             "runnable_threads,times_ns,status,latency_op,latency_count,latency_p50_ns,"
             "latency_p90_ns,latency_p99_ns,latency_p999_ns,latency_max_ns,precision,"
-            "precision_target");
+            "precision_target,harness");
 }
 
 TEST(Csv, RowsAreTheValuesInHeaderOrder) {
@@ -209,16 +209,16 @@ TEST(Csv, RowsAreTheValuesInHeaderOrder) {
   // below six repetitions (and its target without --repeat auto), empty.
   EXPECT_EQ(csv_row(open_result("threads", 1)),
             "open,threads,1,1,file,off,1000,3,1,1000000,2000000,3000000,2000000,1000000,"
-            "500000.0,64,64,0,,1,3000000;1000000;2000000,measured,,,,,,,,,");
+            "500000.0,64,64,0,,1,3000000;1000000;2000000,measured,,,,,,,,,,minimal");
   EXPECT_EQ(csv_row(socket_result("auto", 5, 512, 1024)),
             "socket,threads,2,1,tcp,auto,512,2,0,5,5,5,5,0,102400000000.0,512,1024,0,,2,5;5,"
-            "measured,,,,,,,,,");
+            "measured,,,,,,,,,,minimal");
   EXPECT_EQ(csv_row(open_result("threads", 8).fdsize(std::nullopt, std::nullopt).failed(7, EMFILE)),
             "open,threads,8,1,file,off,1000,3,1,1000000,2000000,3000000,2000000,1000000,"
-            "500000.0,,,7,,8,3000000;1000000;2000000,measured,,,,,,,,,");
+            "500000.0,,,7,,8,3000000;1000000;2000000,measured,,,,,,,,,,minimal");
   EXPECT_EQ(csv_row(unavailable_result()),
             R"(open,pool,4,1,file,off,1000,3,0,0,0,0,0,0,0.0,,,0,"cannot run ""pool"", )"
-            R"(here: no threads",5,,unavailable,,,,,,,,,)");
+            R"(here: no threads",5,,unavailable,,,,,,,,,,minimal)");
 }
 
 // How precise each median is, and with --repeat auto the precision asked for: shares.
@@ -228,10 +228,11 @@ TEST(Csv, PrecisionAndItsTargetAreColumns) {
                                          .times({100, 104, 96, 100, 100, 102, 98, 100, 101, 99})
                                          .auto_repeat(0.03, 3, RepeatStop::precision)));
   ASSERT_EQ(row.size(), header.size());
-  ASSERT_EQ(header[header.size() - 2], "precision");
+  ASSERT_EQ(header[header.size() - 3], "precision");
   // Ten samples: the interval is x(2)..x(9), 98..102, ±2% of the median 100.
-  EXPECT_EQ(row[row.size() - 2], "0.02");
-  EXPECT_EQ(row.back(), "0.03");
+  EXPECT_EQ(row[row.size() - 3], "0.02");
+  EXPECT_EQ(row[row.size() - 2], "0.03");
+  EXPECT_EQ(row.back(), "minimal");
 }
 
 // With --latency, each operation's percentiles: one value per operation, in the same order in
@@ -243,7 +244,7 @@ TEST(Csv, LatencyPercentilesAreColumns) {
   const std::string row = csv_row(open_result("threads", 1).latency(latency));
   EXPECT_TRUE(
       row.ends_with(",measured,close;open,1000;1000,400;1200,500;1500,800;9000,"
-                    "2000;40000,7000;250000,,"))
+                    "2000;40000,7000;250000,,,minimal"))
       << row;
 }
 
@@ -294,8 +295,9 @@ TEST(Csv, QuotesCommasAndQuotesInTheError) {
   EXPECT_EQ(fields[static_cast<std::size_t>(at)], r.error);
 }
 
-// Drives a reporter the way Session does.
-std::string report(std::string_view format, const std::vector<Result>& results) {
+// Drives a reporter the way Session does; `published`: the section ran --harness published.
+std::string report(std::string_view format, const std::vector<Result>& results,
+                   bool published = false) {
   std::ostringstream out;
   auto reporter = make_reporter(format, out);
   EXPECT_NE(reporter, nullptr) << format;
@@ -308,6 +310,7 @@ std::string report(std::string_view format, const std::vector<Result>& results) 
   section.input->origin = "/tmp";
   section.input->files = 1000;
   section.fs_type = "tmpfs";
+  section.harness_column = published;
   reporter->section(section);
   for (const auto& r : results) reporter->add(r);
   reporter->end(results, findings(results, linux_environment()), true);
@@ -333,6 +336,27 @@ TEST(Reporters, UnknownFormatIsNull) {
   EXPECT_EQ(make_reporter("xml", out), nullptr);
   EXPECT_EQ(make_reporter("", out), nullptr);
   EXPECT_EQ(make_reporter("JSON", out), nullptr);
+}
+
+// --harness: a column only where the published harness ran, and a label in the markdown.
+TEST(Reporters, TheHarnessIsShownOnlyWhereThePublishedOneRan) {
+  Result published = open_result("threads", 1).build();
+  published.harness = Harness::published;
+  const std::vector<Result> both{open_result("threads", 1).build(), published};
+  const std::string table = report("table", both, true);
+  EXPECT_NE(table.find("threads harness"), std::string::npos) << table;
+  EXPECT_NE(table.find("  threads            1 minimal"), std::string::npos) << table;
+  EXPECT_NE(table.find("  threads            1 published"), std::string::npos) << table;
+  EXPECT_NE(table.find("with the published harness, the seed's threads are created inside the "
+                       "clock"),
+            std::string::npos)
+      << table;
+  EXPECT_NE(report("markdown", both, true).find("| threads (published harness) | 1 |"),
+            std::string::npos);
+  const std::string minimal = report("table", {open_result("threads", 1).build()});
+  EXPECT_EQ(minimal.find("harness"), std::string::npos) << minimal;
+  EXPECT_EQ(report("markdown", {open_result("threads", 1).build()}).find("harness"),
+            std::string::npos);
 }
 
 TEST(Reporters, TableShowsEveryRow) {
@@ -580,17 +604,17 @@ TEST(Reporters, CsvWritesOneHeaderAndOneRowPerResult) {
       "workload,strategy,threads,batch,kind,pregrow,ops,repeat,warmup,min_ns,median_ns,max_ns,"
       "mean_ns,stddev_ns,ops_per_sec,fdsize_before,fdsize_after,failures,error,runnable_threads,"
       "times_ns,status,latency_op,latency_count,latency_p50_ns,latency_p90_ns,latency_p99_ns,"
-      "latency_p999_ns,latency_max_ns,precision,precision_target\n"
+      "latency_p999_ns,latency_max_ns,precision,precision_target,harness\n"
       "open,threads,1,1,file,off,1000,3,1,1000000,2000000,3000000,2000000,1000000,"
-      "500000.0,64,64,0,,1,3000000;1000000;2000000,measured,,,,,,,,,\n"
+      "500000.0,64,64,0,,1,3000000;1000000;2000000,measured,,,,,,,,,,minimal\n"
       "open,pool,2,1,file,off,1000,3,1,1000000,2000000,3000000,2000000,1000000,500000.0,"
-      "64,64,0,,3,3000000;1000000;2000000,measured,,,,,,,,,\n"
+      "64,64,0,,3,3000000;1000000;2000000,measured,,,,,,,,,,minimal\n"
       "open,pool-batch,2,64,file,off,1000,3,1,1000000,2000000,3000000,2000000,1000000,"
-      "500000.0,64,64,0,,3,3000000;1000000;2000000,measured,,,,,,,,,\n"
+      "500000.0,64,64,0,,3,3000000;1000000;2000000,measured,,,,,,,,,,minimal\n"
       "socket,threads,2,1,tcp,off,512,2,0,20000000,20000000,20000000,20000000,0,25600.0,"
-      "64,512,0,,2,20000000;20000000,measured,,,,,,,,,\n"
+      "64,512,0,,2,20000000;20000000,measured,,,,,,,,,,minimal\n"
       "socket,threads,2,1,tcp,auto,512,2,0,2000000,2000000,2000000,2000000,0,256000.0,"
-      "512,512,0,,2,2000000;2000000,measured,,,,,,,,,\n");
+      "512,512,0,,2,2000000;2000000,measured,,,,,,,,,,minimal\n");
 }
 
 TEST(Reporters, NothingMeasuredStillGivesValidOutput) {

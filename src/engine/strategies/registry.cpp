@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "fdbench/error.hpp"
+
 namespace fdbench {
 
 namespace {
@@ -29,13 +31,16 @@ const std::vector<StrategyInfo>& strategy_registry() {
        .summary = "T workers, each a contiguous 1/T share of the list",
        .make = make_threads_strategy,
        .dispatch = "T threads (the caller included), a contiguous share each, released together",
-       .reference = true},
+       .reference = true,
+       .published_open = make_published_threads_strategy,
+       .published_create = make_published_threads_strategy},
       {.name = "pool",
        .summary = "the seed's mutex+condvar pool, one task and one future per item",
        .make = make_pool_strategy,
        .dispatch = "one mutex+condvar queue; std::function + packaged_task + future per item",
        .runnable_threads = threads_plus_one,
-       .recommendable = false},
+       .recommendable = false,
+       .published_open = make_published_pool_strategy},
       {.name = "pool-batch",
        .summary = "the same pool, one task per --batch items",
        .batch_unit = BatchUnit::task,
@@ -117,6 +122,28 @@ const std::vector<StrategyInfo>& strategy_registry() {
            "reach the loop, which would time the queue and the wake-ups, not the calls"},
   };
   return registry;
+}
+
+std::string unavailable_reason(const StrategyInfo& strategy, const StrategyConfig& config,
+                               WorkloadKind kind) {
+  if (auto reason = strategy.unavailable_reason(); !reason.empty()) return reason;
+  if (config.harness == Harness::minimal) return {};
+  if (kind == WorkloadKind::open && !strategy.published_open) {
+    return "the published harness exists for threads and pool (the first seed's two programs)";
+  }
+  if (kind == WorkloadKind::create && !strategy.published_create) {
+    return "the published harness exists for threads (the second seed's program)";
+  }
+  return {};
+}
+
+std::unique_ptr<Strategy> make_strategy(const StrategyInfo& strategy, const StrategyConfig& config,
+                                        WorkloadKind kind) {
+  if (config.harness == Harness::minimal) return strategy.make(config);
+  const auto& published = kind == WorkloadKind::open ? strategy.published_open
+                                                      : strategy.published_create;
+  FDBENCH_ASSERT(published);  // unavailable_reason() said so first
+  return published(config);
 }
 
 const StrategyInfo* find_strategy(std::string_view name) {

@@ -14,6 +14,9 @@ std::unique_ptr<Strategy> make_pool_strategy(const StrategyConfig& config);
 std::unique_ptr<Strategy> make_pool_batch_strategy(const StrategyConfig& config);
 std::unique_ptr<Strategy> make_fast_pool_strategy(const StrategyConfig& config);
 std::unique_ptr<Strategy> make_process_strategy(const StrategyConfig& config);
+// --harness published (published_strategies.cpp): the seeds' own threads and pool.
+std::unique_ptr<Strategy> make_published_threads_strategy(const StrategyConfig& config);
+std::unique_ptr<Strategy> make_published_pool_strategy(const StrategyConfig& config);
 // libuv (libuv_strategy.cpp; unavailable when built without libuv).
 std::unique_ptr<Strategy> make_libuv_strategy(const StrategyConfig& config);
 std::string libuv_unavailable_reason();

@@ -175,7 +175,10 @@ std::string row_label(const ResultKey& key, const std::set<std::string>& shown_p
   if (key.pregrow.grows()) label += ", pregrow " + key.pregrow.label();
   if (key.batch != 1) label += fmt::format(", batch {}", key.batch);
   for (const auto& [name, value] : key.parameters) {
-    if (shown_parameters.count(name) != 0) label += fmt::format(", {} {}", name, value);
+    // A published harness's row is always said to be one: nothing else tells it apart.
+    if (shown_parameters.count(name) != 0 || name == "harness") {
+      label += fmt::format(", {} {}", name, value);
+    }
   }
   return label;
 }

@@ -93,7 +93,9 @@ std::string series_name(const Result& r, const std::vector<const Result*>& group
   const bool batches = std::any_of(group.begin(), group.end(), [&](const Result* o) {
     return o->strategy == r.strategy && o->batch != r.batch;
   });
-  return batches ? fmt::format("{} (batch {})", r.strategy, r.batch) : r.strategy;
+  const std::string name =
+      batches ? fmt::format("{} (batch {})", r.strategy, r.batch) : r.strategy;
+  return r.harness == Harness::published ? name + " (published harness)" : name;
 }
 
 std::optional<svg::Value> rate_value(const Result& r) {
@@ -134,7 +136,8 @@ std::string rate_chart(const std::vector<const Result*>& group, const std::strin
     const auto at =
         static_cast<std::size_t>(std::distance(threads.begin(), threads.find(r->threads)));
     chart.series[series_at[name]].values[at] = rate_value(*r);
-    if (r->reference && r->threads == 1 && r->ok() && !r->times_ns.empty()) {
+    if (r->reference && r->harness == Harness::minimal && r->threads == 1 && r->ok() &&
+        !r->times_ns.empty()) {
       chart.reference = r->ops_per_sec;
       chart.reference_label = "the seed's loop (" + r->strategy + ", 1 thread)";
     }

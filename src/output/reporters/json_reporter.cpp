@@ -41,6 +41,7 @@ nlohmann::json subject_json(const FindingSubject& s) {
                       {"strategy", s.strategy}, {"threads", s.threads},   {"batch", s.batch},
                       {"pregrow", s.pregrow}};
   if (s.rcu_expedited) j["rcu_expedited"] = *s.rcu_expedited;
+  if (s.harness != "minimal") j["harness"] = s.harness;  // schema 6 on, where published
   return j;
 }
 

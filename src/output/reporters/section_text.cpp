@@ -114,14 +114,23 @@ std::string kernel_note(const Section& s) {
 }
 
 std::string section_note(const Section& s) {
+  // --harness published: its rows time what the seeds' programs timed.
+  const std::string published =
+      s.harness_column ? "; with the published harness, thread creation is timed, as the seeds' "
+                         "programs timed it"
+                       : "";
   if (!s.input) {
     return "for `threads` the calling thread is one of the threads; worker creation is not "
-           "timed" + kernel_note(s);
+           "timed" + published + kernel_note(s);
   }
   std::string note = s.held ? fmt::format("descriptors are held to the end of each repetition{}",
                                           s.fresh_child ? ", each in a fresh process" : "")
                             : "each file opened and closed again";
-  note += "; thread and pool creation are not timed";
+  note += s.harness_column
+              ? "; with the minimal harness, thread and pool creation are not timed; with the "
+                "published harness, the seed's threads are created inside the clock and its pool "
+                "just before it, and each file is opened by std::ifstream"
+              : "; thread and pool creation are not timed";
   std::uint64_t missing = 0;
   for (const auto& [what, n] : s.input->missing) missing += n;
   note += skipped_text(s.input->skipped);

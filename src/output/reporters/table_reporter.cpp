@@ -37,6 +37,7 @@ class TableReporter final : public Reporter {
     out_ << "(" << section_note(section) << ")\n";
     header_for_.clear();
     batch_column_ = section.batch_column;
+    harness_column_ = section.harness_column;
     out_ << std::flush;
   }
 
@@ -54,6 +55,7 @@ class TableReporter final : public Reporter {
     if (header_for_ != key) {
       header_for_ = key;
       out_ << fmt::format("  {:<12} {:>7}", "strategy", "threads");
+      if (harness_column_) out_ << fmt::format(" {:<9}", "harness");
       if (batch_column_) out_ << fmt::format(" {:>5}", "batch");
       if (growth) out_ << fmt::format(" {:>7}", "pregrow");
       out_ << fmt::format(" {:>11}  {:>7} {:>5} {:>19} {:>12}", "median ms", "±95%", "reps",
@@ -62,6 +64,7 @@ class TableReporter final : public Reporter {
       out_ << "\n";
     }
     std::string lead = fmt::format("  {:<12} {:>7}", r.strategy, threads_text(r));
+    if (harness_column_) lead += fmt::format(" {:<9}", to_string(r.harness));
     if (batch_column_)
       lead +=
           fmt::format(" {:>5}", r.batch_unit == BatchUnit::none ? "-" : std::to_string(r.batch));
@@ -128,6 +131,7 @@ class TableReporter final : public Reporter {
   std::ostream& out_;
   std::string header_for_;
   bool batch_column_ = false;  // the section's results differ by batch
+  bool harness_column_ = false;  // the section ran --harness published
   std::string rcu_for_;
   bool noisy_seen_ = false;       // a row carries kNoisyMark: the legend goes under the tables
   bool kernel_seen_ = false;      // a row has a kernel line: its legend goes there too
