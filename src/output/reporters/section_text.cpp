@@ -120,7 +120,9 @@ std::string section_note(const Section& s) {
   }
   std::string note = s.held ? fmt::format("descriptors are held to the end of each repetition{}",
                                           s.fresh_child ? ", each in a fresh process" : "")
-                            : "each file opened and closed again";
+                            : fmt::format("each file opened and closed again{}",
+                                          s.fresh_child ? ", each repetition in a fresh process"
+                                                        : "");
   note += "; thread and pool creation are not timed";
   std::uint64_t missing = 0;
   for (const auto& [what, n] : s.input->missing) missing += n;
