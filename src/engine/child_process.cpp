@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include <ctime>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -315,6 +317,36 @@ int ChildProcess::kill_all() noexcept {
     if (!children.empty()) sleep_ns(1'000'000);
   }
   return killed;
+}
+
+void quiet_standard_streams() noexcept {
+  const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (null < 0) return;
+  if (null != 1) {
+    dup2(null, 1);
+    close(null);
+  }
+}
+
+std::string not_ended_text(const std::vector<int>& killed) {
+  const auto stuck = platform::processes_not_ended(killed, std::chrono::seconds(1));
+  if (stuck.empty()) return {};
+  std::string pids;
+  std::string states;
+  for (const auto& p : stuck) {
+    pids += fmt::format("{}{}", pids.empty() ? "" : ", ", p.pid);
+    if (states.find(p.state) == std::string::npos) {
+      states += (states.empty() ? "" : "/") + std::string(1, p.state);
+    }
+  }
+  const bool waiting = states == "D";
+  const bool one = stuck.size() == 1;
+  return fmt::format(
+      "; pid{} {} (state {}{}) could not be ended by SIGKILL and {} left behind until {} call "
+      "returns",
+      one ? "" : "s", pids, states,
+      waiting ? ": waiting in the kernel, where no signal reaches it" : "", one ? "is" : "are",
+      one ? "its" : "their");
 }
 
 void ChildProcess::throw_died(std::string_view what) {

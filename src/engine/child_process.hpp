@@ -17,8 +17,10 @@
 #include <cstddef>
 #include <functional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "fdbench/error.hpp"
 #include "fdbench/unique_fd.hpp"
@@ -111,6 +113,20 @@ struct ChildExit {
 // transfers and EINTR; false at EOF or on an error.
 bool read_exact(int fd, void* data, std::size_t size) noexcept;
 bool write_exact(int fd, const void* data, std::size_t size) noexcept;
+
+// In a child that never prints: points stdout at /dev/null (the descriptor stays taken, so the
+// table is as it was). A child left behind, stuck where no signal reaches it, then does not
+// hold fdbench's output open: `fdbench ... | tee` ends when fdbench does. stdin stays (a
+// --list /dev/stdin is read in a child), and so does stderr: a debug build's assertion and a
+// sanitizer's report are written there.
+void quiet_standard_streams() noexcept;
+
+// After a hung step's processes were SIGKILLed (`killed`, from platform::kill_descendants()):
+// for those still there a moment later, held where no signal reaches them (an open a FUSE server
+// never answers), "; pid 812 (state D: waiting in the kernel, where no signal reaches it) could
+// not be ended by SIGKILL and is left behind until its call returns"; "" when every one ended.
+// fdbench then exits without them, but never silently.
+std::string not_ended_text(const std::vector<int>& killed);
 
 // What ChildProcess's constructor throws when the system will not make the process (fork
 // failed: EAGAIN at a limit on processes, ENOMEM); err() is fork's errno.

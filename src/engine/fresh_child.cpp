@@ -61,6 +61,7 @@ int pregrow_target(const Pregrow& pregrow, const Workload& work, int channel) {
 void child_repetition(Channel& channel, const WorkloadRecipe& recipe, const StrategyInfo& strategy,
                       const StrategyConfig& config, const Pregrow& pregrow, bool latency,
                       bool name_threads) noexcept {
+  quiet_standard_streams();
   ChildReport report;
   std::optional<CallTrace> trace;
   try {

@@ -7,6 +7,7 @@
 #include <cerrno>
 
 #include "fdbench/error.hpp"
+#include "inputs/examined_files.hpp"
 #include "platform/platform.hpp"
 
 namespace fdbench {
@@ -58,8 +59,14 @@ OpenInput prepare_input(const OpenOptions& o, const FileSet::CreationProgress& p
   in.summary.flags = std::string(to_string(o.flags));
   in.summary.keep_open = o.keep_open;
   if (!o.tree.empty() || !o.list.empty()) {
-    in.existing = o.tree.empty() ? read_list(o.list, o.list0)
-                                : scan_tree(o.tree, {o.cross_mounts, o.allow_pseudo_fs});
+    // Looked at under --timeout's limit, in a child process: a path on a dead mount hangs
+    // lstat() as it hangs open().
+    const auto examine = [&o] {
+      return o.tree.empty() ? read_list(o.list, o.list0)
+                            : scan_tree(o.tree, {o.cross_mounts, o.allow_pseudo_fs});
+    };
+    in.existing = examine_in_child(examine, o.timeout_s,
+                                   o.tree.empty() ? "--list " + o.list : "--tree " + o.tree);
     in.summary.source = in.existing.source;
     in.summary.origin = in.existing.origin;
     in.summary.layout = "";
@@ -84,6 +91,10 @@ OpenInput prepare_input(const OpenOptions& o, const FileSet::CreationProgress& p
   in.summary.files = in.paths().size();
   in.summary.setup_ns = platform::now_ns() - start;
   return in;
+}
+
+bool measured_in_fresh_children(const OpenOptions& options, const OpenInput& in) {
+  return options.keep_open || !in.generated;
 }
 
 OpenSpec open_spec(const OpenOptions& options, const OpenInput& in) {

@@ -4,13 +4,13 @@
 #include <optional>
 #include <string>
 
-#include "inputs/file_set.hpp"
-#include "inputs/input_files.hpp"
 #include "engine/options.hpp"
-#include "model/path_table.hpp"
-#include "model/result.hpp"
 #include "engine/strategy.hpp"
 #include "engine/workload.hpp"
+#include "inputs/file_set.hpp"
+#include "inputs/input_files.hpp"
+#include "model/path_table.hpp"
+#include "model/result.hpp"
 
 namespace fdbench {
 
@@ -36,6 +36,14 @@ struct OpenInput {
 // Creates the generated set, or reads the tree or list; throws Error if nothing is left to open.
 // `progress` hears how the creation of a generated set goes.
 OpenInput prepare_input(const OpenOptions& o, const FileSet::CreationProgress& progress = {});
+
+// Whether each repetition on `in` runs in a fresh child process rather than in this one: with
+// --keep-open (only a fresh process shows a held table's growth), and on the user's files
+// (--tree, --list), which may be on a mount whose opens never return. A child stuck in such an
+// open can be killed, or at worst left behind, and fdbench exits at its --timeout; a thread of
+// fdbench stuck there would keep fdbench itself from ever exiting (not even SIGKILL ends a wait
+// a FUSE server never answers). fdbench's generated set is its own, on a local filesystem.
+bool measured_in_fresh_children(const OpenOptions& options, const OpenInput& in);
 
 // How a workload opens `in`'s files with `options`' flags (and holds them with --keep-open).
 OpenSpec open_spec(const OpenOptions& options, const OpenInput& in);

@@ -9,12 +9,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "platform/platform.hpp"
 #include "platform/os.hpp"
+#include "platform/platform.hpp"
 
 #if defined(FDBENCH_LINUX)
 #include <dirent.h>
@@ -104,8 +105,8 @@ std::string link_target(const std::string& link) {
   return std::string(target, static_cast<std::size_t>(n));
 }
 
-// The path thread `tid` of process `pid` is opening, made absolute, or empty when it is not in
-// an open call (or no longer blocked in it).
+// The path thread `tid` of process `pid` is opening (or looking at), made absolute, or empty
+// when it is not in such a call (or no longer blocked in it).
 std::string path_being_opened(int pid, int tid) {
   const auto syscall_line =
       read_text_file("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/syscall");
@@ -120,6 +121,19 @@ std::string path_being_opened(int pid, int tid) {
   if (nr == SYS_open) path_address = arg0, dir_fd = AT_FDCWD, known = true;
 #endif
   if (nr == SYS_openat) path_address = arg1, dir_fd = static_cast<int>(arg0), known = true;
+  // Looking at a path waits as opening it does (a --list's paths are examined first).
+#if defined(SYS_stat)
+  if (nr == SYS_stat) path_address = arg0, dir_fd = AT_FDCWD, known = true;
+#endif
+#if defined(SYS_lstat)
+  if (nr == SYS_lstat) path_address = arg0, dir_fd = AT_FDCWD, known = true;
+#endif
+#if defined(SYS_newfstatat)
+  if (nr == SYS_newfstatat) path_address = arg1, dir_fd = static_cast<int>(arg0), known = true;
+#endif
+#if defined(SYS_statx)
+  if (nr == SYS_statx) path_address = arg1, dir_fd = static_cast<int>(arg0), known = true;
+#endif
 #if defined(SYS_openat2)
   if (nr == SYS_openat2) path_address = arg1, dir_fd = static_cast<int>(arg0), known = true;
 #endif
@@ -167,13 +181,48 @@ int park_other_threads() {
   return parked;
 }
 
-int kill_descendants() {
+std::vector<int> kill_descendants() {
   const auto below = descendants();  // listed before any dies: its children are not orphaned yet
-  int killed = 0;
+  std::vector<int> killed;
   for (const int pid : below) {
-    if (kill(pid, SIGKILL) == 0) ++killed;
+    if (kill(pid, SIGKILL) == 0) killed.push_back(pid);
   }
   return killed;
+}
+
+std::vector<StuckProcess> processes_not_ended(const std::vector<int>& pids,
+                                              std::chrono::milliseconds grace) {
+  // The state letter of a thread still there; gone or dead (Z, X) reads as none.
+  const auto state_in = [](const std::string& stat_file) -> char {
+    const auto stat = read_text_file(stat_file);
+    if (!stat) return '\0';
+    const auto close = stat->rfind(')');
+    if (close == std::string::npos || close + 2 >= stat->size()) return '\0';
+    const char state = (*stat)[close + 2];
+    return state == 'Z' || state == 'X' ? '\0' : state;
+  };
+  // A process is there while any of its threads is: one killed while a thread of it waits in
+  // the kernel shows its first thread dead (Z) and that one still waiting (D). A killed process
+  // that was orphaned is reaped by whoever adopted it, so it may vanish meanwhile.
+  const auto state_of = [&state_in](int pid) -> char {
+    const std::string proc = "/proc/" + std::to_string(pid);
+    for (const int tid : numbers_in(proc + "/task")) {
+      if (const char state = state_in(proc + "/task/" + std::to_string(tid) + "/stat")) {
+        return state;
+      }
+    }
+    return '\0';
+  };
+  std::vector<StuckProcess> left;
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  for (;;) {
+    left.clear();
+    for (const int pid : pids) {
+      if (const char state = state_of(pid); state != '\0') left.push_back({pid, state});
+    }
+    if (left.empty() || std::chrono::steady_clock::now() >= deadline) return left;
+    usleep(10'000);
+  }
 }
 
 #else
@@ -184,8 +233,12 @@ std::optional<std::vector<std::string>> paths_being_opened() {
 int park_other_threads() {
   return 0;
 }
-int kill_descendants() {
-  return 0;
+std::vector<int> kill_descendants() {
+  return {};
+}
+std::vector<StuckProcess> processes_not_ended(const std::vector<int>& /*pids*/,
+                                              std::chrono::milliseconds /*grace*/) {
+  return {};
 }
 
 #endif

@@ -2,6 +2,7 @@
 // Everything OS-specific, behind one facade; its parts live in src/platform/, one file per
 // concern, and #ifdefs live there only.
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <ctime>
 #include <map>
@@ -192,7 +193,8 @@ int process_id() noexcept;
 // OS shows no other thread's system call, and these find nothing and do nothing.
 
 // The files that threads of this process and of its descendants are blocked opening now
-// (open, openat, openat2), as absolute paths where the directory can be told; nullopt where
+// (open, openat, openat2), or looking at (stat, lstat, fstatat, statx: examining the user's
+// files), as absolute paths where the directory can be told; nullopt where
 // the OS does not show it.
 std::optional<std::vector<std::string>> paths_being_opened();
 // Makes every other thread of this process stop for good the next time it would run fdbench's
@@ -200,9 +202,19 @@ std::optional<std::vector<std::string>> paths_being_opened();
 // returns later finds nothing freed under it. Returns how many were signalled.
 int park_other_threads();
 // SIGKILLs every process descended from this one (worker processes, fresh children and
-// theirs). Returns how many were signalled; reaping this process's own children is left to
-// their owner (ChildProcess::kill_all).
-int kill_descendants();
+// theirs). Returns those it signalled; reaping this process's own children is left to their
+// owner (ChildProcess::kill_all).
+std::vector<int> kill_descendants();
+// A process SIGKILL has not ended: one waiting in the kernel where no signal reaches it (an
+// open on a FUSE or NFS mount whose server took the request and never answers: state D).
+struct StuckProcess {
+  int pid = 0;
+  char state = '?';  // from /proc/PID/stat: D (uninterruptible wait), R, S, ...
+};
+// Which of `pids` (killed) are still there, neither gone nor dead (a zombie), once they have
+// had up to `grace` to die. Found nowhere the OS does not show it (empty).
+std::vector<StuckProcess> processes_not_ended(const std::vector<int>& pids,
+                                              std::chrono::milliseconds grace);
 
 // ---- Host facts for the environment block, and the clock (src/platform/host.cpp)
 

@@ -120,12 +120,15 @@ std::optional<Result> RepetitionRunner::take_hung() {
 // measurements skip their leak check (the hung one's descriptors are still open).
 void RepetitionRunner::abandon(std::vector<std::unique_ptr<Measurement>>& running, std::size_t k,
                                const std::string& what, TimedRunner::Outcome outcome) {
-  const std::string on = hung_on(platform::paths_being_opened(), doing_);
+  std::string on = hung_on(platform::paths_being_opened(), doing_);
   // Where no thread can be parked (the portable build), the step gets a moment to return by
   // itself before anything it uses is freed.
   if (platform::park_other_threads() == 0 && runner_) runner_->settle(std::chrono::seconds(1));
-  platform::kill_descendants();  // Linux: every descendant, grandchildren too
-  ChildProcess::kill_all();      // everywhere: this process's own children, killed and reaped
+  const std::vector<int> killed = platform::kill_descendants();  // Linux: grandchildren too
+  ChildProcess::kill_all();  // everywhere: this process's own children, killed and reaped
+  // A process blocked where SIGKILL cannot reach it (an open a FUSE server never answers)
+  // outlives fdbench: never silently.
+  on += not_ended_text(killed);
   if (outcome == TimedRunner::Outcome::timed_out) {
     hung_ = running[k]->hung(Status::timed_out, fmt::format("{} did not finish within {}; {}", what,
                                                             format_seconds(timeout_s_), on));

@@ -204,14 +204,16 @@ Section open_section(const OpenOptions& options, const OpenInput& in,
   section.fs_type = in.fs_type();
   section.subdirs = in.generated ? in.generated->subdirs() : 0;
   section.held = options.keep_open;
-  section.fresh_child = options.keep_open;  // only a fresh process shows a held table's growth
+  // Only a fresh process shows a held table's growth; the user's files are opened in one too,
+  // which fdbench can abandon when an open never returns (measured_in_fresh_children).
+  section.fresh_child = measured_in_fresh_children(options, in);
   section.harness_column = asks_published(options.harness);
   return section;
 }
 
-// open's results: every strategy at every thread count, measured in this process, or with
-// --keep-open in a fresh child per repetition, once per pregrow setting. The arguments must
-// outlive the plan's measurements.
+// open's results: every strategy at every thread count, measured in this process, or in a fresh
+// child per repetition (--keep-open, once per pregrow setting; the user's files). The arguments
+// must outlive the plan's measurements.
 std::vector<PlannedResult> open_plan(const OpenOptions& options,
                                      const std::vector<std::string>& strategies,
                                      const OpenInput& in, const OpenSpec& spec,
@@ -237,6 +239,9 @@ std::vector<PlannedResult> open_plan(const OpenOptions& options,
           return in_process_measurement(std::move(work), strategy, config, how.repeat,
                                         how.warmup, how.extras, how.workers);
         };
+        if (measured_in_fresh_children(options, in)) {
+          start = in_fresh_children(recipe, strategy, config, Pregrow{});
+        }
         start = descriptors.or_skipped(std::move(start), recipe.facts, strategy, config, {}, held);
         plan.push_back(planned({0, name, threads, "", op}, harness, std::move(start), complete));
       }
@@ -372,8 +377,8 @@ void Session::run_open(const OpenOptions& options) {
   Section section = open_section(options, in, recipe);
   const SchedulerSettings settings{
       options.order, options.latency,
-      latency_bytes_of(options.latency, recipe.facts.ops, !options.keep_open), options.timeout_s,
-      "opening files under " + in.dir_path};
+      latency_bytes_of(options.latency, recipe.facts.ops, !measured_in_fresh_children(options, in)),
+      options.timeout_s, "opening files under " + in.dir_path};
   trace_kernel(options.kernel_trace, section);
   announce(section);
   measure(open_plan(options, strategies, in, spec, recipe, descriptors),

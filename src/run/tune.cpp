@@ -146,12 +146,13 @@ class Bench {
   // --kernel-trace: why kernel evidence cannot be recorded here, or "".
   [[nodiscard]] const std::string& kernel_unavailable() const { return kernel_unavailable_; }
 
-  // Held descriptors are measured from the kernel's smallest table in a fresh child.
+  // Held descriptors are measured from the kernel's smallest table in a fresh child, and so
+  // are the user's files, in a child fdbench can abandon (measured_in_fresh_children).
   [[nodiscard]] PlannedResult planned(const Combination& combo, const Pregrow& pregrow) const {
     const StrategyInfo& strategy = *combo.strategy;
     const StrategyConfig config = combo.config;
     MeasurementStarter start = [this, &strategy, config, pregrow](const MeasurementStart& how) {
-      return options_.keep_open
+      return measured_in_fresh_children(options_, input_)
                  ? fresh_child_measurement(recipe_, strategy, config, pregrow, how.repeat,
                                            how.warmup, how.extras)
                  : in_process_measurement(make_open_workload(spec_), strategy, config, how.repeat,

@@ -125,7 +125,9 @@ std::string section_note(const Section& s) {
   }
   std::string note = s.held ? fmt::format("descriptors are held to the end of each repetition{}",
                                           s.fresh_child ? ", each in a fresh process" : "")
-                            : "each file opened and closed again";
+                            : fmt::format("each file opened and closed again{}",
+                                          s.fresh_child ? ", each repetition in a fresh process"
+                                                        : "");
   note += s.harness_column
               ? "; with the minimal harness, thread and pool creation are not timed; with the "
                 "published harness, the seed's threads are created inside the clock and its pool "

@@ -1,0 +1,179 @@
+// examine_in_child(): the user's files, enumerated in a child process under --timeout's limit.
+// Looking at a path is no safer than opening it: on a FUSE or NFS mount whose server took the
+// request and never answers, lstat() and a walk's fstatat() wait in the kernel where no signal
+// reaches them, and a process cannot exit while one of its threads waits there. So the walk, or
+// the reading of a list, runs in a child that fdbench can kill, or leave behind, naming it.
+#include "inputs/examined_files.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <span>
+#include <utility>
+
+#include "engine/child_process.hpp"
+#include "engine/timed_runner.hpp"
+#include "fdbench/error.hpp"
+#include "platform/interrupt.hpp"
+#include "platform/platform.hpp"
+
+namespace fdbench {
+
+namespace {
+
+// What the child sends first: how the examination ended, and how many bytes follow (the
+// files, or the text of the error that ended it).
+struct ExamineReply {
+  std::int32_t outcome = 0;  // kExamined, kFailed or kRefused
+  std::uint64_t bytes = 0;
+};
+constexpr std::int32_t kExamined = 0;
+constexpr std::int32_t kFailed = 1;   // an Error: "--tree /x: No such file or directory"
+constexpr std::int32_t kRefused = 2;  // a UsageError: a list separated otherwise than said
+
+void put_count(std::string& out, std::uint64_t n) {
+  out.append(reinterpret_cast<const char*>(&n), sizeof n);
+}
+
+void put_text(std::string& out, std::string_view text) {
+  put_count(out, text.size());
+  out.append(text);
+}
+
+std::string serialized(const InputFiles& files) {
+  std::string out;
+  put_text(out, files.source);
+  put_text(out, files.origin);
+  put_text(out, files.dir_path);
+  put_count(out, files.paths.size());
+  for (std::size_t i = 0; i < files.paths.size(); ++i) put_text(out, files.paths[i]);
+  for (const auto* counts : {&files.skipped, &files.missing}) {
+    put_count(out, counts->size());
+    for (const auto& [why, n] : *counts) {
+      put_text(out, why);
+      put_count(out, n);
+    }
+  }
+  return out;
+}
+
+// Reads what serialized() wrote; throws Error on anything shorter than it says.
+class ExaminedReader {
+ public:
+  explicit ExaminedReader(const std::string& bytes) : bytes_(bytes) {}
+
+  std::uint64_t count() {
+    std::uint64_t n = 0;
+    take(&n, sizeof n);
+    return n;
+  }
+  std::string text() {
+    const std::uint64_t n = count();
+    if (n > bytes_.size() - at_) broken();
+    std::string s = bytes_.substr(at_, n);
+    at_ += n;
+    return s;
+  }
+
+ private:
+  void take(void* into, std::size_t n) {
+    if (n > bytes_.size() - at_) broken();
+    std::memcpy(into, bytes_.data() + at_, n);
+    at_ += n;
+  }
+  [[noreturn]] static void broken() {
+    throw Error("the child process that examined the files sent a truncated list of them");
+  }
+  const std::string& bytes_;
+  std::size_t at_ = 0;
+};
+
+InputFiles deserialized(const std::string& bytes) {
+  ExaminedReader in(bytes);
+  InputFiles files;
+  files.source = in.text();
+  files.origin = in.text();
+  files.dir_path = in.text();
+  const std::uint64_t paths = in.count();
+  for (std::uint64_t i = 0; i < paths; ++i) files.paths.add(in.text());
+  for (auto* counts : {&files.skipped, &files.missing}) {
+    const std::uint64_t kinds = in.count();
+    for (std::uint64_t i = 0; i < kinds; ++i) {
+      std::string why = in.text();
+      (*counts)[std::move(why)] = in.count();
+    }
+  }
+  return files;
+}
+
+void examine_and_send(Channel& channel, const std::function<InputFiles()>& examine) noexcept {
+  quiet_standard_streams();
+  ExamineReply reply;
+  std::string body;
+  try {
+    body = serialized(examine());
+  } catch (const UsageError& e) {
+    reply.outcome = kRefused;
+    body = e.what();
+  } catch (const std::exception& e) {
+    reply.outcome = kFailed;
+    body = e.what();
+  }
+  reply.bytes = body.size();
+  if (channel.send(reply)) channel.send_all(std::span<const char>(body.data(), body.size()));
+}
+
+// What the step on the runner's thread leaves for the caller. Shared: once the step is
+// abandoned its thread may still return (its child killed) after the caller has gone.
+struct Examined {
+  ExamineReply reply;
+  std::string body;
+};
+
+}  // namespace
+
+InputFiles examine_in_child(const std::function<InputFiles()>& examine, double timeout_s,
+                            const std::string& what) {
+  const auto limit = std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::duration<double>(timeout_s > 0 ? timeout_s : 0));
+  std::optional<TimedRunner> runner;
+  try {
+    runner.emplace(limit);
+  } catch (const Error&) {
+    // Without a limit, as a repetition does: where no thread can be made (ulimit -u), here.
+    if (timeout_s > 0) throw;
+    return examine();
+  }
+  auto examined = std::make_shared<Examined>();
+  const auto outcome = runner->run([examined, examine, what] {
+    ChildProcess child([&examine](Channel& channel) { examine_and_send(channel, examine); },
+                       ChildOptions{});
+    if (!child.receive(examined->reply)) child.throw_died("the process examining " + what);
+    examined->body.resize(examined->reply.bytes);
+    if (!child.channel().receive_all(
+            std::span<char>(examined->body.data(), examined->body.size()))) {
+      child.throw_died("the process examining " + what);
+    }
+    child.wait();
+  });
+  if (outcome != TimedRunner::Outcome::done) {
+    // Named before anything is killed: the path its blocked call holds.
+    const auto paths = platform::paths_being_opened();
+    const std::string on = paths && !paths->empty() ? "; it was examining " + paths->front() : "";
+    const std::vector<int> killed = platform::kill_descendants();
+    ChildProcess::kill_all();
+    const std::string left = not_ended_text(killed);
+    if (outcome != TimedRunner::Outcome::timed_out) throw Interrupted(interrupted());
+    throw TimedOut(
+        fmt::format("examining {} did not finish within {:g} s{}{}", what, timeout_s, on, left));
+  }
+  if (examined->reply.outcome == kRefused) throw UsageError(examined->body);
+  if (examined->reply.outcome == kFailed) throw Error(examined->body);
+  return deserialized(examined->body);
+}
+
+}  // namespace fdbench
