@@ -49,6 +49,7 @@ std::string serialized(const InputFiles& files) {
   put_text(out, files.source);
   put_text(out, files.origin);
   put_text(out, files.dir_path);
+  put_text(out, files.fs_type);
   put_count(out, files.paths.size());
   for (std::size_t i = 0; i < files.paths.size(); ++i) put_text(out, files.paths[i]);
   for (const auto* counts : {&files.skipped, &files.missing}) {
@@ -98,6 +99,7 @@ InputFiles deserialized(const std::string& bytes) {
   files.source = in.text();
   files.origin = in.text();
   files.dir_path = in.text();
+  files.fs_type = in.text();
   const std::uint64_t paths = in.count();
   for (std::uint64_t i = 0; i < paths; ++i) files.paths.add(in.text());
   for (auto* counts : {&files.skipped, &files.missing}) {

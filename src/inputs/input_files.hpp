@@ -24,6 +24,9 @@ struct InputFiles {
                                                  // "no read permission", "other filesystem"
   std::map<std::string, std::uint64_t> missing;  // --list entries that could not be examined,
                                                  // by errno text
+  // The filesystem dir_path is on ("ext4"), named where the files were examined: in the child
+  // that may be abandoned, since a statfs() on a dead mount hangs as an open does.
+  std::string fs_type;
 };
 
 // How far a --tree walk may go.

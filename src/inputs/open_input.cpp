@@ -14,8 +14,8 @@ namespace fdbench {
 
 std::string OpenInput::fs_type() const {
   // A private set lives in a directory under --dir, a kept one in its own: name the filesystem
-  // of that.
-  return platform::fs_type(generated ? summary.origin : dir_path);
+  // of that. The user's files were named where they were examined (InputFiles::fs_type).
+  return generated ? platform::fs_type(summary.origin) : existing.fs_type;
 }
 
 namespace {
@@ -62,8 +62,10 @@ OpenInput prepare_input(const OpenOptions& o, const FileSet::CreationProgress& p
     // Looked at under --timeout's limit, in a child process: a path on a dead mount hangs
     // lstat() as it hangs open().
     const auto examine = [&o] {
-      return o.tree.empty() ? read_list(o.list, o.list0)
-                            : scan_tree(o.tree, {o.cross_mounts, o.allow_pseudo_fs});
+      InputFiles files = o.tree.empty() ? read_list(o.list, o.list0)
+                                        : scan_tree(o.tree, {o.cross_mounts, o.allow_pseudo_fs});
+      files.fs_type = platform::fs_type(files.dir_path.empty() ? "." : files.dir_path);
+      return files;
     };
     in.existing = examine_in_child(examine, o.timeout_s,
                                    o.tree.empty() ? "--list " + o.list : "--tree " + o.tree);
