@@ -5,6 +5,7 @@
 // /proc/PID/task/TID/syscall while the thread is blocked, and lets a process read its own and
 // its descendants' memory (process_vm_readv), so the path an open() waits on can be named. The
 // other systems show neither: there the functions find nothing and do nothing.
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -242,5 +243,16 @@ std::vector<StuckProcess> processes_not_ended(const std::vector<int>& /*pids*/,
 }
 
 #endif
+
+// Portable: open() of "." and fchdir() are POSIX. O_DIRECTORY, and read permission on the
+// directory, are all it needs.
+WorkingDirectory::WorkingDirectory() noexcept
+    : fd_(open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {}
+
+WorkingDirectory::~WorkingDirectory() {
+  if (fd_ >= 0) close(fd_);
+}
+
+bool WorkingDirectory::restore() const noexcept { return fd_ >= 0 && fchdir(fd_) == 0; }
 
 }  // namespace fdbench::platform

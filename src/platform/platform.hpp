@@ -201,6 +201,22 @@ std::optional<std::vector<std::string>> paths_being_opened();
 // code (a signal whose handler never returns), so a thread abandoned in a hung call that
 // returns later finds nothing freed under it. Returns how many were signalled.
 int park_other_threads();
+// The current directory when it was made, to go back to once work that changed it for a
+// while is abandoned mid-way (--harness published makes a file set's parent the current
+// directory during each repetition): relative output paths then mean what they meant when
+// fdbench started.
+class WorkingDirectory {
+ public:
+  WorkingDirectory() noexcept;
+  ~WorkingDirectory();
+  WorkingDirectory(const WorkingDirectory&) = delete;
+  WorkingDirectory& operator=(const WorkingDirectory&) = delete;
+  // Makes it the current directory again; false where it could not be kept or returned to.
+  bool restore() const noexcept;
+
+ private:
+  int fd_;
+};
 // SIGKILLs every process descended from this one (worker processes, fresh children and
 // theirs). Returns those it signalled; reaping this process's own children is left to their
 // owner (ChildProcess::kill_all).

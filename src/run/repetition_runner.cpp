@@ -125,6 +125,9 @@ void RepetitionRunner::abandon(std::vector<std::unique_ptr<Measurement>>& runnin
   // itself before anything it uses is freed.
   if (platform::park_other_threads() == 0 && runner_) runner_->settle(std::chrono::seconds(1));
   const std::vector<int> killed = platform::kill_descendants();  // Linux: grandchildren too
+  // The abandoned step never undoes what it changed for a while: the current directory
+  // (--harness published) goes back to the one the run began in, for relative outputs.
+  start_directory_.restore();
   ChildProcess::kill_all();  // everywhere: this process's own children, killed and reaped
   // A process blocked where SIGKILL cannot reach it (an open a FUSE server never answers)
   // outlives fdbench: never silently.

@@ -15,6 +15,7 @@
 
 #include "engine/measurement.hpp"
 #include "engine/timed_runner.hpp"
+#include "platform/platform.hpp"
 #include "model/result.hpp"
 
 namespace fdbench {
@@ -66,6 +67,7 @@ class RepetitionRunner {
 
   double timeout_s_;
   std::string doing_;
+  platform::WorkingDirectory start_directory_;  // restored when a step is abandoned
   // Declared before any measurement a caller makes: a worker process dies with the thread
   // that forked it, and with a limit that is this runner's.
   std::optional<TimedRunner> runner_;

@@ -302,6 +302,35 @@ TEST(TimedOutTune, StopsTheSweepNamingTheFileAndSavesNothing) {
   EXPECT_EQ(fdbench.leftovers().running, 0);
 }
 
+// --harness published makes the file set's parent the current directory while a repetition
+// runs (the seed opens tmp/N.txt from there). When that repetition hangs and is abandoned, the
+// directory the run began in comes back: a relative --export-json is written where the user
+// meant it, not beside the file set.
+TEST(TimedOutPublishedHarness, RelativeOutputsStayWhereTheRunBegan) {
+  TempDir started_in;
+  TempDir sets;
+  // The set is made first, and kept: made under the tool, its creation would hang.
+  const std::string kept = sets / "kept";
+  const RunResult made = run_fdbench({"open", "--files", "20", "--keep-files", kept, "--repeat",
+                                      "1", "--warmup", "0", "--quiet"});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  // Run from `started_in`, through a shell; the 7th file's open hangs (and the 17th's).
+  const std::string command =
+      "cd '" + started_in.path() + "' && exec '" + FDBENCH_HANG_OPENS + "' 7.txt -- '" +
+      fdbench_binary() + "' open --reuse-files '" + kept + "' --harness published " +
+      "--strategy threads --threads 1 --repeat 2 --timeout 1 --export-json r.json --quiet";
+  RunOptions options = under_hang_opens();
+  options.program = "/bin/sh";
+  FdbenchProcess fdbench({"-c", command}, options);
+  const RunResult run = fdbench.wait();
+  if (run.exit_code == kHangOpensUnavailable) FDBENCH_SKIP_WITHOUT("hang_opens") << run.err;
+  ASSERT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_NE(line_starting(run.err, "fdbench: timed out: "), "") << run.err;
+  EXPECT_TRUE(std::filesystem::exists(started_in / "r.json")) << run.err;
+  EXPECT_FALSE(std::filesystem::exists(sets / "r.json")) << "written beside the file set";
+  EXPECT_EQ(fdbench.leftovers().running, 0) << "a process of fdbench outlived it";
+}
+
 }  // namespace timeout_test
 }  // namespace fdbench::testing
 #endif  // FDBENCH_HANG_OPENS
