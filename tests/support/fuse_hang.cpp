@@ -19,6 +19,8 @@
 // (no /dev/fuse, no permission to mount): the tests skip on 77, saying the line it printed.
 #define FUSE_USE_VERSION 31
 #include <fuse_lowlevel.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -112,6 +114,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "fuse_hang: usage: fdbench_fuse_hang MOUNTPOINT\n");
     return 2;
   }
+  // Dies with the test that started it, even one killed before its clean-up ran: the
+  // connection ends with this server, which releases every open it held.
+  const pid_t parent = getppid();
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) return 1;  // the test was gone before the line above
   if (access("/dev/fuse", R_OK | W_OK) != 0) {
     std::fprintf(stderr, "fuse_hang: unavailable: /dev/fuse: %s\n", std::strerror(errno));
     return kUnavailable;
