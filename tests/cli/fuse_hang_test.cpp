@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "platform/platform.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/require.hpp"
 #include "support/temp_dir.hpp"
@@ -38,6 +39,11 @@ dev_t device_of(const std::string& path) {
   struct stat st {};
   return stat(path.c_str(), &st) == 0 ? st.st_dev : 0;
 }
+
+// Whether fdbench can name the call a thread or process is stuck in, and the processes SIGKILL
+// did not end: Linux's /proc, which the portable build (standing for macOS and the BSDs) does
+// not read. Elsewhere it must still exit at its limit; only the names are missing.
+bool shows_stuck_calls() { return platform::uses_linux_interfaces(); }
 
 // Whether `pid` (a child of ours) has exited; it stays unreaped for FdbenchProcess::wait().
 bool has_exited(pid_t pid) {
@@ -167,15 +173,23 @@ TEST_P(OpenNeverReturns, FdbenchExitsAtItsLimitNamingTheFile) {
   const RunResult run = run_bounded(args);
   ASSERT_TRUE(exited_by_itself) << "fdbench did not exit at its limit (exit code " << run.exit_code
                                 << " once the mount was aborted): " << run.err;
+  if (run.exit_code == 0 && std::string(GetParam().strategy).rfind("uring", 0) == 0) {
+    const auto doc = nlohmann::json::parse(read_text(out / "r.json"));
+    if (doc.at("results").at(0).at("status") == "unavailable") {
+      FDBENCH_SKIP_WITHOUT("uring") << doc.at("results").at(0).value("error", "");
+    }
+  }
   ASSERT_EQ(run.exit_code, 1) << run.err;
   const std::string line = line_starting(run.err, "fdbench: timed out: ");
   EXPECT_NE(line.find("did not finish within 1 s"), std::string::npos) << run.err;
-  if (std::string(GetParam().strategy).rfind("uring", 0) != 0) {  // io_uring opens in the kernel
-    EXPECT_NE(line.find("it was opening " + hanging), std::string::npos) << line;
+  if (shows_stuck_calls()) {
+    if (std::string(GetParam().strategy).rfind("uring", 0) != 0) {  // io_uring opens in the kernel
+      EXPECT_NE(line.find("it was opening " + hanging), std::string::npos) << line;
+    }
+    // The process stuck in the open cannot be ended: the line says which it left behind.
+    EXPECT_NE(line.find("could not be ended"), std::string::npos) << line;
+    EXPECT_NE(line.find("pid "), std::string::npos) << line;
   }
-  // The process stuck in the open cannot be ended: the line says which it left behind.
-  EXPECT_NE(line.find("could not be ended"), std::string::npos) << line;
-  EXPECT_NE(line.find("pid "), std::string::npos) << line;
 
   const auto doc = nlohmann::json::parse(read_text(out / "r.json"));
   ASSERT_EQ(doc.at("results").size(), 1U) << doc.dump(1);
@@ -203,7 +217,9 @@ TEST_F(HungFuseMount, TuneExitsAtItsLimitNamingTheFile) {
   ASSERT_TRUE(exited_by_itself) << "fdbench tune did not exit at its limit: " << run.err;
   ASSERT_EQ(run.exit_code, 1) << run.err;
   const std::string line = line_starting(run.err, "fdbench: timed out: ");
-  EXPECT_NE(line.find("it was opening " + hanging), std::string::npos) << run.err;
+  if (shows_stuck_calls()) {
+    EXPECT_NE(line.find("it was opening " + hanging), std::string::npos) << run.err;
+  }
   EXPECT_NE(line.find("nothing recommended"), std::string::npos) << line;
   EXPECT_FALSE(std::filesystem::exists(out / "rec.json"));
   expect_nothing_left();
@@ -223,8 +239,10 @@ TEST_F(HungFuseMount, AListedPathThatCannotBeExaminedTimesOut) {
   EXPECT_NE(line.find("examining --list " + out / "list" + " did not finish within 1 s"),
             std::string::npos)
       << run.err;
-  EXPECT_NE(line.find("it was examining " + stuck), std::string::npos) << line;
-  EXPECT_NE(line.find("could not be ended"), std::string::npos) << line;
+  if (shows_stuck_calls()) {
+    EXPECT_NE(line.find("it was examining " + stuck), std::string::npos) << line;
+    EXPECT_NE(line.find("could not be ended"), std::string::npos) << line;
+  }
   const auto doc = nlohmann::json::parse(read_text(out / "r.json"));
   EXPECT_TRUE(doc.at("results").empty()) << doc.dump(1);
   expect_nothing_left();
@@ -238,7 +256,9 @@ TEST_F(HungFuseMount, ATreeWalkThatCannotFinishTimesOut) {
   ASSERT_EQ(run.exit_code, 1) << run.err;
   const std::string line = line_starting(run.err, "fdbench: timed out: ");
   EXPECT_NE(line.find("examining --tree " + mountpoint), std::string::npos) << run.err;
-  EXPECT_NE(line.find("lookup-hangs.txt"), std::string::npos) << line;
+  if (shows_stuck_calls()) {
+    EXPECT_NE(line.find("lookup-hangs.txt"), std::string::npos) << line;
+  }
   expect_nothing_left();
 }
 
@@ -250,7 +270,9 @@ TEST_F(HungFuseMount, TuneStopsWhenAListedPathCannotBeExamined) {
   ASSERT_TRUE(exited_by_itself) << "fdbench tune did not exit at its limit: " << run.err;
   ASSERT_EQ(run.exit_code, 1) << run.err;
   const std::string line = line_starting(run.err, "fdbench: timed out: ");
-  EXPECT_NE(line.find("lookup-hangs.txt"), std::string::npos) << run.err;
+  if (shows_stuck_calls()) {
+    EXPECT_NE(line.find("lookup-hangs.txt"), std::string::npos) << run.err;
+  }
   EXPECT_NE(line.find("nothing recommended"), std::string::npos) << line;
   EXPECT_FALSE(std::filesystem::exists(out / "rec.json"));
   expect_nothing_left();

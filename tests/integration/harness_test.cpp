@@ -155,9 +155,12 @@ TEST(PublishedHarness, SocketRunsTheSecondSeedsThreadsBesideTheMinimalOnes) {
   EXPECT_EQ(published->failures, 0U) << published->first_failure;
   EXPECT_EQ(published->ops, 32U);
   EXPECT_EQ(published->times_ns.size(), 2U);
-  // Each repetition in a fresh child that starts from the smallest table, as the seed's does.
-  ASSERT_TRUE(published->fdsize_before.has_value());
-  EXPECT_EQ(*published->fdsize_before, 64);
+  // Each repetition in a fresh child that starts from the smallest table, as the seed's does
+  // (where the system shows the table's size: Linux).
+  if (platform::fd_table_size().has_value()) {
+    ASSERT_TRUE(published->fdsize_before.has_value());
+    EXPECT_EQ(*published->fdsize_before, 64);
+  }
   const Result* process = find(results, "process", 2, Harness::published);
   ASSERT_NE(process, nullptr);
   EXPECT_EQ(process->status, Status::unavailable);
