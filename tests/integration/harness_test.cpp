@@ -19,26 +19,13 @@
 #include "output/reporter.hpp"
 #include "platform/platform.hpp"
 #include "run/session.hpp"
+#include "support/quiet_session.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench {
 namespace harness_test {
 
 using testing::TempDir;
-
-class Discard final : public Reporter {
- public:
-  void begin(const Environment& /*env*/) override {}
-  void add(const Result& /*result*/) override {}
-  void end(std::span<const Result> /*all*/, std::span<const Finding> /*findings*/,
-           bool /*complete*/) override {}
-};
-
-std::unique_ptr<Session> session_for(const std::string& dir) {
-  std::vector<std::unique_ptr<Reporter>> reporters;
-  reporters.push_back(std::make_unique<Discard>());
-  return std::make_unique<Session>(capture_environment(dir), std::move(reporters));
-}
 
 std::string current_directory() {
   char cwd[PATH_MAX];
@@ -65,7 +52,7 @@ TEST(PublishedHarness, OpenRunsBesideTheMinimalOneForThreadsAndPoolOnly) {
   options.repeat = Repeat::fixed(2);
   options.warmup = 1;
   options.dir = dir.path();
-  auto session = session_for(dir.path());
+  auto session = testing::quiet_session(dir.path());
   session->run_open(options);
   session->finish(true);
   const std::vector<Result> results(session->results().begin(), session->results().end());
@@ -144,7 +131,7 @@ TEST(PublishedHarness, SocketRunsTheSecondSeedsThreadsBesideTheMinimalOnes) {
   options.harness = {Harness::minimal, Harness::published};
   options.repeat = Repeat::fixed(2);
   options.warmup = 0;
-  auto session = session_for(dir.path());
+  auto session = testing::quiet_session(dir.path());
   session->run_socket(options);
   session->finish(true);
   const std::vector<Result> results(session->results().begin(), session->results().end());

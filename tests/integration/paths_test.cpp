@@ -15,6 +15,7 @@
 #include "output/reporter.hpp"
 #include "platform/platform.hpp"
 #include "run/session.hpp"
+#include "support/quiet_session.hpp"
 #include "support/temp_dir.hpp"
 #include "support/warnings.hpp"
 
@@ -23,22 +24,11 @@ namespace paths_test {
 
 using testing::TempDir;
 
-class Discard final : public Reporter {
- public:
-  void begin(const Environment& /*env*/) override {}
-  void add(const Result& /*result*/) override {}
-  void end(std::span<const Result> /*all*/, std::span<const Finding> /*findings*/,
-           bool /*complete*/) override {}
-};
-
 std::vector<Result> run_open(const OpenOptions& options) {
-  std::vector<std::unique_ptr<Reporter>> reporters;
-  reporters.push_back(std::make_unique<Discard>());
-  Session session(capture_environment(options.dir.empty() ? default_dir() : options.dir),
-                  std::move(reporters));
-  session.run_open(options);
-  session.finish(true);
-  return {session.results().begin(), session.results().end()};
+  const auto session = testing::quiet_session(options.dir.empty() ? default_dir() : options.dir);
+  session->run_open(options);
+  session->finish(true);
+  return {session->results().begin(), session->results().end()};
 }
 
 bool available(const std::string& strategy) {
