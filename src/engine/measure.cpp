@@ -196,7 +196,7 @@ void Measurement::kernel_before() {
 void Measurement::kernel_after(bool timed, std::int64_t start_ns, std::int64_t ns) {
   if (!kernel_ || kernel_->tracer == nullptr || !kernel_->attribution) return;
   platform::KernelRecords records = kernel_->tracer->drain();
-  kernel_->spans_kept = false;
+  kernel_->spans.reset();
   if (!timed) return kernel_->attribution->before(records);
   if (start_ns <= 0) {
     kernel_->every_repetition = false;
@@ -205,16 +205,15 @@ void Measurement::kernel_after(bool timed, std::int64_t start_ns, std::int64_t n
   KernelSample sample = kernel_->attribution->during(records, start_ns, start_ns + ns);
   const auto steal_after = platform::steal_time_ns();
   if (kernel_->steal_before && steal_after) sample.steal_ns = *steal_after - *kernel_->steal_before;
-  kernel_->spans_kept = sample.complete && latency_.has_value();
-  kernel_->spans = std::move(sample.spans);
+  if (sample.complete && latency_) kernel_->spans = std::move(sample.spans);
   sample.spans = {};
   kernel_->samples.push_back(std::move(sample));
 }
 
 std::optional<KernelCalls> Measurement::kernel_calls(
     std::span<const std::int32_t> worker_tids) const {
-  if (!kernel_traced() || !kernel_->spans_kept || worker_tids.empty()) return std::nullopt;
-  return KernelCalls{&kernel_->spans, worker_tids};
+  if (!kernel_traced() || !kernel_->spans || worker_tids.empty()) return std::nullopt;
+  return KernelCalls{&*kernel_->spans, worker_tids};
 }
 
 void Measurement::stop(Status status, std::string error) {

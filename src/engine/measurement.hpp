@@ -72,10 +72,9 @@ struct KernelTracking {
   std::optional<KernelAttribution> attribution;  // made at the first repetition
   std::vector<KernelSample> samples;             // one per timed repetition
   bool every_repetition = true;                  // no timed one went without a sample
-  // The last timed repetition's stretches off a CPU, with --latency (for its stalls); empty
-  // when that repetition lost records.
-  std::vector<OffCpuSpan> spans;
-  bool spans_kept = false;
+  // The last timed repetition's stretches off a CPU, with --latency (for its stalls); nullopt
+  // when it had none to go by (untimed, unplaced, or records lost).
+  std::optional<std::vector<OffCpuSpan>> spans;
   std::optional<std::int64_t> steal_before;  // the machine's steal time as a repetition began
 };
 
