@@ -146,7 +146,9 @@ typedef struct fdbench_recommendation {
    * repetitions to tell them apart), fastest first; at most FDBENCH_MAX_ALTERNATIVES. */
   size_t within_noise_count;
   fdbench_setting within_noise[FDBENCH_MAX_ALTERNATIVES];
-  int knee_threads; /* the fewest threads of the best strategy (same batch) within noise */
+  /* The fewest threads of the fastest setting's strategy and batch within noise of it: the
+   * fastest is best or within_noise[0]. The simplest setting (best) may use fewer threads. */
+  int knee_threads;
   /* The descriptor the table must hold when the workload keeps its descriptors open (pass it
    * to fdbench_pregrow_fd_table before starting threads); -1 when it closes them as it goes. */
   int pregrow_to;
