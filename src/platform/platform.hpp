@@ -89,11 +89,15 @@ void wait_shared_word(const std::atomic<std::uint32_t>& word, std::uint32_t seen
 void wake_shared_word(std::atomic<std::uint32_t>& word) noexcept;
 
 // A word threads of this process wait on together. wait_word() returns once `word` no
-// longer holds `seen`, sleeping at once (Linux: a private futex): no spinning and no
-// sched_yield, which on a machine with fewer CPUs than threads take CPU time and context
+// longer holds `seen`. With `spin_ns` 0 it sleeps at once (Linux: a private futex): no spinning
+// and no sched_yield, which on a machine with fewer CPUs than threads take CPU time and context
 // switches from the threads still working (std::atomic::wait in libstdc++ 12 polls, the last
-// polls with sched_yield, before it sleeps). wake_word() wakes every waiter.
-void wait_word(const std::atomic<std::uint32_t>& word, std::uint32_t seen) noexcept;
+// polls with sched_yield, before it sleeps). With `spin_ns` > 0 it first watches the word that
+// long with a pause between looks, never yielding: for a waiter that has a CPU of its own, a
+// change within that time is seen without a wake-up (tens to hundreds of microseconds on a
+// VM's idle vCPU). wake_word() wakes every waiter.
+void wait_word(const std::atomic<std::uint32_t>& word, std::uint32_t seen,
+               std::int64_t spin_ns = 0) noexcept;
 void wake_word(std::atomic<std::uint32_t>& word) noexcept;
 
 // Which limit on processes and threads stands in the way when the system will not create one
@@ -149,8 +153,8 @@ struct KernelEvent {
 struct KernelRecords {
   std::vector<KernelEvent> events;  // in time order
   std::vector<std::uint64_t> frames;
-  std::uint64_t lost = 0;       // records the kernel dropped: a full buffer or throttled samples
-  std::int64_t lost_from = 0;   // the earliest time a record is known to be missing from, or 0
+  std::uint64_t lost = 0;      // records the kernel dropped: a full buffer or throttled samples
+  std::int64_t lost_from = 0;  // the earliest time a record is known to be missing from, or 0
 };
 // A tracing session, attached to every thread of this process when made, and inherited by
 // every thread and process started after that. Detached when destroyed: nothing is left

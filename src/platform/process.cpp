@@ -63,6 +63,17 @@ bool die_with_parent() noexcept {
 #endif
 }
 
+namespace {
+// A pause between two looks at a word another CPU will change.
+void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+}  // namespace
+
 #if defined(FDBENCH_LINUX)
 namespace {
 
@@ -74,14 +85,6 @@ static_assert(sizeof(std::atomic<std::uint32_t>) == sizeof(std::uint32_t) &&
 long futex(const std::atomic<std::uint32_t>& word, int op, std::uint32_t value) noexcept {
   auto* address = const_cast<std::uint32_t*>(reinterpret_cast<const std::uint32_t*>(&word));
   return syscall(SYS_futex, address, op, value, nullptr, nullptr, 0);
-}
-
-void cpu_relax() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield");
-#endif
 }
 
 }  // namespace
@@ -119,7 +122,15 @@ void wake_shared_word(std::atomic<std::uint32_t>& word) noexcept {
 #endif
 }
 
-void wait_word(const std::atomic<std::uint32_t>& word, std::uint32_t seen) noexcept {
+void wait_word(const std::atomic<std::uint32_t>& word, std::uint32_t seen,
+               std::int64_t spin_ns) noexcept {
+  if (spin_ns > 0) {
+    const std::int64_t spin_until = now_ns() + spin_ns;
+    for (unsigned i = 1; word.load(std::memory_order_acquire) == seen; ++i) {
+      cpu_relax();
+      if ((i & 63) == 0 && now_ns() >= spin_until) break;
+    }
+  }
 #if defined(FDBENCH_LINUX)
   // EAGAIN (changed meanwhile), EINTR or a spurious wake-up: look again.
   while (word.load(std::memory_order_acquire) == seen) futex(word, FUTEX_WAIT_PRIVATE, seen);

@@ -45,7 +45,12 @@ void add_usage(std::optional<TimedRegion>& sum, const std::optional<TimedRegion>
 }
 
 WorkerGroup::WorkerGroup(int workers, Lifetime lifetime)
-    : workers_(workers), lifetime_(lifetime), finish_(workers) {
+    : workers_(workers),
+      lifetime_(lifetime),
+      spin_ns_(static_cast<unsigned>(workers) <= std::max(1U, std::thread::hardware_concurrency())
+                   ? kReleaseSpinNs
+                   : 0),
+      finish_(workers) {
   FDBENCH_ASSERT(workers >= 1);
   threads_.reserve(workers - 1);
   for (int w = 1; w < workers; ++w) {
@@ -57,6 +62,12 @@ WorkerGroup::WorkerGroup(int workers, Lifetime lifetime)
       stop();
       throw why;
     }
+  }
+  // Every thread has run once and waits: its first scheduling is not on the clock.
+  const auto threads = static_cast<std::uint32_t>(workers - 1);
+  for (std::uint32_t now = ready_.load(std::memory_order_acquire); now != threads;
+       now = ready_.load(std::memory_order_acquire)) {
+    platform::wait_word(ready_, now, spin_ns_);
   }
 }
 
@@ -74,8 +85,12 @@ void WorkerGroup::stop() noexcept {
 
 void WorkerGroup::loop(int worker) {
   std::uint32_t seen = 0;
+  if (ready_.fetch_add(1, std::memory_order_acq_rel) + 1 ==
+      static_cast<std::uint32_t>(workers_ - 1)) {
+    platform::wake_word(ready_);
+  }
   for (;;) {
-    platform::wait_word(epoch_, seen);
+    platform::wait_word(epoch_, seen, spin_ns_);
     seen = epoch_.load(std::memory_order_acquire);
     if (stop_.load(std::memory_order_relaxed)) return;
     // Read as the worker starts its share, after its release: read before its wait, the

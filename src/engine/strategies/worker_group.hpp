@@ -1,10 +1,15 @@
 #pragma once
 // T workers released together: the calling thread is worker 0 and T-1 threads wait on a
-// futex-backed epoch (platform::wait_word: asleep at once, no polling and no sched_yield), so
-// waiting workers take no CPU time or context switches from the working ones on a small machine.
-// Thread creation happens in the constructor, outside any timed region. A group made for one
-// run ends each worker thread as soon as its body returns, as a thread made for one job
-// would: the descriptor table is then shared only while more than one thread still works.
+// futex-backed epoch (platform::wait_word). Thread creation happens in the constructor, outside
+// any timed region, which returns only once every thread has run and reached its wait: a new
+// thread's first run (tens to hundreds of microseconds on a VM's idle vCPU) is not the
+// release's. Where every worker has a CPU of its own (T <= the CPUs online), a waiting thread
+// watches the epoch for kReleaseSpinNs before it sleeps, so a release that soon after (a fresh
+// child's one run, the next repetition) starts it without a wake-up; where workers outnumber
+// CPUs they sleep at once (no polling and no sched_yield), so waiting workers take no CPU time
+// or context switches from the working ones. A group made for one run ends each worker thread
+// as soon as its body returns, as a thread made for one job would: the descriptor table is then
+// shared only while more than one thread still works.
 #include <atomic>
 #include <cstdint>
 #include <exception>
@@ -48,6 +53,10 @@ void add_usage(std::optional<TimedRegion>& sum, const std::optional<TimedRegion>
 
 class WorkerGroup {
  public:
+  // How long a waiting worker watches for its release before it sleeps, where it has a CPU of
+  // its own: longer than a wake-up of the caller takes, so a release right after the group is
+  // made finds its workers still watching.
+  static constexpr std::int64_t kReleaseSpinNs = 200'000;
   // Starts the workers-1 threads; throws cannot_create() (having stopped those that started)
   // when the system will not create one.
   enum class Lifetime { reused, one_run };
@@ -77,10 +86,12 @@ class WorkerGroup {
 
   int workers_;
   Lifetime lifetime_;
+  std::int64_t spin_ns_;  // kReleaseSpinNs where every worker has a CPU of its own, else 0
   bool ran_ = false;
   std::int64_t started_ns_ = 0;
   std::atomic<std::uint32_t> epoch_{0};
   std::atomic<std::uint32_t> pending_{0};  // workers still in their share
+  std::atomic<std::uint32_t> ready_{0};    // threads that have reached their first wait
   std::atomic<bool> stop_{false};
   const std::function<void(int)>* body_ = nullptr;
   std::vector<Finish> finish_;
