@@ -53,8 +53,8 @@ struct Worker {
 static void* worker_loop(void* arg) {
   const struct Worker* self = arg;
   uint32_t seen = 0;
-  for (;;) {
-    if (self->run->line->shared) start_line_ready(self->run->line);
+  for (int first = 1;; first = 0) {
+    if (self->run->line->shared || first) start_line_ready(self->run->line);
     if (!start_line_wait(self->run->line, &seen)) break;
     open_share(self->run, self->index);
     start_line_finish(self->run->line, self->index);
@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
   struct Run* run =
       mmap(NULL, sizeof *run, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (times == NULL || line == MAP_FAILED || run == MAP_FAILED) fail_set(&set, "out of memory");
-  start_line_init(line, processes);
+  start_line_init(line, processes, workers);
   *run = (struct Run){.set = &set, .files = files, .workers = workers, .line = line};
   pthread_t ids[kMaxWorkers];
   pid_t pids[kMaxWorkers];
@@ -154,6 +154,7 @@ int main(int argc, char** argv) {
       start_processes(run, pids, started);
     } else {
       start_threads(run, ids, started);
+      start_line_await_ready(line, (uint32_t)workers - 1, &stop_signal);
     }
   }
 

@@ -22,6 +22,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -86,6 +87,7 @@ struct Worker {
 static void* socket_thread(void* arg) {
   const struct Worker* self = arg;
   uint32_t seen = 0;
+  start_line_ready(&self->run->line);
   if (start_line_wait(&self->run->line, &seen)) {
     create_share(self->run, self->index);
     start_line_finish(&self->run->line, self->index);
@@ -193,6 +195,7 @@ static int64_t thread_repetition(struct Run* run) {
   if (direct) ns = direct_repetition(run);
 #endif
   if (!direct) {
+    start_line_await_ready(&run->line, (uint32_t)workers - 1, &never);
     const int64_t start = start_line_release(&run->line, (uint32_t)workers - 1);
     create_share(run, 0);
     run->line.finish_ns[0] = reference_now_ns();
@@ -253,7 +256,7 @@ static void child(const void* arg) {
   memset(fds, -1, (size_t)total * sizeof *fds);
   run->settings = s;
   run->fds = fds;
-  start_line_init(&run->line, s->strategy == kProcess);
+  start_line_init(&run->line, s->strategy == kProcess, s->workers);
   if (s->pregrow && (report.error = grow_table(s)) != 0) report_and_exit(&report);
 
   report.ns = s->strategy == kProcess ? process_repetition(run) : thread_repetition(run);
@@ -301,6 +304,18 @@ int main(int argc, char** argv) {
   settings.pregrow = (int)reference_count(argv[4], "PREGROW", 0, 1);
   const long repeat = reference_count(argv[5], "REPEAT", 1, 100000);
   const long warmup = reference_count(argv[6], "WARMUP", 0, 100000);
+  /* Every socket of the repetition, the report fd and the pre-grown slot must fit under the
+   * soft limit: raise it to the hard one when they do not, as fdbench does. */
+  struct rlimit limit;
+  const rlim_t needed = (rlim_t)(settings.workers * settings.per_worker) + 8;
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < needed) {
+    limit.rlim_cur = limit.rlim_max < needed ? limit.rlim_max : needed;
+    if (setrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur < needed) {
+      fprintf(stderr, "Error: %ld sockets need RLIMIT_NOFILE >= %lu (ulimit -n)\n",
+              (long)(settings.workers * settings.per_worker), (unsigned long)needed);
+      return 1;
+    }
+  }
   close_inherited();
   for (long r = 0; r < warmup + repeat; ++r) {
     const struct Report report = fresh_child_repetition(child, &settings, "socket() failed");

@@ -11,10 +11,10 @@
 
 #include <sched.h>
 #include <stdatomic.h>
+#include <unistd.h>
 #if defined(__linux__)
 #include <linux/futex.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 #endif
 
 #include "reference.h"
@@ -27,10 +27,16 @@ struct StartLine {
   _Atomic uint32_t ready;   /* workers waiting for the next release (processes) */
   _Atomic int stopped;      /* waiting workers give up instead of working */
   int shared;               /* between processes: shared futexes */
+  int64_t spin_ns;          /* how long a waiter watches its word before it sleeps */
   int64_t finish_ns[kMaxWorkers];
 };
 
-static inline void start_line_init(struct StartLine* line, int shared) {
+/* `workers`: how many will wait on the line. Processes watch their word 50 µs before they
+ * sleep, as fdbench's process workers do; threads 200 µs where each has a CPU of its own and
+ * not at all where they outnumber the CPUs, as fdbench's WorkerGroup does. */
+static inline void start_line_init(struct StartLine* line, int shared, int workers) {
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  line->spin_ns = shared ? 50000 : workers <= (cpus > 0 ? cpus : 1) ? 200000 : 0;
   atomic_init(&line->epoch, 0);
   atomic_init(&line->pending, 0);
   atomic_init(&line->ready, 0);
@@ -76,20 +82,19 @@ static inline int64_t start_line_release(struct StartLine* line, uint32_t waitin
 }
 
 /* In a worker: waits for the release after `*seen`; 0 once start_line_stop() was called.
- * A process spins 50 µs before it sleeps, as fdbench's process workers do. A thread sleeps at
- * once: fdbench's threads wait with std::atomic::wait, which in libstdc++ 12 first polls 16
- * times, the last 4 with sched_yield; that is the harness's, not the work's, and
- * docs/performance.md measures what it costs where threads outnumber CPUs. */
+ * It watches the epoch line->spin_ns before it sleeps (start_line_init()). */
 static inline int start_line_wait(struct StartLine* line, uint32_t* seen) {
   while (atomic_load(&line->epoch) == *seen) {
     if (atomic_load(&line->stopped)) return 0;
-    start_line_wait_while(line, &line->epoch, *seen, NULL, line->shared ? 50000 : 0);
+    start_line_wait_while(line, &line->epoch, *seen, NULL, line->spin_ns);
   }
   *seen = atomic_load(&line->epoch);
   return !atomic_load(&line->stopped);
 }
 
-/* In a process worker, just before start_line_wait(). */
+/* In a process worker, just before each start_line_wait(); in a thread, once, before its first:
+ * the releaser then knows every worker has run (start_line_await_ready()), so that a new
+ * thread's first scheduling is not on the clock, as fdbench's WorkerGroup has it. */
 static inline void start_line_ready(struct StartLine* line) {
   atomic_fetch_add(&line->ready, 1);
 #if defined(__linux__)
@@ -103,7 +108,7 @@ static inline void start_line_await_ready(struct StartLine* line, uint32_t worke
                                           volatile sig_atomic_t* give_up) {
   for (uint32_t now = atomic_load(&line->ready); now < workers && *give_up == 0;
        now = atomic_load(&line->ready)) {
-    start_line_wait_while(line, &line->ready, now, give_up, 0);
+    start_line_wait_while(line, &line->ready, now, give_up, line->spin_ns);
   }
   atomic_store(&line->ready, 0);
 }

@@ -212,7 +212,7 @@ int main(int argc, char** argv) {
   run->files = files;
   run->threads = threads;
   run->mode = mode;
-  start_line_init(&run->line, 0);
+  start_line_init(&run->line, 0, threads);
   pthread_barrier_init(&run->set_up, NULL, (unsigned)threads);
   pthread_t ids[kMaxWorkers];
   sigset_t all, old;

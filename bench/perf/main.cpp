@@ -15,7 +15,7 @@ namespace {
 
 constexpr const char* kUsage =
     "Usage: fdbench_performance --fdbench BINARY --tools DIR --dir DIR [--quick] [--rounds N]\n"
-    "                           [--only references|kernel-trace]\n"
+    "                           [--only references|kernel-trace|stall|short]\n"
     "Run it through bench/performance, which builds both first.\n";
 
 struct UsageError : std::runtime_error {
@@ -70,9 +70,10 @@ perf::Settings parse(int argc, char** argv) {
     } else if (arg == "--dir") {
       dir = value;
     } else if (arg == "--only") {
-      if (value != "references" && value != "kernel-trace") {
-        throw UsageError(
-            fmt::format("--only takes 'references' or 'kernel-trace', not '{}'", value));
+      if (value != "references" && value != "kernel-trace" && value != "stall" &&
+          value != "short") {
+        throw UsageError(fmt::format(
+            "--only takes 'references', 'kernel-trace', 'stall' or 'short', not '{}'", value));
       }
       only = value;
     } else if (arg == "--rounds") {

@@ -101,6 +101,53 @@ std::string overhead(const std::string& what, const Comparison& c) {
   return outcome;
 }
 
+constexpr const char* kRcuExpedited = "/sys/kernel/rcu_expedited";
+
+std::optional<int> read_rcu_expedited() {
+  std::ifstream file(kRcuExpedited);
+  int value = -1;
+  if (file >> value) return value;
+  return std::nullopt;
+}
+
+// /sys/kernel/rcu_expedited set for a block of rows (root only), and put back as it was when
+// the block ends, also when an error or a Ctrl-C (Interrupted) ends it. Only a SIGKILL of the
+// driver leaves it changed.
+class RcuSetting {
+ public:
+  explicit RcuSetting(int value) : original_(read_rcu_expedited().value_or(-1)) {
+    if (value != original_) write(value);
+    changed_ = value != original_;
+  }
+  RcuSetting(const RcuSetting&) = delete;
+  RcuSetting& operator=(const RcuSetting&) = delete;
+  ~RcuSetting() {
+    if (!changed_) return;
+    try {
+      write(original_);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "Error: %s: put it back with: echo %d > %s\n", e.what(), original_,
+                   kRcuExpedited);
+    }
+  }
+
+ private:
+  static void write(int value) {
+    std::ofstream file(kRcuExpedited);
+    file << value << '\n';
+    file.close();
+    if (!file || read_rcu_expedited() != value) {
+      throw std::runtime_error(fmt::format("cannot set {} to {}", kRcuExpedited, value));
+    }
+  }
+  int original_;
+  bool changed_ = false;
+};
+
+std::string thread_count(int n) {
+  return fmt::format("{} thread{}", n, n == 1 ? "" : "s");
+}
+
 void section(const std::string& title) {
   fmt::print("\n{}\n", title);
   std::fflush(stdout);
@@ -144,12 +191,15 @@ void PerformanceRun::run() {
   if (!s_.only.empty()) {
     if (s_.only == "references") references();
     if (s_.only == "kernel-trace") kernel_trace();
+    if (s_.only == "stall") harness_stall();
+    if (s_.only == "short") short_repetitions();
     summary(load, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     return;
   }
   harness_open();
   harness_socket();
   harness_stall();
+  short_repetitions();
   survey();
   scaling();
   uring_tuning();
@@ -218,40 +268,182 @@ void PerformanceRun::harness_socket() {
 
 // The second seed's experiment: 2 threads x 256 sockets from a 64-slot table, fdbench's fresh
 // child against bench/stall_loop.c (the seed's program in a fresh child, its thread created
-// inside the clock). Under the machine's own rcu_expedited: a grace period is milliseconds
-// with 0, microseconds with 1, and this compares like with like either way.
+// inside the clock). A grace period is milliseconds with rcu_expedited 0 and tens of
+// microseconds with 1, so the pair is measured under the machine's value and, as root, under
+// the other one too (set for those rows only and put back, as the references section does).
 void PerformanceRun::harness_stall() {
-  std::ifstream rcu_file("/sys/kernel/rcu_expedited");
-  std::string rcu = "unknown";
-  rcu_file >> rcu;
-  section(fmt::format("The fd-table stall: fdbench against the seed's program done minimally "
-                      "(rcu_expedited {}; target 0.9-1.1x unshared, <= 1.1x pre-grown)",
-                      rcu));
+  const std::optional<int> machine_rcu = read_rcu_expedited();
+  section(
+      "The fd-table stall: fdbench against the seed's program done minimally (target 0.9-1.1x "
+      "from a 64-slot table, <= 1.1x pre-grown; under each rcu_expedited)");
+  const bool root = geteuid() == 0 && access(kRcuExpedited, W_OK) == 0;
+  std::vector<std::optional<int>> modes{machine_rcu};
+  if (machine_rcu) modes.emplace_back(*machine_rcu == 0 ? 1 : 0);
+  for (const std::optional<int>& mode : modes) {
+    const bool machines = mode == machine_rcu;
+    const std::string rcu =
+        mode ? fmt::format("rcu_expedited {}{}", *mode, machines ? " (machine's)" : " (set)")
+             : std::string("rcu_expedited unknown");
+    if (!machines && !root) {
+      fmt::print("  under rcu_expedited {}: not measured (setting it needs root)\n", *mode);
+      continue;
+    }
+    std::optional<RcuSetting> set;
+    if (!machines) set.emplace(*mode);
+    stall_pair(rcu);
+  }
+}
+
+// Under one rcu_expedited value, from a 64-slot table and pre-grown: fdbench's minimal harness
+// against bench/socket_loop.c (the same shape: the thread made before the clock, both released
+// together) and fdbench's published harness against bench/stall_loop.c (the seed's shape: the
+// thread created inside the clock, joined inside it), both judged; and the minimal harness
+// against the seed's program, reported, since how many grace periods the seed's shape pays
+// depends on its thread's lifetime (docs/performance.md, "The fd-table stall").
+void PerformanceRun::stall_pair(const std::string& rcu) {
   const std::string repeat = std::to_string(s_.repeat);
   for (const bool pregrown : {false, true}) {
-    const Comparison c = compare(
-        s_.rounds,
-        [&] {
-          return find(fdbench({"socket", "--strategy", "threads", "--threads", "2", "--pregrow",
-                               pregrown ? "auto" : "off", "--per-thread", "256", "--repeat",
-                               repeat, "--warmup", "1", "--no-latency"}),
-                      "threads", 2)
-              .times_ns;
-        },
-        [&] {
-          return reference("fdbench_stall_loop", {"2", "256", pregrown ? "1" : "0", repeat, "1"});
-        });
-    const Spread ratio = spread(c.ratios);
-    const bool met = pregrown ? ratio.median <= 1.1 : ratio.median >= 0.9 && ratio.median <= 1.1;
-    const double by = ratio.median > 1.1 ? ratio.median - 1.1 : 0.9 - ratio.median;
-    const std::string outcome = verdict(met, by / (ratio.median > 1.1 ? 1.1 : 0.9) * 100);
-    fmt::print("  2 threads x 256 tcp sockets, {}: fdbench {}, seed program {}: {}  {}\n",
-               pregrown ? "pre-grown" : "from a 64-slot table", ms(median(c.a_times)),
-               ms(median(c.b_times)), times(ratio), outcome);
-    judge(fmt::format("fd-table stall, {} (fdbench / seed program)",
-                      pregrown ? "pre-grown" : "unshared start"),
-          times(ratio), outcome);
+    const auto fdbench_side = [&](const char* harness) {
+      return [this, harness, pregrown, &repeat] {
+        return find(fdbench({"socket", "--strategy", "threads", "--threads", "2", "--pregrow",
+                             pregrown ? "auto" : "off", "--per-thread", "256", "--repeat", repeat,
+                             "--warmup", "1", "--no-latency", "--harness", harness}),
+                    "threads", 2)
+            .times_ns;
+      };
+    };
+    const auto seed = [&] {
+      return reference("fdbench_stall_loop", {"2", "256", pregrown ? "1" : "0", repeat, "1"});
+    };
+    const auto same_shape = [&] {
+      return reference("fdbench_socket_loop",
+                       {"threads", "2", "256", pregrown ? "1" : "0", repeat, "1"});
+    };
+    const std::string table = pregrown ? "pre-grown" : "from a 64-slot table";
+    const auto judged = [&](const std::string& pair, const Comparison& c) {
+      const Spread ratio = spread(c.ratios);
+      const bool met = pregrown ? ratio.median <= 1.1 : ratio.median >= 0.9 && ratio.median <= 1.1;
+      const double by = ratio.median > 1.1 ? ratio.median - 1.1 : 0.9 - ratio.median;
+      const std::string outcome = verdict(met, by / (ratio.median > 1.1 ? 1.1 : 0.9) * 100);
+      fmt::print("  {}, {}: {} {}, {}: {}  {}\n", table, pair, ms(median(c.a_times)),
+                 ms(median(c.b_times)), rcu, times(ratio), outcome);
+      std::fflush(stdout);
+      judge(fmt::format("fd-table stall, {}, {}, {}", table, rcu, pair), times(ratio), outcome);
+    };
+    judged("fdbench / socket loop (same shape)",
+           compare(s_.rounds, fdbench_side("minimal"), same_shape));
+    judged("fdbench --harness published / seed program",
+           compare(s_.rounds, fdbench_side("published"), seed));
+    const Comparison c = compare(s_.rounds, fdbench_side("minimal"), seed);
+    fmt::print("  {}, fdbench / seed program (reported): {} {}, {}: {}\n", table,
+               ms(median(c.a_times)), ms(median(c.b_times)), rcu, times(spread(c.ratios)));
+    std::fflush(stdout);
   }
+}
+
+// A short repetition must cost per call what a long one does: whatever fdbench does once per
+// repetition (the fresh child's start, the workers' release and report, first touches) belongs
+// off the clock. `fdbench socket --pregrow auto` at 256 and at 4096 sockets per thread, 1 and 2
+// threads, against bench/socket_loop.c doing the same: the cost per call at 256 over the cost at
+// 4096 is the fixed cost per repetition, and the loop's is the machine's own (its release and
+// wake-up). The 2-thread scaling at 256 (t1 / t2, each thread with its 256) is set against the
+// loop's from the same rounds.
+void PerformanceRun::short_repetitions() {
+  constexpr long kShort = 256;
+  constexpr long kLong = 4096;
+  section(fmt::format(
+      "Short repetitions: cost per call at {} over {} sockets per thread, --pregrow auto, each "
+      "repetition in a fresh process (target: fdbench's <= 1.05x the loop's; 2-thread scaling "
+      "at {} >= 0.95x the loop's)",
+      kShort, kLong, kShort));
+  const std::string repeat = std::to_string(s_.repeat);
+  struct Side {
+    std::vector<double> fixed[2];     // per round and thread count: per call short / long
+    std::vector<double> per_call[2];  // per round and thread count: ns per call, short
+    std::vector<double> per_call_long[2];
+    std::vector<double> efficiency;  // per round: t1 / (2 t2) at kShort
+  } fdbench_side, loop_side;
+  for (int r = 0; r < s_.rounds; ++r) {
+    double fdbench_short[2] = {0, 0};  // a short repetition's median time, 1 and 2 threads
+    double loop_short[2] = {0, 0};
+    for (const int t : {1, 2}) {
+      const auto per_call = [&](bool fdbench_run, long n) {
+        const std::string count = std::to_string(n);
+        const std::vector<double> times =
+            fdbench_run
+                ? find(fdbench({"socket", "--strategy", "threads", "--threads", std::to_string(t),
+                                "--pregrow", "auto", "--per-thread", count, "--repeat", repeat,
+                                "--warmup", "1", "--no-latency"}),
+                       "threads", t)
+                      .times_ns
+                : reference("fdbench_socket_loop",
+                            {"threads", std::to_string(t), count, "1", repeat, "1"});
+        return median(times) / static_cast<double>(n * t);
+      };
+      double f[2] = {0, 0};  // fdbench: short, long
+      double l[2] = {0, 0};  // the loop
+      run_in_order(
+          r,
+          [&] {
+            f[0] = per_call(true, kShort);
+            f[1] = per_call(true, kLong);
+          },
+          [&] {
+            l[0] = per_call(false, kShort);
+            l[1] = per_call(false, kLong);
+          });
+      const int i = t - 1;
+      fdbench_side.fixed[i].push_back(f[0] / f[1]);
+      loop_side.fixed[i].push_back(l[0] / l[1]);
+      fdbench_side.per_call[i].push_back(f[0]);
+      loop_side.per_call[i].push_back(l[0]);
+      fdbench_side.per_call_long[i].push_back(f[1]);
+      loop_side.per_call_long[i].push_back(l[1]);
+      fdbench_short[i] = f[0] * static_cast<double>(kShort * t);
+      loop_short[i] = l[0] * static_cast<double>(kShort * t);
+    }
+    // Each thread has the same share, so two threads do twice the work: t1 / t2 is 1 when they
+    // take the time one takes for its share (perfect scaling), as t1 / (2 t2) is where the two
+    // split one set.
+    fdbench_side.efficiency.push_back(fdbench_short[0] / fdbench_short[1]);
+    loop_side.efficiency.push_back(loop_short[0] / loop_short[1]);
+  }
+  for (const int t : {1, 2}) {
+    const int i = t - 1;
+    const Spread fixed = spread(fdbench_side.fixed[i]);
+    const Spread loop_fixed = spread(loop_side.fixed[i]);
+    // What fdbench adds: its fixed cost over the loop's, round by round. The loop's own is the
+    // machine's (a short repetition's two threads contending from their first call), which no
+    // harness can take off the clock.
+    std::vector<double> added;
+    for (std::size_t r = 0; r < fdbench_side.fixed[i].size(); ++r) {
+      added.push_back(fdbench_side.fixed[i][r] / loop_side.fixed[i][r]);
+    }
+    const Spread over = spread(added);
+    const std::string outcome = verdict(over.median <= 1.05, (over.median - 1.05) / 1.05 * 100);
+    fmt::print(
+        "  {}: fdbench {} / {} per call: {}\n"
+        "    the loop {} / {} per call: {} (the machine's own fixed cost)\n"
+        "    fdbench's over the loop's: {}  {}\n",
+        thread_count(t), us(median(fdbench_side.per_call[i])),
+        us(median(fdbench_side.per_call_long[i])), times(fixed), us(median(loop_side.per_call[i])),
+        us(median(loop_side.per_call_long[i])), times(loop_fixed), times(over), outcome);
+    judge(fmt::format("short repetitions, {}: per call at {} / at {}, fdbench's over the loop's",
+                      thread_count(t), kShort, kLong),
+          times(over), outcome);
+  }
+  std::vector<double> scaling;
+  for (std::size_t r = 0; r < fdbench_side.efficiency.size(); ++r) {
+    scaling.push_back(fdbench_side.efficiency[r] / loop_side.efficiency[r]);
+  }
+  const Spread ratio = spread(scaling);
+  const std::string outcome = verdict(ratio.median >= 0.95, (0.95 - ratio.median) / 0.95 * 100);
+  fmt::print(
+      "  2-thread scaling at {} per thread, t1/t2: fdbench {:.3f}, loop {:.3f}: {}  {}\n",
+      kShort, median(fdbench_side.efficiency), median(loop_side.efficiency), times(ratio), outcome);
+  std::fflush(stdout);
+  judge(fmt::format("short repetitions, 2-thread scaling at {} (fdbench's / the loop's)", kShort),
+        times(ratio), outcome);
 }
 
 void PerformanceRun::survey() {
@@ -410,8 +602,9 @@ void PerformanceRun::uring_tuning() {
 // What --latency costs: the same run traced and untraced, alternating which goes first (the
 // time traced over the time untraced; target <= 1.03x where it is on by default).
 void PerformanceRun::latency_cost() {
-  section("Per-call timing (--latency): time traced / untraced, `threads` (target <= 1.03x where "
-          "it is on by default: socket and --keep-open)");
+  section(
+      "Per-call timing (--latency): time traced / untraced, `threads` (target <= 1.03x where "
+      "it is on by default: socket and --keep-open)");
   const std::string repeat = std::to_string(s_.repeat);
   const std::string sockets = std::to_string(s_.sockets);
   const std::string files = std::to_string(s_.files);
@@ -444,12 +637,12 @@ void PerformanceRun::latency_cost() {
       args.emplace_back(flag);
       return find(fdbench(args), "threads", c.threads).times_ns;
     };
-    const Comparison cmp =
-        compare(s_.rounds, [&] { return run("--latency"); }, [&] { return run("--no-latency"); });
+    const Comparison cmp = compare(
+        s_.rounds, [&] { return run("--latency"); }, [&] { return run("--no-latency"); });
     const Spread ratio = spread(cmp.ratios);
-    const std::string outcome = c.on_by_default
-                                    ? verdict(ratio.median <= 1.03, (ratio.median - 1.03) / 1.03 * 100)
-                                    : std::string("reported");
+    const std::string outcome =
+        c.on_by_default ? verdict(ratio.median <= 1.03, (ratio.median - 1.03) / 1.03 * 100)
+                        : std::string("reported");
     fmt::print("  {}: traced {}, untraced {}: {}  {}\n", c.what, ms(median(cmp.a_times)),
                ms(median(cmp.b_times)), times(ratio), outcome);
     judge("--latency cost, " + c.what, times(ratio), outcome);
@@ -802,56 +995,7 @@ struct OpenReference {
   std::function<std::vector<std::string>(int threads)> args;
 };
 
-namespace {
-
-constexpr const char* kRcuExpedited = "/sys/kernel/rcu_expedited";
-
-std::optional<int> read_rcu_expedited() {
-  std::ifstream file(kRcuExpedited);
-  int value = -1;
-  if (file >> value) return value;
-  return std::nullopt;
-}
-
-// /sys/kernel/rcu_expedited set for a block of rows (root only), and put back as it was when
-// the block ends, also when an error or a Ctrl-C (Interrupted) ends it. Only a SIGKILL of the
-// driver leaves it changed.
-class RcuSetting {
- public:
-  explicit RcuSetting(int value) : original_(read_rcu_expedited().value_or(-1)) {
-    if (value != original_) write(value);
-    changed_ = value != original_;
-  }
-  RcuSetting(const RcuSetting&) = delete;
-  RcuSetting& operator=(const RcuSetting&) = delete;
-  ~RcuSetting() {
-    if (!changed_) return;
-    try {
-      write(original_);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "Error: %s: put it back with: echo %d > %s\n", e.what(), original_,
-                   kRcuExpedited);
-    }
-  }
-
- private:
-  static void write(int value) {
-    std::ofstream file(kRcuExpedited);
-    file << value << '\n';
-    file.close();
-    if (!file || read_rcu_expedited() != value) {
-      throw std::runtime_error(fmt::format("cannot set {} to {}", kRcuExpedited, value));
-    }
-  }
-  int original_;
-  bool changed_ = false;
-};
-
-std::string thread_count(int n) {
-  return fmt::format("{} thread{}", n, n == 1 ? "" : "s");
-}
-
-}  // namespace
+namespace {}  // namespace
 
 // Every row of the default suite (`fdbench`: open+close at its thread counts, socket with
 // threads, process and uring-direct at 2 threads, pre-grown and not) against a minimal C

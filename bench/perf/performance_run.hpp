@@ -80,6 +80,8 @@ class PerformanceRun {
   void harness_open();
   void harness_socket();
   void harness_stall();
+  void stall_pair(const std::string& rcu);
+  void short_repetitions();
   void survey();
   void scaling();
   void lead(const std::vector<ScalingRound>& rounds);
