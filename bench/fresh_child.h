@@ -7,6 +7,9 @@
 
 #include <sys/wait.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#endif
 
 #include "reference.h"
 
@@ -17,6 +20,18 @@ struct Report {
   long failures;
   int error; /* errno of a failed set-up step, 0 if none */
 };
+
+/* Before each fork: waits for one RCU grace period (membarrier(MEMBARRIER_CMD_GLOBAL) is the
+ * kernel's synchronize_rcu()), as fdbench does before a fresh child whose workload holds its
+ * descriptors (platform::settle_rcu()). The previous repetition's child closed its sockets as
+ * it ended, and a grace period under way for that shortens or lengthens this repetition's
+ * first table growth's own; after it, the repetition starts from RCU at rest, as a program
+ * run alone does. */
+static inline void settle_rcu(void) {
+#if defined(__linux__) && defined(SYS_membarrier)
+  syscall(SYS_membarrier, 1 /* MEMBARRIER_CMD_GLOBAL */, 0, 0);
+#endif
+}
 
 /* In the child: sends `report` to the parent and ends the child. */
 static inline void report_and_exit(const struct Report* report) {

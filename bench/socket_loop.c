@@ -318,6 +318,7 @@ int main(int argc, char** argv) {
   }
   close_inherited();
   for (long r = 0; r < warmup + repeat; ++r) {
+    settle_rcu();
     const struct Report report = fresh_child_repetition(child, &settings, "socket() failed");
     if (r >= warmup) printf("%lld\n", (long long)report.ns);
   }

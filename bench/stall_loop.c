@@ -102,6 +102,7 @@ int main(int argc, char** argv) {
   const struct Settings settings = {threads, per_thread, pregrow};
   close_inherited();
   for (long r = 0; r < warmup + repeat; ++r) {
+    settle_rcu();
     const struct Report report = fresh_child_repetition(child, &settings, "socket() failed");
     if (r >= warmup) printf("%lld\n", (long long)report.ns);
   }

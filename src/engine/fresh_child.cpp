@@ -132,6 +132,12 @@ struct ChildRun {
 ChildRun run_in_child(const WorkloadRecipe& recipe, const StrategyInfo& strategy,
                       const StrategyConfig& config, const Pregrow& pregrow, bool latency,
                       bool name_threads) {
+  // The previous repetition's child closed what it held as it ended, and RCU has a grace
+  // period under way or about to be for it, then callbacks to run. Waited for here, before the
+  // fork (whose copying of this process gives the callbacks time to run), so the child's first
+  // table growth starts from RCU at rest, as a program run alone does, and the callbacks do
+  // not run inside its clock.
+  if (recipe.facts.holds_descriptors) platform::settle_rcu();
   const std::int64_t forked_ns = platform::now_ns();
   ChildProcess child(
       [&](Channel& channel) {

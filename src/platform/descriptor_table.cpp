@@ -38,6 +38,15 @@ std::optional<int> fd_table_size() {
 #endif
 }
 
+bool settle_rcu() noexcept {
+#if defined(FDBENCH_LINUX) && defined(SYS_membarrier)
+  constexpr int kMembarrierGlobal = 1;  // MEMBARRIER_CMD_GLOBAL: synchronize_rcu()
+  return syscall(SYS_membarrier, kMembarrierGlobal, 0, 0) == 0;
+#else
+  return false;
+#endif
+}
+
 int grow_fd_table(int highest_fd) noexcept {
   // Any open descriptor will do as the source; fall back to one of our own.
   int source = -1;

@@ -34,6 +34,14 @@ std::optional<int> fd_table_size();
 // doing this once before any extra thread exists pays for a whole run.
 int grow_fd_table(int highest_fd) noexcept;
 
+// Waits for one RCU grace period (Linux: membarrier(MEMBARRIER_CMD_GLOBAL), which is the
+// kernel's synchronize_rcu()); returns whether it could. A process that closed many
+// descriptors as it ended (a previous repetition's fresh child) left RCU work behind, and a
+// grace period already under way for it changes how long the next table growth's own grace
+// period takes (docs/performance.md, "The fd-table stall"); after this, a repetition starts
+// where a program started alone on a quiet machine does. Milliseconds with rcu_expedited 0.
+bool settle_rcu() noexcept;
+
 // The kernel's starting table size (64 on Linux); a fresh process with fds 0-2 has this.
 constexpr int kSmallestFdTable = 64;
 

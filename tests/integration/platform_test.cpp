@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -119,6 +121,23 @@ TEST(Platform, GrowFdTableLeavesAnOpenDescriptorAlone) {
   EXPECT_NE(fcntl(pipe_fds[1], F_GETFD), -1) << "grow_fd_table closed a descriptor it did not own";
   close(pipe_fds[0]);
   close(pipe_fds[1]);
+}
+
+// A grace period is waited for where the kernel offers it (Linux: membarrier, unless the
+// kernel runs nohz_full CPUs), and the call says so; elsewhere it says it could not.
+TEST(Platform, SettleRcuWaitsForAGracePeriodWhereTheKernelOffersOne) {
+  if (uses_linux_interfaces()) {
+    errno = 0;
+    const bool settled = settle_rcu();
+    // Refused only by a kernel without membarrier, one with nohz_full CPUs, or a seccomp filter.
+    EXPECT_TRUE(settled || errno == ENOSYS || errno == EINVAL || errno == EPERM)
+        << "membarrier(MEMBARRIER_CMD_GLOBAL) failed: " << std::strerror(errno);
+    if (errno == 0) {
+      EXPECT_TRUE(settled);
+    }
+  } else {
+    EXPECT_FALSE(settle_rcu());
+  }
 }
 
 TEST(Platform, FreshChildStartsFromTheSmallestTable) {
