@@ -1,6 +1,7 @@
 // Command -> what it does: measure with reporters and exports, print the environment,
 // compare results files, list strategies, clean up after a kill.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <iostream>
@@ -45,6 +46,14 @@ int list_strategies(std::ostream& out) {
     out << fmt::format("{:<{}}  {:<11}  {}\n", info.name, width,
                        reason.empty() ? "available" : "unavailable", info.summary);
     if (!reason.empty()) out << fmt::format("{:<{}}  {}\n", "", width + 13, reason);
+    // The seeds' own harness, where one exists (--harness published): which workloads.
+    std::vector<std::string_view> published;
+    if (info.published_open) published.push_back("open");
+    if (info.published_create) published.push_back("socket");
+    if (!published.empty()) {
+      out << fmt::format("{:<{}}  also --harness published (the seed's own program) for {}\n", "",
+                         width + 13, fmt::join(published, " and "));
+    }
   }
   return 0;
 }

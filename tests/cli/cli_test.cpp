@@ -2,8 +2,8 @@
 // JSON contract, --output, usage errors, and that nothing is left in --dir afterwards.
 #include "cli.hpp"
 
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -324,6 +324,29 @@ TEST(Informational, StrategiesListsTheRegistry) {
   for (const auto& name : strategy_names()) {
     EXPECT_NE(run.out.find(name), std::string::npos) << name;
   }
+}
+
+// Which strategies the seeds' own harness exists for, on the line after each one's.
+TEST(Informational, StrategiesSayWhichHaveThePublishedHarness) {
+  const RunResult run = run_fdbench({"strategies"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const std::string out = "\n" + run.out;
+  const auto after = [&](const std::string& name) {  // the line after the strategy's own
+    const auto at = out.find("\n" + name + " ");
+    if (at == std::string::npos) return std::string();
+    const auto next = out.find('\n', at + 1);
+    const auto end = out.find('\n', next + 1);
+    return out.substr(next + 1, end - next - 1);
+  };
+  EXPECT_NE(
+      after("threads").find("--harness published (the seed's own program) for open and socket"),
+      std::string::npos)
+      << run.out;
+  EXPECT_NE(after("pool").find("--harness published (the seed's own program) for open"),
+            std::string::npos)
+      << run.out;
+  EXPECT_EQ(after("pool").find("socket"), std::string::npos) << run.out;
+  EXPECT_EQ(after("fast-pool").find("--harness"), std::string::npos) << run.out;
 }
 
 TEST(Clean, EmptyDirectoryHasNothingToClean) {
