@@ -32,10 +32,15 @@ struct StartLine {
 };
 
 /* `workers`: how many will wait on the line. Processes watch their word 50 µs before they
- * sleep, as fdbench's process workers do; threads 200 µs where each has a CPU of its own and
- * not at all where they outnumber the CPUs, as fdbench's WorkerGroup does. */
+ * sleep, as fdbench's process workers do; threads 200 µs where each has a CPU of its own (of
+ * those the process may run on) and not at all where they outnumber them, as fdbench's
+ * WorkerGroup does. */
 static inline void start_line_init(struct StartLine* line, int shared, int workers) {
-  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+#if defined(__linux__) && defined(CPU_COUNT)
+  cpu_set_t allowed; /* the CPUs this process may run on, as fdbench counts them */
+  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) cpus = CPU_COUNT(&allowed);
+#endif
   line->spin_ns = shared ? 50000 : workers <= (cpus > 0 ? cpus : 1) ? 200000 : 0;
   atomic_init(&line->epoch, 0);
   atomic_init(&line->pending, 0);

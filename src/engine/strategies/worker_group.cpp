@@ -47,7 +47,8 @@ void add_usage(std::optional<TimedRegion>& sum, const std::optional<TimedRegion>
 WorkerGroup::WorkerGroup(int workers, Lifetime lifetime)
     : workers_(workers),
       lifetime_(lifetime),
-      spin_ns_(static_cast<unsigned>(workers) <= std::max(1U, std::thread::hardware_concurrency())
+      spin_ns_(workers <= platform::cpus_allowed().value_or(
+                              static_cast<int>(std::max(1U, std::thread::hardware_concurrency())))
                    ? kReleaseSpinNs
                    : 0),
       finish_(workers) {

@@ -3,9 +3,9 @@
 // futex-backed epoch (platform::wait_word). Thread creation happens in the constructor, outside
 // any timed region, which returns only once every thread has run and reached its wait: a new
 // thread's first run (tens to hundreds of microseconds on a VM's idle vCPU) is not the
-// release's. Where every worker has a CPU of its own (T <= the CPUs online), a waiting thread
-// watches the epoch for kReleaseSpinNs before it sleeps, so a release that soon after (a fresh
-// child's one run, the next repetition) starts it without a wake-up; where workers outnumber
+// release's. Where every worker has a CPU of its own (T <= the CPUs it may run on), a waiting
+// thread watches the epoch for kReleaseSpinNs before it sleeps, so a release that soon after (a
+// fresh child's one run, the next repetition) starts it without a wake-up; where workers outnumber
 // CPUs they sleep at once (no polling and no sched_yield), so waiting workers take no CPU time
 // or context switches from the working ones. A group made for one run ends each worker thread
 // as soon as its body returns, as a thread made for one job would: the descriptor table is then
