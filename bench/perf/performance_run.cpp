@@ -144,6 +144,27 @@ class RcuSetting {
   bool changed_ = false;
 };
 
+// Calls `rows(set_to, label)` under the machine's rcu_expedited, then, as root, under the other
+// value: `set_to` is the value the caller sets (an RcuSetting, for those rows only) or nullopt
+// for the machine's own; `label` names it ("rcu_expedited 0 (set)"), empty where the machine's
+// value cannot be read (the rows then run once). Without root, the second block is one line.
+void for_each_rcu_expedited(
+    const std::string& what,
+    const std::function<void(std::optional<int> set_to, const std::string& label)>& rows) {
+  const std::optional<int> machine = read_rcu_expedited();
+  if (!machine) {
+    rows(std::nullopt, "");
+    return;
+  }
+  rows(std::nullopt, fmt::format("rcu_expedited {} (machine's)", *machine));
+  const int other = *machine == 0 ? 1 : 0;
+  if (geteuid() != 0 || access(kRcuExpedited, W_OK) != 0) {
+    fmt::print("  {} under rcu_expedited {}: not measured (setting it needs root)\n", what, other);
+    return;
+  }
+  rows(other, fmt::format("rcu_expedited {} (set)", other));
+}
+
 std::string thread_count(int n) {
   return fmt::format("{} thread{}", n, n == 1 ? "" : "s");
 }
@@ -272,26 +293,14 @@ void PerformanceRun::harness_socket() {
 // microseconds with 1, so the pair is measured under the machine's value and, as root, under
 // the other one too (set for those rows only and put back, as the references section does).
 void PerformanceRun::harness_stall() {
-  const std::optional<int> machine_rcu = read_rcu_expedited();
   section(
       "The fd-table stall: fdbench against the seed's program done minimally (target 0.9-1.1x "
       "from a 64-slot table, <= 1.1x pre-grown; under each rcu_expedited)");
-  const bool root = geteuid() == 0 && access(kRcuExpedited, W_OK) == 0;
-  std::vector<std::optional<int>> modes{machine_rcu};
-  if (machine_rcu) modes.emplace_back(*machine_rcu == 0 ? 1 : 0);
-  for (const std::optional<int>& mode : modes) {
-    const bool machines = mode == machine_rcu;
-    const std::string rcu =
-        mode ? fmt::format("rcu_expedited {}{}", *mode, machines ? " (machine's)" : " (set)")
-             : std::string("rcu_expedited unknown");
-    if (!machines && !root) {
-      fmt::print("  under rcu_expedited {}: not measured (setting it needs root)\n", *mode);
-      continue;
-    }
+  for_each_rcu_expedited("the stall", [&](std::optional<int> set_to, const std::string& label) {
     std::optional<RcuSetting> set;
-    if (!machines) set.emplace(*mode);
-    stall_pair(rcu);
-  }
+    if (set_to) set.emplace(*set_to);
+    stall_pair(label.empty() ? "rcu_expedited unknown" : label);
+  });
 }
 
 // Under one rcu_expedited value, from a 64-slot table and pre-grown: fdbench's minimal harness
@@ -438,9 +447,9 @@ void PerformanceRun::short_repetitions() {
   }
   const Spread ratio = spread(scaling);
   const std::string outcome = verdict(ratio.median >= 0.95, (0.95 - ratio.median) / 0.95 * 100);
-  fmt::print(
-      "  2-thread scaling at {} per thread, t1/t2: fdbench {:.3f}, loop {:.3f}: {}  {}\n",
-      kShort, median(fdbench_side.efficiency), median(loop_side.efficiency), times(ratio), outcome);
+  fmt::print("  2-thread scaling at {} per thread, t1/t2: fdbench {:.3f}, loop {:.3f}: {}  {}\n",
+             kShort, median(fdbench_side.efficiency), median(loop_side.efficiency), times(ratio),
+             outcome);
   std::fflush(stdout);
   judge(fmt::format("short repetitions, 2-thread scaling at {} (fdbench's / the loop's)", kShort),
         times(ratio), outcome);
@@ -1062,24 +1071,14 @@ void PerformanceRun::references() {
   }
 
   // The stall rows under the machine's rcu_expedited, then (as root) under the other value.
-  const std::optional<int> machine_rcu = read_rcu_expedited();
-  const bool root = geteuid() == 0 && access(kRcuExpedited, W_OK) == 0;
-  const std::vector<int> modes =
-      machine_rcu ? std::vector<int>{*machine_rcu, *machine_rcu == 0 ? 1 : 0} : std::vector<int>{};
-  if (!machine_rcu) attempt("socket threads", [&] { socket_references("threads", ""); });
-  for (const int mode : modes) {
-    const bool machines = mode == *machine_rcu;
-    if (!machines && !root) {
-      fmt::print("  socket threads under rcu_expedited {}: not measured (setting it needs root)\n",
-                 mode);
-      continue;
-    }
-    attempt(fmt::format("socket threads, rcu_expedited {}", mode), [&] {
-      const RcuSetting set(mode);
-      socket_references("threads", fmt::format(", rcu_expedited {}{}", mode,
-                                               machines ? " (machine's)" : " (set)"));
-    });
-  }
+  for_each_rcu_expedited(
+      "socket threads", [&](std::optional<int> set_to, const std::string& label) {
+        attempt(label.empty() ? "socket threads" : "socket threads, " + label, [&] {
+          std::optional<RcuSetting> set;
+          if (set_to) set.emplace(*set_to);
+          socket_references("threads", label.empty() ? "" : ", " + label);
+        });
+      });
   for (const std::string strategy : {"process", "uring-direct"}) {
     attempt("socket " + strategy, [&] { socket_references(strategy, ""); });
   }
