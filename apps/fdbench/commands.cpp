@@ -212,6 +212,10 @@ int measure(const Command& command, std::ostream& out, std::ostream& err) {
   }
   const auto events = TestEvents::from_environment(progress ? &*progress : nullptr);
   if (events) session.set_progress(events.get());
+  session.set_say([&err, &progress](const std::string& line) {
+    if (progress) progress->clear();
+    err << "fdbench: " << line << "\n" << std::flush;
+  });
   std::optional<TraceOut> trace_out;
   if (!command.trace_out.empty()) {
     try {

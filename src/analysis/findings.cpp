@@ -98,9 +98,9 @@ std::string workers_text(const Result& r) {
 // What a finding says of `r`, for a script to match against the results without reading the
 // sentence.
 FindingSubject subject(const Result& r, std::string role) {
-  return {std::move(role), r.workload,        r.kind,          r.strategy,
-          r.threads,       r.batch,           r.pregrow.label(), r.rcu_expedited,
-          std::string(to_string(r.harness))};
+  return {std::move(role),   r.workload,      r.kind,
+          r.strategy,        r.threads,       r.batch,
+          r.pregrow.label(), r.rcu_expedited, std::string(to_string(r.harness))};
 }
 
 // "too few repetitions to separate these (use --repeat ≥ 6)": what is said instead of a
@@ -482,7 +482,7 @@ std::string listed(const std::vector<int>& values) {
 // what one record is ("call", or "submission" where `batches`).
 std::string growth_text(const Result& r, const Latency& latency, const std::string& per,
                         bool batches) {
-  const double reps = std::max(1, r.repeat);
+  const double reps = std::max(1, r.repetitions_run());
   std::vector<int> fds;
   bool shared = true;
   for (const auto& g : latency.growth_events) {
@@ -541,13 +541,14 @@ std::string stalls_text(const Result& r, const Latency& latency, const std::stri
   if (from_kernel == latency.stalls.size()) {
     why += " (as the kernel recorded each call's thread)";
   } else if (from_kernel > 0) {
-    why += fmt::format(" ({} of the listed as the kernel recorded each call's thread, the rest "
-                       "inferred from the timing)",
-                       from_kernel);
+    why += fmt::format(
+        " ({} of the listed as the kernel recorded each call's thread, the rest "
+        "inferred from the timing)",
+        from_kernel);
   }
   return fmt::format(
       "{} {}{} stalled (slower than 20 × the median and 200 µs) over {} repetition{}{}: {}", stalls,
-      per, stalls == 1 ? "" : "s", r.repeat, r.repeat == 1 ? "" : "s",
+      per, stalls == 1 ? "" : "s", r.repetitions_run(), r.repetitions_run() == 1 ? "" : "s",
       latency.stalls.size() < stalls ? fmt::format(" (the first {} listed)", latency.stalls.size())
                                      : std::string(),
       why);
@@ -563,7 +564,7 @@ FindingClaim stall_claim(const Latency& latency, std::size_t subject_at) {
 // and of the stalls of its pre-grown pair where that was measured too: a sentence about one
 // setting is never read as one about the other.
 ClaimedFinding events_line(const Result& r, const Latency& latency, const Result* grown) {
-  const double reps = std::max(1, r.repeat);
+  const double reps = std::max(1, r.repetitions_run());
   std::map<std::string, FindingNumber> numbers = {
       {"threads", r.threads},
       {"mean_ns", whole_ns(r.stats.mean)},
@@ -644,7 +645,7 @@ std::vector<GrowthPair> growth_pairs(const Results& all) {
 // took on average, yet with the table grown first (pregrow auto) the two were within noise of
 // each other", or `brief`ly, one of several: "1.59 of 2.62 ms, within noise".
 std::string unsaved_text(const GrowthPair& p, bool brief) {
-  const double reps = std::max(1, p.off->repeat);
+  const double reps = std::max(1, p.off->repetitions_run());
   const std::string growth =
       format_ms(static_cast<double>(p.off->latency->growth_totals.total_ns) / reps);
   // io_uring's records are whole submissions, which overlap across workers: their sum may
@@ -798,16 +799,19 @@ std::int64_t kernel_growth_ns(const KernelEvidence& k) {
          k.off_cpu[static_cast<std::size_t>(OffCpuCause::waiting_on_growth)];
 }
 
-bool kernel_traced(const Result& r) { return r.ran() && r.kernel && r.kernel->available; }
+bool kernel_traced(const Result& r) {
+  return r.ran() && r.kernel && r.kernel->available;
+}
 
 std::string kernel_thread_words(int threads) {
   return threads == 1 ? std::string("the thread") : fmt::format("the {} threads", threads);
 }
 
 std::string kernel_off_cpu_text(const KernelEvidence& k) {
-  return fmt::format("{} {} off their CPU {} of {} × {} per repetition", kernel_thread_words(k.threads),
-                     k.threads == 1 ? "was" : "were", format_duration(static_cast<double>(k.off_cpu_ns)),
-                     k.threads, format_duration(static_cast<double>(k.window_ns)));
+  return fmt::format("{} {} off their CPU {} of {} × {} per repetition",
+                     kernel_thread_words(k.threads), k.threads == 1 ? "was" : "were",
+                     format_duration(static_cast<double>(k.off_cpu_ns)), k.threads,
+                     format_duration(static_cast<double>(k.window_ns)));
 }
 
 std::string kernel_cause_text(const KernelEvidence& k, OffCpuCause c) {
@@ -829,7 +833,8 @@ ClaimedFinding kernel_growth_line(const Result& off, const Result* grown) {
       off.strategy, workers_text(off), off.pregrow.label(),
       rcu.empty() ? std::string() : ", rcu_expedited=" + rcu, kernel_off_cpu_text(k),
       format_duration(static_cast<double>(k.off_cpu[growth])),
-      k.grace_period.empty() ? std::string("an") : (k.grace_period == "expedited" ? "an " : "a ") + k.grace_period,
+      k.grace_period.empty() ? std::string("an")
+                             : (k.grace_period == "expedited" ? "an " : "a ") + k.grace_period,
       k.grace_period == "expedited" ? "_expedited" : "",
       kernel_cause_text(k, OffCpuCause::waiting_on_growth));
   std::map<std::string, FindingNumber> numbers = {{"off_cpu_ns", k.off_cpu_ns},
@@ -853,8 +858,7 @@ ClaimedFinding kernel_growth_line(const Result& off, const Result* grown) {
 // largest cause: the one with the largest share, of those the growth line does not explain.
 constexpr double kLargeOffCpuShare = 0.25;
 
-void kernel_findings(std::span<const Result> results, std::string_view workload,
-                     Findings& out) {
+void kernel_findings(std::span<const Result> results, std::string_view workload, Findings& out) {
   const Results all = select(results, workload);
   std::vector<const Result*> explained;
   for (const auto& p : growth_pairs(all)) {
@@ -881,12 +885,14 @@ void kernel_findings(std::span<const Result> results, std::string_view workload,
     const KernelEvidence& k = *most->kernel;
     OffCpuCause top = OffCpuCause::other;
     for (const OffCpuCause c : kEveryOffCpuCause) {
-      if (k.off_cpu[static_cast<std::size_t>(c)] > k.off_cpu[static_cast<std::size_t>(top)]) top = c;
+      if (k.off_cpu[static_cast<std::size_t>(c)] > k.off_cpu[static_cast<std::size_t>(top)])
+        top = c;
     }
-    std::string text = fmt::format("Kernel evidence, `{}` with {}: {} ({} of their time), most of "
-                                   "it {}",
-                                   most->strategy, workers_text(*most), kernel_off_cpu_text(k),
-                                   format_percent(most_share), kernel_cause_text(k, top));
+    std::string text = fmt::format(
+        "Kernel evidence, `{}` with {}: {} ({} of their time), most of "
+        "it {}",
+        most->strategy, workers_text(*most), kernel_off_cpu_text(k), format_percent(most_share),
+        kernel_cause_text(k, top));
     if (top == OffCpuCause::other && !k.other_stacks.empty()) {
       text += fmt::format(" (mostly {})", k.other_stacks.front().stack);
     }
@@ -900,17 +906,19 @@ void kernel_findings(std::span<const Result> results, std::string_view workload,
     // counts as time on the CPU: its steal time says how much, where the machine reports it.
     if (top == OffCpuCause::preempted && k.steal_ns) {
       if (k.steal_reported) {
-        text += fmt::format("; besides, the hypervisor took {} per repetition from the machine's "
-                            "CPUs (steal time), which the threads see as time on their CPU",
-                            format_duration(static_cast<double>(*k.steal_ns)));
+        text += fmt::format(
+            "; besides, the hypervisor took {} per repetition from the machine's "
+            "CPUs (steal time), which the threads see as time on their CPU",
+            format_duration(static_cast<double>(*k.steal_ns)));
         numbers["steal_ns"] = *k.steal_ns;
       } else {
-        text += "; this machine reports no steal time, so whatever the hypervisor took counts "
-                "as time on their CPU";
+        text +=
+            "; this machine reports no steal time, so whatever the hypervisor took counts "
+            "as time on their CPU";
       }
     }
-    out.push_back({{"kernel_off_cpu", text + ".", std::move(numbers), {subject(*most, "off-cpu")}},
-                   {}});
+    out.push_back(
+        {{"kernel_off_cpu", text + ".", std::move(numbers), {subject(*most, "off-cpu")}}, {}});
   }
   // io_uring: whether its requests ran inline or were handed to io-wq's threads, said once
   // for the results that punted none and once for each that punted some.
@@ -924,14 +932,14 @@ void kernel_findings(std::span<const Result> results, std::string_view workload,
       inline_only.push_back(subject(*r, "io_uring"));
       continue;
     }
-    out.push_back({{"kernel_io_wq",
-                    fmt::format("Kernel evidence, `{}` with {}: {} of its {} io_uring requests "
-                                "per repetition were punted to io-wq's threads.",
-                                r->strategy, workers_text(*r), group_digits(punts),
-                                group_digits(r->ops)),
-                    {{"io_uring_punts", punts}, {"ops", r->ops}},
-                    {subject(*r, "io_uring")}},
-                   {}});
+    out.push_back(
+        {{"kernel_io_wq",
+          fmt::format("Kernel evidence, `{}` with {}: {} of its {} io_uring requests "
+                      "per repetition were punted to io-wq's threads.",
+                      r->strategy, workers_text(*r), group_digits(punts), group_digits(r->ops)),
+          {{"io_uring_punts", punts}, {"ops", r->ops}},
+          {subject(*r, "io_uring")}},
+         {}});
   }
   if (!inline_only.empty()) {
     const std::size_t n = inline_only.size();
@@ -1003,9 +1011,10 @@ ClaimedFinding harness_line(const HarnessPair& pair) {
   std::string verdict;
   switch (separation(p.median_ci, m.median_ci)) {
     case Separation::separated:
-      verdict = share > 0 ? fmt::format(": {:.0f}% of the published figure is harness on this "
-                                        "machine ({})",
-                                        share * 100, harness_costs(p))
+      verdict = share > 0 ? fmt::format(
+                                ": {:.0f}% of the published figure is harness on this "
+                                "machine ({})",
+                                share * 100, harness_costs(p))
                           : fmt::format(": the published harness was faster here ({} the time)",
                                         format_ratio(pair.ratio()));
       break;
@@ -1027,8 +1036,7 @@ ClaimedFinding harness_line(const HarnessPair& pair) {
 }
 
 // One line per pair; beyond four, the pair whose harness weighs most, with how many there are.
-void harness_findings(std::span<const Result> results, std::string_view workload,
-                      Findings& out) {
+void harness_findings(std::span<const Result> results, std::string_view workload, Findings& out) {
   const std::vector<HarnessPair> pairs = harness_pairs(results, workload);
   if (pairs.size() <= 4) {
     for (const auto& pair : pairs) out.push_back(harness_line(pair));
@@ -1060,7 +1068,11 @@ void failure_findings(std::span<const Result> results, Findings& out) {
   std::vector<FindingSubject> broke;
   std::vector<FindingSubject> unavailable;
   std::vector<FindingSubject> stuck;
+  std::vector<FindingSubject> changed;
   for (const auto& r : results) {
+    if (r.ran() && r.has_warning(WarningKind::setting_changed)) {
+      changed.push_back(subject(r, "setting-changed"));
+    }
     if (r.hung()) {
       stuck.push_back(subject(r, "hung"));
     } else if (r.status == Status::unavailable) {
@@ -1102,6 +1114,16 @@ void failure_findings(std::span<const Result> results, Findings& out) {
                   "that does not answer, such as a dead NFS or FUSE server, waits for ever, and "
                   "a --timeout shorter than a repetition stops it too.",
                   std::move(stuck), out);
+  const std::size_t n_changed = changed.size();
+  failure_finding(
+      "setting_changed",
+      fmt::format("Another program changed /sys/kernel/rcu_expedited while {} result{} {} "
+                  "measured (each row says from what to what): {} times mix both kinds of RCU "
+                  "grace period, so no finding here rests on {}; measure {} again.",
+                  n_changed, n_changed == 1 ? "" : "s", n_changed == 1 ? "was" : "were",
+                  n_changed == 1 ? "its" : "their", n_changed == 1 ? "it" : "them",
+                  n_changed == 1 ? "it" : "them"),
+      std::move(changed), out);
   failure_finding("unavailable",
                   fmt::format("{} combination{} could not run here (marked unavailable).",
                               n_unavailable, n_unavailable == 1 ? "" : "s"),
@@ -1213,7 +1235,8 @@ std::string_view to_string(ClaimKind kind) {
 }
 
 bool comparable(const Result& result) {
-  return result.ran() && (result.failures == 0 || result.failures_are_work());
+  return result.ran() && (result.failures == 0 || result.failures_are_work()) &&
+         !result.has_warning(WarningKind::setting_changed);
 }
 
 std::vector<ClaimedFinding> claimed_findings(std::span<const Result> results,

@@ -26,6 +26,7 @@ constexpr std::pair<WarningKind, std::string_view> kWarningNames[] = {
     {WarningKind::cut_short, "cut-short"},
     {WarningKind::leak, "leak"},
     {WarningKind::page_faults, "page-faults"},
+    {WarningKind::setting_changed, "setting-changed"},
     {WarningKind::other, "other"}};
 
 template <class Enum, std::size_t N>

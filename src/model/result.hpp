@@ -52,9 +52,13 @@ enum class WarningKind {
   cut_short,    // how many of the timed repetitions ran before Ctrl-C
   leak,         // the run held descriptors afterwards that it did not hold before
   page_faults,  // the timed regions took page faults: the clock held memory work too
+  // a machine-wide setting the result is measured under (rcu_expedited) was changed by
+  // another program while it was measured: its times mix both values (schema 7)
+  setting_changed,
   other,
 };
-// The JSON spellings: "noisy", "cut-short", "leak", "page-faults", "other".
+// The JSON spellings: "noisy", "cut-short", "leak", "page-faults", "setting-changed",
+// "other".
 std::string_view to_string(WarningKind kind);
 bool parse_warning_kind(std::string_view text, WarningKind& kind);
 
@@ -179,6 +183,11 @@ struct Result {
     return status == Status::measured || status == Status::cut_short;
   }
   [[nodiscard]] bool ok() const { return ran() && failures == 0; }
+  // The timed repetitions it has times for: `repeat`, or fewer where Ctrl-C cut it short (a
+  // fixed count keeps the planned one in `repeat`). What a per-repetition figure divides by.
+  [[nodiscard]] int repetitions_run() const {
+    return times_ns.empty() ? repeat : static_cast<int>(times_ns.size());
+  }
   // Whether its failed calls are part of the measured work: opens of the user's own files
   // (--tree, --list), some of which may be unreadable. Elsewhere (a generated set, sockets) a
   // failed call means the times are not valid, and the row is marked FAILED.

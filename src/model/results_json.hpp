@@ -18,10 +18,11 @@ namespace fdbench {
 // `batch_unit`, `workload_kind`, `recommendable` and `rcu_expedited`; 3 added each result's
 // `timed_region` (page faults and context switches while timed), the run's `context` and each
 // finding's `subjects`, and writes counts and whole nanoseconds as integers; 4 added each
-// result's `precision`; 5 its `kernel` (--kernel-trace). Every version from
+// result's `precision`; 5 its `kernel` (--kernel-trace); 6 its `harness` and the kernel's
+// steal time; 7 the warning kind `setting-changed`. Every version from
 // 1 on reads; what an older one lacks is derived once, by the field tables (json_fields.hpp),
 // or left absent where nothing can tell it (the context, the timed region).
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 
 struct ResultsDocument {
   int schema_version = kSchemaVersion;

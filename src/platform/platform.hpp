@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <ctime>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -269,24 +270,34 @@ std::string rcu_expedited_unsettable();
 // Writes `value` (0 or 1) to /sys/kernel/rcu_expedited: 0 or an errno value (ENOTSUP where
 // there is no such setting).
 int set_rcu_expedited(int value) noexcept;
-// A process of its own that puts /sys/kernel/rcu_expedited back to the value this process
-// found should this process die while the setting is changed (SIGKILL, a crash), when no
-// destructor runs (src/platform/rcu.cpp). Started before the first change; one at a time.
+// A process of its own that puts /sys/kernel/rcu_expedited back to the value it was before
+// this process changed it, should this process die while the setting is changed (SIGKILL, a
+// crash), when no destructor runs (src/platform/rcu.cpp). Started before the first change; one
+// at a time, machine-wide: it holds a lock (kRcuExpeditedLock) from before the original is
+// read until it is back, so two runs never take each other's setting for the original.
+inline constexpr const char* kRcuExpeditedLock = "/run/fdbench-rcu_expedited.lock";
 class RcuExpeditedWatcher {
  public:
-  // Starts the watcher, or returns nullptr with `why_not` set (one line): then the setting
-  // must not be changed, since nothing would put it back after a SIGKILL.
-  static std::unique_ptr<RcuExpeditedWatcher> start(int original, std::string& why_not);
-  // Without restored(): the watcher writes `original` back itself, at once.
+  // Takes the lock, reads the original and starts the watcher, or returns nullptr with
+  // `why_not` set (one line): then the setting must not be changed. While another process
+  // holds the lock (an fdbench run with the setting changed) it waits, calling `waiting` once
+  // with that run's pid (0 if unknown), and ends the wait on a signal (Interrupted).
+  static std::unique_ptr<RcuExpeditedWatcher> start(std::string& why_not,
+                                                    const std::function<void(long)>& waiting);
+  // Without restored(): the watcher writes the original back itself, at once.
   ~RcuExpeditedWatcher();
   RcuExpeditedWatcher(const RcuExpeditedWatcher&) = delete;
   RcuExpeditedWatcher& operator=(const RcuExpeditedWatcher&) = delete;
-  // This process has put the original back: the watcher exits without writing.
+  // The value found before any change, which the watcher puts back.
+  [[nodiscard]] int original() const noexcept { return original_; }
+  // This process has put the original back: the watcher exits without writing, and with it
+  // goes the lock.
   void restored() noexcept;
 
  private:
-  explicit RcuExpeditedWatcher(int socket) noexcept : socket_(socket) {}
+  RcuExpeditedWatcher(int socket, int original) noexcept : socket_(socket), original_(original) {}
   int socket_;  // this process's end of the socketpair; the watcher reads the other
+  int original_;
 };
 // Integer from a one-number pseudo-file such as /proc/sys/kernel/io_uring_disabled.
 std::optional<int> read_int_file(const std::string& path);

@@ -15,17 +15,28 @@
 // whole foreground group) and leaves fdbench's session, so a closed terminal does not take
 // it either; it holds no other descriptor and no directory.
 //
+// The lock: two runs changing the setting at once would each take the other's value for the
+// original, and the last to end could leave the machine at the other value. So the setting
+// has one owner at a time: an flock on kRcuExpeditedLock, taken before the original is read
+// and handed to the watcher, whose copy of the descriptor holds it until the original is back
+// (put back by fdbench, or by the watcher itself after a SIGKILL). A second run waits for it.
+// The file holds the owner's pid, for the waiting run to name; it is never removed (removing
+// a lock file races with the next run's open).
+//
 // Every process fdbench forks (the `process` workers, the fresh children) would inherit
 // fdbench's end and keep the watcher from seeing end of file while one lives on: a
 // pthread_atfork handler closes it in each of them, so only fdbench holds it.
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
 #include "fdbench/error.hpp"
+#include "fdbench/unique_fd.hpp"
 #include "platform/os.hpp"
 #include "platform/platform.hpp"
 
@@ -33,13 +44,18 @@
 #include <fmt/format.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <mutex>
+#include <thread>
+
+#include "platform/interrupt.hpp"
 #endif
 
 namespace fdbench::platform {
@@ -114,18 +130,24 @@ pid_t fork_rcu_watcher() noexcept {
   _exit(set_rcu_expedited(original) == 0 ? 0 : 1);
 }
 
-// The middle process, forked from a multithreaded fdbench: async-signal-safe calls only. Exits
-// 0 once the watcher is forked, else with the failing call's errno.
-[[noreturn]] void start_rcu_watcher(int watcher_end, int highest_fd, int original) noexcept {
+// The middle process, forked from a multithreaded fdbench: async-signal-safe calls only. The
+// watcher gets the socketpair's end as fd 0 and the lock as fd 1, nothing else. Exits 0 once
+// the watcher is forked, else with the failing call's errno.
+[[noreturn]] void start_rcu_watcher(int watcher_end, int lock, int highest_fd,
+                                    int original) noexcept {
   struct sigaction ignore {};
   ignore.sa_handler = SIG_IGN;
   sigemptyset(&ignore.sa_mask);
   for (const int sig : kSignalsTheRcuWatcherIgnores) sigaction(sig, &ignore, nullptr);
   if (setsid() < 0) _exit(errno);
   if (chdir("/") != 0) _exit(errno);
-  if (watcher_end != 0 && dup2(watcher_end, 0) < 0) _exit(errno);
-  if (syscall(SYS_close_range, 1U, ~0U, 0U) != 0) {  // before Linux 5.9: what was open at fork
-    for (int fd = 1; fd <= highest_fd; ++fd) close(fd);
+  // Above 1 first, so that neither dup2 below closes the other's source.
+  const int end_copy = fcntl(watcher_end, F_DUPFD, 2);
+  const int lock_copy = fcntl(lock, F_DUPFD, 2);
+  if (end_copy < 0 || lock_copy < 0) _exit(errno);
+  if (dup2(end_copy, 0) < 0 || dup2(lock_copy, 1) < 0) _exit(errno);
+  if (syscall(SYS_close_range, 2U, ~0U, 0U) != 0) {  // before Linux 5.9: what was open at fork
+    for (int fd = 2; fd <= std::max(highest_fd, lock_copy); ++fd) close(fd);
   }
   const pid_t watcher = fork_rcu_watcher();
   if (watcher < 0) _exit(errno);
@@ -133,10 +155,41 @@ pid_t fork_rcu_watcher() noexcept {
   watch_rcu_expedited(original);
 }
 
+// The machine-wide lock on changing the setting, taken (after waiting while another run holds
+// it), with this process's pid written in the file; or an invalid descriptor with `why_not`.
+UniqueFd lock_rcu_expedited(std::string& why_not, const std::function<void(long)>& waiting) {
+  UniqueFd lock(open(kRcuExpeditedLock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644));
+  if (!lock) {
+    why_not = fmt::format("cannot open its lock {}: {}", kRcuExpeditedLock, std::strerror(errno));
+    return {};
+  }
+  for (bool told = false; flock(lock.get(), LOCK_EX | LOCK_NB) != 0;) {
+    if (errno != EWOULDBLOCK && errno != EINTR) {
+      why_not = fmt::format("cannot lock {}: {}", kRcuExpeditedLock, std::strerror(errno));
+      return {};
+    }
+    if (!told && waiting) {
+      char text[24] = {};
+      const ssize_t n = pread(lock.get(), text, sizeof text - 1, 0);
+      waiting(n > 0 ? std::strtol(text, nullptr, 10) : 0);
+      told = true;
+    }
+    throw_if_interrupted();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const std::string pid = fmt::format("{}\n", getpid());
+  if (ftruncate(lock.get(), 0) != 0 ||
+      pwrite(lock.get(), pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
+    why_not = fmt::format("cannot write {}: {}", kRcuExpeditedLock, std::strerror(errno));
+    return {};
+  }
+  return lock;
+}
+
 }  // namespace
 
-std::unique_ptr<RcuExpeditedWatcher> RcuExpeditedWatcher::start(int original,
-                                                                std::string& why_not) {
+std::unique_ptr<RcuExpeditedWatcher> RcuExpeditedWatcher::start(
+    std::string& why_not, const std::function<void(long)>& waiting) {
   static std::once_flag registered;
   std::call_once(registered,
                  [] { pthread_atfork(nullptr, nullptr, close_rcu_watcher_end_in_child); });
@@ -148,6 +201,15 @@ std::unique_ptr<RcuExpeditedWatcher> RcuExpeditedWatcher::start(int original,
         what;
     return nullptr;
   };
+  std::string lock_failed;
+  // Held here until the watcher holds it too; closed here on every way out.
+  const UniqueFd lock = lock_rcu_expedited(lock_failed, waiting);
+  if (!lock) return refused(lock_failed);
+  const std::optional<int> original = rcu_expedited();
+  if (!original) {
+    why_not = "cannot read /sys/kernel/rcu_expedited";
+    return nullptr;
+  }
   int ends[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) {
     return refused(fmt::format("socketpair: {}", std::strerror(errno)));
@@ -156,7 +218,7 @@ std::unique_ptr<RcuExpeditedWatcher> RcuExpeditedWatcher::start(int original,
   const int highest = open.empty() ? ends[1] : open.back();
   g_rcu_watcher_end.store(ends[0]);
   const pid_t middle = fork();
-  if (middle == 0) start_rcu_watcher(ends[1], highest, original);
+  if (middle == 0) start_rcu_watcher(ends[1], lock.get(), highest, *original);
   const int fork_errno = errno;
   close(ends[1]);
   int status = 0;
@@ -167,7 +229,9 @@ std::unique_ptr<RcuExpeditedWatcher> RcuExpeditedWatcher::start(int original,
     } while (reaped < 0 && errno == EINTR);
   }
   const bool started = reaped == middle && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  if (started) return std::unique_ptr<RcuExpeditedWatcher>(new RcuExpeditedWatcher(ends[0]));
+  if (started) {
+    return std::unique_ptr<RcuExpeditedWatcher>(new RcuExpeditedWatcher(ends[0], *original));
+  }
   g_rcu_watcher_end.store(-1);
   close(ends[0]);
   if (middle < 0) return refused(fmt::format("fork: {}", std::strerror(fork_errno)));
@@ -192,14 +256,15 @@ void RcuExpeditedWatcher::restored() noexcept {
 
 #else
 
-std::unique_ptr<RcuExpeditedWatcher> RcuExpeditedWatcher::start(int /*original*/,
-                                                                std::string& why_not) {
+std::unique_ptr<RcuExpeditedWatcher> RcuExpeditedWatcher::start(
+    std::string& why_not, const std::function<void(long)>& /*waiting*/) {
   why_not = "rcu_expedited is a Linux setting";
   return nullptr;
 }
 
 RcuExpeditedWatcher::~RcuExpeditedWatcher() {
   (void)socket_;  // never made here
+  (void)original_;
 }
 
 void RcuExpeditedWatcher::restored() noexcept {}

@@ -116,8 +116,10 @@ std::optional<RepeatStop> Scheduler::enough(const Measurement& m, double spent_s
   return std::nullopt;
 }
 
-void Scheduler::stamp(const PlannedResult& planned, Result& r, const AutoRepeat& goal) const {
+void Scheduler::stamp(const PlannedResult& planned, Result& r, const AutoRepeat& goal,
+                      const std::string& changed) const {
   planned.complete(r);
+  if (!changed.empty()) r.warn(WarningKind::setting_changed, changed);
   if (automatic_) r.auto_repeat = goal;
   r.parameters["order"] = order_text_;
   if (runner_.limited()) r.parameters["timeout"] = format_seconds(settings_.timeout_s);
@@ -158,7 +160,7 @@ std::vector<std::unique_ptr<Measurement>> Scheduler::start_window(
 
 void Scheduler::run_window(std::span<const PlannedResult> plan, std::span<const std::size_t> window,
                            std::vector<std::unique_ptr<Measurement>>& running,
-                           std::vector<AutoRepeat>& goals) {
+                           std::vector<AutoRepeat>& goals, std::vector<std::string>& changed) {
   std::vector<double> spent(running.size(), 0.0);  // each result's seconds so far
   const auto seconds_since = [this](std::int64_t start_ns) {
     return static_cast<double>(settings_.now_ns() - start_ns) / 1e9;
@@ -176,6 +178,7 @@ void Scheduler::run_window(std::span<const PlannedResult> plan, std::span<const 
       runner_.run_next(running, k, label);
       spent[k] += seconds_since(start_ns);
       if (progress_ != nullptr) progress_->repetition_done();
+      if (settings_.changed_setting && changed[k].empty()) changed[k] = settings_.changed_setting();
       if (automatic_) {
         goals[k].max_time_s = time_allowed(running, spent);
         if (const auto stop = enough(m, spent[k], goals[k].max_time_s)) {
@@ -204,9 +207,10 @@ void Scheduler::run_windows(std::span<const PlannedResult> plan, int repeat, int
     const Repeat goal = automatic_.value_or(Repeat{});
     std::vector<AutoRepeat> goals(
         running.size(), AutoRepeat{goal.precision, goal.max_time_s, RepeatStop::max_repetitions});
+    std::vector<std::string> changed(running.size());
     const auto emit_from = [&](std::size_t k) {
       Result r = runner_.finish(running, k, plan[window[k]].label);
-      stamp(plan[window[k]], r, goals[k]);
+      stamp(plan[window[k]], r, goals[k], changed[k]);
       emit(window[k], std::move(r));
     };
     // After Ctrl-C or a hung repetition: the results with timed repetitions, cut short, and
@@ -216,7 +220,7 @@ void Scheduler::run_windows(std::span<const PlannedResult> plan, int repeat, int
       for (std::size_t k = 0; k < running.size(); ++k) {
         if (hung && runner_.hung_index() == k) {
           goals[k].stopped = RepeatStop::interrupted;
-          stamp(plan[window[k]], *hung, goals[k]);
+          stamp(plan[window[k]], *hung, goals[k], changed[k]);
           emit(window[k], std::move(*hung));
         } else if (running[k] && (running[k]->done() || running[k]->timed_repetitions_run() > 0)) {
           if (!running[k]->done()) goals[k].stopped = RepeatStop::interrupted;
@@ -225,7 +229,7 @@ void Scheduler::run_windows(std::span<const PlannedResult> plan, int repeat, int
       }
     };
     try {
-      run_window(plan, window, running, goals);
+      run_window(plan, window, running, goals, changed);
     } catch (const Interrupted&) {
       emit_what_ran();
       throw;

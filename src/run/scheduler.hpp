@@ -93,6 +93,10 @@ struct SchedulerSettings {
   // The clock a result's time and a budget are read from: the machine's steady one, or a
   // test's that a scripted measurement moves on.
   std::function<std::int64_t()> now_ns = platform::now_ns;
+  // Asked after every repetition: whether a machine-wide setting the results depend on is no
+  // longer what they are measured under (another program wrote /sys/kernel/rcu_expedited), as
+  // the warning each result measured meanwhile gets; empty while it holds. Unset: not asked.
+  std::function<std::string()> changed_setting = nullptr;
 };
 
 class Scheduler {
@@ -125,9 +129,11 @@ class Scheduler {
       int warmup) const;
   // Runs the window's repetitions in turns until each is done; with --repeat auto, concludes
   // each once it has repetitions enough and says in `goals` why and with what time it had.
+  // A repetition of result k has run: `changed` gets what changed_setting says, if it is
+  // the first thing said of that result.
   void run_window(std::span<const PlannedResult> plan, std::span<const std::size_t> window,
                   std::vector<std::unique_ptr<Measurement>>& running,
-                  std::vector<AutoRepeat>& goals);
+                  std::vector<AutoRepeat>& goals, std::vector<std::string>& changed);
   // With --repeat auto, the seconds the window's result may spend: --max-time, or with a budget
   // its share, from what each result of the window has spent so far (`spent`).
   [[nodiscard]] double time_allowed(std::span<const std::unique_ptr<Measurement>> running,
@@ -140,8 +146,9 @@ class Scheduler {
   // auto, the most repetitions one result may take (what --latency keeps bounds it).
   void size_window(std::size_t planned, const StopRule& stop);
   // What the plan and the scheduler add to a finished result; `goal`: with --repeat auto, what
-  // it aimed for and why it stopped.
-  void stamp(const PlannedResult& planned, Result& r, const AutoRepeat& goal) const;
+  // it aimed for and why it stopped; `changed`: a setting that changed while it was measured.
+  void stamp(const PlannedResult& planned, Result& r, const AutoRepeat& goal,
+             const std::string& changed) const;
 
   SchedulerSettings settings_;
   KernelTraceRequest kernel_;

@@ -76,25 +76,25 @@ Section section_of(const WorkloadRecipe& work, const Repeat& repeat, int warmup)
 // first change, writes it back (platform::RcuExpeditedWatcher); without one nothing is changed.
 class RcuSetting {
  public:
-  RcuSetting() = default;
+  // `waiting`: told the pid of another run that has the setting changed, once, if this one
+  // must wait for it to end.
+  explicit RcuSetting(std::function<void(long)> waiting) : waiting_(std::move(waiting)) {}
   RcuSetting(const RcuSetting&) = delete;
   RcuSetting& operator=(const RcuSetting&) = delete;
   ~RcuSetting() {
     // Put back here, the watcher is told so; otherwise it tries once more as it is dropped.
-    if (original_ && platform::set_rcu_expedited(*original_) == 0) watcher_->restored();
+    if (watcher_ && platform::set_rcu_expedited(watcher_->original()) == 0) watcher_->restored();
   }
 
   void set(int value) {
-    if (!original_) {
-      const std::optional<int> found = platform::rcu_expedited();
-      if (!found) throw Error("cannot read /sys/kernel/rcu_expedited");
+    if (!watcher_) {
       std::string why_not;
-      watcher_ = platform::RcuExpeditedWatcher::start(*found, why_not);
+      watcher_ = platform::RcuExpeditedWatcher::start(why_not, waiting_);
       if (!watcher_) {
-        throw Error(
-            fmt::format("--rcu-expedited: {}; rcu_expedited was left at {}", why_not, *found));
+        const std::optional<int> now = platform::rcu_expedited();
+        throw Error(fmt::format("--rcu-expedited: {}; rcu_expedited was left {}", why_not,
+                                now ? fmt::format("at {}", *now) : "as it was"));
       }
-      original_ = found;
     }
     if (const int err = platform::set_rcu_expedited(value)) {
       throw Error(
@@ -103,8 +103,8 @@ class RcuSetting {
   }
 
  private:
-  std::optional<int> original_;  // set once the watcher runs
-  std::unique_ptr<platform::RcuExpeditedWatcher> watcher_;
+  std::function<void(long)> waiting_;
+  std::unique_ptr<platform::RcuExpeditedWatcher> watcher_;  // set once the lock is held
 };
 
 // How a result measured a repetition per fresh child starts; the arguments by reference must
@@ -236,8 +236,8 @@ std::vector<PlannedResult> open_plan(const OpenOptions& options,
           auto work = config.harness == Harness::published
                           ? make_published_open_workload(in.dir_path, in.paths())
                           : make_open_workload(spec);
-          return in_process_measurement(std::move(work), strategy, config, how.repeat,
-                                        how.warmup, how.extras, how.workers);
+          return in_process_measurement(std::move(work), strategy, config, how.repeat, how.warmup,
+                                        how.extras, how.workers);
         };
         if (measured_in_fresh_children(options, in)) {
           start = in_fresh_children(recipe, strategy, config, Pregrow{});
@@ -276,8 +276,8 @@ std::vector<PlannedResult> socket_plan(const SocketOptions& options,
           config.harness = harness;
           auto start = descriptors.or_skipped(in_fresh_children(recipe, strategy, config, pregrow),
                                               recipe.facts, strategy, config, pregrow, held);
-          plan.push_back(planned({0, name, config.threads, pregrow.label(), op}, harness,
-                                 std::move(start)));
+          plan.push_back(
+              planned({0, name, config.threads, pregrow.label(), op}, harness, std::move(start)));
         }
       }
     }
@@ -330,7 +330,13 @@ void Session::finish(bool complete) {
 
 void Session::each_rcu_setting(const std::vector<int>& values, const std::function<void()>& block) {
   if (values.empty()) return block();
-  RcuSetting setting;
+  RcuSetting setting([this](long holder) {
+    if (!say_) return;
+    say_(
+        fmt::format("waiting for another fdbench run{} to put /sys/kernel/rcu_expedited back "
+                    "(one run at a time may change it; Ctrl-C to stop waiting)",
+                    holder > 0 ? fmt::format(" (pid {})", holder) : ""));
+  });
   for (const int value : values) {
     setting.set(value);
     rcu_block_ = value;
@@ -363,7 +369,8 @@ void Session::run_open(const OpenOptions& options) {
   descriptors.reserve(open_budgets(options, strategies, descriptors, expected),
                       "--batch, --threads, --files or --pregrow");
   const std::size_t per_strategy =
-      options.threads.size() * (options.keep_open ? options.pregrow.size() : options.harness.size());
+      options.threads.size() *
+      (options.keep_open ? options.pregrow.size() : options.harness.size());
   const std::size_t blocks = std::max<std::size_t>(1, options.rcu_expedited.size());
   plan_progress(blocks * strategies.size() * per_strategy, options.repeat, options.warmup);
   const OpenInput in = prepare_input(options, creation_progress());
@@ -426,9 +433,22 @@ FileSet::CreationProgress Session::creation_progress() const {
   };
 }
 
+std::string Session::rcu_expedited_changed() const {
+  const std::optional<int> meant = rcu_block_ ? rcu_block_ : env_.rcu_expedited;
+  if (!meant) return {};
+  const std::optional<int> now = platform::rcu_expedited();
+  if (!now || *now == *meant) return {};
+  return fmt::format(
+      "rcu_expedited changed: it read {} after a repetition, not the {} {}; another program "
+      "wrote /sys/kernel/rcu_expedited while this result was measured, so its times mix both "
+      "kinds of grace period: measure it again",
+      *now, *meant, rcu_block_ ? "--rcu-expedited set for it" : "it was when the run began");
+}
+
 void Session::measure(std::span<const PlannedResult> plan, const StopRule& stop,
-                      const SchedulerSettings& settings, const std::vector<int>& rcu_expedited) {
-  Scheduler scheduler(settings, progress_, trace_out_);
+                      SchedulerSettings settings, const std::vector<int>& rcu_expedited) {
+  settings.changed_setting = [this] { return rcu_expedited_changed(); };
+  Scheduler scheduler(std::move(settings), progress_, trace_out_);
   scheduler.trace_kernel(kernel_request_);
   each_rcu_setting(rcu_expedited, [&] {
     scheduler.run(

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "engine/measure.hpp"
@@ -31,6 +32,8 @@ class Session {
   void set_progress(Progress* progress) { progress_ = progress; }
   // --trace-out: where each timed repetition's call records go (nullptr: nowhere; not owned).
   void set_trace_out(TraceOut* out) { trace_out_ = out; }
+  // Where the run says a line that is neither a result nor an error, such as why it waits.
+  void set_say(std::function<void(const std::string&)> say) { say_ = std::move(say); }
   void run_open(const OpenOptions& options);
   void run_socket(const SocketOptions& options);
   // Lets every reporter write what it has; call once, also after Interrupted or Error.
@@ -44,7 +47,10 @@ class Session {
   // emits each result; after Ctrl-C or a hang, what the Scheduler says (Interrupted or
   // TimedOut goes on).
   void measure(std::span<const PlannedResult> plan, const StopRule& stop,
-               const SchedulerSettings& settings, const std::vector<int>& rcu_expedited);
+               SchedulerSettings settings, const std::vector<int>& rcu_expedited);
+  // What each result measured while rcu_expedited is not what it is measured under (another
+  // program wrote it) is warned; empty while it is.
+  [[nodiscard]] std::string rcu_expedited_changed() const;
   // Runs `block` once per --rcu-expedited value with it set (once, as it is, without any).
   void each_rcu_setting(const std::vector<int>& values, const std::function<void()>& block);
   // The progress line's view of the private file set being made.
@@ -59,6 +65,7 @@ class Session {
   bool finished_ = false;
   Progress* progress_ = nullptr;
   TraceOut* trace_out_ = nullptr;
+  std::function<void(const std::string&)> say_;
   std::optional<int> rcu_block_;  // the rcu_expedited value set for the results now measured
   // --kernel-trace: attaches once, before any worker exists, and fills in `settings` and
   // `section` with the tracer or why there is none.

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <nlohmann/json.hpp>
@@ -80,22 +81,22 @@ class RcuExpeditedSet : public ::testing::Test {
   int original_ = -1;
 };
 
-// One test, not several: ctest runs tests in parallel, and two that change one system-wide
-// setting would read each other's value as the original.
-TEST_F(RcuExpeditedSet, EachValueIsABlockOfResultsAndTheOriginalComesBackOnEveryWayOut) {
+void each_value_is_a_block_of_results(int original) {
   const auto run = run_fdbench(with(kSocket, {"--rcu-expedited", "0,1", "--format", "json"}));
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_EQ(platform::rcu_expedited(), original_);
+  EXPECT_EQ(platform::rcu_expedited(), original);
   const auto doc = nlohmann::json::parse(run.out);
   std::vector<std::string> order;
   for (const auto& r : doc["results"])
     order.push_back(std::to_string(r["rcu_expedited"].get<int>()));
   EXPECT_EQ(order, (std::vector<std::string>{"0", "0", "1", "1"}));  // pregrow off, auto each
+}
 
-  // Caught signals unwind through fdbench's own restore; SIGKILL, to fdbench alone or to its
-  // whole group (the watcher is in neither), leaves it to the watcher. Either way the watcher
-  // is gone afterwards.
-  const std::string other = original_ == 0 ? "1" : "0";
+// Caught signals unwind through fdbench's own restore; SIGKILL, to fdbench alone or to its
+// whole group (the watcher is in neither), leaves it to the watcher. Either way the watcher
+// is gone afterwards.
+void the_original_comes_back_on_every_way_out(int original) {
+  const std::string other = original == 0 ? "1" : "0";
   struct WayOut {
     int sig;
     bool whole_group;
@@ -118,11 +119,11 @@ TEST_F(RcuExpeditedSet, EachValueIsABlockOfResultsAndTheOriginalComesBackOnEvery
     const auto stopped = fdbench.wait();
     EXPECT_EQ(stopped.exit_code, 128 + way.sig) << what << ": " << stopped.err;
     if (way.sig == SIGKILL) {  // the watcher writes it back as soon as it sees fdbench gone
-      EXPECT_TRUE(wait_until([&] { return platform::rcu_expedited() == original_; },
+      EXPECT_TRUE(wait_until([&] { return platform::rcu_expedited() == original; },
                              std::chrono::seconds(5)))
           << what;
     } else {
-      EXPECT_EQ(platform::rcu_expedited(), original_) << what;
+      EXPECT_EQ(platform::rcu_expedited(), original) << what;
     }
     for (const pid_t pid : watcher) {
       EXPECT_TRUE(wait_until([&] { return exited(pid); }, std::chrono::seconds(5)))
@@ -131,6 +132,74 @@ TEST_F(RcuExpeditedSet, EachValueIsABlockOfResultsAndTheOriginalComesBackOnEvery
     EXPECT_EQ(fdbench.leftovers().running, 0) << what;
     EXPECT_EQ(processes_marked(marker), std::vector<pid_t>{}) << what;
   }
+}
+
+// A second run that changes the setting waits for the first to put it back, and so takes the
+// machine's own value for the original, even when the first is killed (its watcher puts the
+// value back, then lets the second go). Without the wait the second would read the first's
+// value as the original and leave the machine at it.
+void two_runs_take_turns(int original) {
+  const std::string other = original == 0 ? "1" : "0";
+  RunOptions first_options = as_a_job();
+  const std::string marker = new_run_marker();
+  first_options.env.push_back(marker);
+  FdbenchProcess first(
+      {"socket", "--per-thread", "64", "--repeat", "100000", "--rcu-expedited", other},
+      first_options);
+  ASSERT_TRUE(wait_until([&] { return platform::rcu_expedited() == std::stoi(other); }))
+      << "the first run never set it";
+  FdbenchProcess second(with(kSocket, {"--rcu-expedited", other, "--format", "json"}));
+  const std::string waiting = fmt::format("waiting for another fdbench run (pid {})", first.pid());
+  EXPECT_TRUE(wait_until([&] { return second.err_so_far().find(waiting) != std::string::npos; }))
+      << second.err_so_far();
+  EXPECT_EQ(second.events("repetition-started"), 0U) << "the second run did not wait";
+  first.signal(SIGKILL, true);
+  EXPECT_EQ(first.wait().exit_code, 128 + SIGKILL);
+  const auto run = second.wait();
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const auto doc = nlohmann::json::parse(run.out);
+  ASSERT_EQ(doc["results"].size(), 2U);
+  for (const auto& r : doc["results"]) EXPECT_EQ(r["rcu_expedited"], std::stoi(other));
+  EXPECT_EQ(platform::rcu_expedited(), original) << "the second run took the first's value";
+  EXPECT_EQ(first.leftovers().running, 0);
+  EXPECT_TRUE(wait_until([&] { return processes_marked(marker).empty(); }));
+}
+
+// Another program that writes the setting while a result is measured: the result says so,
+// and no finding rests on it.
+void a_change_by_another_program_is_said(int original) {
+  const std::string other = original == 0 ? "1" : "0";
+  RunOptions options = as_a_job();
+  FdbenchProcess fdbench({"socket", "--per-thread", "64", "--repeat", "100000", "--warmup", "0",
+                          "--rcu-expedited", other, "--format", "json"},
+                         options);
+  ASSERT_TRUE(fdbench.wait_for_event("repetition-done", 4));
+  ASSERT_EQ(platform::set_rcu_expedited(original), 0);  // as another program would
+  const std::size_t seen = fdbench.events("repetition-done");
+  EXPECT_TRUE(fdbench.wait_for_event("repetition-done", seen + 3));
+  fdbench.signal(SIGINT);
+  const auto run = fdbench.wait();
+  EXPECT_EQ(run.exit_code, 130) << run.err;
+  EXPECT_EQ(platform::rcu_expedited(), original);
+  const auto doc = nlohmann::json::parse(run.out);
+  ASSERT_FALSE(doc["results"].empty()) << run.out;
+  for (const auto& r : doc["results"]) {
+    const auto kinds = r.value("warning_kinds", std::vector<std::string>{});
+    EXPECT_EQ(std::count(kinds.begin(), kinds.end(), "setting-changed"), 1) << r.dump();
+  }
+  std::set<std::string> kinds;
+  for (const auto& f : doc["findings"]) kinds.insert(f["kind"].get<std::string>());
+  EXPECT_TRUE(kinds.contains("setting_changed")) << doc["findings"].dump();
+  EXPECT_FALSE(kinds.contains("pregrow")) << "a finding rests on a changed result";
+}
+
+// One test, not several: ctest runs tests in parallel, and two that change one system-wide
+// setting would read each other's value as the original.
+TEST_F(RcuExpeditedSet, EachValueIsABlockOfResultsAndTheOriginalComesBackOnEveryWayOut) {
+  each_value_is_a_block_of_results(original_);
+  the_original_comes_back_on_every_way_out(original_);
+  two_runs_take_turns(original_);
+  a_change_by_another_program_is_said(original_);
 }
 
 }  // namespace rcu_expedited_test

@@ -392,14 +392,14 @@ TEST_F(Schema, RealRunsWithBothHarnesses) {
       {"open", "--files", "50", "--threads", "1,2", "--strategy", "threads,pool,fast-pool",
        "--harness", "minimal,published", "--repeat", "6", "--warmup", "0", "--dir", work_.path()},
       "open.json");
-  const std::string socket = run_to_file(
-      {"socket", "--per-thread", "16", "--strategy", "threads,process", "--pregrow", "off",
-       "--harness", "minimal,published", "--repeat", "2", "--warmup", "0"},
-      "socket.json");
+  const std::string socket =
+      run_to_file({"socket", "--per-thread", "16", "--strategy", "threads,process", "--pregrow",
+                   "off", "--harness", "minimal,published", "--repeat", "2", "--warmup", "0"},
+                  "socket.json");
   expect_valid({open, socket});
   for (const auto& file : {open, socket}) expect_timed_regions_counted(file);
   const auto doc = nlohmann::json::parse(read_text(open));
-  EXPECT_EQ(doc.at("schema_version"), 6);
+  EXPECT_EQ(doc.at("schema_version"), kSchemaVersion);
   int published = 0;
   for (const auto& r : doc.at("results")) {
     SCOPED_TRACE(r.dump());

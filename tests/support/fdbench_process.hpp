@@ -205,6 +205,11 @@ class FdbenchProcess {
     return events(prefix) >= count;
   }
 
+  // What the run has written on stderr so far.
+  [[nodiscard]] std::string err_so_far() const {
+    return read_text(capture_ / "stderr");
+  }
+
   struct Leftovers {
     int running = 0;  // processes of fdbench's group still there after the bound
     int orphans = 0;  // processes that outlived their parent and came to us (dead or alive)

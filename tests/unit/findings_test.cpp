@@ -619,6 +619,47 @@ TEST(Findings, ALargeGrowthCostIsNeverLittleDifference) {
       << measured;
 }
 
+// Results measured while another program changed rcu_expedited: said once, and no other
+// finding rests on them (the pair below would otherwise give a 10× pregrow finding).
+TEST(Findings, ResultsMeasuredWhileTheSettingChangedAreLeftOut) {
+  const Warning changed{WarningKind::setting_changed, "rcu_expedited changed"};
+  const std::vector<Result> results{
+      socket_result("off", 20'000'000, 64, 512).rcu_expedited(0).warnings({changed}),
+      socket_result("auto", 2'000'000, 512, 512).rcu_expedited(0).warnings({changed})};
+  const auto all = findings(results, Environment{});
+  ASSERT_EQ(all.size(), 1U) << all.front().text;
+  EXPECT_EQ(all.front().kind, "setting_changed");
+  EXPECT_EQ(all.front().text,
+            "Another program changed /sys/kernel/rcu_expedited while 2 results were measured "
+            "(each row says from what to what): their times mix both kinds of RCU grace period, "
+            "so no finding here rests on them; measure them again.");
+  EXPECT_EQ(all.front().subjects.size(), 2U);
+}
+
+// A result Ctrl-C cut short has fewer repetitions than it planned: its per-repetition figures
+// divide by those it ran (4 growth events over 2 repetitions), not by the 100,000 planned.
+TEST(Findings, PerRepetitionFiguresOfAResultCutShortCountTheRepetitionsItRan) {
+  Latency latency;
+  latency.ns["create"] = {512, 4000, 8000, 9000, 9000, 9000};
+  for (const int fd : {64, 128, 64, 128}) {
+    latency.growth_events.push_back(
+        {0, 0, static_cast<std::uint64_t>(fd), fd, 10'000'000, fd, fd * 2, true});
+  }
+  latency.growth_totals = {4, 40'000'000, 0.9};
+  latency.stall_totals = {0, 0, 0};
+  const std::vector<Result> results{ResultBuilder::socket("threads", 2)
+                                        .pregrow("off")
+                                        .ops(512)
+                                        .times({21'000'000, 23'000'000})
+                                        .cut_short(100000)
+                                        .fdsize(64, 256)
+                                        .latency(latency),
+                                    socket_result("auto", 2'000'000, 256, 256)};
+  const std::string line = finding_with(said(results), "Measured per call");
+  EXPECT_NE(line.find("2 growth events per repetition"), std::string::npos) << line;
+  EXPECT_NE(line.find("took 20.00 ms of the 22.00 ms"), std::string::npos) << line;
+}
+
 // Issue 19: the `uring-direct auto` row stalled while the pregrow=off one did not; the finding
 // that says "no submission stalled" says of which, and gives the pre-grown row's stall.
 TEST(Findings, NoStallIsClaimedForARowThatStalled) {
@@ -671,7 +712,8 @@ TEST(Findings, FailedOpensOfGivenFilesKeepTheOtherFindings) {
 TEST(Findings, TheHarnessFindingSaysHowMuchOfThePublishedFigureIsHarness) {
   const std::vector<Result> results{
       open_ms("threads", 2, {35.0, 35.0, 35.1, 34.9, 35.0, 35.0}).build(),
-      open_ms("threads", 2, {47.1, 47.0, 47.2, 47.1, 47.1, 47.1}).harness(Harness::published)
+      open_ms("threads", 2, {47.1, 47.0, 47.2, 47.1, 47.1, 47.1})
+          .harness(Harness::published)
           .build()};
   const auto lines = said(results);
   expect_finding(lines,
@@ -698,8 +740,8 @@ TEST(Findings, TheHarnessFindingSaysHowMuchOfThePublishedFigureIsHarness) {
 TEST(Findings, TheHarnessFindingClaimsNoShareWithinNoiseOrWithTooFewRepetitions) {
   const Result minimal = open_ms("threads", 1, {35, 36, 37, 35, 36, 37}).build();
   const std::vector<Result> noise{
-      minimal, open_ms("threads", 1, {35.5, 36, 37, 35, 36, 36.5}).harness(Harness::published)
-                   .build()};
+      minimal,
+      open_ms("threads", 1, {35.5, 36, 37, 35, 36, 36.5}).harness(Harness::published).build()};
   const std::string line = finding_with(said(noise), "published harness");
   EXPECT_NE(line.find("within noise"), std::string::npos) << line;
   EXPECT_EQ(line.find("% of the published figure"), std::string::npos) << line;

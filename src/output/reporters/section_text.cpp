@@ -121,13 +121,14 @@ std::string section_note(const Section& s) {
                        : "";
   if (!s.input) {
     return "for `threads` the calling thread is one of the threads; worker creation is not "
-           "timed" + published + kernel_note(s);
+           "timed" +
+           published + kernel_note(s);
   }
-  std::string note = s.held ? fmt::format("descriptors are held to the end of each repetition{}",
-                                          s.fresh_child ? ", each in a fresh process" : "")
-                            : fmt::format("each file opened and closed again{}",
-                                          s.fresh_child ? ", each repetition in a fresh process"
-                                                        : "");
+  std::string note = s.held
+                         ? fmt::format("descriptors are held to the end of each repetition{}",
+                                       s.fresh_child ? ", each in a fresh process" : "")
+                         : fmt::format("each file opened and closed again{}",
+                                       s.fresh_child ? ", each repetition in a fresh process" : "");
   note += s.harness_column
               ? "; with the minimal harness, thread and pool creation are not timed; with the "
                 "published harness, the seed's threads are created inside the clock and its pool "
@@ -189,7 +190,7 @@ std::string latency_text(const Result& r) {
                         format_duration(static_cast<double>(p.p99)),
                         format_duration(static_cast<double>(p.max)));
   }
-  const double reps = std::max(1, r.repeat);
+  const double reps = std::max(1, r.repetitions_run());
   const auto per_rep = [reps](std::uint64_t n) {
     const double v = static_cast<double>(n) / reps;
     return v == std::floor(v) ? fmt::format("{:.0f}", v) : fmt::format("{:.1f}", v);
@@ -272,17 +273,18 @@ std::string kernel_text(const Result& r) {
     }
     if (c == OffCpuCause::preempted && k.steal_ns) parts += " (" + steal_text(k) + ")";
   }
-  std::string text = fmt::format(
-      "kernel: off-CPU {} of {} × {} per repetition: {}",
-      format_duration(static_cast<double>(k.off_cpu_ns)),
-      k.threads == 1 ? std::string("1 thread") : fmt::format("{} threads", k.threads),
-      format_duration(static_cast<double>(k.window_ns)), parts);
+  std::string text =
+      fmt::format("kernel: off-CPU {} of {} × {} per repetition: {}",
+                  format_duration(static_cast<double>(k.off_cpu_ns)),
+                  k.threads == 1 ? std::string("1 thread") : fmt::format("{} threads", k.threads),
+                  format_duration(static_cast<double>(k.window_ns)), parts);
   if (k.page_faults != 0) text += fmt::format("; {} page faults", group_digits(k.page_faults));
   if (k.io_uring_punts && *k.io_uring_punts != 0) {
     text += fmt::format("; {} io_uring requests punted to io-wq", group_digits(*k.io_uring_punts));
   }
   if (k.incomplete != 0) {
-    text += fmt::format(" (records lost in {} repetitions: figures are lower bounds)", k.incomplete);
+    text +=
+        fmt::format(" (records lost in {} repetitions: figures are lower bounds)", k.incomplete);
   }
   return text;
 }
