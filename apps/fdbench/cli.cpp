@@ -25,6 +25,7 @@
 #include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
 #include "fdbench/version.hpp"
+#include "inputs/examined_files.hpp"
 #include "inputs/file_set.hpp"
 #include "inputs/input_files.hpp"
 #include "model/format.hpp"
@@ -464,9 +465,10 @@ void check_published_open(const OpenOptions& open) {
     return;
   }
   const auto refuse = [](std::string_view what) {
-    throw UsageError(fmt::format("--harness published opens the first seed's files as its "
-                                 "program does; {}, or use --harness minimal",
-                                 what));
+    throw UsageError(
+        fmt::format("--harness published opens the first seed's files as its "
+                    "program does; {}, or use --harness minimal",
+                    what));
   };
   if (!open.tree.empty() || !open.list.empty()) {
     refuse("it needs a set fdbench makes (1.txt .. N.txt): drop --tree or --list");
@@ -648,6 +650,14 @@ void apply_open_input(const OpenText& text, OpenOptions& open) {
         "--flags rdwr works only on fdbench's own files: --tree and --list "
         "inputs are never opened for writing");
   }
+  open.dir = text.dir;  // empty: $TMPDIR or /tmp, named TMPDIR in messages (never passed --dir)
+  const bool kept = !text.keep_files.empty() || !text.reuse_files.empty();
+  if (!existing && !kept) check_directory(dir_flag(text.dir), dir_or_default(text.dir), true);
+}
+
+// The user's --tree directory or --list file, looked at here: whether it is there and of the
+// kind it must be, and how a list file is separated.
+void check_input_path(const OpenOptions& open) {
   if (!open.tree.empty()) check_directory("--tree", open.tree, false);
   if (!open.list.empty()) {
     struct stat info {};
@@ -665,9 +675,20 @@ void apply_open_input(const OpenText& text, OpenOptions& open) {
     }
     if (S_ISREG(info.st_mode)) check_list_separator(open.list, open.list0);
   }
-  open.dir = text.dir;  // empty: $TMPDIR or /tmp, named TMPDIR in messages (never passed --dir)
-  const bool kept = !text.keep_files.empty() || !text.reuse_files.empty();
-  if (!existing && !kept) check_directory(dir_flag(text.dir), dir_or_default(text.dir), true);
+}
+
+// check_input_path() as the run looks at the user's files: in a child process under
+// --timeout's limit (examine_in_child), since on a mount whose server stopped answering stat()
+// and open() wait where no signal reaches them, and this process could never exit. Throws
+// UsageError for what check_input_path() refuses, TimedOut or Interrupted where it hangs.
+void check_input_paths(const OpenOptions& open) {
+  if (open.tree.empty() && open.list.empty()) return;
+  examine_in_child(
+      [&open] {
+        check_input_path(open);
+        return InputFiles{};
+      },
+      open.timeout_s, open.tree.empty() ? "--list " + open.list : "--tree " + open.tree);
 }
 
 // --files and --layout shape the set fdbench makes; with --tree or --list there is none, and
@@ -1336,11 +1357,26 @@ Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out, 
   try {
     Command command = make_command(app, sub, texts, hints);
     command.command_line.assign(argv, argv + argc);
+    if (command.kind == Command::Kind::tune) {
+      check_input_paths(command.tune.open);
+    } else if (command.kind == Command::Kind::open) {
+      check_input_paths(command.open);
+    }
     return {std::move(command), 0};
   } catch (const UsageError& e) {
     const bool see_help = dynamic_cast<const BadValue*>(&e) != nullptr;
     err << "Error: " << printable(usage_line(command_name(app), e.what(), see_help)) << "\n";
     return {std::nullopt, 2};
+  } catch (const TimedOut& e) {
+    err << fmt::format("fdbench: timed out: {} (--timeout SECONDS sets the limit)\n",
+                       printable(e.what()));
+    return {std::nullopt, 1};
+  } catch (const Interrupted& e) {
+    err << fmt::format("fdbench: interrupted by signal {}\n", e.signal());
+    return {std::nullopt, 128 + e.signal()};
+  } catch (const Error& e) {
+    err << "Error: " << printable(e.what()) << "\n";
+    return {std::nullopt, 1};
   }
 }
 

@@ -95,6 +95,11 @@ OpenInput prepare_input(const OpenOptions& o, const FileSet::CreationProgress& p
   return in;
 }
 
+std::string opening_text(const OpenOptions& options, const OpenInput& in) {
+  if (!options.list.empty()) return "opening the files --list " + options.list + " names";
+  return "opening files under " + in.dir_path;
+}
+
 bool measured_in_fresh_children(const OpenOptions& options, const OpenInput& in) {
   return options.keep_open || !in.generated;
 }

@@ -44,6 +44,9 @@ OpenInput prepare_input(const OpenOptions& o, const FileSet::CreationProgress& p
 // fdbench stuck there would keep fdbench itself from ever exiting (not even SIGKILL ends a wait
 // a FUSE server never answers). fdbench's generated set is its own, on a local filesystem.
 bool measured_in_fresh_children(const OpenOptions& options, const OpenInput& in);
+// What the run is doing, for a hang's message: "opening files under DIR", or with --list
+// "opening the files --list FILE names" (they may be anywhere).
+std::string opening_text(const OpenOptions& options, const OpenInput& in);
 
 // How a workload opens `in`'s files with `options`' flags (and holds them with --keep-open).
 OpenSpec open_spec(const OpenOptions& options, const OpenInput& in);

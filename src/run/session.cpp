@@ -385,7 +385,7 @@ void Session::run_open(const OpenOptions& options) {
   const SchedulerSettings settings{
       options.order, options.latency,
       latency_bytes_of(options.latency, recipe.facts.ops, !measured_in_fresh_children(options, in)),
-      options.timeout_s, "opening files under " + in.dir_path};
+      options.timeout_s, opening_text(options, in)};
   trace_kernel(options.kernel_trace, section);
   announce(section);
   measure(open_plan(options, strategies, in, spec, recipe, descriptors),

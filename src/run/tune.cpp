@@ -34,7 +34,7 @@ const Pregrow kAutomatic{Pregrow::Mode::automatic, 0};
 struct Combination {
   const StrategyInfo* strategy = nullptr;
   StrategyConfig config;
-  Result result;  // its repetitions, once the sweep is done
+  Result result;        // its repetitions, once the sweep is done
   std::string skipped;  // why it is not measured (its descriptors do not fit), or ""
 };
 
@@ -131,12 +131,9 @@ class Bench {
         input_(prepare_input(options)),
         spec_(open_spec(options, input_)),
         recipe_(open_workload_recipe(spec_)),
-        scheduler_({Order::interleaved,
-                    false,
-                    {},
-                    options.timeout_s,
-                    "opening files under " + input_.dir_path},
-                   progress, nullptr) {
+        scheduler_(
+            {Order::interleaved, false, {}, options.timeout_s, opening_text(options, input_)},
+            progress, nullptr) {
     // After the files are made and before any worker exists: every one inherits it.
     if (options.kernel_trace) {
       kernel_ = platform::KernelTracer::open(kernel_unavailable_);

@@ -43,7 +43,9 @@ dev_t device_of(const std::string& path) {
 // Whether fdbench can name the call a thread or process is stuck in, and the processes SIGKILL
 // did not end: Linux's /proc, which the portable build (standing for macOS and the BSDs) does
 // not read. Elsewhere it must still exit at its limit; only the names are missing.
-bool shows_stuck_calls() { return platform::uses_linux_interfaces(); }
+bool shows_stuck_calls() {
+  return platform::uses_linux_interfaces();
+}
 
 // Whether `pid` (a child of ours) has exited; it stays unreaped for FdbenchProcess::wait().
 bool has_exited(pid_t pid) {
@@ -129,6 +131,22 @@ class HungFuseMount : public ::testing::Test {
     return fdbench->wait();
   }
 
+  // Runs `args` (with a 1 s limit), whose --list file or --tree directory cannot be looked at:
+  // fdbench exits at its limit, naming `what` ("--list FILE"), having measured nothing.
+  void expect_looking_at_times_out(std::vector<std::string> args, const std::string& what) {
+    args.insert(args.end(), {"--timeout", "1", "--quiet"});
+    const RunResult run = run_bounded(args);
+    ASSERT_TRUE(exited_by_itself) << "fdbench did not exit at its limit: " << run.err;
+    EXPECT_EQ(run.exit_code, 1) << run.err;
+    const std::string line = line_starting(run.err, "fdbench: timed out: ");
+    EXPECT_NE(line.find("examining " + what + " did not finish within 1 s"), std::string::npos)
+        << run.err;
+    if (shows_stuck_calls()) {
+      EXPECT_NE(line.find("could not be ended"), std::string::npos) << line;
+    }
+    EXPECT_EQ(run.out, "");
+    expect_nothing_left();
+  }
   // After a run: nothing of fdbench is left once the connection has ended (what it could not
   // end, it must have named).
   void expect_nothing_left() {
@@ -183,8 +201,11 @@ TEST_P(OpenNeverReturns, FdbenchExitsAtItsLimitNamingTheFile) {
   const std::string line = line_starting(run.err, "fdbench: timed out: ");
   EXPECT_NE(line.find("did not finish within 1 s"), std::string::npos) << run.err;
   if (shows_stuck_calls()) {
-    if (std::string(GetParam().strategy).rfind("uring", 0) != 0) {  // io_uring opens in the kernel
+    if (std::string(GetParam().strategy).rfind("uring", 0) != 0) {
       EXPECT_NE(line.find("it was opening " + hanging), std::string::npos) << line;
+    } else {  // io_uring opens in the kernel, in no thread's system call: the list is named
+      EXPECT_NE(line.find("opening the files --list " + out / "list" + " names"), std::string::npos)
+          << line;
     }
     // The process stuck in the open cannot be ended: the line says which it left behind.
     EXPECT_NE(line.find("could not be ended"), std::string::npos) << line;
@@ -276,6 +297,23 @@ TEST_F(HungFuseMount, TuneStopsWhenAListedPathCannotBeExamined) {
   EXPECT_NE(line.find("nothing recommended"), std::string::npos) << line;
   EXPECT_FALSE(std::filesystem::exists(out / "rec.json"));
   expect_nothing_left();
+}
+
+// The --list file or --tree directory itself on such a mount: looked at before the run, under
+// the same limit and in a process of its own, not in fdbench (which could then never exit).
+TEST_F(HungFuseMount, AListFileWhoseOpenNeverReturnsTimesOut) {
+  expect_looking_at_times_out({"open", "--list", hanging, "--strategy", "threads"},
+                              "--list " + hanging);
+}
+
+TEST_F(HungFuseMount, TuneTimesOutOnAListFileWhoseOpenNeverReturns) {
+  expect_looking_at_times_out({"tune", "--list", hanging, "--budget", "2"}, "--list " + hanging);
+}
+
+TEST_F(HungFuseMount, ATreeWhoseLookupNeverReturnsTimesOut) {
+  const std::string stuck = mountpoint + "/lookup-hangs.txt";
+  expect_looking_at_times_out({"open", "--tree", stuck, "--strategy", "threads"},
+                              "--tree " + stuck);
 }
 
 }  // namespace fuse_hang_test
