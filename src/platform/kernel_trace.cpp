@@ -9,12 +9,14 @@
 // events write into their parent's ring buffer, one per CPU here, read between repetitions.
 // Software events need no tracefs, no BPF and no raw tracepoint data, which keeps what is
 // required down to kernel.perf_event_paranoid <= 1 (kernel call chains) or CAP_PERFMON.
-#include "platform/os.hpp"
-#include "platform/platform.hpp"
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <mutex>
@@ -22,8 +24,8 @@
 #include <unordered_map>
 #include <utility>
 
-#include <fmt/format.h>
-#include <unistd.h>
+#include "platform/os.hpp"
+#include "platform/platform.hpp"
 
 #ifdef FDBENCH_LINUX
 #include <dirent.h>
@@ -44,12 +46,12 @@ enum class TraceSource : std::uint8_t { switches, faults, punts };
 
 namespace {
 
-constexpr std::uint64_t kTraceSampleType = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+constexpr std::uint64_t kTraceSampleType =
+    PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 constexpr int kTraceMaxStack = 48;  // frames kept of a call chain: schedule() is rarely deeper
 
 int perf_open(perf_event_attr& attr, int tid, int cpu) {
-  return static_cast<int>(
-      syscall(SYS_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
+  return static_cast<int>(syscall(SYS_perf_event_open, &attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC));
 }
 
 perf_event_attr trace_attr(TraceSource source, std::uint64_t tracepoint) {
@@ -100,7 +102,8 @@ std::string trace_refused(int err) {
         "less (it is {}: sudo sysctl kernel.perf_event_paranoid=1)",
         paranoid.empty() ? "unreadable" : paranoid);
   }
-  if (err == ENOSYS) return "kernel evidence needs perf events, which this kernel was built without";
+  if (err == ENOSYS)
+    return "kernel evidence needs perf events, which this kernel was built without";
   if (err == EMFILE || err == ENFILE) {
     return "kernel evidence needs a descriptor per CPU and event: the descriptor limit is reached";
   }
@@ -111,12 +114,13 @@ std::string trace_refused(int err) {
 // io_uring_queue_async_work's tracepoint id, or 0 with `why` set.
 std::uint64_t punt_tracepoint(std::string& why) {
   for (const char* root : {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"}) {
-    const std::string line =
-        read_first_line((std::string(root) + "/events/io_uring/io_uring_queue_async_work/id").c_str());
+    const std::string line = read_first_line(
+        (std::string(root) + "/events/io_uring/io_uring_queue_async_work/id").c_str());
     if (!line.empty()) return std::strtoull(line.c_str(), nullptr, 10);
   }
-  why = "io_uring punts are not counted: the tracepoint io_uring_queue_async_work is not readable "
-        "in /sys/kernel/tracing (mount tracefs, as root)";
+  why =
+      "io_uring punts are not counted: the tracepoint io_uring_queue_async_work is not readable "
+      "in /sys/kernel/tracing (mount tracefs, as root)";
   return 0;
 }
 
@@ -181,9 +185,24 @@ void close_traced_fds_in_child() {
   }
 }
 
-const char* const kHiddenAddresses =
-    "kernel evidence needs kernel symbol addresses, which /proc/kallsyms hides from this user "
-    "(kernel.kptr_restrict; root sees them)";
+// Why /proc/kallsyms shows this user no addresses, and what would change it: the kernel shows
+// them to a process with CAP_SYSLOG, or where kernel.kptr_restrict is 0 and
+// kernel.perf_event_paranoid is 1 or less (kallsyms_show_value()).
+std::string hidden_addresses() {
+  const std::string paranoid = read_first_line("/proc/sys/kernel/perf_event_paranoid");
+  const std::string restrict = read_first_line("/proc/sys/kernel/kptr_restrict");
+  std::vector<std::string> settings;
+  if (paranoid.empty() || std::atoi(paranoid.c_str()) > 1) {
+    settings.push_back("kernel.perf_event_paranoid=1");
+  }
+  if (restrict != "0") settings.push_back("kernel.kptr_restrict=0");
+  return fmt::format(
+      "kernel evidence needs kernel symbol addresses, which /proc/kallsyms shows only to root "
+      "(CAP_SYSLOG), or where kernel.perf_event_paranoid is 1 or less and kernel.kptr_restrict "
+      "is 0 (they are {} and {}{}{})",
+      paranoid.empty() ? "unreadable" : paranoid, restrict.empty() ? "unreadable" : restrict,
+      settings.empty() ? "" : ": sudo sysctl ", fmt::join(settings, " "));
+}
 
 }  // namespace
 
@@ -193,7 +212,7 @@ struct KernelTracer::State {
     std::size_t length = 0;
   };
   std::vector<UniqueFd> fds;
-  std::vector<Ring> rings;  // one per CPU
+  std::vector<Ring> rings;                                 // one per CPU
   std::unordered_map<std::uint64_t, TraceSource> sources;  // event id -> what it records
   std::vector<int> threads;
   std::string punts_why;
@@ -222,7 +241,7 @@ KernelTracer::~KernelTracer() {
 
 std::unique_ptr<KernelTracer> KernelTracer::open(std::string& why_not) {
   if (!KernelSymbols::get().readable()) {
-    why_not = kHiddenAddresses;
+    why_not = hidden_addresses();
     return nullptr;
   }
   auto s = std::make_unique<State>();
@@ -242,7 +261,7 @@ std::unique_ptr<KernelTracer> KernelTracer::open(std::string& why_not) {
         const int fd = perf_open(attr, tid, cpu);
         if (fd < 0) {
           const int err = errno;
-          if (err == ESRCH) break;                     // the thread is gone: nothing to trace
+          if (err == ESRCH) break;            // the thread is gone: nothing to trace
           if (err == ENODEV && leader < 0) {  // an offline CPU
             offline = true;
             break;
@@ -401,8 +420,9 @@ void KernelTracer::State::read_ring(Ring& ring, KernelRecords& out, bool keep) {
 KernelRecords KernelTracer::drain() {
   KernelRecords out;
   for (State::Ring& ring : s_->rings) s_->read_ring(ring, out, true);
-  std::stable_sort(out.events.begin(), out.events.end(),
-                   [](const KernelEvent& a, const KernelEvent& b) { return a.time_ns < b.time_ns; });
+  std::stable_sort(
+      out.events.begin(), out.events.end(),
+      [](const KernelEvent& a, const KernelEvent& b) { return a.time_ns < b.time_ns; });
   return out;
 }
 
@@ -411,14 +431,20 @@ void KernelTracer::discard() {
   for (State::Ring& ring : s_->rings) s_->read_ring(ring, none, false);
 }
 
-const std::vector<int>& KernelTracer::threads_at_start() const { return s_->threads; }
-const std::string& KernelTracer::punts_not_counted() const { return s_->punts_why; }
-int KernelTracer::descriptors() const { return static_cast<int>(s_->fds.size()); }
+const std::vector<int>& KernelTracer::threads_at_start() const {
+  return s_->threads;
+}
+const std::string& KernelTracer::punts_not_counted() const {
+  return s_->punts_why;
+}
+int KernelTracer::descriptors() const {
+  return static_cast<int>(s_->fds.size());
+}
 
 std::string kernel_trace_unavailable() {
   // The first symbol's address says whether they are shown, without reading them all.
   const std::string first = read_first_line("/proc/kallsyms");
-  if (first.empty() || first.find_first_not_of('0') == first.find(' ')) return kHiddenAddresses;
+  if (first.empty() || first.find_first_not_of('0') == first.find(' ')) return hidden_addresses();
   perf_event_attr attr = trace_attr(TraceSource::switches, 0);
   attr.inherit = 0;
   attr.disabled = 1;
@@ -428,9 +454,13 @@ std::string kernel_trace_unavailable() {
   return {};
 }
 
-std::string_view kernel_symbol(std::uint64_t address) { return KernelSymbols::get().at(address); }
+std::string_view kernel_symbol(std::uint64_t address) {
+  return KernelSymbols::get().at(address);
+}
 
-int thread_id() noexcept { return static_cast<int>(syscall(SYS_gettid)); }
+int thread_id() noexcept {
+  return static_cast<int>(syscall(SYS_gettid));
+}
 
 #else  // not Linux, or the portable build
 
@@ -446,20 +476,34 @@ std::unique_ptr<KernelTracer> KernelTracer::open(std::string& why_not) {
   why_not = kernel_trace_unavailable();
   return nullptr;
 }
-KernelRecords KernelTracer::drain() { return {}; }
+KernelRecords KernelTracer::drain() {
+  return {};
+}
 void KernelTracer::discard() {}
-const std::vector<int>& KernelTracer::threads_at_start() const { return s_->threads; }
-const std::string& KernelTracer::punts_not_counted() const { return s_->punts_why; }
-int KernelTracer::descriptors() const { return 0; }
+const std::vector<int>& KernelTracer::threads_at_start() const {
+  return s_->threads;
+}
+const std::string& KernelTracer::punts_not_counted() const {
+  return s_->punts_why;
+}
+int KernelTracer::descriptors() const {
+  return 0;
+}
 
 std::string kernel_trace_unavailable() {
   return "kernel evidence needs Linux perf events; this build has only the portable interfaces";
 }
-std::string_view kernel_symbol(std::uint64_t) { return {}; }
-int thread_id() noexcept { return 0; }
+std::string_view kernel_symbol(std::uint64_t) {
+  return {};
+}
+int thread_id() noexcept {
+  return 0;
+}
 
 #endif
 
-int process_id() noexcept { return static_cast<int>(getpid()); }
+int process_id() noexcept {
+  return static_cast<int>(getpid());
+}
 
 }  // namespace fdbench::platform

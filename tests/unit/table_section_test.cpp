@@ -43,6 +43,15 @@ TEST(TableSection, GeneratedFiles) {
             "(each file opened and closed again; thread and pool creation are not timed)\n");
 }
 
+TEST(TableSection, OneRepetitionIsOne) {
+  Section s = open_section(generated_files(10000));
+  s.repeat = Repeat::fixed(1);
+  s.warmup = 0;
+  EXPECT_EQ(header(s),
+            "\nopen: 10,000 empty files in /tmp (ext4), rdonly, 1 repetition, no warm-up\n"
+            "(each file opened and closed again; thread and pool creation are not timed)\n");
+}
+
 TEST(TableSection, RepeatAutoSaysItsTargetAndItsTimeEachOrTunesSharedBudget) {
   Section s = open_section(generated_files(10000));
   s.repeat = Repeat{};

@@ -54,7 +54,9 @@ std::string setup_text(const InputSummary& in) {
 std::string repetitions_text(const Section& s) {
   const std::string warmup =
       s.warmup > 0 ? fmt::format(" (+{} warm-up)", s.warmup) : std::string(", no warm-up");
-  if (!s.repeat.automatic()) return fmt::format("{} repetitions{}", s.repeat.count, warmup);
+  if (!s.repeat.automatic()) {
+    return fmt::format("{} repetition{}{}", s.repeat.count, s.repeat.count == 1 ? "" : "s", warmup);
+  }
   const std::string most = s.budget_s
                                ? fmt::format("a share of the {:g} s --budget each", *s.budget_s)
                                : fmt::format("{:g} s a result", s.repeat.max_time_s);
