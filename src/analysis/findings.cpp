@@ -776,9 +776,9 @@ void growth_findings(std::span<const Result> results, std::string_view workload,
     line.numbers["stalled_results"] = stalls;
     line.numbers["results"] = pairs.size();
     line.text = fmt::format(
-        "{} of {} {} results were at least 2× slower without pre-growing the table (their 95% "
+        "{} of {} {} results {} at least 2× slower without pre-growing the table (their 95% "
         "intervals apart). The worst: {}",
-        stalls, pairs.size(), workload, line.text);
+        stalls, pairs.size(), workload, stalls == 1 ? "was" : "were", line.text);
     out.push_back(std::move(worst_line));
     if (worst->off->latency) {
       out.push_back(events_line(*worst->off, *worst->off->latency, worst->grown));

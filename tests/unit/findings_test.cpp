@@ -621,6 +621,25 @@ TEST(Findings, ALargeGrowthCostIsNeverLittleDifference) {
 
 // Results measured while another program changed rcu_expedited: said once, and no other
 // finding rests on them (the pair below would otherwise give a 10× pregrow finding).
+// One result of several: "1 of 4 socket results was".
+TEST(Findings, OneResultTwiceAsSlowIsSaidInTheSingular) {
+  std::vector<Result> results;
+  for (const auto& [strategy, off_ms] : std::vector<std::pair<std::string, std::int64_t>>{
+           {"threads", 6}, {"pool", 1}, {"fast-pool", 1}, {"process", 1}}) {
+    results.push_back(ResultBuilder::socket(strategy, 2)
+                          .pregrow("off")
+                          .ops(512)
+                          .each_took(off_ms * 1'500'000, 6)
+                          .fdsize(64, 1024));
+    results.push_back(ResultBuilder::socket(strategy, 2)
+                          .pregrow("auto")
+                          .ops(512)
+                          .each_took(1'500'000, 6)
+                          .fdsize(1024, 1024));
+  }
+  finding_with(said(results), "1 of 4 socket results was at least 2× slower");
+}
+
 TEST(Findings, ResultsMeasuredWhileTheSettingChangedAreLeftOut) {
   const Warning changed{WarningKind::setting_changed, "rcu_expedited changed"};
   const std::vector<Result> results{

@@ -129,5 +129,20 @@ TEST(KernelLine, PreemptedHasTheMachinesStealTimeBesideIt) {
   EXPECT_EQ(kernel_text(unread).find("steal"), std::string::npos) << kernel_text(unread);
 }
 
+// Each cause is a median of its own: time off-CPU in most repetitions, but in a different
+// cause each time, leaves every cause's median at 0, and the line says so instead of ending
+// in a colon.
+TEST(KernelLine, OffCpuTimeWithNoCauseInMostRepetitionsSaysSo) {
+  KernelEvidence k;
+  k.available = true;
+  k.threads = 2;
+  k.window_ns = 674'000;
+  k.off_cpu_ns = 11'000;
+  const Result r = ResultBuilder::socket("uring-direct", 2).ops(512).times({1, 2, 3}).kernel(k);
+  EXPECT_EQ(kernel_text(r),
+            "kernel: off-CPU 11 µs of 2 threads × 674 µs per repetition, no one cause in most "
+            "repetitions");
+}
+
 }  // namespace timed_region_test
 }  // namespace fdbench

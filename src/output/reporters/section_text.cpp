@@ -275,11 +275,14 @@ std::string kernel_text(const Result& r) {
     }
     if (c == OffCpuCause::preempted && k.steal_ns) parts += " (" + steal_text(k) + ")";
   }
+  // Each cause is a median of its own: off-CPU time spread over causes that each took none
+  // in most repetitions leaves no cause to name.
   std::string text =
-      fmt::format("kernel: off-CPU {} of {} × {} per repetition: {}",
+      fmt::format("kernel: off-CPU {} of {} × {} per repetition{}",
                   format_duration(static_cast<double>(k.off_cpu_ns)),
                   k.threads == 1 ? std::string("1 thread") : fmt::format("{} threads", k.threads),
-                  format_duration(static_cast<double>(k.window_ns)), parts);
+                  format_duration(static_cast<double>(k.window_ns)),
+                  parts.empty() ? ", no one cause in most repetitions" : ": " + parts);
   if (k.page_faults != 0) text += fmt::format("; {} page faults", group_digits(k.page_faults));
   if (k.io_uring_punts && *k.io_uring_punts != 0) {
     text += fmt::format("; {} io_uring requests punted to io-wq", group_digits(*k.io_uring_punts));
