@@ -558,14 +558,16 @@ TEST(Findings, ThreeRepetitionsCountNoResultAsTwiceAsSlow) {
 }
 
 // With separated intervals the count stands, and the worst pair is named with its ratio.
-TEST(Findings, SeparatedPairsAreCountedAsTwiceAsSlow) {
+// For each strategy, 2 threads × 256 sockets without pre-growing (6 repetitions of its
+// milliseconds) and pre-grown (6 of 1.5 ms).
+std::vector<Result> pregrow_pairs(
+    const std::vector<std::pair<std::string, std::int64_t>>& off_ns_by_strategy) {
   std::vector<Result> results;
-  for (const auto& [strategy, off_ms] : std::vector<std::pair<std::string, std::int64_t>>{
-           {"threads", 6}, {"pool", 5}, {"fast-pool", 7}, {"process", 2}}) {
+  for (const auto& [strategy, off_ns] : off_ns_by_strategy) {
     results.push_back(ResultBuilder::socket(strategy, 2)
                           .pregrow("off")
                           .ops(512)
-                          .each_took(off_ms * 1'000'000, 6)
+                          .each_took(off_ns, 6)
                           .fdsize(64, 1024));
     results.push_back(ResultBuilder::socket(strategy, 2)
                           .pregrow("auto")
@@ -573,6 +575,14 @@ TEST(Findings, SeparatedPairsAreCountedAsTwiceAsSlow) {
                           .each_took(1'500'000, 6)
                           .fdsize(1024, 1024));
   }
+  return results;
+}
+
+TEST(Findings, SeparatedPairsAreCountedAsTwiceAsSlow) {
+  const std::vector<Result> results = pregrow_pairs({{"threads", 6'000'000},
+                                                     {"pool", 5'000'000},
+                                                     {"fast-pool", 7'000'000},
+                                                     {"process", 2'000'000}});
   const std::string worst =
       finding_with(said(results), "3 of 4 socket results were at least 2× slower");
   EXPECT_NE(worst.find("The worst: `fast-pool`"), std::string::npos) << worst;
@@ -623,20 +633,10 @@ TEST(Findings, ALargeGrowthCostIsNeverLittleDifference) {
 // finding rests on them (the pair below would otherwise give a 10× pregrow finding).
 // One result of several: "1 of 4 socket results was".
 TEST(Findings, OneResultTwiceAsSlowIsSaidInTheSingular) {
-  std::vector<Result> results;
-  for (const auto& [strategy, off_ms] : std::vector<std::pair<std::string, std::int64_t>>{
-           {"threads", 6}, {"pool", 1}, {"fast-pool", 1}, {"process", 1}}) {
-    results.push_back(ResultBuilder::socket(strategy, 2)
-                          .pregrow("off")
-                          .ops(512)
-                          .each_took(off_ms * 1'500'000, 6)
-                          .fdsize(64, 1024));
-    results.push_back(ResultBuilder::socket(strategy, 2)
-                          .pregrow("auto")
-                          .ops(512)
-                          .each_took(1'500'000, 6)
-                          .fdsize(1024, 1024));
-  }
+  const std::vector<Result> results = pregrow_pairs({{"threads", 9'000'000},
+                                                     {"pool", 1'500'000},
+                                                     {"fast-pool", 1'500'000},
+                                                     {"process", 1'500'000}});
   finding_with(said(results), "1 of 4 socket results was at least 2× slower");
 }
 

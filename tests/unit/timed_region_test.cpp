@@ -101,12 +101,18 @@ TEST(TimedRegion, TheTableShowsItUnderTheResult) {
       << out.str();
 }
 
-TEST(KernelLine, PreemptedHasTheMachinesStealTimeBesideIt) {
+// Kernel evidence of 2 threads, off their CPU `off_ns` of `window_ns` per repetition.
+KernelEvidence two_threads_off(std::int64_t off_ns, std::int64_t window_ns) {
   KernelEvidence k;
   k.available = true;
   k.threads = 2;
-  k.window_ns = 4'000'000;
-  k.off_cpu_ns = 1'000'000;
+  k.window_ns = window_ns;
+  k.off_cpu_ns = off_ns;
+  return k;
+}
+
+TEST(KernelLine, PreemptedHasTheMachinesStealTimeBesideIt) {
+  KernelEvidence k = two_threads_off(1'000'000, 4'000'000);
   k.off_cpu[static_cast<std::size_t>(OffCpuCause::preempted)] = 1'000'000;
   const Result not_reported =
       ResultBuilder::open("threads", 2).ops(100).times({10, 11, 12}).kernel([&] {
@@ -133,12 +139,10 @@ TEST(KernelLine, PreemptedHasTheMachinesStealTimeBesideIt) {
 // cause each time, leaves every cause's median at 0, and the line says so instead of ending
 // in a colon.
 TEST(KernelLine, OffCpuTimeWithNoCauseInMostRepetitionsSaysSo) {
-  KernelEvidence k;
-  k.available = true;
-  k.threads = 2;
-  k.window_ns = 674'000;
-  k.off_cpu_ns = 11'000;
-  const Result r = ResultBuilder::socket("uring-direct", 2).ops(512).times({1, 2, 3}).kernel(k);
+  const Result r = ResultBuilder::socket("uring-direct", 2)
+                       .ops(512)
+                       .times({1, 2, 3})
+                       .kernel(two_threads_off(11'000, 674'000));
   EXPECT_EQ(kernel_text(r),
             "kernel: off-CPU 11 µs of 2 threads × 674 µs per repetition, no one cause in most "
             "repetitions");
