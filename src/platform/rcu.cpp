@@ -13,7 +13,7 @@
 // the original back, whatever the value is then, as fdbench's own ending would have, and
 // exits. The watcher ignores the signals a terminal or a shell sends (Ctrl-C reaches the
 // whole foreground group) and leaves fdbench's session, so a closed terminal does not take
-// it either; it holds no other descriptor and no directory.
+// it either; it holds no other descriptor than the lock (below) and no directory.
 //
 // The lock: two runs changing the setting at once would each take the other's value for the
 // original, and the last to end could leave the machine at the other value. So the setting
