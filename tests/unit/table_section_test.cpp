@@ -110,6 +110,13 @@ TEST(TableSection, TheUsersFilesWithWhatWasLeftOut) {
             "(each file opened and closed again; thread and pool creation are not timed; "
             "4 entries skipped (1 not regular files, 2 without read permission, 1 on another "
             "filesystem (see --cross-mounts)))\n");
+  // A directory the walk could not read is one without read permission, not irregular.
+  tree.skipped = {{"fifo", 1}, {"unreadable directory", 1}};
+  EXPECT_EQ(header(open_section(tree)),
+            "\nopen: 3 regular files from --tree /srv/data (ext4), rdonly, 10 repetitions "
+            "(+1 warm-up)\n"
+            "(each file opened and closed again; thread and pool creation are not timed; "
+            "2 entries skipped (1 not regular files, 1 without read permission))\n");
   InputSummary list;
   list.source = "list";
   list.origin = "paths.txt";

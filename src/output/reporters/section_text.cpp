@@ -84,14 +84,15 @@ std::string section_title(const Section& s) {
 namespace {
 
 // "; 5 entries skipped (3 not regular files, 1 without read permission, 1 on another
-// filesystem)", or nothing when none was.
+// filesystem)", or nothing when none was. A directory the walk could not read counts as
+// without read permission: it is one.
 std::string skipped_text(const std::map<std::string, std::uint64_t>& skipped) {
   std::uint64_t total = 0;
   std::uint64_t unreadable = 0;
   std::uint64_t elsewhere = 0;
   for (const auto& [what, n] : skipped) {
     total += n;
-    if (what == "no read permission") unreadable += n;
+    if (what == "no read permission" || what == "unreadable directory") unreadable += n;
     if (what == "other filesystem") elsewhere += n;
   }
   if (total == 0) return {};
