@@ -139,6 +139,7 @@ CompareCell cell_of(const Result& r) {
   cell.min_ns = r.stats.min;
   cell.max_ns = r.stats.max;
   cell.kernel_traced = r.kernel && r.kernel->available;
+  cell.setting_changed = r.has_warning(WarningKind::setting_changed);
   if (cell.repetitions == 0 || cell.median_ns <= 0) cell.verdict = Verdict::no_samples;
   return cell;
 }
@@ -153,6 +154,7 @@ void set_against(CompareCell& cell, const CompareCell& first, const Result& mine
   }
   cell.ratio = cell.median_ns / first.median_ns;
   cell.traced_on_one_side = cell.kernel_traced != first.kernel_traced;
+  cell.setting_changed_on_a_side = cell.setting_changed || first.setting_changed;
   if (first.max_ns > 0 && first.min_ns > 0) {
     cell.ratio_low = static_cast<double>(cell.min_ns) / static_cast<double>(first.max_ns);
     cell.ratio_high = static_cast<double>(cell.max_ns) / static_cast<double>(first.min_ns);

@@ -76,6 +76,12 @@ struct CompareCell {
   // times include the tracing's cost (a record at every switch), so the ratio is not the
   // files' difference alone. Still paired, and marked where it is printed.
   bool traced_on_one_side = false;
+  // Its result was measured while another program changed rcu_expedited (the warning kind
+  // setting-changed): its times mix both kinds of grace period.
+  bool setting_changed = false;
+  // Set against the first file's result: this one or that one was (setting_changed), so the
+  // ratio is not the files' difference alone. Still paired, and marked where it is printed.
+  bool setting_changed_on_a_side = false;
 };
 
 struct CompareRow {

@@ -413,6 +413,41 @@ TEST(Compare, TracedAgainstUntracedIsPairedButMarked) {
   EXPECT_EQ(written(report, "table").find("†"), std::string::npos);
 }
 
+// A result measured while another program changed rcu_expedited is paired too, but marked,
+// whichever side it is on.
+TEST(Compare, AResultMeasuredWhileTheSettingChangedIsPairedButMarked) {
+  const auto changed = [](Result r) {
+    r.warn(WarningKind::setting_changed, "rcu_expedited changed");
+    return r;
+  };
+  const auto plain = document("ext4", {open_result("threads", 1, around(20'000'000)),
+                                       open_result("pool", 1, around(30'000'000))});
+  const auto touched = document("ext4", {changed(open_result("threads", 1, around(24'000'000))),
+                                         open_result("pool", 1, around(30'000'000))});
+  for (const auto& [first, second] : {std::pair{&plain, &touched}, std::pair{&touched, &plain}}) {
+    const Comparison c = compare_two(*first, *second);
+    ASSERT_EQ(c.shared.size(), 2U);
+    EXPECT_TRUE(c.shared[0].cells[1].setting_changed_on_a_side);
+    EXPECT_TRUE(c.shared[0].cells[1].ratio.has_value());  // still paired
+    EXPECT_FALSE(c.shared[1].cells[1].setting_changed_on_a_side);
+  }
+  CompareReport report;
+  report.comparison = compare_two(plain, touched);
+  const std::string table = written(report, "table");
+  EXPECT_NE(table.find("slower ‡"), std::string::npos) << table;
+  EXPECT_NE(table.find("\n‡ measured, on one side or both, while another program changed "
+                       "rcu_expedited"),
+            std::string::npos)
+      << table;
+  EXPECT_EQ(table.find("†"), std::string::npos) << table;
+  const auto j = nlohmann::json::parse(written(report, "json"));
+  EXPECT_EQ(j["comparison"]["shared"][0]["files"][1]["setting_changed"], true);
+  EXPECT_EQ(j["comparison"]["shared"][0]["files"][1]["setting_changed_on_a_side"], true);
+  EXPECT_EQ(j["comparison"]["shared"][1]["files"][1]["setting_changed_on_a_side"], false);
+  report.comparison = compare_two(plain, plain);
+  EXPECT_EQ(written(report, "table").find("‡"), std::string::npos);
+}
+
 }  // namespace compare_test
 }  // namespace fdbench
 

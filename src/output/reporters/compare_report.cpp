@@ -130,18 +130,21 @@ std::string ratio_text(const CompareCell& cell) {
   return text;
 }
 
-// Marks a result set against one traced where it was not, or untraced where it was.
+// Marks a result set against one traced where it was not, or untraced where it was; and one
+// set against a result measured while rcu_expedited changed, on either side.
 constexpr std::string_view kTracedMark = " †";
+constexpr std::string_view kChangedMark = " ‡";
 
 std::string verdict_text(const CompareCell& cell) {
   return std::string(to_string(cell.verdict)) +
-         std::string(cell.traced_on_one_side ? kTracedMark : "");
+         std::string(cell.traced_on_one_side ? kTracedMark : "") +
+         std::string(cell.setting_changed_on_a_side ? kChangedMark : "");
 }
 
-bool any_traced_on_one_side(const std::vector<CompareRow>& rows) {
-  return std::any_of(rows.begin(), rows.end(), [](const CompareRow& row) {
+bool any_cell(const std::vector<CompareRow>& rows, bool CompareCell::*mark) {
+  return std::any_of(rows.begin(), rows.end(), [mark](const CompareRow& row) {
     return std::any_of(row.cells.begin(), row.cells.end(),
-                       [](const CompareCell& cell) { return cell.traced_on_one_side; });
+                       [mark](const CompareCell& cell) { return cell.*mark; });
   });
 }
 
@@ -370,8 +373,14 @@ void write_readable(std::ostream& out, const CompareReport& report, bool markdow
     print_environment(p, c);
     print_rows(p, c.shared, c.files.size(), "In every file");
     print_rows(p, c.partial, c.files.size(), "Only in some files");
-    if (any_traced_on_one_side(c.shared) || any_traced_on_one_side(c.partial)) {
-      p.note("† traced with --kernel-trace on one side only: its times include the tracing's cost");
+    for (const auto& [mark, text] :
+         {std::pair{&CompareCell::traced_on_one_side,
+                    "† traced with --kernel-trace on one side only: its times include the "
+                    "tracing's cost"},
+          std::pair{&CompareCell::setting_changed_on_a_side,
+                    "‡ measured, on one side or both, while another program changed "
+                    "rcu_expedited: its times mix both kinds of grace period"}}) {
+      if (any_cell(c.shared, mark) || any_cell(c.partial, mark)) p.note(text);
     }
     if (c.shared.empty() && c.partial.empty()) p.heading("No results in these files.");
   }
@@ -397,7 +406,9 @@ nlohmann::json row_json(const CompareRow& row) {
                 {"ratio_high", optional_json(cell.ratio_high)},
                 {"p_value", optional_json(cell.p_value)},
                 {"kernel_traced", cell.kernel_traced},
-                {"traced_on_one_side", cell.traced_on_one_side}});
+                {"traced_on_one_side", cell.traced_on_one_side},
+                {"setting_changed", cell.setting_changed},
+                {"setting_changed_on_a_side", cell.setting_changed_on_a_side}});
       j["status"] = std::string(to_string(cell.status));
       if (!cell.error.empty()) j["error"] = cell.error;
     }

@@ -93,8 +93,7 @@ std::string series_name(const Result& r, const std::vector<const Result*>& group
   const bool batches = std::any_of(group.begin(), group.end(), [&](const Result* o) {
     return o->strategy == r.strategy && o->batch != r.batch;
   });
-  const std::string name =
-      batches ? fmt::format("{} (batch {})", r.strategy, r.batch) : r.strategy;
+  const std::string name = batches ? fmt::format("{} (batch {})", r.strategy, r.batch) : r.strategy;
   return r.harness == Harness::published ? name + " (published harness)" : name;
 }
 
@@ -480,9 +479,10 @@ std::string compare_cells(const CompareRow& row) {
                                  cell.ratio_high.value_or(0))
                    : "-";
     const std::string p = cell.p_value ? fmt::format("{:.2g}", *cell.p_value) : "-";
-    out += fmt::format("<td>{}</td><td>{}</td><td class=\"text\">{}{}</td>", ratio, p,
+    out += fmt::format("<td>{}</td><td>{}</td><td class=\"text\">{}{}{}</td>", ratio, p,
                        escape(std::string(to_string(cell.verdict))),
-                       cell.traced_on_one_side ? " †" : "");
+                       cell.traced_on_one_side ? " †" : "",
+                       cell.setting_changed_on_a_side ? " ‡" : "");
   }
   return out;
 }
@@ -491,7 +491,8 @@ std::string compare_cells(const CompareRow& row) {
 // heads are the runs' letters (file names would wrap them over lines); a key names the files.
 std::string compare_table(const Comparison& c) {
   std::string key;
-  bool marked = false;  // a result traced on one side only
+  bool marked = false;   // a result traced on one side only
+  bool changed = false;  // a result measured while rcu_expedited changed, on either side
   std::string out = "<table class=\"compare\"><tr><th>result</th>";
   for (std::size_t f = 0; f < c.files.size(); ++f) {
     const std::string letter = run_letter(f);
@@ -504,6 +505,8 @@ std::string compare_table(const Comparison& c) {
     for (const auto& row : *rows) {
       marked |= std::any_of(row.cells.begin(), row.cells.end(),
                             [](const auto& cell) { return cell.traced_on_one_side; });
+      changed |= std::any_of(row.cells.begin(), row.cells.end(),
+                             [](const auto& cell) { return cell.setting_changed_on_a_side; });
       out += fmt::format("<tr><td>{} · {}{}</td>{}</tr>\n", escape(row.key.workload),
                          escape(row_label(row.key)),
                          rows == &c.partial ? " (not in every run)" : "", compare_cells(row));
@@ -517,9 +520,12 @@ std::string compare_table(const Comparison& c) {
              "faster than A. A verdict needs p &lt; {} in a two-sided Mann-Whitney U "
              "test on the repetition times, and at least {} repetitions on each side.{}</p>\n",
              kSignificanceLevel, kMinRepetitionsToTell,
-             marked ? " †: traced with --kernel-trace on one side only: its times "
-                      "include the tracing's cost."
-                    : "");
+             std::string(marked ? " †: traced with --kernel-trace on one side only: its times "
+                                  "include the tracing's cost."
+                                : "") +
+                 (changed ? " ‡: measured, on one side or both, while another program changed "
+                            "rcu_expedited: its times mix both kinds of grace period."
+                          : ""));
 }
 
 std::size_t runs_measuring(const CompareRow& row) {
