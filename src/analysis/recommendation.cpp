@@ -19,12 +19,13 @@ namespace {
 
 using nlohmann::json;
 
-// A result a program could act on: it ran, without failures, with a strategy it can adopt;
-// holding descriptors, ones it can use as descriptors (unless `allow_direct`).
+// A result a program could act on: it ran, without failures, with a strategy it can adopt,
+// under one rcu_expedited throughout; holding descriptors, ones it can use as descriptors
+// (unless `allow_direct`).
 bool eligible(const Result& r, bool allow_direct) {
   if (r.holds_descriptors && r.fd_table == FdTable::none && !allow_direct) return false;
   return r.recommendable && r.harness == Harness::minimal && r.ok() && !r.times_ns.empty() &&
-         r.ops_per_sec > 0;
+         r.ops_per_sec > 0 && !r.has_warning(WarningKind::setting_changed);
 }
 
 // Simpler first: no io_uring (a ring to set up and drain), fewer threads, the plain loop

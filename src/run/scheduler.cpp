@@ -23,6 +23,17 @@ constexpr std::uint64_t kInterleavedLatencyBytes = 512ULL << 20;
 
 }  // namespace
 
+std::string rcu_expedited_changed(std::optional<int> meant, bool set_for_them) {
+  if (!meant) return {};
+  const std::optional<int> now = platform::rcu_expedited();
+  if (!now || *now == *meant) return {};
+  return fmt::format(
+      "rcu_expedited changed: it read {} after a repetition, not the {} {}; another program "
+      "wrote /sys/kernel/rcu_expedited while this result was measured, so its times mix both "
+      "kinds of grace period: measure it again",
+      *now, *meant, set_for_them ? "--rcu-expedited set for it" : "it was when the run began");
+}
+
 Scheduler::Scheduler(SchedulerSettings settings, Progress* progress, TraceOut* trace_out)
     : settings_(std::move(settings)),
       progress_(progress),

@@ -99,6 +99,12 @@ struct SchedulerSettings {
   std::function<std::string()> changed_setting = nullptr;
 };
 
+// What SchedulerSettings::changed_setting says when /sys/kernel/rcu_expedited no longer reads
+// `meant` (the value --rcu-expedited set for the results, `set_for_them`, or else the one the
+// run began with): the warning each result measured meanwhile gets; "" while it holds, and
+// where there is no such setting.
+std::string rcu_expedited_changed(std::optional<int> meant, bool set_for_them);
+
 class Scheduler {
  public:
   // Each finished result: its index in the plan, and the result.

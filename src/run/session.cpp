@@ -433,21 +433,12 @@ FileSet::CreationProgress Session::creation_progress() const {
   };
 }
 
-std::string Session::rcu_expedited_changed() const {
-  const std::optional<int> meant = rcu_block_ ? rcu_block_ : env_.rcu_expedited;
-  if (!meant) return {};
-  const std::optional<int> now = platform::rcu_expedited();
-  if (!now || *now == *meant) return {};
-  return fmt::format(
-      "rcu_expedited changed: it read {} after a repetition, not the {} {}; another program "
-      "wrote /sys/kernel/rcu_expedited while this result was measured, so its times mix both "
-      "kinds of grace period: measure it again",
-      *now, *meant, rcu_block_ ? "--rcu-expedited set for it" : "it was when the run began");
-}
-
 void Session::measure(std::span<const PlannedResult> plan, const StopRule& stop,
                       SchedulerSettings settings, const std::vector<int>& rcu_expedited) {
-  settings.changed_setting = [this] { return rcu_expedited_changed(); };
+  settings.changed_setting = [this] {
+    return rcu_expedited_changed(rcu_block_ ? rcu_block_ : env_.rcu_expedited,
+                                 rcu_block_.has_value());
+  };
   Scheduler scheduler(std::move(settings), progress_, trace_out_);
   scheduler.trace_kernel(kernel_request_);
   each_rcu_setting(rcu_expedited, [&] {

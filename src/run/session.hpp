@@ -48,9 +48,6 @@ class Session {
   // TimedOut goes on).
   void measure(std::span<const PlannedResult> plan, const StopRule& stop,
                SchedulerSettings settings, const std::vector<int>& rcu_expedited);
-  // What each result measured while rcu_expedited is not what it is measured under (another
-  // program wrote it) is warned; empty while it is.
-  [[nodiscard]] std::string rcu_expedited_changed() const;
   // Runs `block` once per --rcu-expedited value with it set (once, as it is, without any).
   void each_rcu_setting(const std::vector<int>& values, const std::function<void()>& block);
   // The progress line's view of the private file set being made.

@@ -132,7 +132,13 @@ class Bench {
         spec_(open_spec(options, input_)),
         recipe_(open_workload_recipe(spec_)),
         scheduler_(
-            {Order::interleaved, false, {}, options.timeout_s, opening_text(options, input_)},
+            {Order::interleaved,
+             false,
+             {},
+             options.timeout_s,
+             opening_text(options, input_),
+             platform::now_ns,
+             [meant = platform::rcu_expedited()] { return rcu_expedited_changed(meant, false); }},
             progress, nullptr) {
     // After the files are made and before any worker exists: every one inherits it.
     if (options.kernel_trace) {

@@ -119,6 +119,18 @@ TEST(Recommendation, FailedAndUnavailableResultsAreSkipped) {
   EXPECT_FALSE(recommend_from({}).has_value());
 }
 
+// A setting measured while another program changed rcu_expedited is not recommended.
+TEST(Recommendation, AResultMeasuredWhileTheSettingChangedIsSkipped) {
+  const std::vector<Result> sweep = {
+      around(ResultBuilder::open("uring", 2), 5'000'000)
+          .warnings({{WarningKind::setting_changed, "rcu_expedited changed"}}),
+      around(ResultBuilder::open("threads", 1), 40'000'000),
+  };
+  const auto rec = recommend_from(sweep);
+  ASSERT_TRUE(rec.has_value());
+  EXPECT_EQ(rec->best.strategy, "threads");
+}
+
 TEST(Recommendation, ATieForFastestGoesToTheEarlierResult) {
   const std::vector<Result> sweep = {
       around(ResultBuilder::open("fast-pool", 2), 20'000'000),
