@@ -1357,26 +1357,34 @@ Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out, 
   try {
     Command command = make_command(app, sub, texts, hints);
     command.command_line.assign(argv, argv + argc);
-    if (command.kind == Command::Kind::tune) {
-      check_input_paths(command.tune.open);
-    } else if (command.kind == Command::Kind::open) {
-      check_input_paths(command.open);
-    }
     return {std::move(command), 0};
   } catch (const UsageError& e) {
     const bool see_help = dynamic_cast<const BadValue*>(&e) != nullptr;
     err << "Error: " << printable(usage_line(command_name(app), e.what(), see_help)) << "\n";
     return {std::nullopt, 2};
+  }
+}
+
+int look_at_inputs(const Command& command, std::ostream& err) {
+  const bool tune = command.kind == Command::Kind::tune;
+  if (!tune && command.kind != Command::Kind::open) return 0;
+  try {
+    check_input_paths(tune ? command.tune.open : command.open);
+    return 0;
+  } catch (const UsageError& e) {
+    err << "Error: "
+        << printable(usage_line(tune ? "fdbench tune" : "fdbench open", e.what(), false)) << "\n";
+    return 2;
   } catch (const TimedOut& e) {
     err << fmt::format("fdbench: timed out: {} (--timeout SECONDS sets the limit)\n",
                        printable(e.what()));
-    return {std::nullopt, 1};
+    return 1;
   } catch (const Interrupted& e) {
     err << fmt::format("fdbench: interrupted by signal {}\n", e.signal());
-    return {std::nullopt, 128 + e.signal()};
+    return 128 + e.signal();
   } catch (const Error& e) {
     err << "Error: " << printable(e.what()) << "\n";
-    return {std::nullopt, 1};
+    return 1;
   }
 }
 

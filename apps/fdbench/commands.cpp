@@ -401,6 +401,7 @@ int tune(const Command& command, std::ostream& out, std::ostream& err) {
 }  // namespace
 
 int run(const Command& command, std::ostream& out, std::ostream& err) {
+  if (const int refused = look_at_inputs(command, err); refused != 0) return refused;
   int code = 0;
   switch (command.kind) {
     case Command::Kind::strategies:

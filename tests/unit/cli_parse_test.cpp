@@ -31,6 +31,12 @@ Outcome parse(const std::vector<std::string>& args) {
   std::ostringstream out;
   std::ostringstream err;
   Parsed parsed = parse_command_line(static_cast<int>(argv.size()), argv.data(), out, err);
+  // As the program goes on: the user's --tree or --list looked at before anything runs.
+  if (parsed.command) {
+    if (const int code = look_at_inputs(*parsed.command, err); code != 0) {
+      parsed = {std::nullopt, code};
+    }
+  }
   return {std::move(parsed), out.str(), err.str()};
 }
 
@@ -366,9 +372,12 @@ TEST(HarnessFlag, BadValuesAndWhatThePublishedOpenCannotDoAreRefused) {
   TempDir dir;
   const std::string list = dir / "list";
   fdbench::testing::write_text(list, "a\n");
-  for (const std::vector<std::string>& with :
-       {std::vector<std::string>{"--tree", dir.path()}, {"--list", list}, {"--layout", "dirs:4"},
-        {"--keep-open"}, {"--paths", "absolute"}, {"--flags", "path"}}) {
+  for (const std::vector<std::string>& with : {std::vector<std::string>{"--tree", dir.path()},
+                                               {"--list", list},
+                                               {"--layout", "dirs:4"},
+                                               {"--keep-open"},
+                                               {"--paths", "absolute"},
+                                               {"--flags", "path"}}) {
     std::vector<std::string> args = {"open", "--harness", "minimal,published"};
     args.insert(args.end(), with.begin(), with.end());
     expect_usage_error(args, "--harness published");
