@@ -119,12 +119,19 @@ std::string dir_or_default(const std::string& given) {
   return given.empty() ? default_dir() : given;
 }
 
-// A file fdbench will write (--output, --export-*): its directory must take it.
+// A file fdbench will write (--output, --export-*): its directory must take it, the directory
+// of the file a symlink leads to where it is one.
 void check_output(std::string_view flag, const std::string& output) {
   if (output.empty()) return;
   if (output_streams(output)) return;  // a device, FIFO or terminal, written in place
-  const auto slash = output.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : output.substr(0, slash + 1);
+  std::string target;
+  try {
+    target = follow_symlinks(output);
+  } catch (const Error& e) {
+    throw UsageError(fmt::format("{} {}: {}", flag, output, e.what()));
+  }
+  const auto slash = target.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : target.substr(0, slash + 1);
   check_directory(fmt::format("{}: directory", flag), dir, true);
   struct stat info {};
   if (stat(output.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {

@@ -46,26 +46,6 @@ int standard_stream_of(const struct stat& info) {
   return -1;
 }
 
-// The name `path` leads to once every symlink on it is followed, a dangling one included (its
-// target is the file to create). Gives up after kMaxSymlinks links, as open() would (ELOOP).
-std::string follow_symlinks(std::string path) {
-  for (int hops = 0; hops < kMaxSymlinks; ++hops) {
-    struct stat info {};
-    if (lstat(path.c_str(), &info) != 0 || !S_ISLNK(info.st_mode)) return path;
-    std::string target(static_cast<std::size_t>(info.st_size > 0 ? info.st_size : 4096) + 1, '\0');
-    const ssize_t n = readlink(path.c_str(), target.data(), target.size());
-    if (n < 0) return path;
-    target.resize(static_cast<std::size_t>(n));
-    if (target.front() == '/') {
-      path = target;
-    } else {
-      const auto slash = path.find_last_of('/');
-      path = slash == std::string::npos ? target : path.substr(0, slash + 1) + target;
-    }
-  }
-  throw Error(fmt::format("{}: {}", path, errno_text(ELOOP)));
-}
-
 std::string random_suffix() {
   static constexpr char kChars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
   thread_local std::mt19937 random{std::random_device{}()};
@@ -112,6 +92,24 @@ std::optional<int> in_place(const std::string& path) {
 }
 
 }  // namespace
+
+std::string follow_symlinks(std::string path) {
+  for (int hops = 0; hops < kMaxSymlinks; ++hops) {
+    struct stat info {};
+    if (lstat(path.c_str(), &info) != 0 || !S_ISLNK(info.st_mode)) return path;
+    std::string target(static_cast<std::size_t>(info.st_size > 0 ? info.st_size : 4096) + 1, '\0');
+    const ssize_t n = readlink(path.c_str(), target.data(), target.size());
+    if (n < 0) return path;
+    target.resize(static_cast<std::size_t>(n));
+    if (target.front() == '/') {
+      path = target;
+    } else {
+      const auto slash = path.find_last_of('/');
+      path = slash == std::string::npos ? target : path.substr(0, slash + 1) + target;
+    }
+  }
+  throw Error(fmt::format("{}: {}", path, errno_text(ELOOP)));
+}
 
 std::string output_refusal(const std::string& path) {
   if (in_place(path)) return "";

@@ -19,6 +19,10 @@ std::string output_refusal(const std::string& path);
 // one whole document at the end, never a rewrite per result.
 bool output_streams(const std::string& path);
 
+// The name `path` leads to once every symlink on it is followed, a dangling one included (its
+// target is the file an output creates). Throws Error after 40 links, as open() would (ELOOP).
+std::string follow_symlinks(std::string path);
+
 // Whether two output paths name the same file: the same name once symlinks and "." are
 // resolved, or the same existing file (a hard link).
 bool same_output(const std::string& a, const std::string& b);

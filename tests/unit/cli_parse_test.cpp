@@ -177,6 +177,17 @@ TEST_F(OpenFlags, OutputIntoAMissingDirectory) {
   expect_usage_error(open({"--output", dir_ / "missing/out.json"}), "--output");
 }
 
+// A symlink is followed to the file it names: a dangling one into a missing directory is
+// refused before the run, as that directory would be, not once the run has ended.
+TEST_F(OpenFlags, OutputThroughASymlinkIntoAMissingDirectory) {
+  const std::string link = dir_ / "out.json";
+  ASSERT_EQ(symlink((dir_ / "missing/out.json").c_str(), link.c_str()), 0);
+  expect_usage_error(open({"--output", link}), "missing");
+  const std::string loop = dir_ / "loop.json";
+  ASSERT_EQ(symlink(loop.c_str(), loop.c_str()), 0);
+  expect_usage_error(open({"--export-json", loop}), "--export-json");
+}
+
 TEST_F(OpenFlags, OutputThatIsADirectory) {
   expect_usage_error(open({"--output", dir_.path()}), "--output");
 }
