@@ -11,9 +11,8 @@
 int main(int argc, char** argv) {
   fdbench::install_interrupt_handlers();
   const auto parsed = fdbench::cli::parse_command_line(argc, argv, std::cout, std::cerr);
-  // Checking --tree or --list may have abandoned a child stuck on a dead mount, too.
-  const int code =
-      parsed.command ? fdbench::cli::run(*parsed.command, std::cout, std::cerr) : parsed.exit_code;
+  if (!parsed.command) return parsed.exit_code;
+  const int code = fdbench::cli::run(*parsed.command, std::cout, std::cerr);
   // Threads of an abandoned repetition still exist, parked or blocked in the kernel: no exit
   // handler or static destructor may wait for them (a leak checker stopping every thread
   // would wait for ever on one blocked in a dead mount). Everything is written by now.
