@@ -110,7 +110,9 @@ KernelAttribution::Classified KernelAttribution::classify(const platform::Kernel
                   "__do_fault", "filemap_fault"})) {
     c.cause = OffCpuCause::page_fault;
   } else if (any({"futex_", "__futex", "__mutex_lock", "mutex_lock", "rwsem_down", "down_read",
-                  "down_write", "percpu_rwsem", "rt_mutex"})) {
+                  "down_write", "percpu_rwsem", "rt_mutex", "__vma_start_write",
+                  "__vma_enter_locked"})) {
+    // __vma_start_write waits for a VMA's readers to leave: the per-VMA lock of an mmap or munmap.
     c.cause = OffCpuCause::lock;
   } else {
     c.cause = OffCpuCause::other;

@@ -21,7 +21,8 @@ const std::vector<std::string> kFunctions = {
     "__schedule",         "schedule",     "schedule_timeout", "wait_for_completion",
     "synchronize_rcu_normal", "expand_files", "alloc_fd",     "__sys_socket",
     "synchronize_rcu_expedited", "futex_wait_queue", "futex_wait", "io_cqring_wait",
-    "do_nanosleep",       "hrtimer_nanosleep", "exc_page_fault", "handle_mm_fault"};
+    "do_nanosleep",       "hrtimer_nanosleep", "exc_page_fault", "handle_mm_fault",
+    "__vma_start_write",  "__split_vma"};
 
 std::string_view symbol(std::uint64_t address) {
   return address >= 1 && address <= kFunctions.size() ? std::string_view(kFunctions[address - 1])
@@ -110,10 +111,11 @@ TEST(KernelEvidence, EachCauseFromItsCallChain) {
   r.out(101, 7, {"__schedule", "handle_mm_fault", "exc_page_fault"}).in(101, 8);
   r.out(101, 9, {"__schedule", "schedule", "do_nanosleep", "hrtimer_nanosleep"}).in(101, 10);
   r.out(101, 11, {"__schedule", "schedule", "futex_wait"}, /*preempted=*/true).in(101, 12);
+  r.out(101, 13, {"__schedule", "schedule", "__vma_start_write", "__split_vma"}).in(101, 14);
   const KernelSample s = a.during(r.get(), 0, 20 * kMs);
   EXPECT_EQ(off(s, OffCpuCause::fd_table_growth), kMs);
   EXPECT_EQ(s.grace_period, "expedited");
-  EXPECT_EQ(off(s, OffCpuCause::lock), kMs);
+  EXPECT_EQ(off(s, OffCpuCause::lock), 2 * kMs) << "a futex, and a VMA's lock in an mmap";
   EXPECT_EQ(off(s, OffCpuCause::io_uring_wait), kMs);
   EXPECT_EQ(off(s, OffCpuCause::page_fault), kMs);
   EXPECT_EQ(off(s, OffCpuCause::other), kMs);
@@ -121,7 +123,7 @@ TEST(KernelEvidence, EachCauseFromItsCallChain) {
   // The scheduler's own frames are left out of the chain shown.
   ASSERT_EQ(s.other_stacks.size(), 1U);
   EXPECT_EQ(s.other_stacks.begin()->first, "do_nanosleep ← hrtimer_nanosleep");
-  EXPECT_EQ(s.switches, 6U);
+  EXPECT_EQ(s.switches, 7U);
 }
 
 TEST(KernelEvidence, OnlyTheTimedRegionCounts) {
