@@ -25,6 +25,7 @@
 #include "platform/platform.hpp"
 #include "support/read_within.hpp"
 #include "support/require.hpp"
+#include "support/threads.hpp"
 #include "support/wait_until.hpp"
 
 namespace fdbench {
@@ -298,8 +299,7 @@ TEST(ChildProcess, ClosesTheParentDescriptorsItIsGiven) {
 }
 
 TEST(Platform, ThreadCountSeesEveryThread) {
-  // A sanitizer runtime may start a helper thread of its own with the first thread created.
-  std::thread([] {}).join();
+  ASSERT_TRUE(testing::a_thread_came_and_went());
   const auto before = platform::thread_count();
   if (!before) FDBENCH_SKIP_WITHOUT("proc_status") << "no thread count";
   int gate[2];

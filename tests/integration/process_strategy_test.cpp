@@ -215,13 +215,13 @@ TEST(ProcessStrategyTiming, TimesFromTheReleaseToTheLastWorkersFinishStamp) {
   SlowEdges work;
   for (const int threads : {1, 2, 3}) {
     SCOPED_TRACE("threads=" + std::to_string(threads));
-    const Result r = measure(work, process_strategy(), {threads, 1}, 2, 0);
+    const Result r = measure(work, process_strategy(), {threads, 1}, 3, 0);
     ASSERT_EQ(r.error, "");
-    ASSERT_EQ(r.times_ns.size(), 2U);
-    for (const std::int64_t ns : r.times_ns) {
-      EXPECT_GE(ns, SlowEdges::kBusyNs);
-      EXPECT_LT(ns, std::chrono::nanoseconds(SlowEdges::kEdge).count());
-    }
+    ASSERT_EQ(r.times_ns.size(), 3U);
+    for (const std::int64_t ns : r.times_ns) EXPECT_GE(ns, SlowEdges::kBusyNs);
+    // A timed edge would lengthen every repetition; a loaded machine's stall, one of them.
+    EXPECT_LT(*std::min_element(r.times_ns.begin(), r.times_ns.end()),
+              std::chrono::nanoseconds(SlowEdges::kEdge).count());
   }
 }
 

@@ -41,6 +41,9 @@ class PageTouchWorkload final : public Workload {
     void* at =
         mmap(nullptr, kItems * page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     ASSERT_NE(at, MAP_FAILED);
+#ifdef MADV_NOHUGEPAGE
+    (void)madvise(at, kItems * page_, MADV_NOHUGEPAGE);  // one fault per page, whatever the THP sizes
+#endif
     pages_ = static_cast<volatile char*>(at);
     if (touch_untimed_) {
       for (std::size_t i = 0; i < kItems; ++i) pages_[i * page_] = 1;

@@ -18,6 +18,7 @@
 #include "platform/platform.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/require.hpp"
+#include "support/threads.hpp"
 
 namespace fdbench {
 namespace worker_group_test {
@@ -51,7 +52,7 @@ TEST(WorkerGroup, EveryWorkerRunsItsShareAndTheTimeCoversThem) {
 }
 
 TEST(WorkerGroup, AReusedGroupKeepsItsThreadsBetweenRuns) {
-  std::thread([] {}).join();  // a sanitizer's helper thread, if any, exists from here on
+  ASSERT_TRUE(testing::a_thread_came_and_went());
   const int before = threads_now();
   if (before < 0) FDBENCH_SKIP_WITHOUT("proc_status") << "no thread count";
   WorkerGroup group(2);
@@ -60,7 +61,7 @@ TEST(WorkerGroup, AReusedGroupKeepsItsThreadsBetweenRuns) {
 }
 
 TEST(WorkerGroup, AOneRunGroupsWorkersEndWithTheirShare) {
-  std::thread([] {}).join();
+  ASSERT_TRUE(testing::a_thread_came_and_went());
   const int before = threads_now();
   if (before < 0) FDBENCH_SKIP_WITHOUT("proc_status") << "no thread count";
   WorkerGroup group(3, WorkerGroup::Lifetime::one_run);
