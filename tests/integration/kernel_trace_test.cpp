@@ -23,6 +23,7 @@
 #include "model/kernel_evidence.hpp"
 #include "platform/platform.hpp"
 #include "support/require.hpp"
+#include "support/threads.hpp"
 #include "support/wait_until.hpp"
 
 namespace fdbench {
@@ -31,6 +32,10 @@ namespace kernel_trace_test {
 using namespace std::chrono_literals;
 
 std::unique_ptr<platform::KernelTracer> tracer_or_skip(std::string& why) {
+  // A sanitizer's helper thread (ThreadSanitizer starts one with the first thread created)
+  // must exist before tracing begins, among the threads that do not measure; otherwise it
+  // counts as a measuring thread that ran in the region.
+  EXPECT_TRUE(testing::a_thread_came_and_went());
   auto tracer = platform::KernelTracer::open(why);
   return tracer;
 }
