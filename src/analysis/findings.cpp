@@ -873,9 +873,10 @@ void kernel_findings(std::span<const Result> results, std::string_view workload,
     if (!kernel_traced(*r) || std::find(explained.begin(), explained.end(), r) != explained.end()) {
       continue;
     }
+    // What the work waited for: the time waiting to start or done is left out.
     const KernelEvidence& k = *r->kernel;
     const double thread_time = static_cast<double>(k.window_ns) * std::max(1, k.threads);
-    const double share = thread_time > 0 ? static_cast<double>(k.off_cpu_ns) / thread_time : 0;
+    const double share = thread_time > 0 ? static_cast<double>(k.in_work_ns()) / thread_time : 0;
     if (share >= kLargeOffCpuShare && share > most_share) {
       most = r;
       most_share = share;
@@ -885,14 +886,22 @@ void kernel_findings(std::span<const Result> results, std::string_view workload,
     const KernelEvidence& k = *most->kernel;
     OffCpuCause top = OffCpuCause::other;
     for (const OffCpuCause c : kEveryOffCpuCause) {
-      if (k.off_cpu[static_cast<std::size_t>(c)] > k.off_cpu[static_cast<std::size_t>(top)])
-        top = c;
+      if (k.in_work(c) > k.in_work(top)) top = c;
     }
-    std::string text = fmt::format(
-        "Kernel evidence, `{}` with {}: {} ({} of their time), most of "
-        "it {}",
-        most->strategy, workers_text(*most), kernel_off_cpu_text(k), format_percent(most_share),
-        kernel_cause_text(k, top));
+    const std::string cause = fmt::format(
+        "{} {}", format_duration(static_cast<double>(k.in_work(top))), cause_words(top));
+    std::string text =
+        k.at_edges_ns == 0
+            ? fmt::format("Kernel evidence, `{}` with {}: {} ({} of their time), most of it {}",
+                          most->strategy, workers_text(*most), kernel_off_cpu_text(k),
+                          format_percent(most_share), cause)
+            : fmt::format(
+                  "Kernel evidence, `{}` with {}: {}, {} of it waiting to start or done; of the "
+                  "other {} ({} of their time), most was {}",
+                  most->strategy, workers_text(*most), kernel_off_cpu_text(k),
+                  format_duration(static_cast<double>(k.at_edges_ns)),
+                  format_duration(static_cast<double>(k.in_work_ns())), format_percent(most_share),
+                  cause);
     if (top == OffCpuCause::other && !k.other_stacks.empty()) {
       text += fmt::format(" (mostly {})", k.other_stacks.front().stack);
     }
@@ -901,7 +910,8 @@ void kernel_findings(std::span<const Result> results, std::string_view workload,
         {"window_ns", k.window_ns},
         {"threads", k.threads},
         {"share", most_share},
-        {"cause_ns", k.off_cpu[static_cast<std::size_t>(top)]}};
+        {"cause_ns", k.in_work(top)}};
+    if (k.at_edges_ns != 0) numbers["at_edges_ns"] = k.at_edges_ns;
     // Preempted is the guest's scheduler; what a hypervisor takes switches no thread out and
     // counts as time on the CPU: its steal time says how much, where the machine reports it.
     if (top == OffCpuCause::preempted && k.steal_ns) {

@@ -508,14 +508,17 @@ Written write_kernel(const Result& r) {
   const KernelEvidence& k = *r.kernel;
   if (!k.available) return json{{"available", false}, {"reason", k.reason}};
   json causes = json::object();
+  json at_edges = json::object();
   for (const OffCpuCause c : kEveryOffCpuCause) {
     causes[std::string(cause_name(c))] = k.off_cpu[static_cast<std::size_t>(c)];
+    at_edges[std::string(cause_name(c))] = k.at_edges[static_cast<std::size_t>(c)];
   }
   json stacks = json::array();
   for (const StackTime& s : k.other_stacks) stacks.push_back({{"stack", s.stack}, {"ns", s.ns}});
   json out{{"available", true},          {"repetitions", k.repetitions},
            {"threads", k.threads},       {"window_ns", k.window_ns},
            {"off_cpu_ns", k.off_cpu_ns}, {"off_cpu_by_cause_ns", std::move(causes)},
+           {"at_edges_ns", k.at_edges_ns}, {"at_edges_by_cause_ns", std::move(at_edges)},
            {"switches", k.switches},     {"page_faults", k.page_faults},
            {"other_stacks", std::move(stacks)}, {"incomplete_repetitions", k.incomplete}};
   if (k.io_uring_punts) out["io_uring_punts"] = *k.io_uring_punts;
@@ -541,6 +544,15 @@ void read_kernel(const JsonReader& in, const char* name, Result& r) {
   for (const OffCpuCause c : kEveryOffCpuCause) {
     e.off_cpu[static_cast<std::size_t>(c)] =
         causes.integer<std::int64_t>(std::string(cause_name(c)).c_str());
+  }
+  // Schema 8 on: before it, the edges were not told apart (0: all of it counts as in work).
+  if (k.has("at_edges_ns")) {
+    e.at_edges_ns = k.integer<std::int64_t>("at_edges_ns");
+    const JsonReader edges(k.field("at_edges_by_cause_ns"), k.path("at_edges_by_cause_ns"));
+    for (const OffCpuCause c : kEveryOffCpuCause) {
+      e.at_edges[static_cast<std::size_t>(c)] =
+          edges.integer<std::int64_t>(std::string(cause_name(c)).c_str());
+    }
   }
   e.switches = k.integer<std::uint64_t>("switches");
   e.page_faults = k.integer<std::uint64_t>("page_faults");

@@ -65,6 +65,19 @@ std::int64_t KernelSample::off_cpu_total() const {
   return std::accumulate(off_cpu.begin(), off_cpu.end(), std::int64_t{0});
 }
 
+std::int64_t KernelSample::at_edges_total() const {
+  return std::accumulate(at_edges.begin(), at_edges.end(), std::int64_t{0});
+}
+
+std::int64_t KernelEvidence::in_work(OffCpuCause cause) const {
+  const auto c = static_cast<std::size_t>(cause);
+  return std::max<std::int64_t>(0, off_cpu[c] - at_edges[c]);
+}
+
+std::int64_t KernelEvidence::in_work_ns() const {
+  return std::max<std::int64_t>(0, off_cpu_ns - at_edges_ns);
+}
+
 bool MeasuringThreads::may_measure(int pid, int tid) const {
   if (pid != own_pid) return true;  // a worker process, a fresh child, a helper
   if (in_child) return false;       // this process only waits for the child
@@ -177,17 +190,21 @@ KernelSample KernelAttribution::during(const platform::KernelRecords& records,
     bool ran = false;
     std::uint64_t switches = 0;
     OffCpuByCause off{};
+    OffCpuByCause at_edges{};
     std::map<std::string, std::int64_t> other;
     std::string grace;
   };
   std::unordered_map<int, Seen> seen;
   const auto off_until = [&](int tid, const ThreadState& t, std::int64_t to) {
     if (!t.off || t.exited) return;
+    // Off as the region opened, or still off as it closed: waiting to start, or done.
+    const bool at_an_edge = t.since < start_ns || to >= end_ns;
     const std::int64_t from = std::max(t.since, start_ns);
     to = std::min(to, end_ns);
     if (to <= from) return;
     Seen& s = seen[tid];
     s.off[static_cast<std::size_t>(t.cause)] += to - from;
+    if (at_an_edge) s.at_edges[static_cast<std::size_t>(t.cause)] += to - from;
     if (keep_spans_) sample.spans.push_back({tid, from, to, t.cause});
     if (t.cause == OffCpuCause::other) s.other[t.stack] += to - from;
     if (t.cause == OffCpuCause::fd_table_growth && !t.grace.empty()) s.grace = t.grace;
@@ -242,7 +259,10 @@ KernelSample KernelAttribution::during(const platform::KernelRecords& records,
     if (!s.ran) continue;  // never ran in it: a thread of another result, idle meanwhile
     ++sample.threads;
     sample.switches += s.switches;
-    for (std::size_t c = 0; c < kOffCpuCauses; ++c) sample.off_cpu[c] += s.off[c];
+    for (std::size_t c = 0; c < kOffCpuCauses; ++c) {
+      sample.off_cpu[c] += s.off[c];
+      sample.at_edges[c] += s.at_edges[c];
+    }
     for (const auto& [stack, ns] : s.other) sample.other_stacks[stack] += ns;
     if (!s.grace.empty()) sample.grace_period = s.grace;
   }
@@ -283,8 +303,10 @@ KernelEvidence summarize_kernel(const std::vector<KernelSample>& samples, bool p
   k.threads = median_by([](const KernelSample& s) { return s.threads; });
   k.window_ns = median_by([](const KernelSample& s) { return s.window_ns; });
   k.off_cpu_ns = median_by([](const KernelSample& s) { return s.off_cpu_total(); });
+  k.at_edges_ns = median_by([](const KernelSample& s) { return s.at_edges_total(); });
   for (std::size_t c = 0; c < kOffCpuCauses; ++c) {
     k.off_cpu[c] = median_by([c](const KernelSample& s) { return s.off_cpu[c]; });
+    k.at_edges[c] = median_by([c](const KernelSample& s) { return s.at_edges[c]; });
   }
   k.switches = median_by([](const KernelSample& s) { return s.switches; });
   k.page_faults = median_by([](const KernelSample& s) { return s.page_faults; });

@@ -78,6 +78,11 @@ struct KernelSample {
   std::int64_t window_ns = 0;  // the timed region
   int threads = 0;             // threads that ran in it
   OffCpuByCause off_cpu{};
+  // The part of off_cpu at the region's edges: stretches a thread began before the region
+  // opened (asleep until its release, then waiting for a CPU) or was still in when it closed
+  // (done with its share while others worked on). Waiting to start, or done: not a cost of
+  // the work, whatever the call chain (a futex, mostly) says.
+  OffCpuByCause at_edges{};
   std::uint64_t switches = 0;  // times a measuring thread left its CPU
   std::uint64_t page_faults = 0;
   std::uint64_t io_uring_punts = 0;
@@ -92,6 +97,7 @@ struct KernelSample {
   std::vector<OffCpuSpan> spans;
 
   [[nodiscard]] std::int64_t off_cpu_total() const;
+  [[nodiscard]] std::int64_t at_edges_total() const;
 };
 
 // A result's kernel evidence: medians per repetition over its traced repetitions, or why
@@ -104,6 +110,10 @@ struct KernelEvidence {
   std::int64_t window_ns = 0;     // median
   std::int64_t off_cpu_ns = 0;    // median of each repetition's total
   OffCpuByCause off_cpu{};        // median of each cause's
+  // Of that, waiting to start or done (KernelSample::at_edges): the medians of its total and
+  // of each cause's.
+  std::int64_t at_edges_ns = 0;
+  OffCpuByCause at_edges{};
   std::uint64_t switches = 0;     // median
   std::uint64_t page_faults = 0;  // median
   std::optional<std::uint64_t> io_uring_punts;  // median; nullopt: not counted here
@@ -116,6 +126,11 @@ struct KernelEvidence {
   // hypervisor does not report it shows 0, and its preemptions only as on-CPU time).
   std::optional<std::int64_t> steal_ns;
   bool steal_reported = false;
+
+  // Off-CPU time between each thread's first and last run in the region, by cause and in all:
+  // off_cpu less at_edges (medians both, so never below 0).
+  [[nodiscard]] std::int64_t in_work(OffCpuCause cause) const;
+  [[nodiscard]] std::int64_t in_work_ns() const;
 
   bool operator==(const KernelEvidence&) const = default;
 };

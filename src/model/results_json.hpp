@@ -22,7 +22,7 @@ namespace fdbench {
 // steal time; 7 the warning kind `setting-changed`. Every version from
 // 1 on reads; what an older one lacks is derived once, by the field tables (json_fields.hpp),
 // or left absent where nothing can tell it (the context, the timed region).
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 
 struct ResultsDocument {
   int schema_version = kSchemaVersion;

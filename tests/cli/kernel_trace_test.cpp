@@ -60,6 +60,17 @@ TEST(KernelTraceCli, TheSeedStallIsTheTablesGrowthAndPreGrowingRemovesIt) {
   EXPECT_FALSE(grown.contains("grace_period")) << grown;
   EXPECT_EQ(off.at("repetitions"), 6);
   EXPECT_TRUE(doc.at("environment").at("kernel_trace") == "available");
+  // Waiting to start or done is a part of the off-CPU time, cause by cause; a growth, which a
+  // thread is in only in the middle of its work, is never in it.
+  for (const json* kernel : {&off, &grown}) {
+    EXPECT_LE(kernel->at("at_edges_ns").get<std::int64_t>(),
+              kernel->at("off_cpu_ns").get<std::int64_t>())
+        << *kernel;
+    for (const auto& [name, ns] : kernel->at("at_edges_by_cause_ns").items()) {
+      EXPECT_LE(ns.get<std::int64_t>(), cause(*kernel, name.c_str())) << name << " " << *kernel;
+    }
+    EXPECT_EQ(kernel->at("at_edges_by_cause_ns").at("fd-table-growth"), 0) << *kernel;
+  }
   // Every stall's cause is the kernel's: where its own thread was while the call took long.
   const std::vector<std::string> kernel_causes = {"fd-table-growth", "waiting-on-growth",
                                                   "io_uring-wait",   "io-wq",

@@ -786,5 +786,45 @@ TEST(Findings, NoHarnessFindingWithoutBothHarnessesOfOneSetting) {
   no_harness_line({open_ms("threads", 1, {35, 35, 35, 35, 35, 35}).build(), published(2).build()});
 }
 
+// --kernel-trace of `threads` threads over `window_us`, off their CPU waiting on a futex
+// `lock_us`, `edges_us` of it waiting to start or done.
+KernelEvidence locked(int threads, std::int64_t window_us, std::int64_t lock_us,
+                      std::int64_t edges_us) {
+  KernelEvidence k;
+  k.available = true;
+  k.repetitions = 6;
+  k.threads = threads;
+  k.window_ns = window_us * 1000;
+  k.off_cpu_ns = lock_us * 1000;
+  k.off_cpu[static_cast<std::size_t>(OffCpuCause::lock)] = lock_us * 1000;
+  k.at_edges_ns = edges_us * 1000;
+  k.at_edges[static_cast<std::size_t>(OffCpuCause::lock)] = edges_us * 1000;
+  return k;
+}
+
+// Threads off their CPU waiting to start or done (16 on 2 CPUs: most wait for one, then for
+// the others to finish) are not the work's waits: no finding blames a lock for them, and the
+// one that does names the waits in the work alone.
+TEST(Findings, OffCpuTimeWaitingToStartOrDoneIsNotBlamedOnTheWork) {
+  const std::vector<Result> idle{
+      open_result("threads", 16, 6'900'000).kernel(locked(16, 6'900, 95'400, 93'000)).build()};
+  for (const auto& line : said(idle)) {
+    EXPECT_EQ(line.find("Kernel evidence"), std::string::npos) << line;
+  }
+  const std::vector<Result> contended{
+      open_result("pool", 16, 32'900'000).kernel(locked(17, 32'900, 528'800, 20'000)).build()};
+  const std::vector<Finding> found = findings(contended, Environment{});
+  const auto f = std::find_if(found.begin(), found.end(),
+                              [](const Finding& x) { return x.kind == "kernel_off_cpu"; });
+  ASSERT_NE(f, found.end());
+  EXPECT_EQ(f->text,
+            "Kernel evidence, `pool` with 16 threads: the 17 threads were off their CPU 528.8 ms "
+            "of 17 × 32.9 ms per repetition, 20.0 ms of it waiting to start or done; of the "
+            "other 508.8 ms (91% of their time), most was 508.8 ms waiting on a futex, mutex or "
+            "semaphore (a lock, or a wait for work).");
+  EXPECT_EQ(f->numbers.at("cause_ns"), FindingNumber(508'800'000));
+  EXPECT_EQ(f->numbers.at("at_edges_ns"), FindingNumber(20'000'000));
+}
+
 }  // namespace findings_test
 }  // namespace fdbench

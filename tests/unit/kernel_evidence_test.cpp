@@ -139,6 +139,38 @@ TEST(KernelEvidence, OnlyTheTimedRegionCounts) {
   EXPECT_EQ(off(s, OffCpuCause::lock), 2 * kMs) << "from the release to its start";
   EXPECT_EQ(off(s, OffCpuCause::other), 2 * kMs) << "to the end of the region, not past it";
   EXPECT_EQ(s.threads, 1);
+  EXPECT_EQ(s.at_edges_total(), 4 * kMs) << "both stretches touch an edge";
+}
+
+TEST(KernelEvidence, WaitingToStartOrDoneIsToldApartFromTheWorksWaits) {
+  KernelAttribution a = in_process();
+  Records before;
+  before.in(101, 0).out(101, 1, {"__schedule", "futex_wait"});  // waits for its release
+  before.in(102, 0);                                              // spins for it
+  a.before(before.get());
+  Records r;
+  r.in(101, 4);                                                  // released at 2: a CPU at 4
+  r.out(101, 5, {"__schedule", "futex_wait"}).in(101, 6);        // a lock, in the work
+  r.out(101, 7, {"__schedule", "futex_wait"});                   // done at 7, waits to the end
+  r.out(102, 3, {"__schedule", "schedule", "do_nanosleep"}).in(102, 8);  // in the work
+  r.out(102, 8.5, {"__schedule", "schedule", "io_cqring_wait"}, true);   // preempted to the end
+  const KernelSample s = a.during(r.get(), 2 * kMs, 10 * kMs);
+  EXPECT_EQ(s.threads, 2);
+  EXPECT_EQ(off(s, OffCpuCause::lock), 6 * kMs) << "2 waiting to start, 1 in the work, 3 done";
+  EXPECT_EQ(s.at_edges[static_cast<std::size_t>(OffCpuCause::lock)], 5 * kMs);
+  EXPECT_EQ(off(s, OffCpuCause::other), 5 * kMs);
+  EXPECT_EQ(s.at_edges[static_cast<std::size_t>(OffCpuCause::other)], 0) << "back before the end";
+  EXPECT_EQ(off(s, OffCpuCause::preempted), kMs + kMs / 2);
+  EXPECT_EQ(s.at_edges[static_cast<std::size_t>(OffCpuCause::preempted)], kMs + kMs / 2);
+  EXPECT_EQ(s.at_edges_total(), 6 * kMs + kMs / 2);
+
+  std::vector<KernelSample> samples(3, s);
+  const KernelEvidence k = summarize_kernel(samples, false);
+  EXPECT_EQ(k.at_edges_ns, 6 * kMs + kMs / 2);
+  EXPECT_EQ(k.in_work(OffCpuCause::lock), kMs);
+  EXPECT_EQ(k.in_work(OffCpuCause::other), 5 * kMs);
+  EXPECT_EQ(k.in_work(OffCpuCause::preempted), 0);
+  EXPECT_EQ(k.in_work_ns(), 6 * kMs);
 }
 
 TEST(KernelEvidence, AThreadRunningThroughoutCountsWithNoRecordInTheRegion) {

@@ -106,6 +106,8 @@ KernelEvidence traced() {
   k.off_cpu_ns = 1'500'000;
   k.off_cpu[static_cast<std::size_t>(OffCpuCause::io_uring_wait)] = 1'000'000;
   k.off_cpu[static_cast<std::size_t>(OffCpuCause::other)] = 500'000;
+  k.at_edges_ns = 200'000;
+  k.at_edges[static_cast<std::size_t>(OffCpuCause::io_uring_wait)] = 200'000;
   k.switches = 7;
   k.page_faults = 3;
   k.io_uring_punts = 0;
@@ -764,6 +766,22 @@ TEST(ResultsJson, FailuresByErrnoAsBareCountsFromOlderVersionsAreRead) {
   ASSERT_EQ(doc.results.size(), 1U);
   const std::map<std::string, ErrnoCount> expected{{"Too many open files", {7, ""}}};
   EXPECT_EQ(doc.results[0].failures_by_errno, expected);
+}
+
+TEST(ResultsJson, KernelEvidenceBeforeSchemaEightHasNoEdgesToldApart) {
+  auto j = nlohmann::json::parse(
+      to_json_document(full_environment(), std::vector<Result>{uring_result()}));
+  auto& kernel = j["results"][0]["kernel"];
+  EXPECT_EQ(kernel.at("at_edges_ns"), 200'000);
+  EXPECT_EQ(kernel.at("at_edges_by_cause_ns").at("io_uring-wait"), 200'000);
+  j["schema_version"] = 7;
+  kernel.erase("at_edges_ns");
+  kernel.erase("at_edges_by_cause_ns");
+  const ResultsDocument doc = parse_results_json(j.dump());
+  ASSERT_EQ(doc.results.size(), 1U);
+  ASSERT_TRUE(doc.results[0].kernel);
+  EXPECT_EQ(doc.results[0].kernel->at_edges_ns, 0);
+  EXPECT_EQ(doc.results[0].kernel->in_work_ns(), 1'500'000) << "all of it counts as in the work";
 }
 
 // The message of the Error that parsing `text` throws ("" if it does not throw).

@@ -148,5 +148,24 @@ TEST(KernelLine, OffCpuTimeWithNoCauseInMostRepetitionsSaysSo) {
             "repetitions");
 }
 
+// The part waiting to start or done is said beside the causes: "lock" alone would read as
+// contention.
+TEST(KernelLine, TheTimeWaitingToStartOrDoneIsSaid) {
+  KernelEvidence k = two_threads_off(300'000, 1'600'000);
+  k.off_cpu[static_cast<std::size_t>(OffCpuCause::lock)] = 300'000;
+  k.at_edges_ns = 250'000;
+  k.at_edges[static_cast<std::size_t>(OffCpuCause::lock)] = 250'000;
+  const auto line = [](const KernelEvidence& e) {
+    return kernel_text(ResultBuilder::socket("threads", 2).ops(512).times({1, 2, 3}).kernel(e));
+  };
+  EXPECT_EQ(line(k),
+            "kernel: off-CPU 300 µs of 2 threads × 1.60 ms per repetition: lock 300 µs; 250 µs "
+            "of it waiting to start or done");
+  k.at_edges_ns = 300'000;
+  EXPECT_EQ(line(k),
+            "kernel: off-CPU 300 µs of 2 threads × 1.60 ms per repetition: lock 300 µs; all of "
+            "it waiting to start or done");
+}
+
 }  // namespace timed_region_test
 }  // namespace fdbench

@@ -221,6 +221,10 @@ svg::StackedBar kernel_bar(const Result& r, const std::string& name,
     if (c == OffCpuCause::fd_table_growth && !k.grace_period.empty()) {
       tip += fmt::format(" ({} RCU grace period)", k.grace_period);
     }
+    if (const auto edges = k.at_edges[static_cast<std::size_t>(c)]; edges > 0) {
+      tip += fmt::format("; {} of it waiting to start or done",
+                         format_duration(static_cast<double>(edges)));
+    }
     bar.parts.push_back({ns, std::move(tip)});
   }
   return bar;

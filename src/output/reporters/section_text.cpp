@@ -244,7 +244,10 @@ std::string timed_region_text(const Result& r) {
 std::string kernel_legend() {
   return "kernel: where the measuring threads were off their CPU while timed, by the kernel's "
          "call chain at each switch (--kernel-trace); every figure is the median per "
-         "repetition, so the causes need not add up to the total";
+         "repetition, so the causes need not add up to the total. \"Waiting to start or done\" "
+         "is the part before a thread first ran in the repetition (its release, then a CPU) "
+         "or after it last ran (its share done while others worked): no cost of the work, "
+         "whatever its call chain";
 }
 
 std::string steal_text(const KernelEvidence& k) {
@@ -284,6 +287,12 @@ std::string kernel_text(const Result& r) {
                   k.threads == 1 ? std::string("1 thread") : fmt::format("{} threads", k.threads),
                   format_duration(static_cast<double>(k.window_ns)),
                   parts.empty() ? ", no one cause in most repetitions" : ": " + parts);
+  if (k.at_edges_ns != 0) {
+    text += fmt::format("; {} of it waiting to start or done",
+                        k.at_edges_ns >= k.off_cpu_ns
+                            ? std::string("all")
+                            : format_duration(static_cast<double>(k.at_edges_ns)));
+  }
   if (k.page_faults != 0) text += fmt::format("; {} page faults", group_digits(k.page_faults));
   if (k.io_uring_punts && *k.io_uring_punts != 0) {
     text += fmt::format("; {} io_uring requests punted to io-wq", group_digits(*k.io_uring_punts));
