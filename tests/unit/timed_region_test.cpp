@@ -162,9 +162,11 @@ TEST(KernelLine, TheTimeWaitingToStartOrDoneIsSaid) {
             "kernel: off-CPU 300 µs of 2 threads × 1.60 ms per repetition: lock 300 µs; 250 µs "
             "of it waiting to start or done");
   k.at_edges_ns = 300'000;
+  k.page_faults = 1;
+  k.io_uring_punts = 1;
   EXPECT_EQ(line(k),
             "kernel: off-CPU 300 µs of 2 threads × 1.60 ms per repetition: lock 300 µs; all of "
-            "it waiting to start or done");
+            "it waiting to start or done; 1 page fault; 1 io_uring request punted to io-wq");
 }
 
 }  // namespace timed_region_test

@@ -293,9 +293,13 @@ std::string kernel_text(const Result& r) {
                             ? std::string("all")
                             : format_duration(static_cast<double>(k.at_edges_ns)));
   }
-  if (k.page_faults != 0) text += fmt::format("; {} page faults", group_digits(k.page_faults));
+  if (k.page_faults != 0) {
+    text += fmt::format("; {} page fault{}", group_digits(k.page_faults),
+                        k.page_faults == 1 ? "" : "s");
+  }
   if (k.io_uring_punts && *k.io_uring_punts != 0) {
-    text += fmt::format("; {} io_uring requests punted to io-wq", group_digits(*k.io_uring_punts));
+    text += fmt::format("; {} io_uring request{} punted to io-wq", group_digits(*k.io_uring_punts),
+                        *k.io_uring_punts == 1 ? "" : "s");
   }
   if (k.incomplete != 0) {
     text +=
