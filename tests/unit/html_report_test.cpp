@@ -616,6 +616,35 @@ TEST(HtmlReport, KernelEvidenceIsAStackedBarPerTracedResultScaledToItsThreadsTim
   EXPECT_EQ(page.find("recorded nothing"), std::string::npos);
 }
 
+TEST(HtmlReport, KernelEvidenceWaitingToStartOrDoneIsAPartOfItsOwn) {
+  // 16 threads on 2 CPUs over 7 ms: 95 ms on a futex, 93 of it waiting to start or done.
+  KernelEvidence k = traced(16, 7'000'000, {{OffCpuCause::lock, 95'000'000}});
+  k.at_edges_ns = 93'000'000;
+  k.at_edges[static_cast<std::size_t>(OffCpuCause::lock)] = 93'000'000;
+  const Result r =
+      ResultBuilder::open("threads", 16).ops(10000).each_took(7'000'000, 5).kernel(k);
+  const std::string page = html_report(std::vector<ReportInput>{run("files", {r})});
+  const std::string chart = page.substr(page.find("data-chart=\"run0-0-kernel\""));
+  const auto parts = part_widths(chart);
+  ASSERT_EQ(parts.size(), 2U) << chart;
+  EXPECT_EQ(parts[0].first, "lock");
+  EXPECT_NEAR(parts[0].second, 580.0 * 2 / 112, 0.1) << "the lock's time in the work alone";
+  EXPECT_EQ(parts[1].first, "waiting to start or done");
+  EXPECT_NEAR(parts[1].second, 580.0 * 93 / 112, 0.1);
+  EXPECT_NE(chart.find(">waiting to start or done<"), std::string::npos) << "in the legend";
+  EXPECT_NE(chart.find("lock 2.00 ms per repetition, 1.8% of the threads&#39; time: waiting on a "
+                       "futex"),
+            std::string::npos)
+      << chart;
+  // Without any, no such key.
+  const Result none = ResultBuilder::open("threads", 16)
+                          .ops(10000)
+                          .each_took(7'000'000, 5)
+                          .kernel(traced(16, 7'000'000, {{OffCpuCause::lock, 95'000'000}}));
+  EXPECT_EQ(html_report(std::vector<ReportInput>{run("files", {none})}).find("waiting to start"),
+            std::string::npos);
+}
+
 TEST(HtmlReport, KernelEvidenceAskedButNotRecordedIsOneLineSayingWhy) {
   const std::string why = "perf_event_paranoid is 2: run as root or with CAP_PERFMON";
   std::vector<Result> results;

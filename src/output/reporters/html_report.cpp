@@ -200,9 +200,16 @@ std::string kernel_workers_text(const Result& r) {
              : thread_count_text(r.threads);
 }
 
-// One traced result's bar: the time its threads had in the timed region, split by cause.
+// The key of the part of a kernel bar that is waiting to start or done, and its colour: a
+// grey lighter than `other`'s, darker than the rest's.
+constexpr std::string_view kWaitingToStartOrDone = "waiting to start or done";
+constexpr const char* kWaitingColour = "#BBBBBB";
+
+// One traced result's bar: the time its threads had in the timed region, split by cause, the
+// causes' time in the work first, then waiting to start or done (`edges`: a part of its own
+// when the chart has one).
 svg::StackedBar kernel_bar(const Result& r, const std::string& name,
-                           const std::vector<OffCpuCause>& causes) {
+                           const std::vector<OffCpuCause>& causes, bool edges) {
   const KernelEvidence& k = *r.kernel;
   const double whole = static_cast<double>(k.threads) * static_cast<double>(k.window_ns);
   const auto off = static_cast<double>(k.off_cpu_ns);
@@ -214,18 +221,24 @@ svg::StackedBar kernel_bar(const Result& r, const std::string& name,
       whole,
       name + ": " + kernel_text(r).substr(std::string_view("kernel: ").size())};
   for (const OffCpuCause c : causes) {
-    const auto ns = static_cast<double>(k.off_cpu[static_cast<std::size_t>(c)]);
+    const auto ns = static_cast<double>(k.in_work(c));
     std::string tip =
         fmt::format("{}: {} {} per repetition, {} of the threads' time: {}", name, cause_name(c),
                     format_duration(ns), format_percent(ns / whole), cause_words(c));
     if (c == OffCpuCause::fd_table_growth && !k.grace_period.empty()) {
       tip += fmt::format(" ({} RCU grace period)", k.grace_period);
     }
-    if (const auto edges = k.at_edges[static_cast<std::size_t>(c)]; edges > 0) {
-      tip += fmt::format("; {} of it waiting to start or done",
-                         format_duration(static_cast<double>(edges)));
-    }
+    if (k.at_edges[static_cast<std::size_t>(c)] > 0) tip += ", while the threads worked";
     bar.parts.push_back({ns, std::move(tip)});
+  }
+  if (edges) {
+    const auto ns = static_cast<double>(k.at_edges_ns);
+    bar.parts.push_back(
+        {ns, fmt::format("{}: {} {} per repetition, {} of the threads' time: before a thread "
+                         "first ran in the repetition (its release, then a CPU) or after it last "
+                         "ran (its share done), no cost of the work",
+                         name, kWaitingToStartOrDone, format_duration(ns),
+                         format_percent(ns / whole))});
   }
   return bar;
 }
@@ -238,15 +251,17 @@ std::string kernel_chart(const std::vector<const Result*>& group, const std::str
   std::copy_if(group.begin(), group.end(), std::back_inserter(traced),
                [](const Result* r) { return has_kernel_evidence(*r); });
   if (traced.empty()) return "";
-  // The causes any of them spent time in, in their fixed order: the legend lists no other.
+  // The causes any of them spent time in while working, in their fixed order, then waiting to
+  // start or done if any did: the legend lists no other.
   std::vector<OffCpuCause> causes;
   for (const OffCpuCause c : kEveryOffCpuCause) {
-    if (std::any_of(traced.begin(), traced.end(), [&](const Result* r) {
-          return r->kernel->off_cpu[static_cast<std::size_t>(c)] > 0;
-        })) {
+    if (std::any_of(traced.begin(), traced.end(),
+                    [&](const Result* r) { return r->kernel->in_work(c) > 0; })) {
       causes.push_back(c);
     }
   }
+  const bool edges = std::any_of(traced.begin(), traced.end(),
+                                 [](const Result* r) { return r->kernel->at_edges_ns > 0; });
   svg::StackedChart chart{
       id,
       group_title(*group.front()) + " — where the threads were off their CPU while timed",
@@ -257,10 +272,11 @@ std::string kernel_chart(const std::vector<const Result*>& group, const std::str
   for (const OffCpuCause c : causes) {
     chart.keys.push_back({std::string(cause_name(c)), svg::cause_colour(cause_name(c))});
   }
+  if (edges) chart.keys.push_back({std::string(kWaitingToStartOrDone), kWaitingColour});
   for (const Result* r : traced) {
     const std::string name = fmt::format("{}, {}, pregrow {}", series_name(*r, group),
                                          kernel_workers_text(*r), r->pregrow.label());
-    chart.bars.push_back(kernel_bar(*r, name, causes));
+    chart.bars.push_back(kernel_bar(*r, name, causes, edges));
   }
   return svg::stacked_bar_chart(chart) +
          "<p class=\"meta\">Off-CPU time by the kernel's call chain where each thread left its "
