@@ -19,7 +19,8 @@ namespace fdbench {
 // `timed_region` (page faults and context switches while timed), the run's `context` and each
 // finding's `subjects`, and writes counts and whole nanoseconds as integers; 4 added each
 // result's `precision`; 5 its `kernel` (--kernel-trace); 6 its `harness` and the kernel's
-// steal time; 7 the warning kind `setting-changed`. Every version from
+// steal time; 7 the warning kind `setting-changed`; 8 the kernel's time waiting to start or
+// done (`at_edges_ns`, `at_edges_by_cause_ns`). Every version from
 // 1 on reads; what an older one lacks is derived once, by the field tables (json_fields.hpp),
 // or left absent where nothing can tell it (the context, the timed region).
 inline constexpr int kSchemaVersion = 8;
