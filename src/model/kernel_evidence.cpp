@@ -222,6 +222,9 @@ KernelSample KernelAttribution::during(const platform::KernelRecords& records,
     if (!who_.may_measure(e.pid, e.tid)) continue;
     if (!opened && e.time_ns >= start_ns) open_window();
     const bool inside = e.time_ns >= start_ns && e.time_ns < end_ns;
+    // A thread already ending (switched out in do_exit) does no more work: one that another
+    // result's teardown left to finish its exit here is not measuring, though it runs.
+    const bool ending = threads_[e.tid].exited;
     switch (e.kind) {
       case Kind::page_fault:
         if (inside) ++sample.page_faults;
@@ -231,10 +234,10 @@ KernelSample KernelAttribution::during(const platform::KernelRecords& records,
         break;
       case Kind::switched_in:
         off_until(e.tid, threads_[e.tid], e.time_ns);
-        if (inside) seen[e.tid].ran = true;
+        if (inside && !ending) seen[e.tid].ran = true;
         break;
       case Kind::switched_out:
-        if (inside) {
+        if (inside && !ending) {
           Seen& s = seen[e.tid];
           s.ran = true;  // it was on a CPU until now
           ++s.switches;
@@ -248,7 +251,9 @@ KernelSample KernelAttribution::during(const platform::KernelRecords& records,
     }
     step(records, e, stacks);
     // A thread that ended in the window did not switch out to wait: no switch to count.
-    if (e.kind == Kind::switched_out && inside && threads_[e.tid].exited) --seen[e.tid].switches;
+    if (e.kind == Kind::switched_out && inside && !ending && threads_[e.tid].exited) {
+      --seen[e.tid].switches;
+    }
   }
   if (!opened) open_window();
   // Threads still off at the end of the window were off until it.

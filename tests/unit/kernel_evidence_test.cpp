@@ -22,7 +22,7 @@ const std::vector<std::string> kFunctions = {
     "synchronize_rcu_normal", "expand_files", "alloc_fd",     "__sys_socket",
     "synchronize_rcu_expedited", "futex_wait_queue", "futex_wait", "io_cqring_wait",
     "do_nanosleep",       "hrtimer_nanosleep", "exc_page_fault", "handle_mm_fault",
-    "__vma_start_write",  "__split_vma"};
+    "__vma_start_write",  "__split_vma",  "do_exit",          "do_task_dead"};
 
 std::string_view symbol(std::uint64_t address) {
   return address >= 1 && address <= kFunctions.size() ? std::string_view(kFunctions[address - 1])
@@ -221,6 +221,23 @@ TEST(KernelEvidence, AThreadThatEndedIsNoLongerCounted) {
   EXPECT_EQ(s.off_cpu_total(), 0);
   const KernelSample next = a.during(Records().get(), 6 * kMs, 8 * kMs);
   EXPECT_EQ(next.threads, 1);
+}
+
+TEST(KernelEvidence, AThreadFinishingItsExitFromBeforeTheRegionIsNotMeasuring) {
+  // Another result's worker, joined before this region began, was switched out inside its
+  // exit: it runs here only to end.
+  KernelAttribution a = in_process();
+  Records before;
+  before.in(103, 0).out(103, 0.5, {"__schedule", "do_exit"}, /*preempted=*/true);
+  a.before(before.get());
+  Records r;
+  r.in(101, 1);
+  r.in(103, 2).out(103, 2.5, {"__schedule", "do_task_dead", "do_exit"});
+  r.event(Kind::exited, 103, 2.5);
+  const KernelSample s = a.during(r.get(), 1 * kMs, 5 * kMs);
+  EXPECT_EQ(s.threads, 1);
+  EXPECT_EQ(s.switches, 0U);
+  EXPECT_EQ(s.off_cpu_total(), 0);
 }
 
 TEST(KernelEvidence, LostRecordsMakeASampleIncomplete) {
