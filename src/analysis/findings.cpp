@@ -856,7 +856,6 @@ ClaimedFinding kernel_growth_line(const Result& off, const Result* grown) {
 
 // A traced result whose threads were off their CPU for a large share of their time, by its
 // largest cause: the one with the largest share, of those the growth line does not explain.
-constexpr double kLargeOffCpuShare = 0.25;
 
 void kernel_findings(std::span<const Result> results, std::string_view workload, Findings& out) {
   const Results all = select(results, workload);
@@ -874,9 +873,7 @@ void kernel_findings(std::span<const Result> results, std::string_view workload,
       continue;
     }
     // What the work waited for: the time waiting to start or done is left out.
-    const KernelEvidence& k = *r->kernel;
-    const double thread_time = static_cast<double>(k.window_ns) * std::max(1, k.threads);
-    const double share = thread_time > 0 ? static_cast<double>(k.in_work_ns()) / thread_time : 0;
+    const double share = kernel_work_share(*r->kernel);
     if (share >= kLargeOffCpuShare && share > most_share) {
       most = r;
       most_share = share;
@@ -927,8 +924,8 @@ void kernel_findings(std::span<const Result> results, std::string_view workload,
             "as time on their CPU";
       }
     }
-    out.push_back(
-        {{"kernel_off_cpu", text + ".", std::move(numbers), {subject(*most, "off-cpu")}}, {}});
+    out.push_back({{"kernel_off_cpu", text + ".", std::move(numbers), {subject(*most, "off-cpu")}},
+                   {{ClaimKind::kernel_off_cpu, 0, 0}}});
   }
   // io_uring: whether its requests ran inline or were handed to io-wq's threads, said once
   // for the results that punted none and once for each that punted some.
@@ -1176,6 +1173,8 @@ bool claim_holds(const FindingClaim& claim, const Result& a, const Result& b) {
       return kernel_traced(a) && kernel_growth_ns(*a.kernel) > 0;
     case ClaimKind::kernel_no_growth:
       return kernel_traced(a) && kernel_growth_ns(*a.kernel) == 0;
+    case ClaimKind::kernel_off_cpu:
+      return kernel_traced(a) && kernel_work_share(*a.kernel) >= kLargeOffCpuShare;
   }
   return false;
 }
@@ -1240,8 +1239,15 @@ std::string_view to_string(ClaimKind kind) {
       return "kernel-growth";
     case ClaimKind::kernel_no_growth:
       return "kernel-no-growth";
+    case ClaimKind::kernel_off_cpu:
+      return "kernel-off-cpu";
   }
   return "?";
+}
+
+double kernel_work_share(const KernelEvidence& k) {
+  const double thread_time = static_cast<double>(k.window_ns) * std::max(1, k.threads);
+  return thread_time > 0 ? static_cast<double>(k.in_work_ns()) / thread_time : 0;
 }
 
 bool comparable(const Result& result) {

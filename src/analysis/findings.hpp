@@ -30,6 +30,8 @@ enum class ClaimKind {
   pregrow_little,  // a (not pre-grown): pre-growing (b) changed it by less than 2×, or by noise
   kernel_growth,     // a: the kernel saw its threads off-CPU growing the table or waiting on it
   kernel_no_growth,  // a: kernel evidence, and none of that
+  kernel_off_cpu,    // a: its threads were off their CPU in the work (waiting to start or done
+                     // left out) at least kLargeOffCpuShare of their time
 };
 std::string_view to_string(ClaimKind kind);
 
@@ -52,6 +54,14 @@ struct ClaimedFinding {
 // finding may say pre-growing made little difference: without it a repetition would be at
 // least 1.25× faster.
 inline constexpr double kLargeGrowthShare = 0.2;
+
+// A share of a traced result's threads' time (threads × its timed region) off their CPU in the
+// work, from which a finding names its largest cause.
+inline constexpr double kLargeOffCpuShare = 0.25;
+
+// The share of its threads' time a traced result's threads were off their CPU in the work
+// (KernelEvidence::in_work_ns over threads × the region), 0 with no time.
+double kernel_work_share(const KernelEvidence& k);
 
 // Whether `result`'s times are timings, to be compared: it ran, and no call failed, or its
 // failed calls are part of the measured work (opens of the user's own files, --tree or

@@ -42,6 +42,7 @@ struct RowPlan {
   std::uint64_t stalls = 0;
   // --kernel-trace: the off-CPU time growing the table (or waiting on it), and preempted.
   std::optional<std::pair<std::int64_t, std::int64_t>> kernel;
+  double preempted_at_edges = 0;  // the share of the preempted time waiting to start or done
   // --harness published: the seeds' own harness, beside (or instead of) the minimal row.
   Harness harness = Harness::minimal;
 
@@ -107,7 +108,9 @@ class Generator {
     if (chance(30)) {
       static const std::vector<std::int64_t> growth_ns = {0, 0, 1'000, 5'000'000};
       static const std::vector<std::int64_t> preempted_ns = {0, 100'000, 900'000'000};
+      static const std::vector<double> at_edges = {0, 0, 0.5, 1};
       row.kernel = {row.holds() ? pick(growth_ns) : 0, pick(preempted_ns)};
+      row.preempted_at_edges = pick(at_edges);
     }
   }
 
@@ -241,6 +244,10 @@ Result build(const RowPlan& row, bool clean) {
     k.off_cpu[static_cast<std::size_t>(OffCpuCause::fd_table_growth)] = row.kernel->first;
     k.off_cpu[static_cast<std::size_t>(OffCpuCause::preempted)] = row.kernel->second;
     k.off_cpu_ns = row.kernel->first + row.kernel->second;
+    const auto edges =
+        static_cast<std::int64_t>(static_cast<double>(row.kernel->second) * row.preempted_at_edges);
+    k.at_edges[static_cast<std::size_t>(OffCpuCause::preempted)] = edges;
+    k.at_edges_ns = edges;
     k.io_uring_punts = 0;
     b.kernel(k);
   }
@@ -268,6 +275,10 @@ std::string describe(const RowPlan& row) {
   if (row.failures != 0) text += fmt::format(" failures {}", row.failures);
   if (row.ended) text += fmt::format(" ended {}", to_string(*row.ended));
   if (row.growth) text += fmt::format(" growth share {} stalls {}", *row.growth, row.stalls);
+  if (row.kernel) {
+    text += fmt::format(" kernel growth {} preempted {} ({} of it at the edges)",
+                        row.kernel->first, row.kernel->second, row.preempted_at_edges);
+  }
   return text;
 }
 
@@ -337,6 +348,14 @@ std::string check_claim(const FindingClaim& claim, const Result& a, const Result
                      a.kernel->off_cpu[static_cast<std::size_t>(OffCpuCause::fd_table_growth)] == 0
                  ? ""
                  : "claims the kernel saw no growth, it did";
+    case ClaimKind::kernel_off_cpu: {
+      if (!a.kernel || !a.kernel->available) return "claims kernel evidence, there is none";
+      const KernelEvidence& k = *a.kernel;
+      const double thread_time = static_cast<double>(k.window_ns) * std::max(1, k.threads);
+      return static_cast<double>(k.off_cpu_ns - k.at_edges_ns) >= kLargeOffCpuShare * thread_time
+                 ? ""
+                 : "claims a large off-CPU share in the work, waiting to start or done made it";
+    }
   }
   return "unknown claim";
 }
@@ -394,6 +413,9 @@ std::vector<std::string> problems(const std::vector<Result>& results,
     }
     if (says("little difference") && !kinds.contains(ClaimKind::pregrow_little)) {
       out.push_back("says little difference, claims no such thing: " + f.text);
+    }
+    if (f.kind == "kernel_off_cpu" && !kinds.contains(ClaimKind::kernel_off_cpu)) {
+      out.push_back("names an off-CPU cause without the claim: " + f.text);
     }
     if (says("the fastest way here") && !kinds.contains(ClaimKind::fastest)) {
       out.push_back("names a fastest without the claim: " + f.text);
