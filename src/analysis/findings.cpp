@@ -902,12 +902,11 @@ void kernel_findings(std::span<const Result> results, std::string_view workload,
     if (top == OffCpuCause::other && !k.other_stacks.empty()) {
       text += fmt::format(" (mostly {})", k.other_stacks.front().stack);
     }
-    std::map<std::string, FindingNumber> numbers = {
-        {"off_cpu_ns", k.off_cpu_ns},
-        {"window_ns", k.window_ns},
-        {"threads", k.threads},
-        {"share", most_share},
-        {"cause_ns", k.in_work(top)}};
+    std::map<std::string, FindingNumber> numbers = {{"off_cpu_ns", k.off_cpu_ns},
+                                                    {"window_ns", k.window_ns},
+                                                    {"threads", k.threads},
+                                                    {"share", most_share},
+                                                    {"cause_ns", k.in_work(top)}};
     if (k.at_edges_ns != 0) numbers["at_edges_ns"] = k.at_edges_ns;
     // Preempted is the guest's scheduler; what a hypervisor takes switches no thread out and
     // counts as time on the CPU: its steal time says how much, where the machine reports it.

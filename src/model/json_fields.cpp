@@ -515,12 +515,18 @@ Written write_kernel(const Result& r) {
   }
   json stacks = json::array();
   for (const StackTime& s : k.other_stacks) stacks.push_back({{"stack", s.stack}, {"ns", s.ns}});
-  json out{{"available", true},          {"repetitions", k.repetitions},
-           {"threads", k.threads},       {"window_ns", k.window_ns},
-           {"off_cpu_ns", k.off_cpu_ns}, {"off_cpu_by_cause_ns", std::move(causes)},
-           {"at_edges_ns", k.at_edges_ns}, {"at_edges_by_cause_ns", std::move(at_edges)},
-           {"switches", k.switches},     {"page_faults", k.page_faults},
-           {"other_stacks", std::move(stacks)}, {"incomplete_repetitions", k.incomplete}};
+  json out{{"available", true},
+           {"repetitions", k.repetitions},
+           {"threads", k.threads},
+           {"window_ns", k.window_ns},
+           {"off_cpu_ns", k.off_cpu_ns},
+           {"off_cpu_by_cause_ns", std::move(causes)},
+           {"at_edges_ns", k.at_edges_ns},
+           {"at_edges_by_cause_ns", std::move(at_edges)},
+           {"switches", k.switches},
+           {"page_faults", k.page_faults},
+           {"other_stacks", std::move(stacks)},
+           {"incomplete_repetitions", k.incomplete}};
   if (k.io_uring_punts) out["io_uring_punts"] = *k.io_uring_punts;
   if (!k.grace_period.empty()) out["grace_period"] = k.grace_period;
   if (k.steal_ns) out["steal_ns"] = *k.steal_ns;

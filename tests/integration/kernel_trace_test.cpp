@@ -3,17 +3,16 @@
 // fresh process (the descriptor table grows under an RCU grace period). What the kernel says
 // is held to what was done, never to how long it took.
 #include <gtest/gtest.h>
-
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
-#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -107,8 +106,9 @@ TEST(KernelTrace, ASleepIsOtherWithItsCallChain) {
   // The chain with the most time: the thread may also have waited briefly elsewhere as it began
   // (its stack's mmap, say), and other_stacks is ordered by chain, not by time.
   ASSERT_FALSE(s.other_stacks.empty());
-  const auto longest = std::max_element(s.other_stacks.begin(), s.other_stacks.end(),
-                                        [](const auto& a, const auto& b) { return a.second < b.second; });
+  const auto longest =
+      std::max_element(s.other_stacks.begin(), s.other_stacks.end(),
+                       [](const auto& a, const auto& b) { return a.second < b.second; });
   EXPECT_NE(longest->first.find("nanosleep"), std::string::npos) << longest->first;
   EXPECT_TRUE(s.complete);
 }

@@ -42,7 +42,8 @@ class PageTouchWorkload final : public Workload {
         mmap(nullptr, kItems * page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     ASSERT_NE(at, MAP_FAILED);
 #ifdef MADV_NOHUGEPAGE
-    (void)madvise(at, kItems * page_, MADV_NOHUGEPAGE);  // one fault per page, whatever the THP sizes
+    (void)madvise(at, kItems * page_,
+                  MADV_NOHUGEPAGE);  // one fault per page, whatever the THP sizes
 #endif
     pages_ = static_cast<volatile char*>(at);
     if (touch_untimed_) {
@@ -52,7 +53,9 @@ class PageTouchWorkload final : public Workload {
   void run_range(std::size_t begin, std::size_t end, Tally& /*tally*/) noexcept override {
     for (std::size_t i = begin; i < end; ++i) pages_[i * page_] = 2;
   }
-  void after_repetition() override { unmap(); }
+  void after_repetition() override {
+    unmap();
+  }
 
  private:
   void unmap() noexcept {

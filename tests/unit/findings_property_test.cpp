@@ -276,8 +276,8 @@ std::string describe(const RowPlan& row) {
   if (row.ended) text += fmt::format(" ended {}", to_string(*row.ended));
   if (row.growth) text += fmt::format(" growth share {} stalls {}", *row.growth, row.stalls);
   if (row.kernel) {
-    text += fmt::format(" kernel growth {} preempted {} ({} of it at the edges)",
-                        row.kernel->first, row.kernel->second, row.preempted_at_edges);
+    text += fmt::format(" kernel growth {} preempted {} ({} of it at the edges)", row.kernel->first,
+                        row.kernel->second, row.preempted_at_edges);
   }
   return text;
 }

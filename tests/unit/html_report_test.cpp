@@ -621,8 +621,7 @@ TEST(HtmlReport, KernelEvidenceWaitingToStartOrDoneIsAPartOfItsOwn) {
   KernelEvidence k = traced(16, 7'000'000, {{OffCpuCause::lock, 95'000'000}});
   k.at_edges_ns = 93'000'000;
   k.at_edges[static_cast<std::size_t>(OffCpuCause::lock)] = 93'000'000;
-  const Result r =
-      ResultBuilder::open("threads", 16).ops(10000).each_took(7'000'000, 5).kernel(k);
+  const Result r = ResultBuilder::open("threads", 16).ops(10000).each_took(7'000'000, 5).kernel(k);
   const std::string page = html_report(std::vector<ReportInput>{run("files", {r})});
   const std::string chart = page.substr(page.find("data-chart=\"run0-0-kernel\""));
   const auto parts = part_widths(chart);
