@@ -146,6 +146,15 @@ TEST(KernelLine, OffCpuTimeWithNoCauseInMostRepetitionsSaysSo) {
   EXPECT_EQ(kernel_text(r),
             "kernel: off-CPU 11 µs of 2 threads × 674 µs per repetition, no one cause in most "
             "repetitions");
+  // Causes that name less than half of the total say the rest has none.
+  KernelEvidence some = two_threads_off(569'000, 1'690'000);
+  some.off_cpu[static_cast<std::size_t>(OffCpuCause::lock)] = 21'000;
+  some.off_cpu[static_cast<std::size_t>(OffCpuCause::preempted)] = 13'000;
+  const Result spread =
+      ResultBuilder::socket("threads", 2).ops(512).times({1, 2, 3}).kernel(some);
+  EXPECT_EQ(kernel_text(spread),
+            "kernel: off-CPU 569 µs of 2 threads × 1.69 ms per repetition: lock 21 µs, preempted "
+            "13 µs, the rest in no one cause in most repetitions");
 }
 
 // The part waiting to start or done is said beside the causes: "lock" alone would read as

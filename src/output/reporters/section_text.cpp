@@ -271,7 +271,9 @@ std::string kernel_text(const Result& r) {
   std::stable_sort(causes.begin(), causes.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
   std::string parts;
+  std::int64_t named = 0;
   for (const auto& [ns, c] : causes) {
+    named += ns;
     parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", cause_name(c),
                          format_duration(static_cast<double>(ns)));
     if (c == OffCpuCause::fd_table_growth && !k.grace_period.empty()) {
@@ -280,7 +282,10 @@ std::string kernel_text(const Result& r) {
     if (c == OffCpuCause::preempted && k.steal_ns) parts += " (" + steal_text(k) + ")";
   }
   // Each cause is a median of its own: off-CPU time spread over causes that each took none
-  // in most repetitions leaves no cause to name.
+  // in most repetitions leaves no cause to name, or names less than half of it.
+  if (!parts.empty() && 2 * named < k.off_cpu_ns) {
+    parts += ", the rest in no one cause in most repetitions";
+  }
   std::string text =
       fmt::format("kernel: off-CPU {} of {} × {} per repetition{}",
                   format_duration(static_cast<double>(k.off_cpu_ns)),
