@@ -136,5 +136,31 @@ TEST(MarkdownReporter, AnInterruptedRunSaysSo) {
       << text;
 }
 
+// A traced result's kernel line is a note, and what its figures are is said once below them.
+TEST(MarkdownReporter, KernelLinesHaveTheirLegend) {
+  KernelEvidence k;
+  k.available = true;
+  k.repetitions = 2;
+  k.threads = 2;
+  k.window_ns = 2'000'000;
+  k.off_cpu_ns = 100'000;
+  k.off_cpu[static_cast<std::size_t>(OffCpuCause::lock)] = 100'000;
+  k.at_edges_ns = 100'000;
+  k.at_edges[static_cast<std::size_t>(OffCpuCause::lock)] = 100'000;
+  std::vector<Result> all;
+  for (const int threads : {1, 2, 4}) {
+    all.push_back(testing::ResultBuilder::open("threads", threads).ops(100).times({10, 11}));
+  }
+  all.push_back(testing::ResultBuilder::socket("threads", 2).ops(512).times({5, 6}).kernel(k));
+  const std::string text = report(all, true);
+  EXPECT_NE(text.find("kernel: off-CPU 100 µs of 2 threads × 2.00 ms per repetition: lock 100 µs; "
+                      "all of it waiting to start or done"),
+            std::string::npos)
+      << text;
+  const std::string legend = "\"Waiting to start or done\" is the part";
+  ASSERT_NE(text.find(legend), std::string::npos) << text;
+  EXPECT_EQ(text.find(legend), text.rfind(legend)) << "once: " << text;
+}
+
 }  // namespace markdown_reporter_test
 }  // namespace fdbench

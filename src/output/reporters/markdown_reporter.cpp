@@ -84,6 +84,7 @@ class MarkdownReporter final : public Reporter {
     }
     if (const auto kernel = kernel_text(r); !kernel.empty()) {
       notes_.push_back(fmt::format("{}: {}", who(r), kernel));
+      kernel_seen_ = true;
     }
     for (const auto& w : r.warnings) {
       if (w.kind != WarningKind::noisy || !r.ran()) {
@@ -100,6 +101,7 @@ class MarkdownReporter final : public Reporter {
     if (noisy_seen_) out_ << "\n\\" << noisy_legend() << "\n";
     // A lone * may start emphasis: escaped.
     if (missed_) out_ << "\n\\" << missed_legend(*missed_) << "\n";
+    if (kernel_seen_) out_ << "\n" << kernel_legend() << "\n";
     if (!findings.empty()) {
       out_ << "\n## " << findings_heading(complete) << "\n\n";
       for (const auto& f : findings) out_ << "- " << f.text << "\n";
@@ -144,6 +146,7 @@ class MarkdownReporter final : public Reporter {
   std::vector<std::string> notes_;
   bool noisy_seen_ = false;       // a row carries kNoisyMark: the legend goes under the tables
   std::optional<Result> missed_;  // the first row with kMissedMark, for its legend
+  bool kernel_seen_ = false;      // a row has a kernel line: what its figures are goes below
 };
 
 }  // namespace
