@@ -231,4 +231,27 @@ inline RunContext run_context() {
   return c;
 }
 
+// --kernel-trace's medians for one result: `threads` over `window_ns`, off their CPU as given
+// by cause (the total their sum), `at_edges` of it waiting to start or done.
+inline KernelEvidence traced_kernel(
+    int threads, std::int64_t window_ns,
+    const std::vector<std::pair<OffCpuCause, std::int64_t>>& off_cpu,
+    const std::vector<std::pair<OffCpuCause, std::int64_t>>& at_edges = {}) {
+  KernelEvidence k;
+  k.available = true;
+  k.repetitions = 5;
+  k.threads = threads;
+  k.window_ns = window_ns;
+  for (const auto& [cause, ns] : off_cpu) {
+    k.off_cpu[static_cast<std::size_t>(cause)] = ns;
+    k.off_cpu_ns += ns;
+  }
+  for (const auto& [cause, ns] : at_edges) {
+    k.at_edges[static_cast<std::size_t>(cause)] = ns;
+    k.at_edges_ns += ns;
+  }
+  k.switches = 40;
+  return k;
+}
+
 }  // namespace fdbench::testing

@@ -790,16 +790,8 @@ TEST(Findings, NoHarnessFindingWithoutBothHarnessesOfOneSetting) {
 // `lock_us`, `edges_us` of it waiting to start or done.
 KernelEvidence locked(int threads, std::int64_t window_us, std::int64_t lock_us,
                       std::int64_t edges_us) {
-  KernelEvidence k;
-  k.available = true;
-  k.repetitions = 6;
-  k.threads = threads;
-  k.window_ns = window_us * 1000;
-  k.off_cpu_ns = lock_us * 1000;
-  k.off_cpu[static_cast<std::size_t>(OffCpuCause::lock)] = lock_us * 1000;
-  k.at_edges_ns = edges_us * 1000;
-  k.at_edges[static_cast<std::size_t>(OffCpuCause::lock)] = edges_us * 1000;
-  return k;
+  return testing::traced_kernel(threads, window_us * 1000, {{OffCpuCause::lock, lock_us * 1000}},
+                                {{OffCpuCause::lock, edges_us * 1000}});
 }
 
 // Threads off their CPU waiting to start or done (16 on 2 CPUs: most wait for one, then for

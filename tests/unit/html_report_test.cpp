@@ -524,22 +524,6 @@ TEST(HtmlReport, TheCompareTablesHeadsAreShortWithAKeyNamingTheFiles) {
   }
 }
 
-// --kernel-trace's medians for one result: `threads` over `window_ns`, off their CPU as given.
-KernelEvidence traced(int threads, std::int64_t window_ns,
-                      const std::vector<std::pair<OffCpuCause, std::int64_t>>& off_cpu) {
-  KernelEvidence k;
-  k.available = true;
-  k.repetitions = 5;
-  k.threads = threads;
-  k.window_ns = window_ns;
-  for (const auto& [cause, ns] : off_cpu) {
-    k.off_cpu[static_cast<std::size_t>(cause)] = ns;
-    k.off_cpu_ns += ns;
-  }
-  k.switches = 40;
-  return k;
-}
-
 KernelEvidence not_traced(const std::string& reason) {
   KernelEvidence k;
   k.reason = reason;
@@ -561,19 +545,21 @@ std::vector<std::pair<std::string, double>> part_widths(const std::string& marku
 TEST(HtmlReport, KernelEvidenceIsAStackedBarPerTracedResultScaledToItsThreadsTime) {
   // The seed's stall: 2 threads over 16.5 ms, off-CPU 31 ms of their 33, growing the table
   // and waiting for it; pre-grown, a little preemption only.
-  const Result off = ResultBuilder::socket("threads", 2)
-                         .ops(512)
-                         .holds_descriptors(true)
-                         .each_took(16'500'000, 5)
-                         .kernel(traced(2, 16'500'000,
-                                        {{OffCpuCause::fd_table_growth, 16'000'000},
-                                         {OffCpuCause::waiting_on_growth, 15'000'000}}));
-  const Result grown = ResultBuilder::socket("threads", 2)
-                           .ops(512)
-                           .holds_descriptors(true)
-                           .pregrow("auto")
-                           .each_took(2'000'000, 5)
-                           .kernel(traced(2, 2'000'000, {{OffCpuCause::preempted, 400'000}}));
+  const Result off =
+      ResultBuilder::socket("threads", 2)
+          .ops(512)
+          .holds_descriptors(true)
+          .each_took(16'500'000, 5)
+          .kernel(testing::traced_kernel(2, 16'500'000,
+                                         {{OffCpuCause::fd_table_growth, 16'000'000},
+                                          {OffCpuCause::waiting_on_growth, 15'000'000}}));
+  const Result grown =
+      ResultBuilder::socket("threads", 2)
+          .ops(512)
+          .holds_descriptors(true)
+          .pregrow("auto")
+          .each_took(2'000'000, 5)
+          .kernel(testing::traced_kernel(2, 2'000'000, {{OffCpuCause::preempted, 400'000}}));
   const std::vector<ReportInput> inputs{run("sockets", {off, grown})};
   const std::string page = html_report(inputs);
   EXPECT_EQ(count_of(page, "data-chart=\"run0-0-kernel\""), 1U);
@@ -618,9 +604,8 @@ TEST(HtmlReport, KernelEvidenceIsAStackedBarPerTracedResultScaledToItsThreadsTim
 
 TEST(HtmlReport, KernelEvidenceWaitingToStartOrDoneIsAPartOfItsOwn) {
   // 16 threads on 2 CPUs over 7 ms: 95 ms on a futex, 93 of it waiting to start or done.
-  KernelEvidence k = traced(16, 7'000'000, {{OffCpuCause::lock, 95'000'000}});
-  k.at_edges_ns = 93'000'000;
-  k.at_edges[static_cast<std::size_t>(OffCpuCause::lock)] = 93'000'000;
+  const KernelEvidence k = testing::traced_kernel(16, 7'000'000, {{OffCpuCause::lock, 95'000'000}},
+                                                  {{OffCpuCause::lock, 93'000'000}});
   const Result r = ResultBuilder::open("threads", 16).ops(10000).each_took(7'000'000, 5).kernel(k);
   const std::string page = html_report(std::vector<ReportInput>{run("files", {r})});
   const std::string chart = page.substr(page.find("data-chart=\"run0-0-kernel\""));
@@ -636,10 +621,11 @@ TEST(HtmlReport, KernelEvidenceWaitingToStartOrDoneIsAPartOfItsOwn) {
             std::string::npos)
       << chart;
   // Without any, no such key.
-  const Result none = ResultBuilder::open("threads", 16)
-                          .ops(10000)
-                          .each_took(7'000'000, 5)
-                          .kernel(traced(16, 7'000'000, {{OffCpuCause::lock, 95'000'000}}));
+  const Result none =
+      ResultBuilder::open("threads", 16)
+          .ops(10000)
+          .each_took(7'000'000, 5)
+          .kernel(testing::traced_kernel(16, 7'000'000, {{OffCpuCause::lock, 95'000'000}}));
   EXPECT_EQ(html_report(std::vector<ReportInput>{run("files", {none})}).find("waiting to start"),
             std::string::npos);
 }
@@ -658,7 +644,7 @@ TEST(HtmlReport, KernelEvidenceAskedButNotRecordedIsOneLineSayingWhy) {
   EXPECT_EQ(count_of(page, "--kernel-trace recorded nothing: " + why), 1U) << page;
   EXPECT_EQ(page.find("-kernel\""), std::string::npos);  // no chart
   // One result of two: it says which share.
-  results[0].kernel = traced(2, 2'000'000, {{OffCpuCause::lock, 100'000}});
+  results[0].kernel = testing::traced_kernel(2, 2'000'000, {{OffCpuCause::lock, 100'000}});
   page = html_report(std::vector<ReportInput>{run("sockets", results)});
   EXPECT_NE(page.find("--kernel-trace recorded nothing for 1 of 2 results: " + why),
             std::string::npos)
@@ -726,7 +712,8 @@ TEST(SvgChart, StackedBarsKeepTheirLabelsApartAndTheirPartsWithinTheirWhole) {
 
 TEST(HtmlReport, TheCompareTableMarksAResultTracedOnOneSideOnly) {
   auto traced_run = open_sweep(30'000'000);
-  traced_run[0].kernel = traced(1, 30'000'000, {{OffCpuCause::preempted, 1'000'000}});
+  traced_run[0].kernel =
+      testing::traced_kernel(1, 30'000'000, {{OffCpuCause::preempted, 1'000'000}});
   const std::string page = html_report(std::vector<ReportInput>{
       run("plain.json", open_sweep(30'000'000)), run("traced.json", traced_run)});
   const auto table = page.find("<table class=\"compare\">");

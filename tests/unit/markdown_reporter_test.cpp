@@ -138,15 +138,8 @@ TEST(MarkdownReporter, AnInterruptedRunSaysSo) {
 
 // A traced result's kernel line is a note, and what its figures are is said once below them.
 TEST(MarkdownReporter, KernelLinesHaveTheirLegend) {
-  KernelEvidence k;
-  k.available = true;
-  k.repetitions = 2;
-  k.threads = 2;
-  k.window_ns = 2'000'000;
-  k.off_cpu_ns = 100'000;
-  k.off_cpu[static_cast<std::size_t>(OffCpuCause::lock)] = 100'000;
-  k.at_edges_ns = 100'000;
-  k.at_edges[static_cast<std::size_t>(OffCpuCause::lock)] = 100'000;
+  const KernelEvidence k = testing::traced_kernel(2, 2'000'000, {{OffCpuCause::lock, 100'000}},
+                                                  {{OffCpuCause::lock, 100'000}});
   std::vector<Result> all;
   for (const int threads : {1, 2, 4}) {
     all.push_back(testing::ResultBuilder::open("threads", threads).ops(100).times({10, 11}));
