@@ -20,15 +20,21 @@ namespace fdbench {
 // or rewords a finding whose claim does not hold; the tests check them against the data.
 enum class ClaimKind {
   separated,       // subjects a and b: their medians' 95% intervals do not overlap
-  within_noise,    // subjects a and b: they overlap
+  same,            // subjects a and b: they overlap, narrow enough to be the same within
+                   // kSameMargin (statistics.hpp)
+  cannot_tell,     // subjects a and b: they overlap only because they are wide
   too_few,         // subjects a and b: one has no 95% interval, so no difference is claimed
-  fastest,         // a: separated from every other result it was ranked with
+  fastest,         // a: separated from, and faster than, every other result it was ranked with
+  knee,            // a (the knee) the same as b (its strategy's best), every fewer thread count of
+                   // that strategy separated from b and slower than a
   stalls,          // a: some call (or submission) stalled (--latency)
   no_stalls,       // a: none stalled (--latency)
+  grew,            // a: its table grew while timed (FDSize after > before)
+  no_growth,       // a: its table did not grow while timed
   growth_cost,     // a: its table's growth took at least kLargeGrowthShare of its time
   pregrow_slower,  // a (not pre-grown) at least 2× slower than b (pre-grown), and separated
-  pregrow_little,  // a (not pre-grown): pre-growing (b) changed it by less than 2×, or by noise
-  kernel_growth,     // a: the kernel saw its threads off-CPU growing the table or waiting on it
+  pregrow_little,  // a (not pre-grown): shown less than 2× from b (pre-grown) either way
+  kernel_growth,   // a: the kernel saw its threads off-CPU growing the table or waiting on it
   kernel_no_growth,  // a: kernel evidence, and none of that
   kernel_off_cpu,    // a: its threads were off their CPU in the work (waiting to start or done
                      // left out) at least kLargeOffCpuShare of their time
@@ -62,6 +68,11 @@ inline constexpr double kLargeOffCpuShare = 0.25;
 // The share of its threads' time a traced result's threads were off their CPU in the work
 // (KernelEvidence::in_work_ns over threads × the region), 0 with no time.
 double kernel_work_share(const KernelEvidence& k);
+
+// Whether `claim` holds for the rows its subjects name (`a`, `b`) among `results`, by the one
+// rule: what the findings' last pass and the tests hold every claim against.
+bool claim_holds(const FindingClaim& claim, const Result& a, const Result& b,
+                 std::span<const Result> results);
 
 // Whether `result`'s times are timings, to be compared: it ran, and no call failed, or its
 // failed calls are part of the measured work (opens of the user's own files, --tree or

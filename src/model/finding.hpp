@@ -41,7 +41,8 @@ class FindingNumber {
 };
 
 // One result a finding is about, as fields a script can match against the results (its
-// `workload`, `kind`, `strategy`, `threads`, `batch`, `pregrow`, `rcu_expedited` and `harness`), and what
+// `workload`, `kind`, `strategy`, `threads`, `batch`, `pregrow`, `rcu_expedited`, `harness` and
+// `paths`), and what
 // it is to the finding (`role`: "fastest", "tied", "knee", "reference", "pregrown", ...).
 struct FindingSubject {
   std::string role;
@@ -53,6 +54,7 @@ struct FindingSubject {
   std::string pregrow;               // "off", "auto" or a descriptor number, as results say it
   std::optional<int> rcu_expedited;  // where --rcu-expedited set it
   std::string harness = "minimal";   // "published" where --harness published measured it
+  std::string paths = "relative";    // "absolute" where the files were opened by full path
 
   bool operator==(const FindingSubject&) const = default;
 };

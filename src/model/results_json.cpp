@@ -135,6 +135,7 @@ FindingSubject read_subject(const JsonReader& in) {
   s.pregrow = in.text_or("pregrow", "off");
   s.rcu_expedited = in.optional_integer<int>("rcu_expedited");
   s.harness = in.text_or("harness", "minimal");
+  s.paths = in.text_or("paths", "relative");
   return s;
 }
 

@@ -95,7 +95,10 @@ std::size_t min_samples_for(double confidence) {
 
 Separation separation(const MedianInterval& a, const MedianInterval& b) {
   if (!a.reached || !b.reached) return Separation::too_few;
-  return a.lo <= b.hi && b.lo <= a.hi ? Separation::within_noise : Separation::separated;
+  if (a.lo > b.hi || b.lo > a.hi) return Separation::separated;
+  const double lowest = static_cast<double>(std::min(a.lo, b.lo));
+  const double highest = static_cast<double>(std::max(a.hi, b.hi));
+  return highest <= (1 + kSameMargin) * lowest ? Separation::same : Separation::cannot_tell;
 }
 
 Noise relative_noise(std::span<const std::int64_t> samples) {

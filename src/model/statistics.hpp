@@ -53,13 +53,25 @@ std::optional<double> relative_half_width(const MedianInterval& ci, double media
 std::size_t min_samples_for(double confidence = 0.95);
 
 // The one rule by which fdbench tells two results apart, in the findings, in `tune`'s
-// recommendation and in the library that reads it: both need a real 95% interval of the
-// median (reached); then they are within noise when the intervals overlap and separated when
-// they do not. With either interval not reached, there are too few repetitions to separate
-// them, whatever the ranges look like. (`fdbench compare` asks another question, whether one
-// setting changed between two runs, and tests the raw samples with Mann-Whitney U.)
-enum class Separation { too_few, within_noise, separated };
+// recommendation and in the library that reads it. Both need a real 95% interval of the median
+// (reached), else there are too few repetitions to separate them, whatever the ranges look
+// like. With both reached:
+//   separated    the intervals do not overlap: one is faster;
+//   same         they overlap, and both are narrow enough to exclude a difference larger than
+//                kSameMargin (the largest upper end is within kSameMargin of the smallest lower
+//                end): sameness needs evidence;
+//   cannot_tell  they overlap only because they are wide: absence of evidence of a difference,
+//                not evidence of its absence.
+// (`fdbench compare` asks another question, whether one setting changed between two runs, and
+// tests the raw samples with Mann-Whitney U.)
+enum class Separation { too_few, cannot_tell, same, separated };
+inline constexpr double kSameMargin = 0.10;
 Separation separation(const MedianInterval& a, const MedianInterval& b);
+
+// The two that overlap: the same, or too noisy to tell.
+inline bool overlap(Separation s) {
+  return s == Separation::same || s == Separation::cannot_tell;
+}
 
 // How noisy a result is, as a share of its median, by a measure that does not grow with the
 // number of samples (min–max does): the 95% interval's width (hi − lo) / median where the

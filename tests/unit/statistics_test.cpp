@@ -202,17 +202,33 @@ TEST(MedianInterval, SixSamplesAreTheFewestFor95Percent) {
       median_interval(scrambled(static_cast<std::int64_t>(min_samples_for()) - 1, 1)).reached);
 }
 
-TEST(Separation, IntervalsThatOverlapOrTouchAreWithinNoise) {
+TEST(Separation, IntervalsThatOverlapOrTouchAreNotSeparated) {
   const MedianInterval a{100, 200, 0.95, true};
   const MedianInterval b{200, 300, 0.95, true};
   const MedianInterval c{201, 300, 0.95, true};
   const MedianInterval inside{120, 130, 0.95, true};
-  EXPECT_EQ(separation(a, b), Separation::within_noise);
-  EXPECT_EQ(separation(b, a), Separation::within_noise);
+  EXPECT_EQ(separation(a, b), Separation::cannot_tell);
+  EXPECT_EQ(separation(b, a), Separation::cannot_tell);
   EXPECT_EQ(separation(a, c), Separation::separated);
   EXPECT_EQ(separation(c, a), Separation::separated);
-  EXPECT_EQ(separation(a, inside), Separation::within_noise);
-  EXPECT_EQ(separation(inside, a), Separation::within_noise);
+  EXPECT_EQ(separation(a, inside), Separation::cannot_tell);
+  EXPECT_EQ(separation(inside, a), Separation::cannot_tell);
+  EXPECT_TRUE(overlap(separation(a, b)));
+  EXPECT_FALSE(overlap(separation(a, c)));
+}
+
+TEST(Separation, SamenessNeedsIntervalsNarrowEnoughToExcludeTheMargin) {
+  // Overlapping, and every value either interval allows within 10% of every other: the same.
+  const MedianInterval a{1000, 1040, 0.95, true};
+  const MedianInterval b{1020, 1100, 0.95, true};
+  EXPECT_EQ(separation(a, b), Separation::same);
+  EXPECT_EQ(separation(b, a), Separation::same);
+  // The same medians with one wide interval: a 10% difference is not excluded, so no sameness.
+  const MedianInterval wide{900, 1300, 0.95, true};
+  EXPECT_EQ(separation(a, wide), Separation::cannot_tell);
+  // Just past the margin.
+  const MedianInterval edge{1000, 1101, 0.95, true};
+  EXPECT_EQ(separation(edge, b), Separation::cannot_tell);
 }
 
 TEST(Separation, AnIntervalNotReachedSeparatesNothing) {

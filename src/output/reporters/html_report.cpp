@@ -463,9 +463,15 @@ std::string run_section(const ReportInput& in, std::size_t index, bool lettered)
   // A document written before findings were recorded gets them computed here.
   const auto concluded =
       doc.findings_recorded ? doc.findings : findings(doc.results, doc.environment);
-  if (!concluded.empty()) {
+  const SplitFindings split = split_answers(concluded);
+  if (!split.answers.empty()) {
+    out += fmt::format("<h3>{}</h3><ul class=\"answers\">\n", kAnswersHeading);
+    for (const auto& f : split.answers) out += "<li>" + prose(f.text) + "</li>\n";
+    out += "</ul>\n";
+  }
+  if (!split.rest.empty()) {
     out += "<h3>Findings</h3><ul>\n";
-    for (const auto& f : concluded) out += "<li>" + prose(f.text) + "</li>\n";
+    for (const auto& f : split.rest) out += "<li>" + prose(f.text) + "</li>\n";
     out += "</ul>\n";
   }
   out += kernel_unavailable_lines(doc.results);

@@ -42,6 +42,7 @@ nlohmann::json subject_json(const FindingSubject& s) {
                       {"pregrow", s.pregrow}};
   if (s.rcu_expedited) j["rcu_expedited"] = *s.rcu_expedited;
   if (s.harness != "minimal") j["harness"] = s.harness;  // schema 6 on, where published
+  if (s.paths != "relative") j["paths"] = s.paths;        // schema 9 on, where absolute
   return j;
 }
 

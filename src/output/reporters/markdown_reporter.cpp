@@ -102,9 +102,14 @@ class MarkdownReporter final : public Reporter {
     // A lone * may start emphasis: escaped.
     if (missed_) out_ << "\n\\" << missed_legend(*missed_) << "\n";
     if (kernel_seen_) out_ << "\n" << kernel_legend() << "\n";
-    if (!findings.empty()) {
+    const SplitFindings split = split_answers(findings);
+    if (!split.answers.empty()) {
+      out_ << "\n## " << kAnswersHeading << "\n\n";
+      for (const auto& f : split.answers) out_ << "- " << f.text << "\n";
+    }
+    if (!split.rest.empty()) {
       out_ << "\n## " << findings_heading(complete) << "\n\n";
-      for (const auto& f : findings) out_ << "- " << f.text << "\n";
+      for (const auto& f : split.rest) out_ << "- " << f.text << "\n";
     }
     out_ << std::flush;
   }

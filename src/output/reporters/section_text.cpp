@@ -148,6 +148,14 @@ std::string findings_heading(bool complete) {
   return complete ? "Findings" : "Findings (from the results finished before the stop)";
 }
 
+SplitFindings split_answers(std::span<const Finding> findings) {
+  SplitFindings out;
+  for (const auto& f : findings) {
+    (f.kind.starts_with("answer") ? out.answers : out.rest).push_back(f);
+  }
+  return out;
+}
+
 std::string noisy_legend() {
   return fmt::format(
       "{} noisy: the median's 95% interval is wider than {:.0f}% of it (with fewer than {} "

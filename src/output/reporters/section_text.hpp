@@ -1,8 +1,10 @@
 #pragma once
 // The words for a Section (what the next results measure), shared by the human-readable
 // reporters, so each says it the same way.
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "output/reporter.hpp"
 
@@ -14,6 +16,15 @@ std::string section_title(const Section& section);
 std::string section_note(const Section& section);
 // "Findings", and when the run was stopped, that they rest on the results it finished.
 std::string findings_heading(bool complete);
+
+// The seeds' questions answered (findings of kind "answer_…", first in a run's findings), and
+// the other findings: each format prints the first under "Answers", the rest under Findings.
+struct SplitFindings {
+  std::vector<Finding> answers;
+  std::vector<Finding> rest;
+};
+SplitFindings split_answers(std::span<const Finding> findings);
+inline constexpr const char* kAnswersHeading = "Answers for this machine";
 // The mark after a noisy result's median (its noisy warning, kNoisyWidth), so the warning is
 // one mark in the row, not a line of its own; the legend says once what it means.
 inline constexpr std::string_view kNoisyMark = "~";

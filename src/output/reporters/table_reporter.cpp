@@ -104,9 +104,14 @@ class TableReporter final : public Reporter {
     if (noisy_seen_) out_ << noisy_legend() << "\n";
     if (missed_) out_ << missed_legend(*missed_) << "\n";
     if (kernel_seen_) out_ << kernel_legend() << "\n";
-    if (!findings.empty()) {
+    const SplitFindings split = split_answers(findings);
+    if (!split.answers.empty()) {
+      out_ << "\n" << kAnswersHeading << "\n";
+      for (const auto& f : split.answers) out_ << "- " << f.text << "\n";
+    }
+    if (!split.rest.empty()) {
       out_ << "\n" << findings_heading(complete) << "\n";
-      for (const auto& f : findings) out_ << "- " << f.text << "\n";
+      for (const auto& f : split.rest) out_ << "- " << f.text << "\n";
     }
     out_ << std::flush;
   }

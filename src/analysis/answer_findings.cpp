@@ -1,0 +1,217 @@
+// The seeds' questions, answered for this machine before any other finding: the fastest way to
+// open the files and from how many threads more stop helping; what a pool with one task per
+// file costs and what batching recovers; how much the shared table's growth slows two threads
+// creating sockets, and whether pre-growing removes it. Each answer is a claimed finding like
+// the others, held against the rows by the same last pass, and says "cannot tell here" where
+// the rows cannot separate what it is asked.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "analysis/finding_parts.hpp"
+#include "model/format.hpp"
+
+namespace fdbench::findings_parts {
+
+namespace {
+
+// "1.2 M files/s (±3%)".
+std::string rate_text(const Result& r) {
+  const auto p = r.precision();
+  return fmt::format("{} {}/s{}", format_rate(r.ops_per_sec), r.unit,
+                     p ? " (±" + format_percent(*p) + ")" : std::string());
+}
+
+// What "more repetitions" would settle, said once per answer.
+constexpr const char* kSettle = "more time (--max-time) or a quieter machine would settle it";
+
+// (a), first part: the fastest, or the results it cannot be told from.
+std::string fastest_part(const Results& all, const Naming& naming,
+                         std::vector<FindingSubject>& subjects, std::vector<FindingClaim>& claims) {
+  const Result* best = fastest(all);
+  subjects.push_back(subject(*best, "fastest"));
+  Results close;
+  for (const auto* r : all) {
+    if (r != best && overlap(separation(r->median_ci, best->median_ci))) close.push_back(r);
+  }
+  if (close.empty()) {
+    claims.push_back({ClaimKind::fastest, 0, 0});
+    return fmt::format("{} at {}", naming(*best), rate_text(*best));
+  }
+  for (const auto* r : close) {
+    claims.push_back(separation_claim(*r, *best, subjects.size(), 0));
+    subjects.push_back(subject(*r, "close"));
+  }
+  return fmt::format("no clear winner: {} at {} and {} more result{} not separated from it",
+                     naming(*best), rate_text(*best), close.size(), close.size() == 1 ? "" : "s");
+}
+
+// (a), second part: from how many threads the plain loop stopped gaining.
+std::string knee_part(const Results& plain, const Naming& naming,
+                      std::vector<FindingSubject>& subjects, std::vector<FindingClaim>& claims) {
+  if (plain.size() < 2) return {};
+  const Result* best = fastest(plain);
+  const Result* knee = nullptr;
+  for (const auto* r : plain) {
+    const bool as_good = r == best || separation(r->median_ci, best->median_ci) == Separation::same;
+    if (as_good && (knee == nullptr || r->threads < knee->threads)) knee = r;
+  }
+  const std::size_t k = subjects.size();
+  subjects.push_back(subject(*knee, "knee"));
+  subjects.push_back(subject(*best, "best"));
+  const FindingClaim claim{ClaimKind::knee, k, k + 1};
+  std::vector<const Result*> fewer;
+  for (const auto* r : plain) {
+    if (r->threads < knee->threads) fewer.push_back(r);
+  }
+  const bool shown = std::all_of(fewer.begin(), fewer.end(), [&](const Result* r) {
+    return separation(r->median_ci, best->median_ci) == Separation::separated &&
+           r->stats.median > knee->stats.median;
+  });
+  if (!shown) {
+    subjects.resize(k);
+    return fmt::format("; from how many threads `{}` stops gaining: cannot tell here ({})",
+                       best->strategy, kSettle);
+  }
+  claims.push_back(claim);
+  if (knee != best) claims.push_back({ClaimKind::same, k, k + 1});
+  if (knee == best) {
+    return fmt::format("; more threads than {} did not help `{}` ({} ms)", knee->threads,
+                       knee->strategy, format_ms(knee->stats.median));
+  }
+  return fmt::format("; `{}` stops gaining at {}: {} ms, {} of its best ({} ms with {})",
+                     knee->strategy, naming.workers(*knee), format_ms(knee->stats.median),
+                     same_words(), format_ms(best->stats.median), naming.workers(*best));
+}
+
+void answer_fastest(std::span<const Result> results, const Naming& naming, Findings& out) {
+  const Results listed =
+      only(select(results, "open"), [](const Result& r) { return r.input.has_value(); });
+  const bool grown = !only(listed, [](const Result& r) { return r.pregrow.grows(); }).empty();
+  const Results all = only(listed, [grown](const Result& r) { return r.pregrow.grows() == grown; });
+  if (all.size() < 2 || fewest_without_interval(all) != nullptr) return;
+  std::vector<FindingSubject> subjects;
+  std::vector<FindingClaim> claims;
+  std::string text =
+      fmt::format("Fastest way to open {} files here: {}", group_digits(all.front()->ops),
+                  fastest_part(all, naming, subjects, claims));
+  text +=
+      knee_part(only(all, [](const Result& r) { return r.reference; }), naming, subjects, claims);
+  const Result* best = fastest(all);
+  out.push_back({{"answer_fastest",
+                  text + ".",
+                  {{"ops_per_sec", best->ops_per_sec}, {"threads", best->threads}},
+                  std::move(subjects)},
+                 std::move(claims)});
+}
+
+// (b): the seed's pool against the plain loop with one thread, and the best batching.
+void answer_pool(std::span<const Result> results, Findings& out) {
+  const Results all = only(select(results, "open"), [](const Result& r) {
+    return r.input.has_value() && !r.pregrow.grows();
+  });
+  const Results plain = only(all, [](const Result& r) { return r.reference; });
+  const Result* plain_one = with_threads(plain, 1);
+  const Result* pool_one =
+      with_threads(only(all, [](const Result& r) { return r.strategy == "pool"; }), 1);
+  if (plain_one == nullptr || pool_one == nullptr) return;
+  if (fewest_without_interval({plain_one, pool_one}) != nullptr) return;
+  std::vector<FindingSubject> subjects = {subject(*plain_one, "reference"),
+                                          subject(*pool_one, "pool")};
+  std::vector<FindingClaim> claims = {separation_claim(*pool_one, *plain_one, 1, 0)};
+  std::string text = fmt::format(
+      "A thread pool with one task per file (`pool`, 1 thread) took {} the time of a plain loop "
+      "({} against {} ms{})",
+      format_ratio(pool_one->stats.median / plain_one->stats.median),
+      format_ms(pool_one->stats.median), format_ms(plain_one->stats.median),
+      ratio_qualifier(*pool_one, *plain_one));
+  const Results batched =
+      only(all, [](const Result& r) { return r.strategy == "pool-batch" && r.threads == 1; });
+  if (const Result* b = fastest(batched); b != nullptr && b->median_ci.reached) {
+    claims.push_back(separation_claim(*b, *plain_one, 2, 0));
+    subjects.push_back(subject(*b, "batched"));
+    text += fmt::format("; batching (`pool-batch`, batch {}) brings it to {}{}", b->batch,
+                        format_ratio(b->stats.median / plain_one->stats.median),
+                        ratio_qualifier(*b, *plain_one));
+  }
+  out.push_back({{"answer_pool",
+                  text + ".",
+                  {{"ratio", pool_one->stats.median / plain_one->stats.median}},
+                  std::move(subjects)},
+                 std::move(claims)});
+}
+
+// The pair the stall answer is about: two threads where measured, the first pair otherwise.
+const GrowthPair* stall_pair(const std::vector<GrowthPair>& pairs) {
+  const auto two = std::find_if(pairs.begin(), pairs.end(), [](const GrowthPair& p) {
+    return p.off->threads == 2 && growths(*p.grown) == 0;
+  });
+  if (two != pairs.end()) return &*two;
+  return pairs.empty() ? nullptr : &pairs.front();
+}
+
+// (c): the seed's stall, from the kernel's starting table against a pre-grown one.
+void answer_stall(std::span<const Result> results, const Naming& naming, Findings& out) {
+  const std::vector<GrowthPair> pairs = growth_pairs(select(results, "socket"));
+  const GrowthPair* p = stall_pair(pairs);
+  if (p == nullptr || p->apart() == Separation::too_few) return;
+  const Result& off = *p->off;
+  const std::string rcu = off.rcu_setting();
+  std::vector<FindingSubject> subjects = {subject(off, "not-pregrown"),
+                                          subject(*p->grown, "pregrown")};
+  std::vector<FindingClaim> claims = {separation_claim(off, *p->grown, 0, 1)};
+  std::string text = fmt::format(
+      "{} × {} {} descriptors (`{}`{}): {} ms from the kernel's starting table, {} ms with the "
+      "table grown first",
+      workers_text(off), off.ops / static_cast<std::uint64_t>(std::max(1, off.threads)), off.kind,
+      off.strategy, naming.settings(off, false), format_ms(off.stats.median),
+      format_ms(p->grown->stats.median));
+  if (p->stalled() && growths(*p->grown) == 0) {
+    claims.push_back({ClaimKind::pregrow_slower, 0, 1});
+    claims.push_back({ClaimKind::no_growth, 1, 1});
+    text += fmt::format(
+        ": {} slower{}; pre-growing removes it. The shared table grew {} time{}, each growth "
+        "waiting for an RCU grace period",
+        format_ratio(p->ratio()), rcu.empty() ? "" : " with rcu_expedited=" + rcu, growths(off),
+        growths(off) == 1 ? "" : "s");
+    if (kernel_traced(off) && kernel_growth_ns(*off.kernel) > 0 && off.kernel->off_cpu_ns > 0) {
+      claims.push_back({ClaimKind::kernel_growth, 0, 0});
+      text += fmt::format(
+          " (the kernel: {} of the threads' off-CPU time was that growth and the "
+          "waits on it)",
+          format_percent(static_cast<double>(kernel_growth_ns(*off.kernel)) /
+                         static_cast<double>(off.kernel->off_cpu_ns)));
+    }
+  } else if (p->apart() == Separation::cannot_tell) {
+    text += fmt::format(": cannot tell here, the intervals are too wide ({}); {}",
+                        noise_text(off, *p->grown), kSettle);
+  } else if (p->apart() == Separation::same) {
+    text += fmt::format(
+        ": {}, no stall worth pre-growing for here (a short RCU grace period, as "
+        "rcu_expedited=1 gives, would explain it)",
+        same_words());
+  } else {
+    text += fmt::format(": {} {} without pre-growing",
+                        format_ratio(p->ratio() >= 1 ? p->ratio() : 1 / p->ratio()),
+                        p->ratio() >= 1 ? "slower" : "faster");
+  }
+  out.push_back({{"answer_stall",
+                  text + ".",
+                  {{"median_ns", whole_ns(off.stats.median)},
+                   {"pregrown_median_ns", whole_ns(p->grown->stats.median)},
+                   {"ratio", p->ratio()}},
+                  std::move(subjects)},
+                 std::move(claims)});
+}
+
+}  // namespace
+
+void answer_findings(std::span<const Result> results, const Naming& naming, Findings& out) {
+  answer_fastest(results, naming, out);
+  answer_pool(results, out);
+  answer_stall(results, naming, out);
+}
+
+}  // namespace fdbench::findings_parts

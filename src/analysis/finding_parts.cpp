@@ -1,0 +1,243 @@
+#include "analysis/finding_parts.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <tuple>
+#include <utility>
+
+#include "analysis/compare.hpp"
+#include "model/format.hpp"
+
+namespace fdbench::findings_parts {
+
+Results select(std::span<const Result> results, std::string_view workload) {
+  Results out;
+  for (const auto& r : results) {
+    if (r.workload == workload && comparable(r) && r.stats.count > 0 &&
+        r.harness == Harness::minimal) {
+      out.push_back(&r);
+    }
+  }
+  return out;
+}
+
+Results ranked_with(const Result& r, std::span<const Result> results) {
+  const Results listed =
+      only(select(results, r.workload), [](const Result& x) { return x.input.has_value(); });
+  return only(listed, [&r](const Result& x) { return x.pregrow.grows() == r.pregrow.grows(); });
+}
+
+const Result* fastest(const Results& rs) {
+  // The highest rate; between equal rates a fixed order, so that the order given changes
+  // nothing.
+  const auto order = [](const Result* x) {
+    return std::tuple(-x->ops_per_sec, x->strategy, x->threads, x->batch, x->pregrow.label());
+  };
+  const Result* best = nullptr;
+  for (const auto* r : rs) {
+    if (best == nullptr || order(r) < order(best)) best = r;
+  }
+  return best;
+}
+
+const Result* with_threads(const Results& rs, int threads) {
+  for (const auto* r : rs) {
+    if (r->threads == threads) return r;
+  }
+  return nullptr;
+}
+
+const Result* fewest_without_interval(const Results& rs) {
+  const Result* fewest = nullptr;
+  for (const auto* r : rs) {
+    if (r->median_ci.reached) continue;
+    // The fewest repetitions, then a fixed order, so that the order given changes nothing.
+    const auto order = [](const Result* x) {
+      return std::tuple(x->times_ns.size(), x->strategy, x->threads, x->batch, x->pregrow.label());
+    };
+    if (fewest == nullptr || order(r) < order(fewest)) fewest = r;
+  }
+  return fewest;
+}
+
+std::string workers_text(const Result& r) {
+  switch (r.workers) {
+    case WorkerKind::processes:
+      return fmt::format("{} process{}", r.threads, r.threads == 1 ? "" : "es");
+    case WorkerKind::threads:
+      break;
+  }
+  return thread_count_text(r.threads);
+}
+
+namespace {
+
+std::string paths_of(const Result& r) {
+  const auto it = r.parameters.find("paths");
+  return it == r.parameters.end() ? std::string("relative") : it->second;
+}
+
+// Each setting a sentence may have to name, with its words.
+std::map<std::string, std::string> settings_of(const Result& r) {
+  return {{"batch", std::to_string(r.batch)},
+          {"pregrow", r.pregrow.label()},
+          {"paths", paths_of(r)},
+          {"kind", r.kind},
+          {"rcu", r.rcu_setting()}};
+}
+
+std::string setting_words(const std::string& name, const Result& r) {
+  if (name == "batch") return fmt::format("batch {}", r.batch);
+  if (name == "pregrow") return fmt::format("pregrow {}", r.pregrow.label());
+  if (name == "paths") return paths_of(r) + " paths";
+  if (name == "kind") return r.kind;
+  return "rcu_expedited=" + r.rcu_setting();
+}
+
+}  // namespace
+
+Naming::Naming(std::span<const Result> results) {
+  for (const auto& r : results) {
+    // Only timings are named in comparisons; a failed row's setting changes no sentence.
+    if (!comparable(r)) continue;
+    auto& mine = values_[r.workload + "/" + r.strategy];
+    for (const auto& [name, value] : settings_of(r)) mine[name].insert(value);
+  }
+}
+
+std::string Naming::settings(const Result& r, bool pregrow) const {
+  const auto it = values_.find(r.workload + "/" + r.strategy);
+  if (it == values_.end()) return {};
+  std::string text;
+  for (const char* name : {"batch", "kind", "paths", "pregrow", "rcu"}) {
+    if (!pregrow && std::string_view(name) == "pregrow") continue;
+    const auto values = it->second.find(name);
+    if (values != it->second.end() && values->second.size() > 1) {
+      text += ", " + setting_words(name, r);
+    }
+  }
+  return text;
+}
+
+std::string Naming::workers(const Result& r) const {
+  return workers_text(r) + settings(r);
+}
+
+std::string Naming::operator()(const Result& r) const {
+  return fmt::format("`{}` with {}", r.strategy, workers(r));
+}
+
+FindingSubject subject(const Result& r, std::string role) {
+  FindingSubject s{std::move(role),   r.workload,      r.kind,
+                   r.strategy,        r.threads,       r.batch,
+                   r.pregrow.label(), r.rcu_expedited, std::string(to_string(r.harness))};
+  s.paths = paths_of(r);
+  return s;
+}
+
+FindingClaim separation_claim(const Result& a, const Result& b, std::size_t ia, std::size_t ib) {
+  switch (separation(a.median_ci, b.median_ci)) {
+    case Separation::separated:
+      return {ClaimKind::separated, ia, ib};
+    case Separation::same:
+      return {ClaimKind::same, ia, ib};
+    case Separation::cannot_tell:
+      return {ClaimKind::cannot_tell, ia, ib};
+    case Separation::too_few:
+      break;
+  }
+  return {ClaimKind::too_few, ia, ib};
+}
+
+std::string too_few_to_separate() {
+  return fmt::format("too few repetitions to separate these (use --repeat ≥ {})",
+                     min_samples_for());
+}
+
+std::string noise_text(const Result& a, const Result& b) {
+  const auto pa = a.precision();
+  const auto pb = b.precision();
+  if (!pa && !pb) return {};
+  return "±" + format_percent(std::max(pa.value_or(0), pb.value_or(0)));
+}
+
+std::string same_words() {
+  return fmt::format("the same within {}", format_percent(kSameMargin));
+}
+
+std::string ratio_qualifier(const Result& r, const Result& base) {
+  switch (separation(r.median_ci, base.median_ci)) {
+    case Separation::same:
+      return ", " + same_words();
+    case Separation::cannot_tell:
+      return fmt::format(", cannot tell apart: intervals too wide ({})", noise_text(r, base));
+    case Separation::too_few:
+      return ", medians alone";
+    case Separation::separated:
+      break;
+  }
+  return "";
+}
+
+int growths(const Result& r) {
+  if (!r.fdsize_before || !r.fdsize_after || *r.fdsize_before <= 0) return 0;
+  const auto ratio = static_cast<unsigned>(*r.fdsize_after / *r.fdsize_before);
+  return ratio <= 1 ? 0 : std::bit_width(ratio) - 1;
+}
+
+double growth_share(const Result& r) {
+  return r.latency ? r.latency->growth_totals.share_of_repetition : 0;
+}
+
+bool GrowthPair::under_twice() const {
+  const MedianInterval& a = off->median_ci;
+  const MedianInterval& b = grown->median_ci;
+  if (!a.reached || !b.reached || a.lo <= 0 || b.lo <= 0) return false;
+  return a.hi < 2 * b.lo && b.hi < 2 * a.lo;
+}
+
+namespace {
+
+// The same measurement as compare pairs it (strategy, threads, kind, size and the parameters
+// that configure it, --rcu-expedited's included) but for the pregrow setting.
+bool same_but_pregrow(const Result& a, const Result& b) {
+  ResultKey ka = key_of(a);
+  ResultKey kb = key_of(b);
+  ka.pregrow = kb.pregrow;
+  return ka == kb;
+}
+
+}  // namespace
+
+std::vector<GrowthPair> growth_pairs(const Results& all) {
+  std::vector<GrowthPair> pairs;
+  for (const auto* off : all) {
+    if (off->pregrow.grows()) continue;
+    for (const auto* r : all) {
+      if (r->pregrow.grows() && same_but_pregrow(*r, *off)) pairs.push_back({off, r});
+    }
+  }
+  return pairs;
+}
+
+std::int64_t kernel_growth_ns(const KernelEvidence& k) {
+  return k.off_cpu[static_cast<std::size_t>(OffCpuCause::fd_table_growth)] +
+         k.off_cpu[static_cast<std::size_t>(OffCpuCause::waiting_on_growth)];
+}
+
+bool kernel_traced(const Result& r) {
+  return r.ran() && r.kernel && r.kernel->available;
+}
+
+std::string listed(const std::vector<std::string>& values) {
+  std::string text;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    text += (i == 0 ? "" : i + 1 == values.size() ? " and " : ", ") + values[i];
+  }
+  return text;
+}
+
+}  // namespace fdbench::findings_parts
