@@ -20,10 +20,11 @@ namespace fdbench {
 // finding's `subjects`, and writes counts and whole nanoseconds as integers; 4 added each
 // result's `precision`; 5 its `kernel` (--kernel-trace); 6 its `harness` and the kernel's
 // steal time; 7 the warning kind `setting-changed`; 8 the kernel's time waiting to start or
-// done (`at_edges_ns`, `at_edges_by_cause_ns`). Every version from
+// done (`at_edges_ns`, `at_edges_by_cause_ns`); 9 a finding subject's `paths` and the answers'
+// finding kinds. Every version from
 // 1 on reads; what an older one lacks is derived once, by the field tables (json_fields.hpp),
 // or left absent where nothing can tell it (the context, the timed region).
-inline constexpr int kSchemaVersion = 8;
+inline constexpr int kSchemaVersion = 9;
 
 struct ResultsDocument {
   int schema_version = kSchemaVersion;

@@ -36,6 +36,10 @@ struct Section {
   bool batch_column = false;  // results differ by batch too (tune's sweep): the table shows it
   // --harness published ran: the table shows each row's harness (minimal or published).
   bool harness_column = false;
+  // open's --paths ("relative" or "absolute"), and the strategies measured that open by full
+  // path whatever it says (no openat()): the title and note say both.
+  std::string paths = "relative";
+  std::vector<std::string> by_full_path;
   // --kernel-trace: asked for, and (empty) recorded or why it cannot be here.
   bool kernel_trace = false;
   std::string kernel_unavailable;

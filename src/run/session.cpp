@@ -198,8 +198,15 @@ std::vector<DescriptorBudget> socket_budgets(const SocketOptions& options,
 }
 
 Section open_section(const OpenOptions& options, const OpenInput& in,
-                     const WorkloadRecipe& recipe) {
+                     const WorkloadRecipe& recipe, const std::vector<std::string>& strategies) {
   Section section = section_of(recipe, options.repeat, options.warmup);
+  section.paths = std::string(to_string(options.paths));
+  if (options.paths == PathMode::relative) {
+    for (const auto& name : strategies) {
+      const StrategyInfo* info = find_strategy(name);
+      if (info != nullptr && info->full_paths_only) section.by_full_path.push_back(name);
+    }
+  }
   section.input = in.summary;
   section.fs_type = in.fs_type();
   section.subdirs = in.generated ? in.generated->subdirs() : 0;
@@ -381,7 +388,7 @@ void Session::run_open(const OpenOptions& options) {
   }
   const OpenSpec spec = open_spec(options, in);
   const WorkloadRecipe recipe = open_workload_recipe(spec);
-  Section section = open_section(options, in, recipe);
+  Section section = open_section(options, in, recipe, strategies);
   const SchedulerSettings settings{
       options.order, options.latency,
       latency_bytes_of(options.latency, recipe.facts.ops, !measured_in_fresh_children(options, in)),

@@ -77,8 +77,9 @@ std::string section_title(const Section& s) {
                         s.subdirs == 0 ? "" : fmt::format(", {} subdirectories", s.subdirs))
           : fmt::format("{} regular files from --{} {} ({})", files, in.source, in.origin,
                         s.fs_type);
-  return fmt::format("{}: {}, {}{}, {}", s.workload, where, in.flags, s.held ? ", kept open" : "",
-                     runs);
+  return fmt::format("{}: {}, {}{}{}, {}", s.workload, where, in.flags,
+                     s.held ? ", kept open" : "",
+                     s.paths == "absolute" ? ", opened by absolute path" : "", runs);
 }
 
 namespace {
@@ -137,6 +138,12 @@ std::string section_note(const Section& s) {
                 "published harness, the seed's threads are created inside the clock and its pool "
                 "just before it, and each file is opened by std::ifstream"
               : "; thread and pool creation are not timed";
+  if (!s.by_full_path.empty()) {
+    std::string names;
+    for (const auto& n : s.by_full_path) names += (names.empty() ? "`" : ", `") + n + "`";
+    note += fmt::format("; {} open{} each file by its absolute path (no openat())", names,
+                        s.by_full_path.size() == 1 ? "s" : "");
+  }
   std::uint64_t missing = 0;
   for (const auto& [what, n] : s.input->missing) missing += n;
   note += skipped_text(s.input->skipped);
