@@ -33,6 +33,7 @@
 #include "output/reporter.hpp"
 #include "parse_error.hpp"
 #include "platform/platform.hpp"
+#include "run/runnable.hpp"
 
 namespace fdbench::cli {
 
@@ -1191,6 +1192,12 @@ void reject_suite_options(const CLI::App& app, std::string_view subcommand) {
   }
 }
 
+// A command none of whose strategy x harness pairs can run here is refused before anything is
+// made or started; where only some cannot, the run names them as it starts (measure()).
+void refuse_unrunnable(const Runnability& runnability) {
+  if (runnability.nothing_runs()) throw UsageError(nothing_runs_text(runnability));
+}
+
 Command open_command(const Texts& texts, const CLI::App& open) {
   Command command;
   command.kind = Command::Kind::open;
@@ -1199,6 +1206,7 @@ Command open_command(const Texts& texts, const CLI::App& open) {
   apply_kept_set(texts.open, open.count("--files") > 0, open.count("--layout") > 0, command.open);
   apply_common(texts.open_common, command.open.repeat, command.open.warmup, command);
   check_published_open(command.open);
+  refuse_unrunnable(runnability(command.open));
   command.open.latency = latency_of(texts.open_common, command.open.keep_open);
   command.open.kernel_trace = texts.open_common.kernel_trace;
   return command;
@@ -1209,6 +1217,7 @@ Command socket_command(const Texts& texts) {
   command.kind = Command::Kind::socket;
   apply_socket(texts.socket, command.socket);
   apply_common(texts.socket_common, command.socket.repeat, command.socket.warmup, command);
+  refuse_unrunnable(runnability(command.socket));
   command.socket.latency = latency_of(texts.socket_common, true);
   command.socket.kernel_trace = texts.socket_common.kernel_trace;
   return command;
@@ -1228,6 +1237,8 @@ Command suite_command(const Texts& texts) {
   command.open.kernel_trace = command.socket.kernel_trace = texts.suite.kernel_trace;
   // The seed's two threads, then the two ways around the shared table.
   command.socket.strategies = {"threads", "process", "uring-direct"};
+  refuse_unrunnable(runnability(command.open));
+  refuse_unrunnable(runnability(command.socket));
   return command;
 }
 
