@@ -231,6 +231,7 @@ struct TuneText {
   std::string format = Command{}.format;
   std::string timeout;  // empty: none for a private set, kDefaultTreeTimeout for --tree, --list
   bool quiet = false;
+  bool allow_process = false;
   bool allow_direct = false;
   bool kernel_trace = false;
 };
@@ -1071,6 +1072,10 @@ fastest setting, the others within noise of it (their medians' 95% intervals ove
 there were too few repetitions for such intervals to tell them apart), the knee (the fewest threads within noise of the best), the descriptor-table advice (with
 --keep-open: the pre-grow size, and whether the stall was seen without it) and what
 RLIMIT_NOFILE must allow. A program reads the --save file with fdbench::load_recommendation.
+The recommendation names only strategies whose descriptors land in the calling program's own
+table (threads, the pools, libuv, uring): `process` and `uring-direct` are measured and shown,
+and named among those not compared, unless --allow-process or --allow-direct lets them in.
+Progress lines go to stderr only when it is a terminal (and not --quiet).
 
 Examples:
   fdbench tune
@@ -1092,9 +1097,13 @@ CLI::App* add_tune_command(CLI::App& app, TuneText& text, OptionHints& hints) {
       {"--keep-open", "",
        "Hold every descriptor until the repetition ends (advice on the fd table)",
        &text.open.keep_open},
+      {"--allow-process", "",
+       "May recommend process: its descriptors are made in worker processes, a table each, "
+       "which a program calling fdbench cannot use (measured either way)",
+       &text.allow_process},
       {"--allow-direct", "",
-       "With --keep-open: may recommend uring-direct, whose descriptors live in the io_uring "
-       "and are not descriptors a program can use elsewhere",
+       "May recommend uring-direct: its descriptors live in the io_uring and are no "
+       "descriptors a program can use elsewhere (measured either way)",
        &text.allow_direct},
       {"--budget", "SECONDS",
        "Seconds the sweep may take, shared by the combinations (6 repetitions of each at least)",
@@ -1123,7 +1132,8 @@ CLI::App* add_tune_command(CLI::App& app, TuneText& text, OptionHints& hints) {
        "Linux, root or CAP_PERFMON: where each combination's threads were off their CPU while "
        "timed, by cause, from the kernel's call chains (perf events)",
        &text.kernel_trace},
-      {"--quiet", "", "No progress lines on stderr", &text.quiet},
+      {"--quiet", "", "No progress lines on stderr (shown only when stderr is a terminal)",
+       &text.quiet},
   };
   add_options(*cmd, table, hints);
   cmd->footer(kTuneFooter);
@@ -1249,12 +1259,7 @@ Command tune_command(const TuneText& text, const CLI::App& tune) {
   OpenOptions& open = command.tune.open;
   open.files = static_cast<std::size_t>(parse_number("--files", text.open.files, 1, kMaxFiles));
   open.keep_open = text.open.keep_open;
-  if (text.allow_direct && !open.keep_open) {
-    throw UsageError(
-        "--allow-direct applies to --keep-open: without it every descriptor is closed at once, "
-        "and uring-direct is compared like any other strategy");
-  }
-  command.tune.allow_direct = text.allow_direct;
+  command.tune.eligibility = {text.allow_process, text.allow_direct};
   open.kernel_trace = text.kernel_trace;
   if (!text.strategy.empty()) open.strategies = parse_strategies(text.strategy);
   apply_open_input(text.open, open);

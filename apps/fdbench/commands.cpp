@@ -381,10 +381,24 @@ void print_tune_table(const Environment& env, const TuneReport& report, std::ost
   out << tune_text(report);
 }
 
+// What a JSON document has no place for, said on stderr: the budget overrun and the strategies
+// measured but kept out of the recommendation (the table's text says both).
+void tune_json_notes(const TuneReport& report, std::ostream& err) {
+  if (const std::string over = budget_overrun_text(report); !over.empty()) {
+    err << "fdbench tune: " << over << "\n";
+  }
+  for (const auto& group : ineligible(report.sweep, report.eligibility)) {
+    err << fmt::format("fdbench tune: not compared: {}: {}\n", fmt::join(group.strategies, ", "),
+                       group.why);
+  }
+}
+
 // Exit 1 when nothing could be recommended: a script reading --save must not find an old file.
+// Progress lines only to a terminal, as open's progress line: a log or a pipe gets the results.
 int tune(const Command& command, std::ostream& out, std::ostream& err) {
+  const bool show_progress = !command.quiet && platform::terminal_columns(2).has_value();
   const auto progress = [&](std::string_view line) {
-    if (!command.quiet) err << "fdbench tune: " << line << "\n";
+    if (show_progress) err << "fdbench tune: " << line << "\n";
   };
   try {
     const Environment env =
@@ -394,10 +408,7 @@ int tune(const Command& command, std::ostream& out, std::ostream& err) {
     context.load_after = capture_load();
     if (command.format == "json") {
       out << tune_json_document(env, report, &context) << "\n";
-      // The table says it in its text; a JSON document has no place for it.
-      if (const std::string over = budget_overrun_text(report); !over.empty()) {
-        err << "fdbench tune: " << over << "\n";
-      }
+      tune_json_notes(report, err);
     } else {
       print_tune_table(env, report, out);
     }

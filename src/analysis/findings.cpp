@@ -1,6 +1,7 @@
 #include "analysis/findings.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <bit>
@@ -86,13 +87,22 @@ const Result* with_threads(const Results& rs, int threads) {
 
 // "2 threads", or "2 processes" where the workers are processes.
 std::string workers_text(const Result& r) {
-  switch (r.workers) {
-    case WorkerKind::processes:
-      return fmt::format("{} process{}", r.threads, r.threads == 1 ? "" : "es");
-    case WorkerKind::threads:
-      break;
-  }
-  return thread_count_text(r.threads);
+  return worker_count_text(r.workers, r.threads);
+}
+
+// Whether `among` holds a result that differs from `r` only by its batch (tune sweeps batch
+// sizes): then `r` is named with its batch, or two subjects would read the same.
+bool batch_tells_apart(const Result& r, const Results& among) {
+  return std::any_of(among.begin(), among.end(), [&r](const Result* o) {
+    return o->batch != r.batch && o->strategy == r.strategy && o->threads == r.threads &&
+           o->pregrow == r.pregrow && o->harness == r.harness && o->kind == r.kind;
+  });
+}
+
+// "2 threads", or "2 threads at batch 64" where `among` holds one that differs only by it.
+std::string workers_text(const Result& r, const Results& among) {
+  if (!batch_tells_apart(r, among)) return workers_text(r);
+  return fmt::format("{} at batch {}", workers_text(r), r.batch);
 }
 
 // What a finding says of `r`, for a script to match against the results without reading the
@@ -155,9 +165,9 @@ void fastest_finding(const Results& all, Findings& out) {
     out.push_back({{"fastest",
                     fmt::format("Opening files: the fastest way here was `{}` with {}: {} files/s "
                                 "({} ms for {} file{}).",
-                                best->strategy, workers_text(*best), format_rate(best->ops_per_sec),
-                                format_ms(best->stats.median), group_digits(best->ops),
-                                best->ops == 1 ? "" : "s"),
+                                best->strategy, workers_text(*best, all),
+                                format_rate(best->ops_per_sec), format_ms(best->stats.median),
+                                group_digits(best->ops), best->ops == 1 ? "" : "s"),
                     {{"threads", best->threads},
                      {"ops_per_sec", best->ops_per_sec},
                      {"median_ns", whole_ns(best->stats.median)},
@@ -171,8 +181,8 @@ void fastest_finding(const Results& all, Findings& out) {
   constexpr std::size_t kNamed = 4;
   std::string others;
   for (std::size_t i = 0; i < tied.size() && i < kNamed; ++i) {
-    others += fmt::format(", `{}` with {} ({} files/s)", tied[i]->strategy, workers_text(*tied[i]),
-                          format_rate(tied[i]->ops_per_sec));
+    others += fmt::format(", `{}` with {} ({} files/s)", tied[i]->strategy,
+                          workers_text(*tied[i], all), format_rate(tied[i]->ops_per_sec));
   }
   if (tied.size() > kNamed) others += fmt::format(" and {} more", tied.size() - kNamed);
   std::vector<FindingSubject> subjects = {subject(*best, "fastest")};
@@ -181,17 +191,17 @@ void fastest_finding(const Results& all, Findings& out) {
     claims.push_back({ClaimKind::within_noise, 0, subjects.size()});
     subjects.push_back(subject(*r, "tied"));
   }
-  out.push_back(
-      {{"tied",
-        fmt::format("Opening files: fastest here, tied within noise (the 95% intervals "
-                    "of their medians overlap): `{}` with {} ({} files/s){}.",
-                    best->strategy, workers_text(*best), format_rate(best->ops_per_sec), others),
-        {{"threads", best->threads},
-         {"ops_per_sec", best->ops_per_sec},
-         {"median_ns", whole_ns(best->stats.median)},
-         {"tied_with", tied.size()}},
-        std::move(subjects)},
-       std::move(claims)});
+  out.push_back({{"tied",
+                  fmt::format("Opening files: fastest here, tied within noise (the 95% intervals "
+                              "of their medians overlap): `{}` with {} ({} files/s){}.",
+                              best->strategy, workers_text(*best, all),
+                              format_rate(best->ops_per_sec), others),
+                  {{"threads", best->threads},
+                   {"ops_per_sec", best->ops_per_sec},
+                   {"median_ns", whole_ns(best->stats.median)},
+                   {"tied_with", tied.size()}},
+                  std::move(subjects)},
+                 std::move(claims)});
 }
 
 // The knee of the reference strategy: the fewest threads within noise of its best (their
@@ -257,17 +267,34 @@ std::string league_caveat(const Results& all) {
   return "; ratios of medians alone: " + too_few_to_separate();
 }
 
-// Every other strategy at its own best thread count against the reference at its best, and
-// at one thread against the reference at one thread; a ratio within noise says so.
-void league_findings(const Results& all, const Results& plain, Findings& out) {
-  const Result* plain_best = fastest(plain);
-  if (plain_best == nullptr) return;
+// The strategies of `all` but the reference, in their order.
+std::vector<std::string> compared_strategies(const Results& all) {
   std::vector<std::string> names;
   for (const auto* r : all) {
     if (!r->reference && std::find(names.begin(), names.end(), r->strategy) == names.end()) {
       names.push_back(r->strategy);
     }
   }
+  return names;
+}
+
+// What the one-thread sentence adds to `one`'s ratio to `plain_one`: its batch where `all`
+// holds one that differs only by it, and whether the two are within noise.
+std::string one_thread_notes(const Result& one, const Result& plain_one, const Results& all) {
+  std::vector<std::string> notes;
+  if (batch_tells_apart(one, all)) notes.push_back(fmt::format("at batch {}", one.batch));
+  if (separation(one.median_ci, plain_one.median_ci) == Separation::within_noise) {
+    notes.emplace_back("within noise");
+  }
+  return notes.empty() ? "" : fmt::format(" ({})", fmt::join(notes, ", "));
+}
+
+// Every other strategy at its own best thread count against the reference at its best, and
+// at one thread against the reference at one thread; a ratio within noise says so.
+void league_findings(const Results& all, const Results& plain, Findings& out) {
+  const Result* plain_best = fastest(plain);
+  if (plain_best == nullptr) return;
+  const std::vector<std::string> names = compared_strategies(all);
   std::string league;
   std::string single;  // the seed's observation: dispatch cost shows most with one thread
   std::map<std::string, FindingNumber> league_numbers = {
@@ -278,18 +305,18 @@ void league_findings(const Results& all, const Results& plain, Findings& out) {
   std::vector<FindingClaim> league_claims;
   std::vector<FindingClaim> single_claims;
   // A ratio too few repetitions leave open is said once for the sentence, by league_caveat().
-  const auto within_noise = [](const Result& r, const Result& base) {
-    return separation(r.median_ci, base.median_ci) == Separation::within_noise;
-  };
   const Result* plain_one = with_threads(plain, 1);
   if (plain_one != nullptr) single_subjects.push_back(subject(*plain_one, "reference"));
   for (const auto& name : names) {
     const Results mine = only(all, [&](const Result& r) { return r.strategy == name; });
     const Result* best_of = fastest(mine);
     const double ratio = best_of->stats.median / plain_best->stats.median;
-    league += fmt::format("{}`{}` {} ({}{})", league.empty() ? "" : ", ", name, format_ratio(ratio),
-                          workers_text(*best_of),
-                          within_noise(*best_of, *plain_best) ? ", within noise" : "");
+    league += fmt::format(
+        "{}`{}` {} ({}{})", league.empty() ? "" : ", ", name, format_ratio(ratio),
+        workers_text(*best_of, all),
+        separation(best_of->median_ci, plain_best->median_ci) == Separation::within_noise
+            ? ", within noise"
+            : "");
     league_numbers[name + ".ratio"] = ratio;
     league_numbers[name + ".threads"] = best_of->threads;
     league_claims.push_back(separation_claim(*best_of, *plain_best, league_subjects.size(), 0));
@@ -297,9 +324,8 @@ void league_findings(const Results& all, const Results& plain, Findings& out) {
     const Result* one = with_threads(mine, 1);
     if (one != nullptr && plain_one != nullptr) {
       const double one_ratio = one->stats.median / plain_one->stats.median;
-      single +=
-          fmt::format("{}`{}` {}{}", single.empty() ? "" : ", ", name, format_ratio(one_ratio),
-                      within_noise(*one, *plain_one) ? " (within noise)" : "");
+      single += fmt::format("{}`{}` {}{}", single.empty() ? "" : ", ", name,
+                            format_ratio(one_ratio), one_thread_notes(*one, *plain_one, all));
       single_numbers[name + ".ratio"] = one_ratio;
       single_claims.push_back(separation_claim(*one, *plain_one, single_subjects.size(), 0));
       single_subjects.push_back(subject(*one, "compared"));

@@ -202,6 +202,35 @@ TEST(Findings, ResultsWithinNoiseOfTheFastestAreTiedNotRanked) {
   EXPECT_NE(knee.find("with 4 it was within noise of it"), std::string::npos) << knee;
 }
 
+// tune sweeps batch sizes: settings that differ only by their batch are named with it, or two
+// subjects read the same (issue 34: "`uring-direct` with 2 threads (1,944,957 files/s) …
+// `uring-direct` with 2 threads (1,809,090)"). Where no other differs only so, no batch is said.
+TEST(Findings, SubjectsThatDifferOnlyByTheirBatchAreNamedWithIt) {
+  const std::vector<std::int64_t> two{24'000'000, 25'000'000, 26'000'000,
+                                      25'500'000, 24'500'000, 25'200'000};
+  const std::vector<std::int64_t> four{24'200'000, 25'100'000, 26'100'000,
+                                       25'600'000, 24'400'000, 25'300'000};
+  const std::vector<Result> results{
+      ResultBuilder::open("threads", 1).ops(10000).each_took(60'000'000, 6),
+      ResultBuilder::open("threads", 2).ops(10000).each_took(50'000'000, 6),
+      ResultBuilder::open("uring-direct", 2).batch(16).ops(10000).times(two),
+      ResultBuilder::open("uring-direct", 2).batch(64).ops(10000).times(four),
+      ResultBuilder::open("uring", 1).batch(16).ops(10000).each_took(40'000'000, 6),
+      ResultBuilder::open("uring", 1).batch(64).ops(10000).each_took(45'000'000, 6)};
+  const auto lines = said(results);
+  const std::string tied = finding_with(lines, "tied within noise");
+  EXPECT_NE(tied.find("`uring-direct` with 2 threads at batch 16 ("), std::string::npos) << tied;
+  EXPECT_NE(tied.find("`uring-direct` with 2 threads at batch 64 ("), std::string::npos) << tied;
+  const std::string league = finding_with(lines, "at its best, as a multiple");
+  EXPECT_NE(league.find("`uring` 0.8× (1 thread at batch 16)"), std::string::npos) << league;
+  const std::string one = finding_with(lines, "With one thread");
+  EXPECT_NE(one.find("`uring` 0.7× (at batch 16)"), std::string::npos) << one;
+  // A single uring-direct batch needs none.
+  const std::vector<Result> one_batch(results.begin(), results.begin() + 3);
+  const std::string fastest = finding_with(said(one_batch), "the fastest way here was");
+  EXPECT_NE(fastest.find("`uring-direct` with 2 threads: "), std::string::npos) << fastest;
+}
+
 TEST(Findings, TheKneeIsTheFewestThreadsWithinNoiseOfTheBest) {
   const std::vector<Result> results{open_ms("threads", 1, {30, 31, 31, 33, 34, 35}),
                                     open_ms("threads", 2, {28, 29, 30, 32, 33, 34}),
