@@ -23,17 +23,27 @@ struct Refused {
   std::vector<std::string> parts;  // the strategy, the cause, the fix
 };
 
+// Why `strategy` cannot run here at all ("built without libuv"), or `otherwise`: what the
+// refusal names first.
+std::string unless_unavailable(const char* strategy, std::string otherwise) {
+  const std::string why = find_strategy(strategy)->unavailable_reason();
+  return why.empty() ? otherwise : why;
+}
+
 TEST(Unrunnable, NothingThatCanRunIsRefusedBeforeAnythingIsMade) {
   const std::vector<Refused> cases{
       // The first seed's harness exists for threads and pool: 10,000 files were made for none.
       {{"open", "--harness", "published", "--strategy", "uring"},
-       {"fdbench open: ", "uring (--harness published)", "the published harness exists for",
+       {"fdbench open: ", "uring (--harness published): ",
+        unless_unavailable("uring", "the published harness exists for"),
         "choose --strategy threads,pool"}},
-      {{"open", "--harness", "published", "--strategy", "fast-pool,libuv", "--files", "100"},
-       {"fast-pool, libuv (--harness published)", "choose --strategy threads,pool"}},
+      {{"open", "--harness", "published", "--strategy", "fast-pool,process", "--files", "100"},
+       {"fast-pool, process (--harness published): the published harness exists for",
+        "choose --strategy threads,pool"}},
       // libuv opens files; it has no call that makes a socket.
       {{"socket", "--strategy", "libuv"},
-       {"fdbench socket: ", "libuv", "opens files only", "choose --strategy threads,"}},
+       {"fdbench socket: ", "libuv: ", unless_unavailable("libuv", "libuv opens files only"),
+        "choose --strategy threads,"}},
       // io_uring has no operation that makes an eventfd or a pipe.
       {{"socket", "--kind", "pipe", "--strategy", "uring,uring-direct"},
        {"uring", "uring-direct", "choose --strategy threads,"}},
