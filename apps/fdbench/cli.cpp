@@ -33,6 +33,7 @@
 #include "output/reporter.hpp"
 #include "parse_error.hpp"
 #include "platform/platform.hpp"
+#include "run/runnable.hpp"
 
 namespace fdbench::cli {
 
@@ -230,6 +231,7 @@ struct TuneText {
   std::string format = Command{}.format;
   std::string timeout;  // empty: none for a private set, kDefaultTreeTimeout for --tree, --list
   bool quiet = false;
+  bool allow_process = false;
   bool allow_direct = false;
   bool kernel_trace = false;
 };
@@ -1070,6 +1072,10 @@ fastest setting, the others within noise of it (their medians' 95% intervals ove
 there were too few repetitions for such intervals to tell them apart), the knee (the fewest threads within noise of the best), the descriptor-table advice (with
 --keep-open: the pre-grow size, and whether the stall was seen without it) and what
 RLIMIT_NOFILE must allow. A program reads the --save file with fdbench::load_recommendation.
+The recommendation names only strategies whose descriptors land in the calling program's own
+table (threads, the pools, libuv, uring): `process` and `uring-direct` are measured and shown,
+and named among those not compared, unless --allow-process or --allow-direct lets them in.
+Progress lines go to stderr only when it is a terminal (and not --quiet).
 
 Examples:
   fdbench tune
@@ -1091,9 +1097,13 @@ CLI::App* add_tune_command(CLI::App& app, TuneText& text, OptionHints& hints) {
       {"--keep-open", "",
        "Hold every descriptor until the repetition ends (advice on the fd table)",
        &text.open.keep_open},
+      {"--allow-process", "",
+       "May recommend process: its descriptors are made in worker processes, a table each, "
+       "which a program calling fdbench cannot use (measured either way)",
+       &text.allow_process},
       {"--allow-direct", "",
-       "With --keep-open: may recommend uring-direct, whose descriptors live in the io_uring "
-       "and are not descriptors a program can use elsewhere",
+       "May recommend uring-direct: its descriptors live in the io_uring and are no "
+       "descriptors a program can use elsewhere (measured either way)",
        &text.allow_direct},
       {"--budget", "SECONDS",
        "Seconds the sweep may take, shared by the combinations (6 repetitions of each at least)",
@@ -1122,7 +1132,8 @@ CLI::App* add_tune_command(CLI::App& app, TuneText& text, OptionHints& hints) {
        "Linux, root or CAP_PERFMON: where each combination's threads were off their CPU while "
        "timed, by cause, from the kernel's call chains (perf events)",
        &text.kernel_trace},
-      {"--quiet", "", "No progress lines on stderr", &text.quiet},
+      {"--quiet", "", "No progress lines on stderr (shown only when stderr is a terminal)",
+       &text.quiet},
   };
   add_options(*cmd, table, hints);
   cmd->footer(kTuneFooter);
@@ -1191,6 +1202,12 @@ void reject_suite_options(const CLI::App& app, std::string_view subcommand) {
   }
 }
 
+// A command none of whose strategy x harness pairs can run here is refused before anything is
+// made or started; where only some cannot, the run names them as it starts (measure()).
+void refuse_unrunnable(const Runnability& runnability) {
+  if (runnability.nothing_runs()) throw UsageError(nothing_runs_text(runnability));
+}
+
 Command open_command(const Texts& texts, const CLI::App& open) {
   Command command;
   command.kind = Command::Kind::open;
@@ -1199,6 +1216,7 @@ Command open_command(const Texts& texts, const CLI::App& open) {
   apply_kept_set(texts.open, open.count("--files") > 0, open.count("--layout") > 0, command.open);
   apply_common(texts.open_common, command.open.repeat, command.open.warmup, command);
   check_published_open(command.open);
+  refuse_unrunnable(runnability(command.open));
   command.open.latency = latency_of(texts.open_common, command.open.keep_open);
   command.open.kernel_trace = texts.open_common.kernel_trace;
   return command;
@@ -1209,6 +1227,7 @@ Command socket_command(const Texts& texts) {
   command.kind = Command::Kind::socket;
   apply_socket(texts.socket, command.socket);
   apply_common(texts.socket_common, command.socket.repeat, command.socket.warmup, command);
+  refuse_unrunnable(runnability(command.socket));
   command.socket.latency = latency_of(texts.socket_common, true);
   command.socket.kernel_trace = texts.socket_common.kernel_trace;
   return command;
@@ -1228,6 +1247,8 @@ Command suite_command(const Texts& texts) {
   command.open.kernel_trace = command.socket.kernel_trace = texts.suite.kernel_trace;
   // The seed's two threads, then the two ways around the shared table.
   command.socket.strategies = {"threads", "process", "uring-direct"};
+  refuse_unrunnable(runnability(command.open));
+  refuse_unrunnable(runnability(command.socket));
   return command;
 }
 
@@ -1238,12 +1259,7 @@ Command tune_command(const TuneText& text, const CLI::App& tune) {
   OpenOptions& open = command.tune.open;
   open.files = static_cast<std::size_t>(parse_number("--files", text.open.files, 1, kMaxFiles));
   open.keep_open = text.open.keep_open;
-  if (text.allow_direct && !open.keep_open) {
-    throw UsageError(
-        "--allow-direct applies to --keep-open: without it every descriptor is closed at once, "
-        "and uring-direct is compared like any other strategy");
-  }
-  command.tune.allow_direct = text.allow_direct;
+  command.tune.eligibility = {text.allow_process, text.allow_direct};
   open.kernel_trace = text.kernel_trace;
   if (!text.strategy.empty()) open.strategies = parse_strategies(text.strategy);
   apply_open_input(text.open, open);

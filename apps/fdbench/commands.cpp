@@ -30,6 +30,7 @@
 #include "platform/interrupt.hpp"
 #include "platform/platform.hpp"
 #include "progress_line.hpp"
+#include "run/runnable.hpp"
 #include "run/session.hpp"
 #include "run/tune_sweep.hpp"
 #include "test_events.hpp"
@@ -98,22 +99,45 @@ bool measured_nothing(const Result& r) {
   return r.ran() && r.failures > 0 && r.failures >= r.ops * r.times_ns.size();
 }
 
-// Exit 1 for a run that measured nothing because its results failed (each failed, or was
-// unavailable, and one at least failed): a script must not read success from it.
+// Exit 1 for a run that measured nothing: every result failed or was unavailable (what the
+// command line could have told was refused before it started, exit 2; this is what only the
+// run could find: a limit on threads, descriptors that do not fit). A script must not read
+// success from it.
 int measured_code(std::span<const Result> results, std::ostream& err) {
   const auto failed = std::count_if(results.begin(), results.end(), measured_nothing);
   const auto unavailable = std::count_if(results.begin(), results.end(), [](const Result& r) {
     return r.status == Status::unavailable;
   });
-  if (failed == 0 || failed + unavailable != static_cast<std::ptrdiff_t>(results.size())) {
+  if (results.empty() || failed + unavailable != static_cast<std::ptrdiff_t>(results.size())) {
     return 0;
   }
-  const std::string what =
-      unavailable == 0 ? fmt::format("every result failed ({})", results_text(results.size()))
-                       : fmt::format("{} failed, {} unavailable",
-                                     results_text(static_cast<std::size_t>(failed)), unavailable);
+  std::string what;
+  if (unavailable == 0) {
+    what = fmt::format("every result failed ({})", results_text(results.size()));
+  } else if (failed == 0) {
+    what = fmt::format("every result was unavailable ({})", results_text(results.size()));
+  } else {
+    what = fmt::format("{} failed, {} unavailable", results_text(static_cast<std::size_t>(failed)),
+                       unavailable);
+  }
   err << "Error: nothing was measured: " << what << "; each result says why\n";
   return 1;
+}
+
+// What of the command cannot run here, said before anything starts, a line for each of its
+// parts (a command none of whose combinations can run was refused as it was parsed).
+void say_unavailable(const Command& command, std::ostream& err) {
+  const bool suite = command.kind == Command::Kind::suite;
+  std::vector<std::pair<const char*, std::string>> lines;
+  if (suite || command.kind == Command::Kind::open) {
+    lines.emplace_back("open", unavailable_text(runnability(command.open)));
+  }
+  if (suite || command.kind == Command::Kind::socket) {
+    lines.emplace_back("socket", unavailable_text(runnability(command.socket)));
+  }
+  for (const auto& [part, line] : lines) {
+    if (!line.empty()) err << "fdbench " << part << ": " << printable(line) << "\n";
+  }
 }
 
 // Runs the suite, open or socket; every reporter sees each result as it finishes.
@@ -192,6 +216,7 @@ int finish_outputs(const Command& command, std::size_t results, TraceOut* trace_
 }
 
 int measure(const Command& command, std::ostream& out, std::ostream& err) {
+  say_unavailable(command, err);
   std::ostringstream buffer;
   std::ostream& sink = command.output.empty() ? out : buffer;
   std::vector<std::unique_ptr<Reporter>> reporters;
@@ -356,10 +381,24 @@ void print_tune_table(const Environment& env, const TuneReport& report, std::ost
   out << tune_text(report);
 }
 
+// What a JSON document has no place for, said on stderr: the budget overrun and the strategies
+// measured but kept out of the recommendation (the table's text says both).
+void tune_json_notes(const TuneReport& report, std::ostream& err) {
+  if (const std::string over = budget_overrun_text(report); !over.empty()) {
+    err << "fdbench tune: " << over << "\n";
+  }
+  for (const auto& group : ineligible(report.sweep, report.eligibility)) {
+    err << fmt::format("fdbench tune: not compared: {}: {}\n", fmt::join(group.strategies, ", "),
+                       group.why);
+  }
+}
+
 // Exit 1 when nothing could be recommended: a script reading --save must not find an old file.
+// Progress lines only to a terminal, as open's progress line: a log or a pipe gets the results.
 int tune(const Command& command, std::ostream& out, std::ostream& err) {
+  const bool show_progress = !command.quiet && platform::terminal_columns(2).has_value();
   const auto progress = [&](std::string_view line) {
-    if (!command.quiet) err << "fdbench tune: " << line << "\n";
+    if (show_progress) err << "fdbench tune: " << line << "\n";
   };
   try {
     const Environment env =
@@ -369,10 +408,7 @@ int tune(const Command& command, std::ostream& out, std::ostream& err) {
     context.load_after = capture_load();
     if (command.format == "json") {
       out << tune_json_document(env, report, &context) << "\n";
-      // The table says it in its text; a JSON document has no place for it.
-      if (const std::string over = budget_overrun_text(report); !over.empty()) {
-        err << "fdbench tune: " << over << "\n";
-      }
+      tune_json_notes(report, err);
     } else {
       print_tune_table(env, report, out);
     }

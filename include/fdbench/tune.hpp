@@ -27,9 +27,11 @@ struct TunedSetting {
 
 struct Recommendation {
   // The setting to use: of the fastest and the settings the sweep could not tell from it, the
-  // simplest (no io_uring, then the fewest threads, then the plain loop, then the process's
-  // own descriptors before direct ones, then the smallest batch): where the measurement
-  // cannot separate them, the simplest costs least to adopt.
+  // simplest (no io_uring, then the fewest threads, then the plain loop, then descriptors in
+  // the program's own table before others, then the smallest batch): where the measurement
+  // cannot separate them, the simplest costs least to adopt. Only strategies whose
+  // descriptors land in the calling program's table are named (not worker processes', not
+  // io_uring's direct ones) unless tune was run with --allow-process or --allow-direct.
   TunedSetting best;
   // The highest median rate among strategies a program can adopt; best when nothing ties it.
   TunedSetting fastest;

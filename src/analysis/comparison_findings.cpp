@@ -2,6 +2,7 @@
 // what each strategy costs against the plain loop: every comparison by the one rule
 // (separation()), and sameness said only where the intervals are narrow enough to show it.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -260,6 +261,18 @@ std::string league_note(const Result& r, const Result& base, const Naming& namin
   return fmt::format("({}{})", naming.workers(r), q);
 }
 
+// "`uring` 0.7× (batch 16, the same within 10%)": a one-thread entry.
+std::string one_entry(const Result& one, const Result& plain_one, const Naming& naming) {
+  std::vector<std::string> notes;
+  if (const std::string set = naming.settings(one); !set.empty()) notes.push_back(set.substr(2));
+  if (std::string q = ratio_qualifier(one, plain_one); !q.empty() && q != ", medians alone") {
+    notes.push_back(q.substr(2));
+  }
+  return fmt::format("`{}` {}{}", one.strategy,
+                     format_ratio(one.stats.median / plain_one.stats.median),
+                     notes.empty() ? "" : fmt::format(" ({})", fmt::join(notes, ", ")));
+}
+
 struct League {
   std::string text;
   std::map<std::string, FindingNumber> numbers;
@@ -303,15 +316,9 @@ void league_findings(const Results& all, const Results& plain, const Naming& nam
                fmt::format("`{}` {} {}", name,
                            format_ratio(best_of->stats.median / plain_best->stats.median),
                            league_note(*best_of, *plain_best, naming)));
-    const Result* one = with_threads(mine, 1);
-    if (one != nullptr && plain_one != nullptr) {
-      std::string q = ratio_qualifier(*one, *plain_one);
-      if (q == ", medians alone") q.clear();
-      single.add(
-          name, *one, *plain_one,
-          fmt::format("`{}` {}{}", name, format_ratio(one->stats.median / plain_one->stats.median),
-                      q.empty() ? "" : " (" + q.substr(2) + ")"));
-    }
+    const Result* one = fastest(only(mine, [](const Result& r) { return r.threads == 1; }));
+    if (one != nullptr && plain_one != nullptr)
+      single.add(name, *one, *plain_one, one_entry(*one, *plain_one, naming));
   }
   if (!league.text.empty()) {
     out.push_back(

@@ -64,13 +64,7 @@ const Result* fewest_without_interval(const Results& rs) {
 }
 
 std::string workers_text(const Result& r) {
-  switch (r.workers) {
-    case WorkerKind::processes:
-      return fmt::format("{} process{}", r.threads, r.threads == 1 ? "" : "es");
-    case WorkerKind::threads:
-      break;
-  }
-  return thread_count_text(r.threads);
+  return worker_count_text(r.workers, r.threads);
 }
 
 namespace {

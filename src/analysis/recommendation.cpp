@@ -19,22 +19,41 @@ namespace {
 
 using nlohmann::json;
 
-// A result a program could act on: it ran, without failures, with a strategy it can adopt,
-// under one rcu_expedited throughout; holding descriptors, ones it can use as descriptors
-// (unless `allow_direct`).
-bool eligible(const Result& r, bool allow_direct) {
-  if (r.holds_descriptors && r.fd_table == FdTable::none && !allow_direct) return false;
+// A result a program could act on, whatever its table: it ran, without failures, with a
+// strategy it can adopt, under one rcu_expedited throughout.
+bool usable(const Result& r) {
   return r.recommendable && r.harness == Harness::minimal && r.ok() && !r.times_ns.empty() &&
          r.ops_per_sec > 0 && !r.has_warning(WarningKind::setting_changed);
 }
 
+// ... and one whose descriptors the program can use (`eligibility`).
+bool eligible(const Result& r, const Eligibility& eligibility) {
+  return usable(r) && eligibility.allows(r.fd_table);
+}
+
+// Why descriptors that go into `table` are no use to the calling program, and the flag that
+// says they are.
+std::string ineligible_why(FdTable table) {
+  switch (table) {
+    case FdTable::per_worker:
+      return "its descriptors are made in worker processes, each in a table of its own, where "
+             "the calling program cannot use them; --allow-process to include it";
+    case FdTable::none:
+      return "its descriptors live in the io_uring, not in the process's table, so a program "
+             "cannot use them as descriptors; --allow-direct to include it";
+    case FdTable::shared:
+      break;
+  }
+  return {};
+}
+
 // Simpler first: no io_uring (a ring to set up and drain), fewer threads, the plain loop
-// before a pool, descriptors of the process's own before a ring's direct ones, a smaller
-// batch; among equals, the faster.
+// before a pool, descriptors in the process's own table before those of worker processes or
+// a ring's direct ones, a smaller batch; among equals, the faster.
 bool simpler(const Result& a, const Result& b) {
   const auto key = [](const Result& r) {
     return std::tuple(r.batch_unit == BatchUnit::submission, r.threads, !r.reference,
-                      r.fd_table == FdTable::none, r.batch, -r.ops_per_sec);
+                      r.fd_table != FdTable::shared, r.batch, -r.ops_per_sec);
   };
   return key(a) < key(b);
 }
@@ -84,11 +103,43 @@ TunedSetting parse_setting(const json& object, const std::string& where) {
 
 }  // namespace
 
-std::optional<Recommendation> recommend_from(std::span<const Result> sweep, bool allow_direct) {
+bool Eligibility::allows(FdTable table) const {
+  switch (table) {
+    case FdTable::per_worker:
+      return processes;
+    case FdTable::none:
+      return direct;
+    case FdTable::shared:
+      break;
+  }
+  return true;
+}
+
+std::vector<Ineligible> ineligible(std::span<const Result> sweep, const Eligibility& eligibility) {
+  std::vector<Ineligible> out;
+  std::vector<FdTable> tables;  // out[i]'s
+  for (const auto& r : sweep) {
+    if (!usable(r) || eligibility.allows(r.fd_table)) continue;
+    const auto at = std::find(tables.begin(), tables.end(), r.fd_table);
+    if (at == tables.end()) {
+      tables.push_back(r.fd_table);
+      out.push_back({{r.strategy}, ineligible_why(r.fd_table)});
+      continue;
+    }
+    auto& names = out[static_cast<std::size_t>(at - tables.begin())].strategies;
+    if (std::find(names.begin(), names.end(), r.strategy) == names.end()) {
+      names.push_back(r.strategy);
+    }
+  }
+  return out;
+}
+
+std::optional<Recommendation> recommend_from(std::span<const Result> sweep,
+                                             const Eligibility& eligibility) {
   const Result* fastest = nullptr;
   int compared = 0;
   for (const auto& r : sweep) {
-    if (!eligible(r, allow_direct)) continue;
+    if (!eligible(r, eligibility)) continue;
     ++compared;
     if (fastest == nullptr || r.ops_per_sec > fastest->ops_per_sec) fastest = &r;
   }
@@ -101,7 +152,7 @@ std::optional<Recommendation> recommend_from(std::span<const Result> sweep, bool
   // few repetitions to tell them apart.
   std::vector<const Result*> tied{fastest};
   for (const auto& r : sweep) {
-    if (&r == fastest || !eligible(r, allow_direct) ||
+    if (&r == fastest || !eligible(r, eligibility) ||
         separation(r.median_ci, fastest->median_ci) == Separation::separated) {
       continue;
     }

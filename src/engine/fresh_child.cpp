@@ -222,13 +222,14 @@ WorkloadRecipe open_workload_recipe(OpenSpec spec) {
   FDBENCH_ASSERT(spec.paths != nullptr);
   spec.dir_fd = -1;  // the child holds only fds 0-2: it opens the directory itself
   const std::uint64_t files = spec.paths->size();
-  return {{"open", "file", files, 1, "files", spec.keep_open, WorkloadKind::open},
+  return {{"open", "file", files, 1, "files", spec.keep_open, WorkloadKind::open,
+           ItemSpec::Op::open_file},
           [spec] { return make_open_workload(spec); }};
 }
 
 WorkloadRecipe socket_workload_recipe(SocketKind kind, std::size_t count) {
   return {{"socket", std::string(to_string(kind)), count, kind == SocketKind::pipe ? 2 : 1, "fds",
-           true, WorkloadKind::create},
+           true, WorkloadKind::create, item_op(kind)},
           [kind, count] { return make_socket_workload(kind, count); }};
 }
 
@@ -247,8 +248,7 @@ class FreshChildMeasurement final : public Measurement {
         config_(config),
         pregrow_(pregrow),
         traced_(extras.latency) {
-    if (const auto reason = unavailable_reason(strategy, config, work.facts.workload_kind);
-        !reason.empty()) {
+    if (const auto reason = unavailable_reason(strategy, config, work.facts.op); !reason.empty()) {
       stop(Status::unavailable, std::string(reason));
       return;
     }

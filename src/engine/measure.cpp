@@ -64,13 +64,15 @@ bool table_shared_now(const StrategyInfo& strategy, const StrategyConfig& config
 }
 
 WorkloadFacts facts_of(const Workload& work) {
+  const ItemSpec::Op op = work.spec().op;
   return {std::string(work.name()),
           work.kind(),
           work.ops(),
           work.descriptors_per_item(),
           std::string(work.unit()),
           work.holds_descriptors(),
-          work.spec().op == ItemSpec::Op::open_file ? WorkloadKind::open : WorkloadKind::create};
+          op == ItemSpec::Op::open_file ? WorkloadKind::open : WorkloadKind::create,
+          op};
 }
 
 Result base_result(const WorkloadFacts& work, const StrategyInfo& strategy,
@@ -277,7 +279,7 @@ class InProcessMeasurement final : public Measurement {
         strategy_(strategy),
         config_(config),
         workers_(workers) {
-    if (const auto reason = unavailable_reason(strategy, config, facts_of(work).workload_kind);
+    if (const auto reason = unavailable_reason(strategy, config, facts_of(work).op);
         !reason.empty()) {
       stop(Status::unavailable, std::string(reason));
       return;

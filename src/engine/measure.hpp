@@ -52,6 +52,7 @@ struct WorkloadFacts {
   std::string unit = "fds";        // Workload::unit()
   bool holds_descriptors = false;  // Workload::holds_descriptors()
   WorkloadKind workload_kind = WorkloadKind::create;  // Workload::spec().op, as a kind
+  ItemSpec::Op op = ItemSpec::Op::other;              // Workload::spec().op
 
   bool operator==(const WorkloadFacts&) const = default;
 };

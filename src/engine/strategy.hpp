@@ -71,6 +71,10 @@ struct StrategyInfo {
   // Empty when the strategy can run here; otherwise why not ("io_uring_disabled is 2",
   // "built without liburing"). Cheap enough to call once per result.
   std::function<std::string()> unavailable_reason = [] { return std::string(); };
+  // Empty when it can make items of `op` here; otherwise why not: an item its workers have no
+  // call for ("libuv opens files only"), or one this kernel lacks (io_uring's socket op). Read
+  // before a command starts, so that what cannot run is refused or said up front.
+  std::function<std::string(ItemSpec::Op)> cannot_make = [](ItemSpec::Op) { return std::string(); };
   // Recorded with every result (JSON "parameters"): how work reaches the workers, and what
   // --batch means for this strategy (empty when it means nothing).
   std::string_view dispatch{};
@@ -116,10 +120,11 @@ struct StrategyInfo {
   [[nodiscard]] bool uses_batch() const { return batch_unit != BatchUnit::none; }
 };
 
-// Why `strategy` cannot run a `kind` workload with `config.harness` here (its own
-// unavailable_reason(), or no published harness for it); empty when it can.
+// Why `strategy` cannot make items of `op` with `config.harness` here (its own
+// unavailable_reason(), its cannot_make(op), or no published harness for such a workload);
+// empty when it can.
 std::string unavailable_reason(const StrategyInfo& strategy, const StrategyConfig& config,
-                               WorkloadKind kind);
+                               ItemSpec::Op op);
 // Its workers for `config` (config.harness chooses the harness), untimed; only where
 // unavailable_reason() is empty.
 std::unique_ptr<Strategy> make_strategy(const StrategyInfo& strategy, const StrategyConfig& config,

@@ -64,6 +64,9 @@ struct ItemSpec {
   [[nodiscard]] int descriptors() const noexcept { return op == Op::create_pipe ? 2 : 1; }
   [[nodiscard]] const char* path(std::size_t i) const noexcept { return (*paths)[i]; }
 };
+// What items of `op` are, in words for a reason: "files", "sockets", "eventfd descriptors",
+// "pipes".
+std::string_view item_words(ItemSpec::Op op);
 
 // --harness published: how the seed's program this workload comes from spreads it over the
 // threads it creates inside the clock.
@@ -158,6 +161,11 @@ std::string_view to_string(SocketKind kind);
 bool parse_socket_kind(std::string_view text, SocketKind& kind);
 // All names accepted by parse_socket_kind, for help and errors.
 std::vector<std::string> socket_kind_names();
+// What one item of `kind` asks of the kernel (create_socket, create_eventfd, create_pipe).
+ItemSpec::Op item_op(SocketKind kind);
+// Why no workload of `kind` can be made on this system ("this system has no eventfd ..."),
+// empty where it can: the same for every strategy, so known before any is chosen.
+std::string socket_kind_unavailable_reason(SocketKind kind);
 
 // Makes `count` creation calls of `kind` (a pipe call makes two descriptors) and holds the
 // descriptors until after_repetition().

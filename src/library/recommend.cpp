@@ -3,6 +3,7 @@
 // strategy names itself.
 #include <fmt/format.h>
 
+#include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
 #include "fdbench/tune.hpp"
 #include "run/tune_sweep.hpp"
@@ -37,7 +38,9 @@ std::optional<OpenStrategy> open_strategy(std::string_view name) {
 }
 
 std::optional<OpenManyOptions> open_many_options(const TunedSetting& setting) {
-  if (setting.strategy == "uring-direct") return std::nullopt;
+  // Descriptors in no process table (io_uring's direct ones) are none open_many could hand back.
+  const StrategyInfo* strategy = find_strategy(setting.strategy);
+  if (strategy != nullptr && strategy->fd_table == FdTable::none) return std::nullopt;
   OpenManyOptions options;
   options.strategy = open_strategy(setting.strategy).value_or(OpenStrategy::threads);
   options.threads = setting.threads;

@@ -43,6 +43,16 @@ std::string thread_count_text(int threads) {
   return fmt::format("{} thread{}", threads, threads == 1 ? "" : "s");
 }
 
+std::string worker_count_text(WorkerKind workers, int count) {
+  switch (workers) {
+    case WorkerKind::processes:
+      return fmt::format("{} process{}", count, count == 1 ? "" : "es");
+    case WorkerKind::threads:
+      break;
+  }
+  return thread_count_text(count);
+}
+
 std::string threads_text(const Result& r) {
   const int extra = r.runnable_threads - r.threads;
   if (extra == 0) return std::to_string(r.threads);

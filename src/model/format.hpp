@@ -23,6 +23,8 @@ std::string format_percent(double share);
 std::string format_ratio(double ratio);
 // A number of threads in words: "1 thread", "2 threads".
 std::string thread_count_text(int threads);
+// A number of workers as what they are: "2 threads", or "1 process", "2 processes".
+std::string worker_count_text(WorkerKind workers, int count);
 // A result's thread count as the tables show it: "2", or "2 (+1)" when more threads or
 // processes than that can be on a CPU during the timed region (runnable_threads).
 std::string threads_text(const Result& r);

@@ -169,8 +169,8 @@ class Bench {
     }
     return {{0, std::string(strategy.name), config.threads, pregrow.label(),
              std::string(to_string(recipe_.facts.workload_kind))},
-            fmt::format("{}, {}, batch {}", strategy.name, thread_count_text(config.threads),
-                        config.batch),
+            fmt::format("{}, {}, batch {}", strategy.name,
+                        worker_count_text(strategy.workers, config.threads), config.batch),
             std::move(start),
             [this](Result& r) { r.input = input_.summary; }};
   }
@@ -306,8 +306,8 @@ TuneReport run_tune(const TuneOptions& options,
   bench.sweep(combos, StopRule::within_budget(options.precision, sweep_budget, warmup));
   turns.sweep_done();
   for (const auto& combo : combos) report.sweep.push_back(combo.result);
-  report.allow_direct = options.allow_direct;
-  report.recommendation = recommend_from(report.sweep, options.allow_direct);
+  report.eligibility = options.eligibility;
+  report.recommendation = recommend_from(report.sweep, options.eligibility);
   if (!report.recommendation) {
     took();
     return report;

@@ -31,9 +31,10 @@ struct TuneOptions {
   // --precision: each combination repeats until its median's 95% interval is within ± this
   // share of it, or its share of the budget is spent (never below min_samples_for()).
   double precision = Repeat{}.precision;
-  // --allow-direct: with keep_open, io_uring's direct descriptors (uring-direct) may be
-  // recommended although a program cannot use them as descriptors.
-  bool allow_direct = false;
+  // What the recommendation may name besides strategies whose descriptors land in the calling
+  // program's own table: --allow-process (worker processes' descriptors), --allow-direct
+  // (io_uring's direct descriptors). Either way every strategy is measured.
+  Eligibility eligibility;
 };
 
 // What the RLIMIT_NOFILE situation is for the workload.
@@ -60,7 +61,7 @@ struct TuneReport {
   std::optional<Result> pregrow_off;
   bool stall_seen = false;
   NofileAdvice nofile;
-  bool allow_direct = false;  // TuneOptions::allow_direct
+  Eligibility eligibility;    // TuneOptions::eligibility
   InputSummary input;         // the files the sweep opened
   std::string fs_type;        // the filesystem they are on
 };

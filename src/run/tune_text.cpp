@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/strategy.hpp"
 #include "model/format.hpp"
 #include "model/statistics.hpp"
 #include "run/tune_sweep.hpp"
@@ -16,8 +17,15 @@ namespace {
 
 constexpr std::size_t kAlternativesShown = 8;
 
+// "2 threads", or "2 processes" for a strategy whose workers are processes (the registry's
+// data: a setting names its strategy only).
+std::string workers_text(std::string_view strategy, int count) {
+  const StrategyInfo* info = find_strategy(strategy);
+  return worker_count_text(info != nullptr ? info->workers : WorkerKind::threads, count);
+}
+
 std::string setting_text(const TunedSetting& s) {
-  return fmt::format("{}, {}{}", s.strategy, thread_count_text(s.threads),
+  return fmt::format("{}, {}{}", s.strategy, workers_text(s.strategy, s.threads),
                      s.batch > 1 ? fmt::format(", batch {}", s.batch) : "");
 }
 
@@ -139,23 +147,16 @@ std::string nofile_advice(const NofileAdvice& nofile) {
       nofile.needed, nofile.needed);
 }
 
-// With held descriptors, the strategies measured but not recommended because a program cannot
-// use their descriptors as descriptors (io_uring's direct ones), unless --allow-direct.
-std::string direct_note(const TuneReport& report) {
-  if (report.allow_direct) return {};
-  std::vector<std::string> names;
-  for (const auto& r : report.sweep) {
-    if (!r.holds_descriptors || r.fd_table != FdTable::none || !r.ok()) continue;
-    if (std::find(names.begin(), names.end(), r.strategy) == names.end()) {
-      names.push_back(r.strategy);
-    }
+// The strategies measured but kept out of the recommendation because the calling program
+// could not use their descriptors (recommendation.hpp's Eligibility), each kind with why and
+// the flag that lets it in.
+std::string ineligible_note(const TuneReport& report) {
+  std::string text;
+  for (const auto& group : ineligible(report.sweep, report.eligibility)) {
+    text += fmt::format("  {:<15}{} (measured above): {}\n", text.empty() ? "not compared:" : "",
+                        fmt::join(group.strategies, ", "), group.why);
   }
-  if (names.empty()) return {};
-  return fmt::format(
-      "  not compared:  {} (measured above): its descriptors live in the io_uring, not in the "
-      "process's table, so a program cannot use them as descriptors; --allow-direct to "
-      "include it\n",
-      fmt::join(names, ", "));
+  return text;
 }
 
 }  // namespace
@@ -164,7 +165,7 @@ std::string tune_text(const TuneReport& report) {
   std::string text = "\nRecommendation\n" + sweep_line(report);
   if (!report.recommendation) {
     return text + "  nothing to recommend: no adoptable strategy ran without failures here\n" +
-           direct_note(report);
+           ineligible_note(report);
   }
   const Recommendation& rec = *report.recommendation;
   const std::size_t tied = rec.within_noise.size() + 1;
@@ -198,8 +199,8 @@ std::string tune_text(const TuneReport& report) {
   text += fmt::format(
       "  knee:          {} ({} is within noise of its fastest with "
       "them)\n",
-      thread_count_text(rec.knee_threads), rec.fastest.strategy);
-  return text + table_advice(report) + nofile_advice(report.nofile) + direct_note(report);
+      workers_text(rec.fastest.strategy, rec.knee_threads), rec.fastest.strategy);
+  return text + table_advice(report) + nofile_advice(report.nofile) + ineligible_note(report);
 }
 
 }  // namespace fdbench

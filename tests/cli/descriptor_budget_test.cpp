@@ -261,9 +261,7 @@ TEST(SweepUnderALowHardLimit, TuneSkipsWhatDoesNotFitAndRecommendsFromTheRest) {
   const auto skipped = results_with(doc, "unavailable");
   EXPECT_FALSE(skipped.empty()) << run.out;
   EXPECT_FALSE(results_with(doc, "measured").empty()) << run.out;
-  expect_skipped_say_why(doc, 128);
-  EXPECT_NE(run.err.find("skipped: too many descriptors for the hard limit"), std::string::npos)
-      << run.err;
+  expect_skipped_say_why(doc, 128);  // stderr is no terminal: no progress line says it there
   const auto& rec = doc.at("recommendation");
   for (const auto& r : doc.at("results")) {
     if (r.value("status", "measured") != "unavailable") continue;

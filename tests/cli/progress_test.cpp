@@ -61,6 +61,31 @@ TEST_F(ProgressOnATerminal, QuietShowsNone) {
   EXPECT_NE(seen.find("fdbench: wrote"), std::string::npos) << seen;
 }
 
+// tune's progress lines too: each turn of its sweep on a terminal, none on a file (issue 34:
+// 163 lines on a stderr that was no terminal, where open writes none).
+TEST_F(ProgressOnATerminal, TuneSaysEachTurnOnATerminal) {
+  const std::string tune = "tune --files 200 --budget 1 --strategy threads --dir '" + dir_.path() +
+                           "' --format json --save '" + (dir_ / "rec.json") + "'";
+  const std::string seen = on_a_terminal(tune);
+  EXPECT_NE(seen.find("combinations in turns, each until its median is within ±3% or its share "
+                      "of "),
+            std::string::npos)
+      << seen;
+  // Taking turns, each repetition's workers are primed: no warm-up turn.
+  EXPECT_NE(seen.find("fdbench tune: turn 1: "), std::string::npos) << seen;
+  EXPECT_EQ(seen.find("(warm-up)"), std::string::npos) << seen;
+  EXPECT_EQ(on_a_terminal(tune + " --quiet").find("fdbench tune: turn"), std::string::npos);
+}
+
+TEST(ProgressOffATerminal, TuneWritesNoProgressLinesToAFileOrPipe) {
+  TempDir dir;
+  const auto run = run_fdbench(
+      {"tune", "--files", "200", "--budget", "1", "--dir", dir.path(), "--format", "json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.err.find("turn "), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find("combinations in turns"), std::string::npos) << run.err;
+}
+
 TEST(ProgressOffATerminal, NotWrittenToAFileOrPipe) {
   TempDir dir;
   const auto run = run_fdbench({"open", "--files", "500", "--strategy", "threads", "--threads", "1",

@@ -183,7 +183,10 @@ TEST_P(UringOpen, RefusesDescriptorKindsItCannotCreate) {
   SKIP_UNAVAILABLE_STRATEGY(info_);
   const auto work = make_socket_workload(SocketKind::eventfd, 8);
   const Result r = measure(*work, info_, {1, 4}, 1, 0);
-  EXPECT_EQ(r.error, std::string(info_.name) + " cannot create eventfd descriptors");
+  EXPECT_EQ(r.status, Status::unavailable);
+  EXPECT_EQ(r.error, info_.cannot_make(ItemSpec::Op::create_eventfd));
+  EXPECT_EQ(r.error.rfind(std::string(info_.name) + " cannot create eventfd descriptors", 0), 0U)
+      << r.error;
   EXPECT_TRUE(r.times_ns.empty());
 }
 

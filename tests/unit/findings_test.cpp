@@ -203,6 +203,35 @@ TEST(Findings, ResultsShownTheSameAsTheFastestAreTiedNotRanked) {
   EXPECT_NE(knee.find("with 4 threads it was the same within 10%"), std::string::npos) << knee;
 }
 
+// tune sweeps batch sizes: settings that differ only by their batch are named with it, or two
+// subjects read the same (issue 34: "`uring-direct` with 2 threads (1,944,957 files/s) …
+// `uring-direct` with 2 threads (1,809,090)"). Where no other differs only so, no batch is said.
+TEST(Findings, SubjectsThatDifferOnlyByTheirBatchAreNamedWithIt) {
+  const std::vector<std::int64_t> two{24'000'000, 25'000'000, 26'000'000,
+                                      25'500'000, 24'500'000, 25'200'000};
+  const std::vector<std::int64_t> four{24'200'000, 25'100'000, 26'100'000,
+                                       25'600'000, 24'400'000, 25'300'000};
+  const std::vector<Result> results{
+      ResultBuilder::open("threads", 1).ops(10000).each_took(60'000'000, 6),
+      ResultBuilder::open("threads", 2).ops(10000).each_took(50'000'000, 6),
+      ResultBuilder::open("uring-direct", 2).batch(16).ops(10000).times(two),
+      ResultBuilder::open("uring-direct", 2).batch(64).ops(10000).times(four),
+      ResultBuilder::open("uring", 1).batch(16).ops(10000).each_took(40'000'000, 6),
+      ResultBuilder::open("uring", 1).batch(64).ops(10000).each_took(45'000'000, 6)};
+  const auto lines = said(results);
+  const std::string tied = finding_with(lines, "the same within 10% as fast");
+  EXPECT_NE(tied.find("`uring-direct` with 2 threads, batch 16 ("), std::string::npos) << tied;
+  EXPECT_NE(tied.find("`uring-direct` with 2 threads, batch 64"), std::string::npos) << tied;
+  const std::string league = finding_with(lines, "at its best, as a multiple");
+  EXPECT_NE(league.find("`uring` 0.8× (1 thread, batch 16)"), std::string::npos) << league;
+  const std::string one = finding_with(lines, "With one thread");
+  EXPECT_NE(one.find("`uring` 0.7× (batch 16)"), std::string::npos) << one;
+  // A single uring-direct batch needs none.
+  const std::vector<Result> one_batch(results.begin(), results.begin() + 3);
+  const std::string fastest = finding_with(said(one_batch), "the fastest way here was");
+  EXPECT_NE(fastest.find("`uring-direct` with 2 threads: "), std::string::npos) << fastest;
+}
+
 // Narrow intervals: 2 threads are the same as 4 within the margin, 1 is slower: 2 is the knee.
 TEST(Findings, TheKneeIsTheFewestThreadsShownTheSameAsTheBest) {
   const std::vector<Result> results{around(ResultBuilder::open("threads", 1), 50'000'000),

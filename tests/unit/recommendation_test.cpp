@@ -190,17 +190,55 @@ TEST(Recommendation, HeldDirectDescriptorsAreRecommendedOnlyWhenAllowed) {
   EXPECT_EQ(rec->compared, 1);
   EXPECT_EQ(rec->pregrow_to, 10000 + kProgramDescriptors);
 
-  const auto allowed = recommend_from(sweep, true);
+  const auto allowed = recommend_from(sweep, {.direct = true});
   ASSERT_TRUE(allowed.has_value());
   EXPECT_EQ(allowed->best.strategy, "uring-direct");
   EXPECT_FALSE(allowed->pregrow_to.has_value());
+}
 
-  // Closed as they go, a direct descriptor is compared like any other.
-  const std::vector<Result> closed = {
-      around(ResultBuilder::open("uring-direct", 2), 5'000'000),
+// The recommendation is for the program that calls fdbench: only descriptors made in its own
+// table are of use to it (issue 34 item 8: `tune` recommended "process, 2 threads"). Worker
+// processes' descriptors and io_uring's direct ones are measured, never recommended unless
+// allowed, closed as they go or held alike; and the rule reads the result's table, not a name.
+TEST(Recommendation, OnlyDescriptorsTheCallerCanUseAreRecommendedUnlessAllowed) {
+  const std::vector<Result> sweep = {
+      around(ResultBuilder::open("process", 2), 5'000'000),
+      around(ResultBuilder::open("uring-direct", 2).batch(64), 6'000'000),
+      around(ResultBuilder::open("libuv", 2).batch(64), 30'000'000),
       around(ResultBuilder::open("threads", 2), 20'000'000),
   };
-  EXPECT_EQ(recommend_from(closed)->best.strategy, "uring-direct");
+  ASSERT_EQ(sweep[0].fd_table, FdTable::per_worker);
+  ASSERT_EQ(sweep[0].workers, WorkerKind::processes);
+  ASSERT_EQ(sweep[1].fd_table, FdTable::none);
+  const auto rec = recommend_from(sweep);
+  ASSERT_TRUE(rec.has_value());
+  EXPECT_EQ(rec->best.strategy, "threads");
+  EXPECT_EQ(rec->fastest.strategy, "threads");
+  EXPECT_EQ(rec->compared, 2);  // threads and libuv
+  EXPECT_TRUE(rec->within_noise.empty());
+
+  const auto processes = recommend_from(sweep, {.processes = true});
+  ASSERT_TRUE(processes.has_value());
+  EXPECT_EQ(processes->best.strategy, "process");
+  EXPECT_EQ(processes->compared, 3);
+  const auto direct = recommend_from(sweep, {.direct = true});
+  ASSERT_TRUE(direct.has_value());
+  EXPECT_EQ(direct->best.strategy, "uring-direct");
+  EXPECT_EQ(recommend_from(sweep, {true, true})->compared, 4);
+
+  // The same process result under another name is still a worker process's table.
+  std::vector<Result> renamed = sweep;
+  renamed[0].strategy = "forked";
+  EXPECT_EQ(recommend_from(renamed)->best.strategy, "threads");
+
+  // What was kept out, by kind of table, with why and the flag that lets it in.
+  const auto out = ineligible(sweep, {});
+  ASSERT_EQ(out.size(), 2U);
+  EXPECT_EQ(out[0].strategies, std::vector<std::string>{"process"});
+  EXPECT_NE(out[0].why.find("--allow-process"), std::string::npos) << out[0].why;
+  EXPECT_EQ(out[1].strategies, std::vector<std::string>{"uring-direct"});
+  EXPECT_NE(out[1].why.find("--allow-direct"), std::string::npos) << out[1].why;
+  EXPECT_TRUE(ineligible(sweep, {true, true}).empty());
 }
 
 Recommendation sample() {

@@ -17,14 +17,14 @@ namespace tune_text_test {
 using testing::around;
 using testing::ResultBuilder;
 
-TuneReport report_of(std::vector<Result> sweep, bool allow_direct = false) {
+TuneReport report_of(std::vector<Result> sweep, Eligibility eligibility = {}) {
   TuneReport report;
   report.input.keep_open = !sweep.empty() && sweep.front().holds_descriptors;
   report.sweep = std::move(sweep);
   report.combinations = static_cast<int>(report.sweep.size());
   report.precision = 0.03;
-  report.allow_direct = allow_direct;
-  report.recommendation = recommend_from(report.sweep, allow_direct);
+  report.eligibility = eligibility;
+  report.recommendation = recommend_from(report.sweep, eligibility);
   report.best_interval_reached = true;
   report.nofile = {100, 1024, 4096};
   return report;
@@ -93,11 +93,43 @@ TEST(TuneText, HeldDirectDescriptorsAreMeasuredButNotComparedUnlessAllowed) {
   EXPECT_NE(text.find("pregrow_fd_table(10064)"), std::string::npos) << text;
 
   // Allowed, it is used, and no table advice goes with descriptors that never grow the table.
-  const std::string allowed = tune_text(report_of(sweep, true));
+  const std::string allowed = tune_text(report_of(sweep, {.direct = true}));
   EXPECT_NE(allowed.find("use:           uring-direct, 2 threads"), std::string::npos) << allowed;
   EXPECT_EQ(allowed.find("not compared"), std::string::npos) << allowed;
   EXPECT_EQ(allowed.find("pregrow_fd_table("), std::string::npos) << allowed;
   EXPECT_NE(allowed.find("live in the io_uring's own table"), std::string::npos) << allowed;
+}
+
+// The recommendation is for the program calling fdbench: worker processes' descriptors are
+// measured, named as not compared with why, and recommended only when allowed; their workers
+// are called processes (issue 34: "use: process, 2 threads").
+TEST(TuneText, WorkerProcessesAreNotComparedUnlessAllowedAndAreCalledProcesses) {
+  const std::vector<Result> sweep = {
+      around(ResultBuilder::open("process", 2), 5'000'000),
+      around(ResultBuilder::open("uring-direct", 2).batch(64), 6'000'000),
+      around(ResultBuilder::open("threads", 2), 20'000'000),
+  };
+  const std::string text = tune_text(report_of(sweep));
+  EXPECT_NE(text.find("use:           threads, 2 threads: 500,000 files/s"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  not compared:  process (measured above): its descriptors are made in "
+                      "worker processes"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("--allow-process to include it\n"
+                      "                 uring-direct (measured above): "),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("--allow-direct to include it\n"), std::string::npos) << text;
+
+  const std::string allowed = tune_text(report_of(sweep, {.processes = true}));
+  EXPECT_NE(allowed.find("use:           process, 2 processes: 2,000,000 files/s"),
+            std::string::npos)
+      << allowed;
+  EXPECT_NE(allowed.find("knee:          2 processes (process is"), std::string::npos) << allowed;
+  EXPECT_EQ(allowed.find("process, 2 threads"), std::string::npos) << allowed;
+  EXPECT_EQ(allowed.find("not compared:  process"), std::string::npos) << allowed;
+  EXPECT_NE(allowed.find("not compared:  uring-direct"), std::string::npos) << allowed;
 }
 
 // tune's text says when the sweep overran its --budget, and by how much (issue 21 item 16:

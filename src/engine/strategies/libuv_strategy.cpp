@@ -228,7 +228,7 @@ class LibuvStrategy final : public Strategy {
   }
 
   Repetition run(Workload& work) override {
-    if (work.spec().op != ItemSpec::Op::open_file) throw Unavailable("libuv opens files only");
+    if (auto why = libuv_cannot_make(work.spec().op); !why.empty()) throw Unavailable(why);
     const WorkRequest command{&work, work.ops()};
     WorkReply reply;
     if (!helper_.send(command) || !helper_.receive(reply)) {
@@ -275,5 +275,12 @@ std::string libuv_unavailable_reason() {
 }
 
 #endif
+
+// Both builds: what libuv's pool does is uv_fs_open, so an item that is no file has no call.
+std::string libuv_cannot_make(ItemSpec::Op op) {
+  if (op == ItemSpec::Op::open_file) return {};
+  return fmt::format("libuv opens files only (uv_fs_open), it has no call that creates {}",
+                     item_words(op));
+}
 
 }  // namespace fdbench

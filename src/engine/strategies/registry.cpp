@@ -73,6 +73,7 @@ const std::vector<StrategyInfo>& strategy_registry() {
        .batch_unit = BatchUnit::submission,
        .make = make_uring_strategy,
        .unavailable_reason = uring_unavailable_reason,
+       .cannot_make = uring_cannot_make,
        .dispatch = "T threads, one io_uring ring each, set up on it (normal descriptors)",
        .batch_means = "SQEs per submission; ring entries = batch",
        .parameters = uring_parameters,
@@ -88,6 +89,7 @@ const std::vector<StrategyInfo>& strategy_registry() {
        .batch_unit = BatchUnit::submission,
        .make = make_uring_direct_strategy,
        .unavailable_reason = uring_direct_unavailable_reason,
+       .cannot_make = uring_direct_cannot_make,
        .dispatch = "T threads, one io_uring ring each, set up on it, direct descriptors in "
                    "registered slots",
        .batch_means = "open+close pairs per submission, ring entries = 2 x batch (--uring-close "
@@ -107,6 +109,7 @@ const std::vector<StrategyInfo>& strategy_registry() {
        .batch_unit = BatchUnit::in_flight,
        .make = make_libuv_strategy,
        .unavailable_reason = libuv_unavailable_reason,
+       .cannot_make = libuv_cannot_make,
        .dispatch = "libuv threadpool of T (UV_THREADPOOL_SIZE) in a helper process, one loop",
        .batch_means = "requests in flight",
        .full_paths_only = true,
@@ -125,13 +128,15 @@ const std::vector<StrategyInfo>& strategy_registry() {
 }
 
 std::string unavailable_reason(const StrategyInfo& strategy, const StrategyConfig& config,
-                               WorkloadKind kind) {
+                               ItemSpec::Op op) {
   if (auto reason = strategy.unavailable_reason(); !reason.empty()) return reason;
+  if (auto reason = strategy.cannot_make(op); !reason.empty()) return reason;
   if (config.harness == Harness::minimal) return {};
-  if (kind == WorkloadKind::open && !strategy.published_open) {
+  const bool opens = op == ItemSpec::Op::open_file;
+  if (opens && !strategy.published_open) {
     return "the published harness exists for threads and pool (the first seed's two programs)";
   }
-  if (kind == WorkloadKind::create && !strategy.published_create) {
+  if (!opens && !strategy.published_create) {
     return "the published harness exists for threads (the second seed's program)";
   }
   return {};

@@ -20,12 +20,16 @@ std::unique_ptr<Strategy> make_published_pool_strategy(const StrategyConfig& con
 // libuv (libuv_strategy.cpp; unavailable when built without libuv).
 std::unique_ptr<Strategy> make_libuv_strategy(const StrategyConfig& config);
 std::string libuv_unavailable_reason();
+std::string libuv_cannot_make(ItemSpec::Op op);  // files only
 // io_uring (uring_strategy.cpp, uring_direct_strategy.cpp; uring_unavailable.cpp when built
 // without liburing).
 std::unique_ptr<Strategy> make_uring_strategy(const StrategyConfig& config);
 std::unique_ptr<Strategy> make_uring_direct_strategy(const StrategyConfig& config);
 std::string uring_unavailable_reason();
 std::string uring_direct_unavailable_reason();
+// Files and sockets only, sockets where the kernel has IORING_OP_SOCKET.
+std::string uring_cannot_make(ItemSpec::Op op);
+std::string uring_direct_cannot_make(ItemSpec::Op op);
 // The ring features each would use with `config` here, and uring-direct's way of closing.
 std::map<std::string, std::string> uring_parameters(const StrategyConfig& config, bool holds);
 std::map<std::string, std::string> uring_direct_parameters(const StrategyConfig& config,

@@ -88,14 +88,7 @@ class UringDirectStrategy final : public Strategy {
 
   Repetition run(Workload& work) override {
     const ItemSpec spec = work.spec();
-    if (spec.op != ItemSpec::Op::open_file && spec.op != ItemSpec::Op::create_socket) {
-      throw Unavailable(fmt::format("uring-direct cannot create {} descriptors", work.kind()));
-    }
-    if (spec.op == ItemSpec::Op::create_socket && !uring::support().socket) {
-      throw Unavailable(
-          "uring-direct cannot create sockets here: the kernel lacks IORING_OP_SOCKET (Linux "
-          "5.19+)");
-    }
+    if (auto why = uring_direct_cannot_make(spec.op); !why.empty()) throw Unavailable(why);
     const bool hold = spec.keep_open;
     const std::size_t n = work.ops();
     const auto t = static_cast<std::size_t>(workers_.size());
@@ -286,6 +279,10 @@ std::string uring_direct_unavailable_reason() {
            "table (needs Linux 5.19+)";
   }
   return {};
+}
+
+std::string uring_direct_cannot_make(ItemSpec::Op op) {
+  return uring::cannot_make("uring-direct", op);
 }
 
 }  // namespace fdbench

@@ -46,13 +46,7 @@ class UringStrategy final : public Strategy {
 
   Repetition run(Workload& work) override {
     const ItemSpec spec = work.spec();
-    if (spec.op != ItemSpec::Op::open_file && spec.op != ItemSpec::Op::create_socket) {
-      throw Unavailable(fmt::format("uring cannot create {} descriptors", work.kind()));
-    }
-    if (spec.op == ItemSpec::Op::create_socket && !uring::support().socket) {
-      throw Unavailable(
-          "uring cannot create sockets here: the kernel lacks IORING_OP_SOCKET (Linux 5.19+)");
-    }
+    if (auto why = uring_cannot_make(spec.op); !why.empty()) throw Unavailable(why);
     const std::size_t n = work.ops();
     const auto t = static_cast<std::size_t>(workers_.size());
     for (int w = 0; w < workers_.size(); ++w) {
@@ -160,6 +154,10 @@ std::unique_ptr<Strategy> make_uring_strategy(const StrategyConfig& config) {
 
 std::string uring_unavailable_reason() {
   return uring::support().unavailable;
+}
+
+std::string uring_cannot_make(ItemSpec::Op op) {
+  return uring::cannot_make("uring", op);
 }
 
 std::map<std::string, std::string> uring_parameters(const StrategyConfig& config, bool /*holds*/) {

@@ -23,6 +23,13 @@ std::string uring_unavailable_reason() {
 std::string uring_direct_unavailable_reason() {
   return kReason;
 }
+// Unavailable as a whole (above), whatever the items.
+std::string uring_cannot_make(ItemSpec::Op /*op*/) {
+  return {};
+}
+std::string uring_direct_cannot_make(ItemSpec::Op /*op*/) {
+  return {};
+}
 std::map<std::string, std::string> uring_parameters(const StrategyConfig& /*config*/,
                                                     bool /*holds*/) {
   return {};

@@ -5,14 +5,22 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/strategies/worker_group.hpp"
+#include "engine/workload.hpp"
 #include "model/call_trace.hpp"
 #include "platform/platform.hpp"
 #include "uring/ring.hpp"
 
 namespace fdbench::uring {
+
+// Why the io_uring strategy `name` cannot make items of `op` here, or "": io_uring has an op
+// for opening files (IORING_OP_OPENAT) and, since Linux 5.19, for creating sockets
+// (IORING_OP_SOCKET), and none for eventfds or pipes.
+std::string cannot_make(std::string_view name, ItemSpec::Op op);
 
 // Runs fn(w) on every worker w of `group` at once, untimed, and rethrows the first exception
 // any of them threw on the calling thread.

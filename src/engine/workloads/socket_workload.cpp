@@ -78,11 +78,36 @@ std::vector<std::string> socket_kind_names() {
   return names;
 }
 
+ItemSpec::Op item_op(SocketKind kind) {
+  return info(kind).op;
+}
+
+std::string_view item_words(ItemSpec::Op op) {
+  switch (op) {
+    case Op::open_file:
+      return "files";
+    case Op::create_socket:
+      return "sockets";
+    case Op::create_eventfd:
+      return "eventfd descriptors";
+    case Op::create_pipe:
+      return "pipes";
+    case Op::other:
+      break;
+  }
+  return "these items";
+}
+
+std::string socket_kind_unavailable_reason(SocketKind kind) {
+  if (info(kind).op == Op::create_eventfd && !platform::has_eventfd()) {
+    return "this system has no eventfd (Linux and FreeBSD have it): try --kind pipe";
+  }
+  return {};
+}
+
 std::unique_ptr<Workload> make_socket_workload(SocketKind kind, std::size_t count) {
   const KindInfo& k = info(kind);
-  if (k.op == Op::create_eventfd && !platform::has_eventfd()) {
-    throw Unavailable("this system has no eventfd (Linux and FreeBSD have it): try --kind pipe");
-  }
+  if (auto why = socket_kind_unavailable_reason(kind); !why.empty()) throw Unavailable(why);
   return std::make_unique<ItemWorkload>("socket", std::string(k.name), describe(k), count);
 }
 
