@@ -185,8 +185,7 @@ void answer_stall(std::span<const Result> results, const Naming& naming, Finding
                          static_cast<double>(off.kernel->off_cpu_ns)));
     }
   } else if (p->apart() == Separation::cannot_tell) {
-    text += fmt::format(": cannot tell here, the intervals are too wide ({}); {}",
-                        noise_text(off, *p->grown), kSettle);
+    text += fmt::format(": cannot tell here at {}; {}", noise_text(off, *p->grown), kSettle);
   } else if (p->apart() == Separation::same) {
     text += fmt::format(
         ": {}, no stall worth pre-growing for here (a short RCU grace period, as "

@@ -99,7 +99,7 @@ ClaimedFinding contenders_finding(const Result& best, const Results& same, const
     double widest = 0;
     for (const auto* r : unclear) widest = std::max(widest, r->precision().value_or(0));
     text += fmt::format(
-        "; cannot tell apart from it, the intervals too wide here (up to ±{}): {}. More "
+        "; cannot tell apart from it at up to ±{}: {}. More "
         "repetitions "
         "(--max-time) or a quieter machine would settle {}",
         format_percent(std::max(widest, best.precision().value_or(0))), grouped(unclear, naming),
@@ -158,7 +158,7 @@ std::string compared_text(const Result& r, const Result& base) {
     case Separation::same:
       return same_words();
     case Separation::cannot_tell:
-      return fmt::format("cannot tell apart, the intervals too wide ({})", noise_text(r, base));
+      return fmt::format("cannot tell apart at {}", noise_text(r, base));
     case Separation::too_few:
       break;
   }
@@ -194,17 +194,25 @@ Knee find_knee(const Results& plain) {
 
 ClaimedFinding unclear_knee(const Knee& k, const Naming& naming) {
   const Result& b = *k.blocker;
+  const Separation apart = separation(b.median_ci, k.best->median_ci);
+  // Below the knee, a count is either separated from the best yet faster than the knee, or too
+  // wide to tell from the best (one shown the same would be the knee).
+  const std::string why =
+      apart == Separation::separated
+          ? fmt::format(
+                "{} ms with {} is slower than its best ({} ms with {}) yet faster than {} "
+                "({} ms), which is {} of the best",
+                format_ms(b.stats.median), naming.workers(b), format_ms(k.best->stats.median),
+                naming.workers(*k.best), naming.workers(*k.knee), format_ms(k.knee->stats.median),
+                same_words())
+          : fmt::format(
+                "{} ({} ms) cannot be told from its best, {} ({} ms), at {}; more "
+                "repetitions (--max-time) or a quieter machine would settle it",
+                naming.workers(b), format_ms(b.stats.median), naming.workers(*k.best),
+                format_ms(k.best->stats.median), noise_text(b, *k.best));
   return {{"knee_unclear",
-           fmt::format("`{}`: cannot tell here from how many threads more stop helping: with {} "
-                       "it took {} ms, {} its best ({} ms with {}){}.",
-                       b.strategy, naming.workers(b), format_ms(b.stats.median),
-                       separation(b.median_ci, k.best->median_ci) == Separation::separated
-                           ? "faster than " + naming.workers(*k.knee) + " yet slower than"
-                           : compared_text(b, *k.best) + " from",
-                       format_ms(k.best->stats.median), naming.workers(*k.best),
-                       separation(b.median_ci, k.best->median_ci) == Separation::cannot_tell
-                           ? "; more repetitions (--max-time) or a quieter machine would settle it"
-                           : ""),
+           fmt::format("`{}`: cannot tell here from how many threads more stop helping: {}.",
+                       b.strategy, why),
            {{"best_threads", k.best->threads}, {"threads", b.threads}},
            {subject(b, "unclear"), subject(*k.best, "best")}},
           {separation_claim(b, *k.best, 0, 1)}};

@@ -167,7 +167,7 @@ std::string ratio_qualifier(const Result& r, const Result& base) {
     case Separation::same:
       return ", " + same_words();
     case Separation::cannot_tell:
-      return fmt::format(", cannot tell apart: intervals too wide ({})", noise_text(r, base));
+      return fmt::format(", cannot tell apart at {}", noise_text(r, base));
     case Separation::too_few:
       return ", medians alone";
     case Separation::separated:

@@ -31,7 +31,7 @@ std::string pair_what(const Result& off, const Naming& naming) {
 }
 
 // The pair's verdict by the one rule: "2.5× slower without pre-growing", "the same within
-// 10%", "cannot tell apart: intervals too wide (±31%)".
+// 10%", "cannot tell apart at ±31%".
 std::string pair_verdict(const GrowthPair& p) {
   const std::string ratio = p.ratio() >= 1
                                 ? format_ratio(p.ratio()) + " slower without pre-growing"
@@ -40,8 +40,7 @@ std::string pair_verdict(const GrowthPair& p) {
     case Separation::same:
       return same_words();
     case Separation::cannot_tell:
-      return fmt::format("cannot tell apart: intervals too wide ({})",
-                         noise_text(*p.off, *p.grown));
+      return fmt::format("cannot tell apart at {}", noise_text(*p.off, *p.grown));
     case Separation::too_few:
       return ratio + " by the medians alone; " + too_few_to_separate();
     case Separation::separated:
@@ -291,12 +290,11 @@ std::string unsaved_text(const GrowthPair& p, bool brief) {
   // exceed the repetition.
   const std::string overlap =
       per_submission(*p.off->latency) ? " (whole submissions, which overlap)" : "";
-  const std::string relation =
-      p.apart() == Separation::same ? same_words()
-      : p.apart() == Separation::cannot_tell
-          ? fmt::format("less than 2× apart, the intervals too wide to tell closer ({})",
-                        noise_text(*p.off, *p.grown))
-          : "";
+  const std::string relation = p.apart() == Separation::same ? same_words()
+                               : p.apart() == Separation::cannot_tell
+                                   ? fmt::format("less than 2× apart, cannot tell closer at {}",
+                                                 noise_text(*p.off, *p.grown))
+                                   : "";
   if (brief) {
     return fmt::format("{} of {} ms{}, {}", growth, format_ms(p.off->stats.mean), overlap,
                        !relation.empty()

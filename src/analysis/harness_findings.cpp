@@ -72,8 +72,7 @@ ClaimedFinding harness_line(const HarnessPair& pair, const Naming& naming) {
       verdict = ", " + same_words() + ": the harness costs nothing measurable here";
       break;
     case Separation::cannot_tell:
-      verdict = fmt::format(", the intervals too wide to tell how much of it is harness here ({})",
-                            noise_text(p, m));
+      verdict = fmt::format(", cannot tell how much of it is harness at {}", noise_text(p, m));
       break;
     case Separation::too_few:
       verdict = "; " + too_few_to_separate();

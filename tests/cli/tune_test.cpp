@@ -124,7 +124,7 @@ TEST_F(Tune, NoFindingNamesOneSubjectTwice) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto findings = run.out.find("\nFindings\n");
   ASSERT_NE(findings, std::string::npos) << run.out;
-  const std::regex subject("`[a-z-]+` with [0-9]+ (threads?|process(es)?)( at batch [0-9]+)?");
+  const std::regex subject("`[a-z-]+` with [0-9]+ (threads?|process(es)?)(, batch [0-9]+)?");
   for (const auto& line : lines_of(run.out.substr(findings))) {
     std::set<std::string> seen;
     for (auto it = std::sregex_iterator(line.begin(), line.end(), subject);

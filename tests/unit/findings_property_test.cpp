@@ -483,9 +483,10 @@ std::vector<std::string> problems(const std::vector<Result>& results,
     if (says("the same within") && !kinds.contains(ClaimKind::same)) {
       out.push_back("says the same, claims no such thing: " + f.text);
     }
-    if (says("too wide") && !kinds.contains(ClaimKind::cannot_tell) &&
+    if ((says("cannot tell apart") || says("cannot tell closer") || says("cannot tell how")) &&
+        !kinds.contains(ClaimKind::cannot_tell) &&
         !f.kind.starts_with("answer") && f.kind != "knee_unclear") {
-      out.push_back("says the intervals are too wide, claims no such thing: " + f.text);
+      out.push_back("says it cannot tell, claims no such thing: " + f.text);
     }
     if (says("bought nothing") || says("made no difference")) {
       out.push_back("says sameness in words the rule does not use: " + f.text);
