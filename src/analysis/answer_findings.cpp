@@ -76,14 +76,26 @@ std::string knee_part(const Results& plain, const Naming& naming,
                        best->strategy, kSettle);
   }
   claims.push_back(claim);
-  if (knee != best) claims.push_back({ClaimKind::same, k, k + 1});
-  if (knee == best) {
-    return fmt::format("; more threads than {} did not help `{}` ({} ms)", knee->threads,
-                       knee->strategy, format_ms(knee->stats.median));
+  if (knee != best) {
+    claims.push_back({ClaimKind::same, k, k + 1});
+    return fmt::format("; `{}` stops gaining at {}: {} ms, {} of its best ({} ms with {})",
+                       knee->strategy, naming.workers(*knee), format_ms(knee->stats.median),
+                       same_words(), format_ms(best->stats.median), naming.workers(*best));
   }
-  return fmt::format("; `{}` stops gaining at {}: {} ms, {} of its best ({} ms with {})",
-                     knee->strategy, naming.workers(*knee), format_ms(knee->stats.median),
-                     same_words(), format_ms(best->stats.median), naming.workers(*best));
+  // Fastest at the knee: more threads did not help only where every larger count is shown
+  // slower or the same.
+  const bool more_known = std::all_of(plain.begin(), plain.end(), [&](const Result* r) {
+    return r->threads <= knee->threads ||
+           separation(r->median_ci, best->median_ci) != Separation::cannot_tell;
+  });
+  if (!more_known) {
+    return fmt::format(
+        "; `{}` was fastest with {} ({} ms); whether more threads help: cannot "
+        "tell here ({})",
+        knee->strategy, naming.workers(*knee), format_ms(knee->stats.median), kSettle);
+  }
+  return fmt::format("; more threads than {} did not help `{}` ({} ms)", knee->threads,
+                     knee->strategy, format_ms(knee->stats.median));
 }
 
 void answer_fastest(std::span<const Result> results, const Naming& naming, Findings& out) {

@@ -247,8 +247,7 @@ void knee_finding(const Results& plain, const Naming& naming, Findings& out) {
   const bool fewer = k.knee->threads > least;
   line += fewer ? ", and fewer threads were slower beyond noise" : "";
   if (k.most != k.best && k.most != k.knee) {
-    line += fmt::format("; with {} it was {}", naming.workers(*k.most),
-                        compared_text(*k.most, *k.best));
+    line += fmt::format("; with {}: {}", naming.workers(*k.most), compared_text(*k.most, *k.best));
     claims.push_back(separation_claim(*k.most, *k.best, 2, 1));
     subjects.push_back(subject(*k.most, "most"));
   }

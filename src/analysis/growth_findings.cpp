@@ -327,8 +327,11 @@ void unsaved_finding(std::span<const GrowthPair* const> unsaved, Findings& out) 
     const std::string name = p->off->strategy + "." + std::to_string(p->off->threads);
     numbers[name + ".growth_share"] = p->off->latency->growth_totals.share_of_repetition;
     numbers[name + ".ratio"] = p->ratio();
-    text += fmt::format("{}`{}` with {}: {}", text.empty() ? "" : "; ", p->off->strategy,
-                        workers_text(*p->off), unsaved_text(*p, unsaved.size() > 1));
+    const bool brief = unsaved.size() > 1;  // one of several: which twin, said briefly
+    text += fmt::format("{}`{}` with {}{}: {}", text.empty() ? "" : "; ", p->off->strategy,
+                        workers_text(*p->off),
+                        brief ? " against pregrow " + p->grown->pregrow.label() : std::string(),
+                        unsaved_text(*p, brief));
   }
   out.push_back({{"pregrow_growth_unsaved",
                   fmt::format("Without pre-growing, the table's growth took at least a fifth of "

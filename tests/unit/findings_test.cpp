@@ -200,7 +200,7 @@ TEST(Findings, ResultsShownTheSameAsTheFastestAreTiedNotRanked) {
   // The knee is the fewest threads shown the same as the best, and 4 is the same as it.
   const std::string knee = finding_with(lines, "reached its best");
   EXPECT_NE(knee.find("with 2 threads"), std::string::npos) << knee;
-  EXPECT_NE(knee.find("with 4 threads it was the same within 10%"), std::string::npos) << knee;
+  EXPECT_NE(knee.find("with 4 threads: the same within 10%"), std::string::npos) << knee;
 }
 
 // tune sweeps batch sizes: settings that differ only by their batch are named with it, or two
@@ -243,7 +243,7 @@ TEST(Findings, TheKneeIsTheFewestThreadsShownTheSameAsTheBest) {
                       "(25.00 ms, with 4 threads), and fewer threads were slower beyond noise"),
             std::string::npos)
       << knee;
-  EXPECT_NE(knee.find("with 8 threads it was 1.6× slower"), std::string::npos) << knee;
+  EXPECT_NE(knee.find("with 8 threads: 1.6× slower"), std::string::npos) << knee;
 }
 
 // Overlap is not sameness: intervals overlapping only because they are wide leave the knee
@@ -291,7 +291,7 @@ TEST(Findings, TheKneeAndTheLeagueAreMeasuredAgainstTheReference) {
   EXPECT_NE(knee.find("`threads` reached its best with 2 threads (25.00 ms)"), std::string::npos)
       << knee;
   // No spread: 25.5 ms is outside 25.0 ms's interval, if barely.
-  EXPECT_NE(knee.find("with 4 threads it was 1.02× slower"), std::string::npos) << knee;
+  EXPECT_NE(knee.find("with 4 threads: 1.02× slower"), std::string::npos) << knee;
   const std::string league = finding_with(lines, "at its best");
   EXPECT_NE(league.find("a multiple of `threads` at its best (25.00 ms"), std::string::npos)
       << league;
