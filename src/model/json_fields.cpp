@@ -501,7 +501,7 @@ void read_timed_region(const JsonReader& in, const char* name, Result& r) {
 }
 
 // --kernel-trace: where the measuring threads were off their CPU while timed, each figure
-// the median per repetition ({"available": true, "off_cpu_by_cause_ns": {"fd-table-growth":
+// the median repetition's ({"available": true, "off_cpu_by_cause_ns": {"fd-table-growth":
 // 7609371, ...}, ...}), or why it could not be recorded ({"available": false, "reason": ...}).
 Written write_kernel(const Result& r) {
   if (!r.kernel) return std::nullopt;

@@ -23,7 +23,7 @@ namespace fdbench {
 // done (`at_edges_ns`, `at_edges_by_cause_ns`). Every version from
 // 1 on reads; what an older one lacks is derived once, by the field tables (json_fields.hpp),
 // or left absent where nothing can tell it (the context, the timed region).
-inline constexpr int kSchemaVersion = 8;
+inline constexpr int kSchemaVersion = 9;
 
 struct ResultsDocument {
   int schema_version = kSchemaVersion;

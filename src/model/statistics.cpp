@@ -15,6 +15,15 @@ std::vector<std::int64_t> sorted(std::span<const std::int64_t> samples) {
 
 }  // namespace
 
+std::size_t median_index(std::span<const std::int64_t> samples) {
+  if (samples.empty()) return 0;
+  std::vector<std::size_t> order(samples.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return samples[a] < samples[b]; });
+  return order[order.size() / 2];
+}
+
 double percentile(std::span<const std::int64_t> samples, double p) {
   if (samples.empty()) return 0;
   const auto values = sorted(samples);

@@ -26,6 +26,12 @@ inline std::int64_t whole_ns(double ns) {
 // Summary of `samples`; all zero for an empty span.
 Summary summarize(std::span<const std::int64_t> samples);
 
+// The index of the sample that stands for the median: the middle one in sorted order (the
+// upper of the middle two for an even count; equal samples in their order). What "the median
+// repetition" means wherever one repetition is shown for a result: --latency's listed events
+// and --kernel-trace's figures. 0 for an empty span.
+std::size_t median_index(std::span<const std::int64_t> samples);
+
 // Linear-interpolated percentile, p in [0, 100]; 0 for an empty span.
 double percentile(std::span<const std::int64_t> samples, double p);
 

@@ -280,8 +280,8 @@ std::string kernel_chart(const std::vector<const Result*>& group, const std::str
   }
   return svg::stacked_bar_chart(chart) +
          "<p class=\"meta\">Off-CPU time by the kernel's call chain where each thread left its "
-         "CPU (--kernel-trace). Every figure is the median per repetition, so the parts need "
-         "not add up to the total.</p>\n";
+         "CPU (--kernel-trace), in each result's median repetition (the one whose time is the "
+         "median): its parts add up to the total, and each bar is its threads' time.</p>\n";
 }
 
 // --kernel-trace asked for but not recorded: why, once for each reason.

@@ -45,14 +45,14 @@ std::string timed_region_text(const Result& r);
 std::string detail_text(const Result& r);
 // With --kernel-trace, one line under the result: "kernel: off-CPU 11.9 ms of 2 threads ×
 // 7.7 ms per repetition: fd-table-growth 2.9 ms (expedited grace period), waiting-on-growth
-// 2.4 ms, ...", each figure the median per repetition; preempted with the machine's steal
+// 2.4 ms, ...", each figure the median repetition's; preempted with the machine's steal
 // time beside it (steal_text). Empty without kernel evidence.
 std::string kernel_text(const Result& r);
 // What the hypervisor took meanwhile, which no thread switch shows: "the hypervisor's steal
 // time, seen as on-CPU time: 1.2 ms", or "steal time not reported here".
 std::string steal_text(const KernelEvidence& k);
-// The one line under a table with kernel lines: what they are, and that their figures are
-// medians each.
+// The one line under a table with kernel lines: what they are, and that their figures are the
+// median repetition's.
 std::string kernel_legend();
 
 }  // namespace fdbench
