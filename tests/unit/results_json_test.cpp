@@ -342,6 +342,32 @@ TEST(ResultsJson, LatencyPerSubmissionComesBack) {
   EXPECT_EQ(doc.results[0].parameters.at("latency"), per_submission_note(64));
 }
 
+// Every stall's cause and each repetition's count come back; a document before schema 9 has
+// neither, and its listed stalls' causes are all it tells.
+TEST(ResultsJson, StallCausesAndEachRepetitionsStallsComeBack) {
+  Result r = ResultBuilder::socket("threads", 2).ops(512).times({40'000'000, 30'000'000});
+  Latency l;
+  l.ns["create"] = {1024, 3000, 4000, 60000, 7'000'000, 7'000'000};
+  l.stalls.push_back({0, 1, 64, "create", 66, 7'000'000, "preempted", 6'000'000});
+  l.stall_totals = {3, 21'000'000, 0.3};
+  l.stall_causes = {{"preempted", {2, 14'000'000, 2}}, {"on-cpu", {1, 7'000'000, 1}}};
+  l.stalls_per_repetition = {1, 2};
+  r.latency = l;
+  const std::string text = to_json_document(full_environment(), std::vector<Result>{r});
+  const auto written = nlohmann::json::parse(text).at("results").at(0);
+  EXPECT_EQ(written.at("stall_causes").at("preempted").at("from_kernel"), 2);
+  EXPECT_EQ(written.at("stalls_per_repetition").dump(), "[1,2]");
+  EXPECT_EQ(*parse_results_json(text).results.at(0).latency, l);
+  auto older = nlohmann::json::parse(text);
+  older["schema_version"] = 8;
+  older["results"][0].erase("stall_causes");
+  older["results"][0].erase("stalls_per_repetition");
+  const Latency read = *parse_results_json(older.dump()).results.at(0).latency;
+  EXPECT_EQ(read.stall_causes,
+            (std::map<std::string, StallCause>{{"preempted", {1, 7'000'000, 1}}}));
+  EXPECT_TRUE(read.stalls_per_repetition.empty());
+}
+
 // A reused kept set: the input says which set it was, and the result's setup_ns (where the
 // schema puts it) how long checking it took; both come back.
 TEST(ResultsJson, SetupTimeAndFileSetAreWrittenAndComeBack) {

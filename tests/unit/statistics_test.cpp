@@ -97,6 +97,16 @@ TEST(Statistics, InputOrderDoesNotMatter) {
   EXPECT_DOUBLE_EQ(percentile(b, 75), 4);
 }
 
+// The repetition that stands for the median: the middle one, the upper of the middle two for
+// an even count, equal samples in their order.
+TEST(Statistics, TheMedianIndexIsTheMiddleSamplesPlace) {
+  EXPECT_EQ(median_index(std::vector<std::int64_t>{30, 10, 20}), 2U);
+  EXPECT_EQ(median_index(std::vector<std::int64_t>{40, 10, 30, 20}), 2U);
+  EXPECT_EQ(median_index(std::vector<std::int64_t>{5, 5, 5, 5, 5}), 2U);
+  EXPECT_EQ(median_index(std::vector<std::int64_t>{7}), 0U);
+  EXPECT_EQ(median_index(std::vector<std::int64_t>{}), 0U);
+}
+
 TEST(Statistics, PercentileEdgeCases) {
   EXPECT_DOUBLE_EQ(percentile({}, 50), 0);
   const std::vector<std::int64_t> one{8};
