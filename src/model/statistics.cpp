@@ -107,14 +107,6 @@ Separation separation(const MedianInterval& a, const MedianInterval& b) {
   return a.lo <= b.hi && b.lo <= a.hi ? Separation::within_noise : Separation::separated;
 }
 
-Noise relative_noise(std::span<const std::int64_t> samples) {
-  const double median = percentile(samples, 50);
-  if (median <= 0) return {};
-  const MedianInterval ci = median_interval(samples);
-  if (ci.reached) return {static_cast<double>(ci.hi - ci.lo) / median, true};
-  return {(percentile(samples, 75) - percentile(samples, 25)) / median, false};
-}
-
 std::vector<std::size_t> outlier_indices(std::span<const std::int64_t> samples) {
   std::vector<std::size_t> out;
   const double q1 = percentile(samples, 25);

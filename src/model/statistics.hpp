@@ -67,15 +67,6 @@ std::size_t min_samples_for(double confidence = 0.95);
 enum class Separation { too_few, within_noise, separated };
 Separation separation(const MedianInterval& a, const MedianInterval& b);
 
-// How noisy a result is, as a share of its median, by a measure that does not grow with the
-// number of samples (min–max does): the 95% interval's width (hi − lo) / median where the
-// interval is reached, else the interquartile range / median. 0 without a median.
-struct Noise {
-  double width = 0;
-  bool interval = false;  // the width is the 95% interval's; false: the IQR's
-};
-Noise relative_noise(std::span<const std::int64_t> samples);
-
 // Indices of the samples beyond 1.5 × IQR outside the quartiles (Tukey's fences, as
 // hyperfine flags them), ascending. Reported, never removed.
 std::vector<std::size_t> outlier_indices(std::span<const std::int64_t> samples);

@@ -150,10 +150,10 @@ std::string findings_heading(bool complete) {
 
 std::string noisy_legend() {
   return fmt::format(
-      "{} noisy: the median's 95% interval is wider than {:.0f}% of it (with fewer than {} "
-      "repetitions, which give no such interval, the interquartile range is): compare such "
-      "rows loosely, or measure again on a quieter machine",
-      kNoisyMark, kNoisyWidth * 100, min_samples_for());
+      "{} noisy: the median's 95% interval reaches beyond ±{} of it (the ±95% column; fewer "
+      "than {} repetitions give no such interval, shown as -, and are not judged): compare "
+      "such rows loosely, or measure again on a quieter machine",
+      kNoisyMark, format_percent(kNoisyHalfWidth), min_samples_for());
 }
 
 std::string precision_cell(const Result& r) {

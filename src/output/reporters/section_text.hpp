@@ -14,11 +14,11 @@ std::string section_title(const Section& section);
 std::string section_note(const Section& section);
 // "Findings", and when the run was stopped, that they rest on the results it finished.
 std::string findings_heading(bool complete);
-// The mark after a noisy result's median (its noisy warning, kNoisyWidth), so the warning is
+// The mark after a noisy result's median (its noisy warning, is_noisy()), so the warning is
 // one mark in the row, not a line of its own; the legend says once what it means.
 inline constexpr std::string_view kNoisyMark = "~";
-// "~ noisy: the median's 95% interval is wider than 20% of it ...": the one line under the
-// tables that explains kNoisyMark.
+// "~ noisy: the median's 95% interval reaches beyond ±10% of it (the ±95% column; ...": the
+// one line under the tables that explains kNoisyMark, by the rule precision_cell() shows.
 std::string noisy_legend();
 // How precisely a row's median is known, as the tables show it: "±1.2%" (the larger half of
 // its 95% interval), followed by kMissedMark where --repeat auto did not reach its precision;
