@@ -123,13 +123,13 @@ std::string growth_text(const Result& r, const Latency& latency, const std::stri
 }
 
 // What --latency measured of a result's stalls: how many, over how many repetitions, and
-// their causes ("no call stalled"); `per` as for growth_text.
+// their causes, over every repetition ("no call stalled"); `per` as for growth_text.
 std::string stalls_text(const Result& r, const Latency& latency, const std::string& per) {
-  std::map<std::string, int> causes;
-  std::size_t from_kernel = 0;
-  for (const auto& s : latency.stalls) {
-    ++causes[s.cause];
-    if (s.off_cpu_ns) ++from_kernel;
+  std::uint64_t caused = 0;  // fewer than all only in a document before schema 9
+  std::uint64_t from_kernel = 0;
+  for (const auto& [cause, c] : latency.stall_causes) {
+    caused += c.count;
+    from_kernel += c.from_kernel;
   }
   const std::uint64_t stalls = latency.stall_totals.count;
   if (stalls == 0) return fmt::format("no {} stalled", per);
@@ -145,23 +145,22 @@ std::string stalls_text(const Result& r, const Latency& latency, const std::stri
         {"other", "off their CPU elsewhere in the kernel"},
         {kOnCpuCause, "on-CPU for most of the call"},
         {"unexplained", "unexplained"}}) {
-    if (causes[cause] > 0)
-      why += fmt::format("{}{} {}", why.empty() ? "" : ", ", causes[cause], label);
+    const auto c = latency.stall_causes.find(cause);
+    if (c != latency.stall_causes.end() && c->second.count > 0)
+      why += fmt::format("{}{} {}", why.empty() ? "" : ", ", c->second.count, label);
   }
   // Where --kernel-trace named the causes, say so: they are the kernel's, not inferred.
-  if (from_kernel == latency.stalls.size()) {
+  if (from_kernel > 0 && from_kernel == caused) {
     why += " (as the kernel recorded each call's thread)";
   } else if (from_kernel > 0) {
     why += fmt::format(
-        " ({} of the listed as the kernel recorded each call's thread, the rest "
-        "inferred from the timing)",
+        " ({} as the kernel recorded each call's thread, the rest inferred from the timing)",
         from_kernel);
   }
   return fmt::format(
       "{} {}{} stalled (slower than 20 × the median and 200 µs) over {} repetition{}{}: {}", stalls,
       per, stalls == 1 ? "" : "s", r.repetitions_run(), r.repetitions_run() == 1 ? "" : "s",
-      latency.stalls.size() < stalls ? fmt::format(" (the first {} listed)", latency.stalls.size())
-                                     : std::string(),
+      caused < stalls ? fmt::format(" (the causes of the first {} listed)", caused) : std::string(),
       why);
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 
 namespace fdbench {
@@ -33,6 +34,13 @@ std::string format_percent(double share) {
   if (percent >= 10 || percent == std::floor(percent)) return fmt::format("{:.0f}%", percent);
   if (percent >= 0.1) return fmt::format("{:.1f}%", percent);
   return fmt::format("{:.2g}%", percent);
+}
+
+double shown_percent(double share) {
+  const std::string text = format_percent(share);
+  double percent = 0;
+  std::from_chars(text.data(), text.data() + text.size() - 1, percent);  // "…%": C locale
+  return percent;
 }
 
 std::string format_ratio(double ratio) {

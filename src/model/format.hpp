@@ -19,6 +19,9 @@ std::string format_duration(double ns);
 std::string format_rate(double per_sec);
 // a share as a percentage: 0.03 -> "3%", 0.021 -> "2.1%", 0.0004 -> "0.04%"
 std::string format_percent(double share);
+// The percentage format_percent() shows, as a number (0.104 → 10; 0.0996 → 10.0; 0.012 → 1.2):
+// what a rule that a reader checks against the text must compare.
+double shown_percent(double share);
 // a ratio as "2.3×"
 std::string format_ratio(double ratio);
 // A number of threads in words: "1 thread", "2 threads".

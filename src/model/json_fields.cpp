@@ -426,6 +426,22 @@ Written write_stall_summary(const Result& r) {
   return totals_json(r.latency->stall_totals);
 }
 
+// Every stall by its cause: {"fd-table-growth": {"count": 56, "total_ns": ..., "from_kernel": 0}}.
+Written write_stall_causes(const Result& r) {
+  if (!r.latency) return std::nullopt;
+  json causes = json::object();
+  for (const auto& [cause, c] : r.latency->stall_causes) {
+    causes[cause] = {{"count", c.count}, {"total_ns", c.total_ns}, {"from_kernel", c.from_kernel}};
+  }
+  return causes;
+}
+
+// Left out where not recorded (a document before schema 9, read and written again).
+Written write_stalls_per_repetition(const Result& r) {
+  if (!r.latency || r.latency->stalls_per_repetition.empty()) return std::nullopt;
+  return r.latency->stalls_per_repetition;
+}
+
 EventTotals read_totals(const JsonReader& in) {
   EventTotals t;
   t.count = in.integer<std::uint64_t>("count");
@@ -457,6 +473,35 @@ void read_growth(const JsonReader& in, Latency& latency) {
       read_totals(JsonReader(in.field("growth_summary"), in.path("growth_summary")));
 }
 
+// The stalls by cause; before schema 9, only the listed stalls' causes are known.
+void read_stall_causes(const JsonReader& in, Latency& latency) {
+  if (!in.has("stall_causes")) {
+    latency.stall_causes = causes_of(latency.stalls);
+    return;
+  }
+  const json& causes = in.field("stall_causes");
+  if (!causes.is_object()) throw Error(in.path("stall_causes") + ": expected an object");
+  for (const auto& [cause, value] : causes.items()) {
+    const JsonReader c(value, in.path("stall_causes") + "." + cause);
+    latency.stall_causes[cause] = {c.integer<std::uint64_t>("count"),
+                                   c.integer<std::int64_t>("total_ns"),
+                                   c.integer<std::uint64_t>("from_kernel")};
+  }
+}
+
+void read_stalls_per_repetition(const JsonReader& in, Latency& latency) {
+  if (!in.has("stalls_per_repetition")) return;
+  const json& counts = in.field("stalls_per_repetition");
+  const auto wrong = [&] {
+    return Error(in.path("stalls_per_repetition") + ": expected an array of counts");
+  };
+  if (!counts.is_array()) throw wrong();
+  for (const auto& n : counts) {
+    if (!n.is_number_unsigned()) throw wrong();
+    latency.stalls_per_repetition.push_back(n.get<std::uint64_t>());
+  }
+}
+
 // --latency's fields, present together or not at all: latency_ns and the rows below it.
 void read_latency(const JsonReader& in, const char* name, Result& r) {
   Latency latency;
@@ -478,6 +523,8 @@ void read_latency(const JsonReader& in, const char* name, Result& r) {
   });
   latency.stall_totals =
       read_totals(JsonReader(in.field("stall_summary"), in.path("stall_summary")));
+  read_stall_causes(in, latency);
+  read_stalls_per_repetition(in, latency);
   r.latency = std::move(latency);
 }
 
@@ -501,7 +548,7 @@ void read_timed_region(const JsonReader& in, const char* name, Result& r) {
 }
 
 // --kernel-trace: where the measuring threads were off their CPU while timed, each figure
-// the median per repetition ({"available": true, "off_cpu_by_cause_ns": {"fd-table-growth":
+// the median repetition's ({"available": true, "off_cpu_by_cause_ns": {"fd-table-growth":
 // 7609371, ...}, ...}), or why it could not be recorded ({"available": false, "reason": ...}).
 Written write_kernel(const Result& r) {
   if (!r.kernel) return std::nullopt;
@@ -661,6 +708,8 @@ constexpr ResultField kResultFields[] = {
     part("growth_summary", &write_growth_summary),
     part("stalls", &write_stalls),
     part("stall_summary", &write_stall_summary),
+    part("stall_causes", &write_stall_causes).added_in(9),
+    part("stalls_per_repetition", &write_stalls_per_repetition).added_in(9),
     // What the strategy and the workload are: a document from before they were recorded gets
     // what its strategy was then, and the workload's from the input record (only open results
     // had one: they counted files, held them only with keep_open, and opened existing files).

@@ -1,9 +1,11 @@
 #include "model/kernel_evidence.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <numeric>
 
-#include <fmt/format.h>
+#include "model/statistics.hpp"
 
 namespace fdbench {
 
@@ -23,6 +25,10 @@ constexpr std::array<std::string_view, kOffCpuCauses> kCauseWords = {
     "preempted while runnable (the scheduler gave its CPU to another thread)",
     "elsewhere in the kernel"};
 
+bool named_any(std::string_view name, std::initializer_list<std::string_view> names) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
 bool starts_with_any(std::string_view name, std::initializer_list<std::string_view> prefixes) {
   return std::any_of(prefixes.begin(), prefixes.end(),
                      [&](std::string_view p) { return name.starts_with(p); });
@@ -36,13 +42,6 @@ bool scheduler_frame(std::string_view name) {
 }
 
 constexpr std::size_t kShownFrames = 5;
-
-template <typename T>
-T median_of(std::vector<T> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t mid = v.size() / 2;
-  return v.size() % 2 == 1 ? v[mid] : v[mid - 1] / 2 + v[mid] / 2 + (v[mid - 1] % 2 + v[mid] % 2) / 2;
-}
 
 }  // namespace
 
@@ -109,6 +108,11 @@ KernelAttribution::Classified KernelAttribution::classify(const platform::Kernel
   };
   c.stack = fmt::format("{}", fmt::join(shown, " ← "));
   if (any({"do_exit", "do_task_dead"})) return c;  // the thread ended: no longer measuring
+  // wait4/waitid, by exact name: do_wait_for_common is a completion's wait (an RCU grace
+  // period's among them).
+  c.reaping = std::any_of(names.begin(), names.end(), [](std::string_view n) {
+    return named_any(n, {"do_wait", "kernel_wait4", "kernel_waitid"});
+  });
   if (preempted) {
     c.cause = OffCpuCause::preempted;
   } else if (any({"expand_files", "expand_fdtable"})) {
@@ -158,6 +162,7 @@ void KernelAttribution::step(const platform::KernelRecords& records,
         t.cause = e.preempted ? OffCpuCause::preempted : OffCpuCause::other;
         t.stack = "(call chain not recorded)";
         t.grace.clear();
+        t.reaping = false;
         break;
       }
       Classified c = classify(records, *s->second, e.preempted);
@@ -166,6 +171,7 @@ void KernelAttribution::step(const platform::KernelRecords& records,
       t.cause = c.cause.value_or(OffCpuCause::other);
       t.stack = std::move(c.stack);
       t.grace = std::move(c.grace);
+      t.reaping = c.reaping;
       break;
     }
     case Kind::switched_in:
@@ -193,6 +199,7 @@ KernelSample KernelAttribution::during(const platform::KernelRecords& records,
     OffCpuByCause at_edges{};
     std::map<std::string, std::int64_t> other;
     std::string grace;
+    bool reaping = false;  // waited for a child process to end
   };
   std::unordered_map<int, Seen> seen;
   const auto off_until = [&](int tid, const ThreadState& t, std::int64_t to) {
@@ -203,6 +210,8 @@ KernelSample KernelAttribution::during(const platform::KernelRecords& records,
     to = std::min(to, end_ns);
     if (to <= from) return;
     Seen& s = seen[tid];
+    s.reaping = s.reaping || t.reaping;
+    if (t.reaping) return;
     s.off[static_cast<std::size_t>(t.cause)] += to - from;
     if (at_an_edge) s.at_edges[static_cast<std::size_t>(t.cause)] += to - from;
     if (keep_spans_) sample.spans.push_back({tid, from, to, t.cause});
@@ -254,6 +263,9 @@ KernelSample KernelAttribution::during(const platform::KernelRecords& records,
     if (e.kind == Kind::switched_out && inside && !ending && threads_[e.tid].exited) {
       --seen[e.tid].switches;
     }
+    if (e.kind == Kind::switched_out && inside && threads_[e.tid].reaping) {
+      seen[e.tid].reaping = true;
+    }
   }
   if (!opened) open_window();
   // Threads still off at the end of the window were off until it.
@@ -262,6 +274,9 @@ KernelSample KernelAttribution::during(const platform::KernelRecords& records,
   }
   for (const auto& [tid, s] : seen) {
     if (!s.ran) continue;  // never ran in it: a thread of another result, idle meanwhile
+    // One that waited for a child process to end in it works for none: a fresh child's middle
+    // process (forked again for a smaller table), waiting for the one that measures.
+    if (s.reaping) continue;
     ++sample.threads;
     sample.switches += s.switches;
     for (std::size_t c = 0; c < kOffCpuCauses; ++c) {
@@ -298,43 +313,38 @@ KernelEvidence summarize_kernel(const std::vector<KernelSample>& samples, bool p
   if (samples.empty()) return k;
   k.available = true;
   k.repetitions = static_cast<int>(samples.size());
-  const auto median_by = [&](auto field) {
-    using T = std::decay_t<decltype(field(samples.front()))>;
-    std::vector<T> v;
-    v.reserve(samples.size());
-    for (const KernelSample& s : samples) v.push_back(field(s));
-    return median_of(std::move(v));
-  };
-  k.threads = median_by([](const KernelSample& s) { return s.threads; });
-  k.window_ns = median_by([](const KernelSample& s) { return s.window_ns; });
-  k.off_cpu_ns = median_by([](const KernelSample& s) { return s.off_cpu_total(); });
-  k.at_edges_ns = median_by([](const KernelSample& s) { return s.at_edges_total(); });
-  for (std::size_t c = 0; c < kOffCpuCauses; ++c) {
-    k.off_cpu[c] = median_by([c](const KernelSample& s) { return s.off_cpu[c]; });
-    k.at_edges[c] = median_by([c](const KernelSample& s) { return s.at_edges[c]; });
-  }
-  k.switches = median_by([](const KernelSample& s) { return s.switches; });
-  k.page_faults = median_by([](const KernelSample& s) { return s.page_faults; });
-  if (punts_counted) k.io_uring_punts = median_by([](const KernelSample& s) { return s.io_uring_punts; });
+  // Every figure from one repetition, the median one: medians of each figure apart come from
+  // different repetitions, and need neither add up nor fit in the threads' time.
+  std::vector<std::int64_t> windows;
+  windows.reserve(samples.size());
+  for (const KernelSample& s : samples) windows.push_back(s.window_ns);
+  const KernelSample& m = samples[median_index(windows)];
+  k.threads = m.threads;
+  k.window_ns = m.window_ns;
+  k.off_cpu = m.off_cpu;
+  k.off_cpu_ns = m.off_cpu_total();
+  k.at_edges = m.at_edges;
+  k.at_edges_ns = m.at_edges_total();
+  k.switches = m.switches;
+  k.page_faults = m.page_faults;
+  if (punts_counted) k.io_uring_punts = m.io_uring_punts;
+  for (const auto& [stack, ns] : m.other_stacks) k.other_stacks.push_back({stack, ns});
+  std::sort(k.other_stacks.begin(), k.other_stacks.end(),
+            [](const StackTime& a, const StackTime& b) { return a.ns > b.ns; });
+  constexpr std::size_t kStacksKept = 5;
+  if (k.other_stacks.size() > kStacksKept) k.other_stacks.resize(kStacksKept);
+  // The machine's steal time comes in 10 ms ticks: a mean over every repetition says more.
   if (std::all_of(samples.begin(), samples.end(),
                   [](const KernelSample& s) { return s.steal_ns.has_value(); })) {
     std::int64_t steal = 0;
     for (const KernelSample& s : samples) steal += *s.steal_ns;
     k.steal_ns = steal / static_cast<std::int64_t>(samples.size());
   }
-  std::map<std::string, std::int64_t> other;
+  k.grace_period = m.grace_period;
   for (const KernelSample& s : samples) {
-    for (const auto& [stack, ns] : s.other_stacks) other[stack] += ns;
-    if (!s.grace_period.empty()) k.grace_period = s.grace_period;
+    if (k.grace_period.empty()) k.grace_period = s.grace_period;
     if (!s.complete) ++k.incomplete;
   }
-  for (const auto& [stack, ns] : other) {
-    k.other_stacks.push_back({stack, ns / static_cast<std::int64_t>(samples.size())});
-  }
-  std::sort(k.other_stacks.begin(), k.other_stacks.end(),
-            [](const StackTime& a, const StackTime& b) { return a.ns > b.ns; });
-  constexpr std::size_t kStacksKept = 5;
-  if (k.other_stacks.size() > kStacksKept) k.other_stacks.resize(kStacksKept);
   return k;
 }
 

@@ -2,7 +2,7 @@
 // Kernel evidence (--kernel-trace): where the measuring threads were off their CPU during a
 // timed region, by cause, read from the kernel call chain at each switch (the records of
 // platform::KernelTracer). Pure: records, the timed region and which threads measure in; a
-// sample per repetition out; a result's medians from its samples.
+// sample per repetition out; a result's figures from its median repetition's sample.
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -100,25 +100,27 @@ struct KernelSample {
   [[nodiscard]] std::int64_t at_edges_total() const;
 };
 
-// A result's kernel evidence: medians per repetition over its traced repetitions, or why
-// there is none.
+// A result's kernel evidence: the figures of its median repetition (median_index() of the
+// traced repetitions' windows, which are their times: the repetition the HTML report's events
+// chart draws), so that the causes add up to the total and the total fits in the threads' time
+// (medians of each figure apart come from different repetitions and do neither); or why there
+// is none.
 struct KernelEvidence {
   bool available = false;
   std::string reason;  // why not, when not available
   int repetitions = 0;
-  int threads = 0;                // median
-  std::int64_t window_ns = 0;     // median
-  std::int64_t off_cpu_ns = 0;    // median of each repetition's total
-  OffCpuByCause off_cpu{};        // median of each cause's
-  // Of that, waiting to start or done (KernelSample::at_edges): the medians of its total and
-  // of each cause's.
+  int threads = 0;
+  std::int64_t window_ns = 0;
+  std::int64_t off_cpu_ns = 0;  // the sum of off_cpu
+  OffCpuByCause off_cpu{};
+  // Of that, waiting to start or done (KernelSample::at_edges): its total and each cause's.
   std::int64_t at_edges_ns = 0;
   OffCpuByCause at_edges{};
-  std::uint64_t switches = 0;     // median
-  std::uint64_t page_faults = 0;  // median
-  std::optional<std::uint64_t> io_uring_punts;  // median; nullopt: not counted here
-  std::vector<StackTime> other_stacks;  // the "other" call chains, most time first (mean per repetition)
-  std::string grace_period;             // as the samples say; "" when none grew the table
+  std::uint64_t switches = 0;
+  std::uint64_t page_faults = 0;
+  std::optional<std::uint64_t> io_uring_punts;  // nullopt: not counted here
+  std::vector<StackTime> other_stacks;  // the "other" call chains, most time first (5 at most)
+  std::string grace_period;  // the median repetition's, else any's; "" when none grew the table
   int incomplete = 0;                   // repetitions with records lost
   // Beside `preempted`: the machine's steal time per repetition (the mean over them, every
   // CPU; /proc/stat counts it in 10 ms ticks, so a mean, not a median), where every sample
@@ -128,19 +130,22 @@ struct KernelEvidence {
   bool steal_reported = false;
 
   // Off-CPU time between each thread's first and last run in the region, by cause and in all:
-  // off_cpu less at_edges (medians both, so never below 0).
+  // off_cpu less at_edges (never below 0: a document before schema 9 held medians).
   [[nodiscard]] std::int64_t in_work(OffCpuCause cause) const;
   [[nodiscard]] std::int64_t in_work_ns() const;
 
   bool operator==(const KernelEvidence&) const = default;
 };
-// The medians of `samples` (at least one); `punts_counted` false leaves io_uring_punts out.
+// The figures of the median one of `samples` (at least one), the steal time's mean and the
+// incomplete ones counted; `punts_counted` false leaves io_uring_punts out.
 KernelEvidence summarize_kernel(const std::vector<KernelSample>& samples, bool punts_counted);
 
 // Which traced threads measure: in a fresh child, the child's (any process but this one); in
 // this process, all but the harness's threads (those there when tracing began, bar the one
 // that runs the repetitions) — and only those that ran during the timed region, so that the
-// idle workers of results interleaved with this one are not counted.
+// idle workers of results interleaved with this one are not counted, and that waited in it
+// for no child process to end (wait4, waitid: a fresh child's middle process, which forks the
+// one that measures when its inherited table is too big, and waits for it).
 struct MeasuringThreads {
   int own_pid = 0;
   bool in_child = false;
@@ -171,11 +176,13 @@ class KernelAttribution {
     OffCpuCause cause = OffCpuCause::other;
     std::string stack;  // for "other"
     std::string grace;  // the grace period's kind, for fd-table growth
+    bool reaping = false;  // off in wait4/waitid: waiting for a child process to end
   };
   struct Classified {
     std::optional<OffCpuCause> cause;  // nullopt: the thread ended
     std::string stack;
     std::string grace;
+    bool reaping = false;
   };
   Classified classify(const platform::KernelRecords& records, const platform::KernelEvent& stack,
                       bool preempted) const;

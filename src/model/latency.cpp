@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "model/statistics.hpp"
+
 namespace fdbench {
 
 namespace {
@@ -155,6 +157,17 @@ std::vector<Stall> stalls(std::span<const CallRecord> records, std::span<const G
   return out;
 }
 
+std::map<std::string, StallCause> causes_of(std::span<const Stall> stalls) {
+  std::map<std::string, StallCause> causes;
+  for (const Stall& s : stalls) {
+    StallCause& c = causes[s.cause];
+    ++c.count;
+    c.total_ns += s.ns;
+    if (s.off_cpu_ns) ++c.from_kernel;
+  }
+  return causes;
+}
+
 bool per_submission(const Latency& latency) {
   return latency.ns.count(kSubmitOp) != 0;
 }
@@ -187,15 +200,29 @@ void LatencyCollector::add(std::span<const CallRecord> records, std::int64_t rep
     ++latency_.growth_totals.count;
     latency_.growth_totals.total_ns += g.ns;
   }
-  for (auto& s : stalls(records, growth, create_op_, closes_, repetition, kernel)) {
-    ++latency_.stall_totals.count;
-    latency_.stall_totals.total_ns += s.ns;
-    if (latency_.stalls.size() < kMaxListedStalls) latency_.stalls.push_back(std::move(s));
+  const std::vector<Stall> found = stalls(records, growth, create_op_, closes_, repetition, kernel);
+  for (const auto& [name, c] : causes_of(found)) {
+    StallCause& cause = latency_.stall_causes[name];
+    cause.count += c.count;
+    cause.total_ns += c.total_ns;
+    cause.from_kernel += c.from_kernel;
+    latency_.stall_totals.count += c.count;
+    latency_.stall_totals.total_ns += c.total_ns;
   }
+  latency_.stalls_per_repetition.push_back(found.size());
+  kept_.insert(
+      kept_.end(), found.begin(),
+      found.begin() + static_cast<std::ptrdiff_t>(std::min(found.size(), kMaxListedStalls)));
+  repetition_ns_.push_back(repetition_ns);
 }
 
 Latency LatencyCollector::finish() const {
   Latency out = latency_;
+  // The first stalls, and the median repetition's, so that what draws it draws them all.
+  const auto median = static_cast<int>(median_index(repetition_ns_));
+  for (const Stall& s : kept_) {
+    if (out.stalls.size() < kMaxListedStalls || s.repetition == median) out.stalls.push_back(s);
+  }
   // Per call unless only submissions were recorded: then the calls' empty figures would say
   // that there were none, not that they were not timed one by one.
   if (!create_ns_.empty() || submit_ns_.empty()) {

@@ -72,6 +72,15 @@ struct EventTotals {
   bool operator==(const EventTotals&) const = default;
 };
 
+// The stalls of one cause, over every timed repetition.
+struct StallCause {
+  std::uint64_t count = 0;
+  std::int64_t total_ns = 0;
+  std::uint64_t from_kernel = 0;  // of them, caused as --kernel-trace recorded (off_cpu_ns set)
+
+  bool operator==(const StallCause&) const = default;
+};
+
 struct Latency {
   // By operation: "open" and "close" for files closed at once, "open" for files kept open,
   // "create" for sockets and other descriptors; a strategy that submits batches itself
@@ -82,12 +91,24 @@ struct Latency {
   // apart, and growth_events and growth_totals stay empty.
   bool growth_known = true;
   std::vector<GrowthEvent> growth_events;
-  std::vector<Stall> stalls;  // the first kMaxListedStalls; stall_totals counts them all
+  // Listed: the first kMaxListedStalls, and the median repetition's (median_index() of the
+  // repetitions' times, the one the HTML report draws) up to kMaxListedStalls of them. The
+  // figures below count every stall.
+  std::vector<Stall> stalls;
   EventTotals growth_totals;
   EventTotals stall_totals;
+  // Every stall by its cause, over every timed repetition. Read from a document older than
+  // schema 9: its listed stalls' causes only (fewer than stall_totals where some were not
+  // listed).
+  std::map<std::string, StallCause> stall_causes;
+  // Each timed repetition's stalls, listed or not; empty where not recorded (before schema 9).
+  std::vector<std::uint64_t> stalls_per_repetition;
 
   bool operator==(const Latency&) const = default;
 };
+
+// The causes of `stalls` alone: all that a document before schema 9 tells of its stalls'.
+std::map<std::string, StallCause> causes_of(std::span<const Stall> stalls);
 
 // The operations of submission records (CallKind::submission).
 inline constexpr const char* kSubmitOp = "submit";
@@ -115,7 +136,8 @@ inline constexpr std::int64_t kStallFloorNs = 200'000;
 inline constexpr std::size_t kMaxListedStalls = 100;
 
 // Turns the records of each timed repetition into a Latency, one repetition at a time, so
-// that the records of a huge set need not all be kept.
+// that the records of a huge set need not all be kept. Every figure counts every repetition;
+// only the listing of stalls is capped.
 class LatencyCollector {
  public:
   // `create_op`: what the creation call is called ("open", "create"); `closes`: whether the
@@ -139,6 +161,9 @@ class LatencyCollector {
   std::vector<std::int64_t> close_ns_;
   std::vector<std::int64_t> submit_ns_;
   std::vector<std::int64_t> submit_close_ns_;
+  std::vector<std::int64_t> repetition_ns_;
+  // Each repetition's first kMaxListedStalls stalls, until finish() knows which is the median.
+  std::vector<Stall> kept_;
   Latency latency_;
 };
 

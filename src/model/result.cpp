@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "model/format.hpp"
+
 namespace fdbench {
 
 namespace {
@@ -148,6 +150,11 @@ void finalize_timed_region(Result& result) {
 
 }  // namespace
 
+bool is_noisy(const Result& result) {
+  const auto half = result.precision();
+  return half && shown_percent(*half) > shown_percent(kNoisyHalfWidth);
+}
+
 void finalize(Result& result) {
   finalize_timed_region(result);
   result.stats = summarize(result.times_ns);
@@ -155,15 +162,18 @@ void finalize(Result& result) {
       result.stats.median > 0 ? static_cast<double>(result.ops) * 1e9 / result.stats.median : 0.0;
   result.median_ci = median_interval(result.times_ns);
   result.outliers = outlier_indices(result.times_ns);
-  const Noise noise = relative_noise(result.times_ns);
-  if (result.stats.count < 2 || noise.width <= kNoisyWidth) return;
-  // The text follows from times_ns alone, so finalizing again (a reader does) adds nothing.
-  result.warn(WarningKind::noisy,
-              fmt::format("noisy: {} is {:.0f}% of the median (over {:.0f}%)",
-                          noise.interval ? "the width of its 95% interval"
-                                         : "the interquartile range (too few repetitions for a "
-                                           "95% interval)",
-                          noise.width * 100, kNoisyWidth * 100));
+  // From times_ns alone, in the place of any noisy warning there was: finalizing again (a
+  // reader does) changes nothing, and a document judged by an older rule is judged by this one.
+  const auto is_noise = [](const Warning& w) { return w.kind == WarningKind::noisy; };
+  auto& warnings = result.warnings;
+  const auto place = std::find_if(warnings.begin(), warnings.end(), is_noise) - warnings.begin();
+  std::erase_if(warnings, is_noise);
+  if (!is_noisy(result)) return;
+  warnings.insert(
+      warnings.begin() + place,
+      {WarningKind::noisy,
+       fmt::format("noisy: the median's 95% interval reaches ±{} of it (over ±{})",
+                   format_percent(*result.precision()), format_percent(kNoisyHalfWidth))});
 }
 
 }  // namespace fdbench

@@ -48,7 +48,7 @@ std::string_view status_words(Status status);
 
 // What a warning is about; the text says it for people.
 enum class WarningKind {
-  noisy,        // the median is uncertain by more than kNoisyWidth of it (relative_noise)
+  noisy,        // the median is known only within more than ±kNoisyHalfWidth (is_noisy())
   cut_short,    // how many of the timed repetitions ran before Ctrl-C
   leak,         // the run held descriptors afterwards that it did not hold before
   page_faults,  // the timed regions took page faults: the clock held memory work too
@@ -214,17 +214,22 @@ struct Result {
   void warn(WarningKind about, std::string text);
 };
 
-// A median whose 95% interval (or, below the sample size that needs, interquartile range) is
-// wider than this share of it makes a result's noisy warning: relative_noise(), which unlike
-// the min–max range does not grow as repetitions are added.
-inline constexpr double kNoisyWidth = 0.20;
+// The one noise rule: a result is noisy (the tables' `~`, its noisy warning) where its
+// precision(), the ± column, is shown as more than ±this share of the median. Unlike the
+// min–max range it does not grow as repetitions are added: more narrow it. Below the
+// repetitions a 95% interval needs there is no precision (the column shows "-"), and no
+// result is called noisy: that there are too few is said instead.
+inline constexpr double kNoisyHalfWidth = 0.10;
+// Whether `result` is noisy by that rule.
+[[nodiscard]] bool is_noisy(const Result& result);
 // The outcome as reporters show it when it is not measured: "unavailable: no io_uring",
 // "timed out: threads, 1 thread: ...".
 std::string error_text(const Result& result);
 
 // Fills stats, ops_per_sec, median_ci and outliers from times_ns (and timed_region from its
-// samples, where there are any), and warns (once) when the median is noisier than
-// kNoisyWidth, and when the timed regions took page faults.
+// samples, where there are any), and warns (once) when the median is noisy() (a noisy warning
+// read from a document is judged again, by today's rule), and when the timed regions took page
+// faults.
 void finalize(Result& result);
 
 // Adds `count` failures with errno `err` under its name; err <= 0 stands for an errno value

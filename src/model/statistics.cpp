@@ -15,6 +15,15 @@ std::vector<std::int64_t> sorted(std::span<const std::int64_t> samples) {
 
 }  // namespace
 
+std::size_t median_index(std::span<const std::int64_t> samples) {
+  if (samples.empty()) return 0;
+  std::vector<std::size_t> order(samples.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return samples[a] < samples[b]; });
+  return order[order.size() / 2];
+}
+
 double percentile(std::span<const std::int64_t> samples, double p) {
   if (samples.empty()) return 0;
   const auto values = sorted(samples);
@@ -99,14 +108,6 @@ Separation separation(const MedianInterval& a, const MedianInterval& b) {
   const double lowest = static_cast<double>(std::min(a.lo, b.lo));
   const double highest = static_cast<double>(std::max(a.hi, b.hi));
   return highest <= (1 + kSameMargin) * lowest ? Separation::same : Separation::cannot_tell;
-}
-
-Noise relative_noise(std::span<const std::int64_t> samples) {
-  const double median = percentile(samples, 50);
-  if (median <= 0) return {};
-  const MedianInterval ci = median_interval(samples);
-  if (ci.reached) return {static_cast<double>(ci.hi - ci.lo) / median, true};
-  return {(percentile(samples, 75) - percentile(samples, 25)) / median, false};
 }
 
 std::vector<std::size_t> outlier_indices(std::span<const std::int64_t> samples) {

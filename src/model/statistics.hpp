@@ -26,6 +26,12 @@ inline std::int64_t whole_ns(double ns) {
 // Summary of `samples`; all zero for an empty span.
 Summary summarize(std::span<const std::int64_t> samples);
 
+// The index of the sample that stands for the median: the middle one in sorted order (the
+// upper of the middle two for an even count; equal samples in their order). What "the median
+// repetition" means wherever one repetition is shown for a result: --latency's listed events
+// and --kernel-trace's figures. 0 for an empty span.
+std::size_t median_index(std::span<const std::int64_t> samples);
+
 // Linear-interpolated percentile, p in [0, 100]; 0 for an empty span.
 double percentile(std::span<const std::int64_t> samples, double p);
 
@@ -72,15 +78,6 @@ Separation separation(const MedianInterval& a, const MedianInterval& b);
 inline bool overlap(Separation s) {
   return s == Separation::same || s == Separation::cannot_tell;
 }
-
-// How noisy a result is, as a share of its median, by a measure that does not grow with the
-// number of samples (min–max does): the 95% interval's width (hi − lo) / median where the
-// interval is reached, else the interquartile range / median. 0 without a median.
-struct Noise {
-  double width = 0;
-  bool interval = false;  // the width is the 95% interval's; false: the IQR's
-};
-Noise relative_noise(std::span<const std::int64_t> samples);
 
 // Indices of the samples beyond 1.5 × IQR outside the quartiles (Tukey's fences, as
 // hyperfine flags them), ascending. Reported, never removed.

@@ -120,12 +120,12 @@ inline void expect_result_contract(const nlohmann::json& r) {
         sum += ns.get<std::int64_t>();
       }
       EXPECT_GE(k.at("threads").get<int>(), 1) << k;
-      // Each figure is a median of its own: their sum need not be the total's median, but no
-      // cause's median can exceed the threads' whole time in the region.
+      // Every figure is the median repetition's: the causes add up to the total, and that
+      // never exceeds the threads' whole time in the region.
+      EXPECT_EQ(sum, k.at("off_cpu_ns").get<std::int64_t>()) << k;
       EXPECT_LE(k.at("off_cpu_ns").get<std::int64_t>(),
                 k.at("threads").get<std::int64_t>() * k.at("window_ns").get<std::int64_t>())
           << k;
-      EXPECT_GE(sum, 0);
     }
   }
   // How precise the median is, on every result with times; with --repeat auto, the goal.

@@ -141,7 +141,9 @@ class ResultBuilder {
     r_.timed_region = medians;
     return *this;
   }
+  // Stalls by cause left out read as a document before schema 9 does: the listed ones'.
   ResultBuilder& latency(Latency measured) {
+    if (measured.stall_causes.empty()) measured.stall_causes = causes_of(measured.stalls);
     r_.latency = std::move(measured);
     return *this;
   }

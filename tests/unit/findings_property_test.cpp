@@ -223,6 +223,12 @@ Latency latency_of(const RowPlan& row) {
          kernel ? std::optional<std::int64_t>(i % 2 == 0 ? 400'000 : 10'000) : std::nullopt});
   }
   l.stall_totals = {row.stalls, static_cast<std::int64_t>(row.stalls) * 500'000, 0.01};
+  for (const auto& stall : l.stalls) {  // every stall listed: the causes count them all
+    StallCause& c = l.stall_causes[stall.cause];
+    ++c.count;
+    c.total_ns += stall.ns;
+    if (stall.off_cpu_ns) ++c.from_kernel;
+  }
   return l;
 }
 

@@ -899,5 +899,40 @@ TEST(Findings, OffCpuTimeWaitingToStartOrDoneIsNotBlamedOnTheWork) {
   EXPECT_EQ(f->numbers.at("at_edges_ns"), FindingNumber(20'000'000));
 }
 
+// Issue 34, case 3: 283 stalls over 40 repetitions, of which the first 100 are listed (56
+// growing the table, 44 waiting on it); the causes said are those of all 283.
+TEST(Findings, StallCausesCountEveryRepetitionNotTheListedOnes) {
+  Latency l;
+  l.ns["create"] = {512, 4000, 8000, 9000, 9000, 9000};
+  for (std::uint64_t i = 0; i < 100; ++i) {
+    l.stalls.push_back({static_cast<int>(i / 7), 0, i, "create", 64, 500'000,
+                        i < 56 ? "fd-table-growth" : "waiting-on-growth", std::nullopt});
+  }
+  l.stall_totals = {283, 283 * 500'000, 0.3};
+  l.stall_causes = {{"fd-table-growth", {120, 120 * 500'000, 0}},
+                    {"waiting-on-growth", {163, 163 * 500'000, 0}}};
+  const auto stalled = [](const Latency& latency) {
+    const std::vector<Result> results{socket_result("off", 20'000'000, 64, 512).latency(latency),
+                                      socket_result("auto", 2'000'000, 512, 512)};
+    return finding_with(said(results), "stalled");
+  };
+  const std::string all = stalled(l);
+  EXPECT_NE(all.find("283 calls stalled (slower than 20 × the median and 200 µs) over 6 "
+                     "repetitions: 120 growing the shared table, 163 waiting on another "
+                     "worker's growth"),
+            std::string::npos)
+      << all;
+  EXPECT_EQ(all.find("listed"), std::string::npos) << all;
+  // A document before schema 9 knows the listed stalls' causes only, and says so.
+  Latency old = l;
+  old.stall_causes = causes_of(old.stalls);
+  const std::string listed = stalled(old);
+  EXPECT_NE(listed.find("283 calls stalled (slower than 20 × the median and 200 µs) over 6 "
+                        "repetitions (the causes of the first 100 listed): 56 growing the shared "
+                        "table, 44 waiting on another worker's growth"),
+            std::string::npos)
+      << listed;
+}
+
 }  // namespace findings_test
 }  // namespace fdbench

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "engine/strategy.hpp"
+#include "model/latency.hpp"
 #include "output/reporter.hpp"
 #include "output/reporters/svg_chart.hpp"
 #include "support/results.hpp"
@@ -157,6 +158,71 @@ TEST(HtmlReport, LatencyDrawsTheMedianRepetitionsGrowthEventsAndStallsPerWorker)
   EXPECT_NE(page.find("worker 1 grew the table at fd 256 (256 → 512 slots, shared)"),
             std::string::npos);
   EXPECT_NE(page.find("worker 1, create of fd 65: 6.90 ms (waiting-on-growth)"), std::string::npos);
+}
+
+// Issue 34, case 3: the median repetition (#20 of 40) came after the first 100 stalls listed,
+// and its chart drew no stall while its key named some. Now it draws its 7, and its key names
+// what it draws and nothing else.
+TEST(HtmlReport, TheMedianRepetitionsChartDrawsItsStallsAndItsKeyOnlyWhatItDraws) {
+  std::vector<CallRecord> records(600);
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    records[i].start_ns = 10'000 * static_cast<std::int64_t>(i);
+    records[i].create_ns = 3'000;
+    records[i].fd = 3 + static_cast<int>(i);
+    records[i].worker = static_cast<std::int16_t>(i % 2);
+  }
+  for (const std::size_t i : {61U, 300U, 320U, 340U, 360U, 380U, 400U}) {
+    records[i].create_ns = 300'000;  // one grows the table at fd 64, the others stall unexplained
+  }
+  LatencyCollector collector("create", false);
+  std::vector<std::int64_t> times;
+  for (int rep = 0; rep < 40; ++rep) {
+    times.push_back(rep == 20 ? 500'000 : rep < 20 ? 100'000 + rep : 1'000'000 + rep);
+    collector.add(records, times.back(), 64, true);
+  }
+  const Result r = ResultBuilder::socket("threads", 2)
+                       .ops(600)
+                       .times(times)
+                       .fdsize(64, 1024)
+                       .latency(collector.finish());
+  const std::vector<ReportInput> inputs{run("sockets", {r})};
+  const std::string page = html_report(inputs);
+  EXPECT_EQ(count_of(page, "class=\"stall\""), 7U);
+  EXPECT_EQ(count_of(page, "class=\"growth\""), 4U);
+  EXPECT_NE(page.find("grew the table (diamond), or a stall growing it"), std::string::npos);
+  EXPECT_NE(page.find("stall: unexplained"), std::string::npos);
+  EXPECT_EQ(page.find("stall: waiting on another worker's growth"), std::string::npos);
+}
+
+TEST(HtmlReport, ARepetitionWithoutStallsHasNoStallInItsChartsKey) {
+  Latency l;
+  l.growth_events.push_back({0, 0, 61, 64, 7'000'000, 64, 128, true});
+  l.growth_totals = {1, 7'000'000, 0.5};
+  l.stalls_per_repetition = {0};
+  l.ns["create"] = {512, 3000, 4000, 60000, 7'000'000, 7'000'000};
+  const Result r =
+      ResultBuilder::socket("threads", 2).ops(512).times({14'000'000}).fdsize(64, 128).latency(l);
+  const std::vector<ReportInput> inputs{run("sockets", {r})};
+  const std::string page = html_report(inputs);
+  EXPECT_EQ(count_of(page, "class=\"growth\""), 1U);
+  EXPECT_EQ(page.find("stall:"), std::string::npos);
+  EXPECT_NE(page.find("growth events and stalls</figcaption>"), std::string::npos);
+}
+
+// A repetition's stalls are listed up to 100: where it had more, its chart's title says so.
+TEST(HtmlReport, AChartOfMoreStallsThanListedSaysHowMany) {
+  Latency l;
+  l.stalls.push_back({0, 0, 10, "create", 13, 300'000, "unexplained", std::nullopt});
+  l.stalls.push_back({0, 1, 11, "create", 14, 300'000, "unexplained", std::nullopt});
+  l.stall_totals = {150, 45'000'000, 0.5};
+  l.stalls_per_repetition = {150};
+  l.ns["create"] = {512, 3000, 4000, 300'000, 300'000, 300'000};
+  const Result r =
+      ResultBuilder::socket("threads", 2).ops(512).times({90'000'000}).fdsize(64, 64).latency(l);
+  const std::vector<ReportInput> inputs{run("sockets", {r})};
+  const std::string page = html_report(inputs);
+  EXPECT_NE(page.find("growth events and the first 2 of its 150 stalls</figcaption>"),
+            std::string::npos);
 }
 
 // The first chart's legend, as series name → the colour its line is drawn in.

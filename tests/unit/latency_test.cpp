@@ -181,6 +181,37 @@ TEST(LatencyCollector, ListsAtMostAHundredStallsButCountsThemAll) {
   const Latency l = collector.finish();
   EXPECT_EQ(l.stall_totals.count, 150U);
   EXPECT_EQ(l.stalls.size(), kMaxListedStalls);
+  EXPECT_EQ(l.stall_causes.at("unexplained").count, 150U);
+  EXPECT_EQ(l.stalls_per_repetition, std::vector<std::uint64_t>{150});
+}
+
+// Issue 34, case 3: 40 repetitions of 7 stalls each, whose median repetition is #20. Causes
+// count all 280, not the first 100 listed (repetitions 0 to 14); the median repetition's are
+// listed too, so a chart of it draws them.
+TEST(LatencyCollector, CountsEveryRepetitionAndListsTheMedianRepetitionsStalls) {
+  std::vector<CallRecord> records = alternating(600);
+  records[61].create_ns = 300 * kUs;  // grows the table at fd 64
+  records[40].create_ns = 300 * kUs;  // worker 0, over worker 1's growth
+  for (const std::size_t i : {300U, 320U, 340U, 360U, 380U}) records[i].create_ns = 300 * kUs;
+  LatencyCollector collector("create", false);
+  for (int rep = 0; rep < 40; ++rep) {
+    const std::int64_t ns = rep == 20 ? 500 : rep < 20 ? 100 + rep : 1000 + rep;
+    collector.add(records, ns * kUs, 64, true);
+  }
+  const Latency l = collector.finish();
+  EXPECT_EQ(l.stall_totals.count, 280U);
+  EXPECT_EQ(l.stall_causes.at("fd-table-growth").count, 40U);
+  EXPECT_EQ(l.stall_causes.at("waiting-on-growth").count, 40U);
+  EXPECT_EQ(l.stall_causes.at("unexplained").count, 200U);
+  EXPECT_EQ(l.stall_causes.at("unexplained").total_ns, 200 * 300 * kUs);
+  EXPECT_EQ(l.stall_causes.at("unexplained").from_kernel, 0U);
+  EXPECT_EQ(l.stalls_per_repetition, std::vector<std::uint64_t>(40, 7));
+  EXPECT_EQ(l.growth_totals.count, 160U);
+  EXPECT_EQ(l.stalls.size(), kMaxListedStalls + 7);
+  EXPECT_EQ(l.stalls[kMaxListedStalls - 1].repetition, 14);
+  EXPECT_EQ(std::count_if(l.stalls.begin(), l.stalls.end(),
+                          [](const Stall& s) { return s.repetition == 20; }),
+            7);
 }
 
 TEST(Submissions, AreOperationsOfTheirOwnCountedOncePerBatch) {

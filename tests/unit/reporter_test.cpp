@@ -576,15 +576,62 @@ TEST(Reporters, NoisyRowsAreMarkedAndExplainedOnce) {
                             }),
               2)
         << text;
-    EXPECT_NE(text.find("~ noisy: the median's 95% interval is wider than 20% of it (with fewer "
-                        "than 6 repetitions, which give no such interval, the interquartile "
-                        "range is)"),
+    EXPECT_NE(text.find("~ noisy: the median's 95% interval reaches beyond ±10% of it (the ±95% "
+                        "column; fewer than 6 repetitions give no such interval, shown as -, and "
+                        "are not judged)"),
               std::string::npos)
         << text;
     const std::string calm = report(format, {quiet});
     EXPECT_EQ(calm.find("noisy"), std::string::npos) << calm;
     EXPECT_EQ(calm.find("~"), std::string::npos) << calm;
   }
+}
+
+// Issue 34, case 7: one rule for the mark, the ± column, the HTML and the JSON. A row shown
+// as more than ±10% is noisy in every format, one shown as less in none; the HTML's ± is the
+// table's, and its note says the same figure.
+TEST(Reporters, EveryFormatMarksNoiseByTheColumnItShows) {
+  const auto ten_around_10ms = [](int threads, std::int64_t below_us, std::int64_t above_us) {
+    std::vector<std::int64_t> times;
+    for (const std::int64_t us :
+         std::initializer_list<std::int64_t>{5000, 10'000 - below_us, 9900, 9900, 10'000, 10'000,
+                                             10'100, 10'100, 10'000 + above_us, 30'000}) {
+      times.push_back(us * 1000);
+    }
+    return open_result("threads", threads).times(times).build();
+  };
+  const std::vector<Result> results = {ten_around_10ms(1, 1700, 300),  // ±17%
+                                       ten_around_10ms(2, 900, 900)};  // ±9%
+  const auto row = [](const std::string& text, const std::string& threads_cell) {
+    for (const auto& line : lines_of(text)) {
+      if (line.find("threads") != std::string::npos &&
+          line.find(threads_cell) != std::string::npos && line.find("10.00") != std::string::npos) {
+        return line;
+      }
+    }
+    return std::string();
+  };
+  const std::string table = report("table", results);
+  const std::string noisy_row = row(table, "      1 ");
+  const std::string calm_row = row(table, "      2 ");
+  EXPECT_NE(noisy_row.find("10.00~    ±17%"), std::string::npos) << table;
+  EXPECT_NE(calm_row.find("10.00      ±9%"), std::string::npos) << table;
+  const std::string markdown = report("markdown", results);
+  EXPECT_NE(row(markdown, "| 1 |").find("| 10.00 \\~ | ±17% |"), std::string::npos) << markdown;
+  EXPECT_NE(row(markdown, "| 2 |").find("| 10.00 | ±9% |"), std::string::npos) << markdown;
+  const std::string html = report("html", results);
+  EXPECT_NE(html.find("<td>10.00</td><td>±17%</td><td>10</td><td>5.00–30.00</td><td>100,000</td>"
+                      "<td class=\"text\">noisy: the median&#39;s 95% interval reaches ±17% of it "
+                      "(over ±10%)</td>"),
+            std::string::npos)
+      << html;
+  EXPECT_NE(html.find("<td>10.00</td><td>±9%</td><td>10</td><td>5.00–30.00</td><td>100,000</td>"
+                      "<td class=\"text\"></td>"),
+            std::string::npos)
+      << html;
+  const auto doc = nlohmann::json::parse(report("json", results));
+  EXPECT_EQ(doc.at("results")[0].at("warning_kinds"), nlohmann::json({"noisy"}));
+  EXPECT_FALSE(doc.at("results")[1].contains("warnings"));
 }
 
 TEST(Reporters, JsonWritesOneDocumentWithEveryResult) {

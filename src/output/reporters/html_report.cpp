@@ -14,6 +14,7 @@
 #include "analysis/findings.hpp"
 #include "fdbench/version.hpp"
 #include "model/format.hpp"
+#include "model/statistics.hpp"
 #include "output/reporters/environment_text.hpp"
 #include "output/reporters/section_text.hpp"
 #include "output/reporters/svg_chart.hpp"
@@ -280,8 +281,8 @@ std::string kernel_chart(const std::vector<const Result*>& group, const std::str
   }
   return svg::stacked_bar_chart(chart) +
          "<p class=\"meta\">Off-CPU time by the kernel's call chain where each thread left its "
-         "CPU (--kernel-trace). Every figure is the median per repetition, so the parts need "
-         "not add up to the total.</p>\n";
+         "CPU (--kernel-trace), in each result's median repetition (the one whose time is the "
+         "median): its parts add up to the total, and each bar is its threads' time.</p>\n";
 }
 
 // --kernel-trace asked for but not recorded: why, once for each reason.
@@ -363,12 +364,9 @@ std::string environment_table(const ResultsDocument& doc) {
 std::string event_chart(const Result& r, const std::string& id) {
   if (!r.latency || r.times_ns.empty()) return "";
   const Latency& l = *r.latency;
-  // The repetition whose time is the median: what the row's median stands for.
-  std::vector<std::size_t> order(r.times_ns.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](std::size_t a, std::size_t b) { return r.times_ns[a] < r.times_ns[b]; });
-  const int rep = static_cast<int>(order[order.size() / 2]);
+  // The repetition whose time is the median: what the row's median stands for, and whose
+  // stalls the listing always keeps.
+  const auto rep = static_cast<int>(median_index(r.times_ns));
   svg::EventChart chart;
   chart.id = id;
   std::size_t workers = 0;
@@ -386,16 +384,24 @@ std::string event_chart(const Result& r, const std::string& id) {
                      g.fdsize_before, g.fdsize_after, g.shared ? ", shared" : "",
                      format_duration(static_cast<double>(g.ns))));
   }
+  std::uint64_t listed = 0;
   for (const auto& s : l.stalls) {
     if (s.repetition != rep) continue;
+    ++listed;
     mark(s.fd, s.worker, static_cast<double>(s.ns), s.cause,
          fmt::format("worker {}, {} of fd {}: {} ({})", s.worker, s.op, s.fd,
                      format_duration(static_cast<double>(s.ns)), s.cause));
   }
   if (chart.marks.empty()) return "";
   for (std::size_t w = 0; w < workers; ++w) chart.lanes.push_back(fmt::format("worker {}", w));
-  chart.title = fmt::format("{}, {}, pregrow {}: the median repetition's growth events and stalls",
-                            r.strategy, thread_count_text(r.threads), r.pregrow.label());
+  // Each repetition's stalls are listed up to a cap: where its count says more, the title does.
+  const auto& counted = l.stalls_per_repetition;
+  const std::uint64_t stalled = static_cast<std::size_t>(rep) < counted.size() ? counted[rep] : 0;
+  chart.title =
+      fmt::format("{}, {}, pregrow {}: the median repetition's growth events and {}", r.strategy,
+                  thread_count_text(r.threads), r.pregrow.label(),
+                  stalled > listed ? fmt::format("the first {} of its {} stalls", listed, stalled)
+                                   : std::string("stalls"));
   return svg::event_chart(chart);
 }
 

@@ -165,10 +165,10 @@ SplitFindings split_answers(std::span<const Finding> findings) {
 
 std::string noisy_legend() {
   return fmt::format(
-      "{} noisy: the median's 95% interval is wider than {:.0f}% of it (with fewer than {} "
-      "repetitions, which give no such interval, the interquartile range is): compare such "
-      "rows loosely, or measure again on a quieter machine",
-      kNoisyMark, kNoisyWidth * 100, min_samples_for());
+      "{} noisy: the median's 95% interval reaches beyond ±{} of it (the ±95% column; fewer "
+      "than {} repetitions give no such interval, shown as -, and are not judged): compare "
+      "such rows loosely, or measure again on a quieter machine",
+      kNoisyMark, format_percent(kNoisyHalfWidth), min_samples_for());
 }
 
 std::string precision_cell(const Result& r) {
@@ -258,8 +258,9 @@ std::string timed_region_text(const Result& r) {
 
 std::string kernel_legend() {
   return "kernel: where the measuring threads were off their CPU while timed, by the kernel's "
-         "call chain at each switch (--kernel-trace); every figure is the median per "
-         "repetition, so the causes need not add up to the total. \"Waiting to start or done\" "
+         "call chain at each switch (--kernel-trace), in the median repetition (the one whose "
+         "time is the median), so the causes add up to the total, which never exceeds the "
+         "threads' time. \"Waiting to start or done\" "
          "is the part before a thread first ran in the repetition (its release, then a CPU) "
          "or after it last ran (its share done while others worked): no cost of the work, "
          "whatever its call chain";
@@ -296,8 +297,8 @@ std::string kernel_text(const Result& r) {
     }
     if (c == OffCpuCause::preempted && k.steal_ns) parts += " (" + steal_text(k) + ")";
   }
-  // Each cause is a median of its own: off-CPU time spread over causes that each took none
-  // in most repetitions leaves no cause to name, or names less than half of it.
+  // A document before schema 9 held each cause's median apart: off-CPU time spread over causes
+  // that each took none in most repetitions left no cause to name, or less than half of it.
   if (!parts.empty() && 2 * named < k.off_cpu_ns) {
     parts += ", the rest in no one cause in most repetitions";
   }

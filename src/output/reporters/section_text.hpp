@@ -25,11 +25,11 @@ struct SplitFindings {
 };
 SplitFindings split_answers(std::span<const Finding> findings);
 inline constexpr const char* kAnswersHeading = "Answers for this machine";
-// The mark after a noisy result's median (its noisy warning, kNoisyWidth), so the warning is
+// The mark after a noisy result's median (its noisy warning, is_noisy()), so the warning is
 // one mark in the row, not a line of its own; the legend says once what it means.
 inline constexpr std::string_view kNoisyMark = "~";
-// "~ noisy: the median's 95% interval is wider than 20% of it ...": the one line under the
-// tables that explains kNoisyMark.
+// "~ noisy: the median's 95% interval reaches beyond ±10% of it (the ±95% column; ...": the
+// one line under the tables that explains kNoisyMark, by the rule precision_cell() shows.
 std::string noisy_legend();
 // How precisely a row's median is known, as the tables show it: "±1.2%" (the larger half of
 // its 95% interval), followed by kMissedMark where --repeat auto did not reach its precision;
@@ -56,14 +56,14 @@ std::string timed_region_text(const Result& r);
 std::string detail_text(const Result& r);
 // With --kernel-trace, one line under the result: "kernel: off-CPU 11.9 ms of 2 threads ×
 // 7.7 ms per repetition: fd-table-growth 2.9 ms (expedited grace period), waiting-on-growth
-// 2.4 ms, ...", each figure the median per repetition; preempted with the machine's steal
+// 2.4 ms, ...", each figure the median repetition's; preempted with the machine's steal
 // time beside it (steal_text). Empty without kernel evidence.
 std::string kernel_text(const Result& r);
 // What the hypervisor took meanwhile, which no thread switch shows: "the hypervisor's steal
 // time, seen as on-CPU time: 1.2 ms", or "steal time not reported here".
 std::string steal_text(const KernelEvidence& k);
-// The one line under a table with kernel lines: what they are, and that their figures are
-// medians each.
+// The one line under a table with kernel lines: what they are, and that their figures are the
+// median repetition's.
 std::string kernel_legend();
 
 }  // namespace fdbench

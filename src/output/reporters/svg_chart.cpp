@@ -376,10 +376,18 @@ std::string stall_key_text(const std::string& cause) {
 constexpr double kEventKeyRow = 20;
 constexpr std::size_t kEventKeysPerRow = 3;
 
-// The events' key: the growth diamond, the stall causes inferred from timing, and any other
-// (kernel) cause among the marks.
+// The events' key: what the marks are and nothing else, a growth (and a stall growing the
+// table) first, then the stall causes inferred from timing, then any other (kernel) cause.
 std::vector<std::string> event_key_causes(const EventChart& chart) {
-  std::vector<std::string> causes = {"fd-table-growth", "waiting-on-growth", "unexplained"};
+  const auto drawn = [&](std::string_view kind) {
+    return std::any_of(chart.marks.begin(), chart.marks.end(), [&](const Mark& m) {
+      return m.kind == kind || (kind == "fd-table-growth" && m.kind == "growth");
+    });
+  };
+  std::vector<std::string> causes;
+  for (const char* cause : {"fd-table-growth", "waiting-on-growth", "unexplained"}) {
+    if (drawn(cause)) causes.emplace_back(cause);
+  }
   for (const Mark& m : chart.marks) {
     if (m.kind != "growth" && std::find(causes.begin(), causes.end(), m.kind) == causes.end()) {
       causes.push_back(m.kind);
@@ -395,8 +403,9 @@ std::string event_key(const std::vector<std::string>& causes, double bottom) {
   for (std::size_t k = 0; k < causes.size(); ++k) {
     const double x = kKeyX[k % kEventKeysPerRow];
     const double y = bottom + 50 + kEventKeyRow * static_cast<double>(k / kEventKeysPerRow);
-    const std::string text = k == 0 ? std::string("grew the table (diamond), or a stall growing it")
-                                    : stall_key_text(causes[k]);
+    const std::string text = causes[k] == "fd-table-growth"
+                                 ? std::string("grew the table (diamond), or a stall growing it")
+                                 : stall_key_text(causes[k]);
     out += fmt::format(
         "<rect class=\"key\" x=\"{}\" y=\"{:.1f}\" width=\"10\" height=\"10\" fill=\"{}\"/>"
         "<text class=\"tick\" x=\"{}\" y=\"{:.1f}\">{}</text>\n",
