@@ -122,8 +122,8 @@ ClaimedFinding contenders_finding(const Result& best, const Results& same, const
 // every other result; otherwise every result not separated from it is named with it.
 void fastest_finding(const Results& all, const Naming& naming, Findings& out) {
   const Result* best = fastest(all);
-  if (best == nullptr) return;
-  if (const Result* fewest = fewest_without_interval(all); fewest != nullptr && all.size() > 1) {
+  if (all.size() < 2) return;  // one result is fastest of nothing
+  if (const Result* fewest = fewest_without_interval(all); fewest != nullptr) {
     out.push_back(too_few_finding(*fewest, naming));
     return;
   }

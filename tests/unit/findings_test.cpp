@@ -167,9 +167,10 @@ TEST(Findings, AHungRepetitionIsSaidOnceAndIsNotUnavailable) {
 TEST(Findings, FailedResultsAreNotCalledFastest) {
   // Absurdly fast because every call failed.
   const Result failed = open_result("pool", 2, 1'000).failed(10000, EMFILE);
-  const std::vector<Result> results{open_result("threads", 1, 50'000'000), failed};
-  const std::string line = finding_with(said(results), "fastest");
-  EXPECT_NE(line.find("`threads`"), std::string::npos) << line;
+  const std::vector<Result> results{open_result("threads", 1, 50'000'000),
+                                    open_result("threads", 2, 30'000'000), failed};
+  const std::string line = finding_with(said(results), "the fastest way here");
+  EXPECT_NE(line.find("`threads` with 2 threads"), std::string::npos) << line;
 }
 
 TEST(Findings, OpenNamesTheFastestStrategy) {
