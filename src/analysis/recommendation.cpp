@@ -148,8 +148,8 @@ std::optional<Recommendation> recommend_from(std::span<const Result> sweep,
   rec.fastest = setting_of(*fastest);
   rec.compared = compared;
   rec.knee_threads = fastest->threads;
-  // The fastest and those not separated from it (statistics.hpp's rule): within noise, or too
-  // few repetitions to tell them apart.
+  // The fastest and those not separated from it (statistics.hpp's rule): the same, too wide to
+  // tell, or too few repetitions: the candidates. The knee needs more: shown the same.
   std::vector<const Result*> tied{fastest};
   for (const auto& r : sweep) {
     if (&r == fastest || !eligible(r, eligibility) ||
@@ -157,7 +157,8 @@ std::optional<Recommendation> recommend_from(std::span<const Result> sweep,
       continue;
     }
     tied.push_back(&r);
-    if (r.strategy == fastest->strategy && r.batch == fastest->batch) {
+    if (r.strategy == fastest->strategy && r.batch == fastest->batch &&
+        separation(r.median_ci, fastest->median_ci) == Separation::same) {
       rec.knee_threads = std::min(rec.knee_threads, r.threads);
     }
   }

@@ -171,24 +171,24 @@ std::string tune_text(const TuneReport& report) {
   const std::size_t tied = rec.within_noise.size() + 1;
   if (rec.inconclusive()) {
     text += fmt::format(
-        "  inconclusive:  all {} settings are within noise of the fastest ({}: {} files/s): "
-        "none is separated from it, so the simplest is recommended; a larger --budget or a "
-        "quieter machine may tell them apart\n",
+        "  inconclusive:  none of the {} settings is separated from the fastest ({}: {} files/s), "
+        "so the simplest is recommended; a larger --budget or a quieter machine may tell them "
+        "apart\n",
         rec.compared, setting_text(rec.fastest), format_rate(rec.fastest.ops_per_sec));
   } else if (tied > 1) {
     text += fmt::format(
-        "  {} of {} settings are within noise of the fastest ({}: {} files/s): the simplest of "
-        "them is recommended\n",
+        "  {} of {} settings are not separated from the fastest ({}: {} files/s): the simplest "
+        "of them is recommended\n",
         tied, rec.compared, setting_text(rec.fastest), format_rate(rec.fastest.ops_per_sec));
   }
   text += fmt::format("  use:           {}: {} files/s\n", setting_text(rec.best),
                       format_rate(rec.best.ops_per_sec));
   if (rec.within_noise.empty()) {
-    text += "  within noise:  none: it is ahead of every other setting\n";
+    text += "  not separated: none: it is ahead of every other setting\n";
   }
   const std::size_t shown = std::min(rec.within_noise.size(), kAlternativesShown);
   for (std::size_t i = 0; i < shown; ++i) {
-    text += fmt::format("  {:<15}{}: {} files/s\n", i == 0 ? "within noise:" : "",
+    text += fmt::format("  {:<15}{}: {} files/s\n", i == 0 ? "not separated:" : "",
                         setting_text(rec.within_noise[i]),
                         format_rate(rec.within_noise[i].ops_per_sec));
   }
@@ -197,8 +197,7 @@ std::string tune_text(const TuneReport& report) {
                         rec.within_noise.size() - shown);
   }
   text += fmt::format(
-      "  knee:          {} ({} is within noise of its fastest with "
-      "them)\n",
+      "  knee:          {} (the fewest with which {} is the same within 10% as its fastest)\n",
       workers_text(rec.fastest.strategy, rec.knee_threads), rec.fastest.strategy);
   return text + table_advice(report) + nofile_advice(report.nofile) + ineligible_note(report);
 }

@@ -41,6 +41,23 @@ TEST(Recommendation, TheSimplestSettingTiedWithTheFastestIsRecommended) {
   EXPECT_FALSE(rec->pregrow_to.has_value());  // open+close holds nothing
 }
 
+// The knee needs sameness, not overlap: a count whose interval reaches the fastest only because
+// it is wide is a candidate, never the knee (one rule with the findings).
+TEST(Recommendation, TheKneeNeedsSamenessNotOverlap) {
+  const std::vector<Result> sweep = {
+      ResultBuilder::open("threads", 1)
+          .ops(10000)
+          .times(
+              {10'000'000, 15'000'000, 18'000'000, 20'500'000, 22'000'000, 25'000'000, 30'000'000}),
+      around(ResultBuilder::open("threads", 4), 20'000'000),
+  };
+  const auto rec = recommend_from(sweep);
+  ASSERT_TRUE(rec.has_value());
+  EXPECT_EQ(rec->fastest.threads, 4);
+  EXPECT_EQ(rec->knee_threads, 4);
+  ASSERT_EQ(rec->within_noise.size() + 1, 2U);  // still a candidate: not separated
+}
+
 TEST(Recommendation, AheadOfEveryOtherSettingTheFastestIsRecommended) {
   const std::vector<Result> sweep = {
       around(ResultBuilder::open("threads", 1), 40'000'000),

@@ -44,9 +44,9 @@ TEST(TuneText, OneSettingAheadOfEveryOtherIsUsedWithoutCaveat) {
   EXPECT_NE(text.find("  use:           uring, 2 threads, batch 64: 1,000,000 files/s"),
             std::string::npos)
       << text;
-  EXPECT_NE(text.find("within noise:  none"), std::string::npos) << text;
+  EXPECT_NE(text.find("not separated: none"), std::string::npos) << text;
   EXPECT_EQ(text.find("inconclusive"), std::string::npos) << text;
-  EXPECT_EQ(text.find("within noise of the fastest"), std::string::npos) << text;
+  EXPECT_EQ(text.find("not separated from the fastest"), std::string::npos) << text;
 }
 
 TEST(TuneText, SettingsTiedWithTheFastestAreCountedAndTheSimplestIsUsed) {
@@ -55,13 +55,13 @@ TEST(TuneText, SettingsTiedWithTheFastestAreCountedAndTheSimplestIsUsed) {
       around(ResultBuilder::open("threads", 2), 20'000'000),
       around(ResultBuilder::open("uring", 2).batch(64), 19'900'000),
   }));
-  EXPECT_NE(text.find("  2 of 3 settings are within noise of the fastest (uring, 2 threads, "
+  EXPECT_NE(text.find("  2 of 3 settings are not separated from the fastest (uring, 2 threads, "
                       "batch 64: "),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("  use:           threads, 2 threads: 500,000 files/s"), std::string::npos)
       << text;
-  EXPECT_NE(text.find("  within noise:  uring, 2 threads, batch 64"), std::string::npos) << text;
+  EXPECT_NE(text.find("  not separated: uring, 2 threads, batch 64"), std::string::npos) << text;
   EXPECT_EQ(text.find("inconclusive"), std::string::npos) << text;
   // Each setting is named once in the block: the fastest in its line, the use line, the list.
   EXPECT_EQ(count(text, "threads, 2 threads:"), 1U) << text;
@@ -73,9 +73,10 @@ TEST(TuneText, NothingSeparatedFromTheFastestIsInconclusive) {
       around(ResultBuilder::open("fast-pool", 2), 19'950'000),
       around(ResultBuilder::open("uring", 1).batch(16), 19'900'000),
   }));
-  EXPECT_NE(text.find("  inconclusive:  all 3 settings are within noise of the fastest (uring, "
-                      "1 thread, batch 16"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("  inconclusive:  none of the 3 settings is separated from the fastest (uring, "
+                "1 thread, batch 16"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("use:           threads, 2 threads"), std::string::npos) << text;
 }
@@ -126,7 +127,7 @@ TEST(TuneText, WorkerProcessesAreNotComparedUnlessAllowedAndAreCalledProcesses) 
   EXPECT_NE(allowed.find("use:           process, 2 processes: 2,000,000 files/s"),
             std::string::npos)
       << allowed;
-  EXPECT_NE(allowed.find("knee:          2 processes (process is"), std::string::npos) << allowed;
+  EXPECT_NE(allowed.find("knee:          2 processes (the fewest with which process is"), std::string::npos) << allowed;
   EXPECT_EQ(allowed.find("process, 2 threads"), std::string::npos) << allowed;
   EXPECT_EQ(allowed.find("not compared:  process"), std::string::npos) << allowed;
   EXPECT_NE(allowed.find("not compared:  uring-direct"), std::string::npos) << allowed;
