@@ -460,6 +460,29 @@ std::vector<Export> apply_exports(const CommonText& text) {
   return exports;
 }
 
+// Every output a command writes, with the flag that asks for it.
+std::vector<std::pair<std::string, std::string>> outputs_of(const Command& command) {
+  std::vector<std::pair<std::string, std::string>> outputs;
+  if (!command.output.empty()) outputs.emplace_back("--output", command.output);
+  for (const auto& e : command.exports) outputs.emplace_back(e.flag, e.path);
+  if (!command.trace_out.empty()) outputs.emplace_back("--trace-out", command.trace_out);
+  if (!command.save.empty()) outputs.emplace_back("--save", command.save);
+  return outputs;
+}
+
+// An output that is a file the command reads would replace it (issue 39 item 3: report -o over
+// its input, --export-csv over the --list): refused, naming both. `what` names the input.
+void refuse_output_over_input(const Command& command, const std::string& what,
+                              const std::string& input) {
+  if (input.empty()) return;
+  for (const auto& [flag, path] : outputs_of(command)) {
+    if (same_output(path, input)) {
+      throw UsageError(
+          fmt::format("{} {}: it is {}, which fdbench reads; name another file", flag, path, what));
+    }
+  }
+}
+
 // --rcu-expedited keep|0|1|0,1: the values to set in turn (none for keep), refused up front
 // where they cannot be set.
 // --harness: minimal, published, or both in the order given (a repeated one counts once, as in
@@ -1250,6 +1273,7 @@ Command open_command(const Texts& texts, const CLI::App& open) {
   refuse_unrunnable(runnability(command.open));
   command.open.latency = latency_of(texts.open_common, command.open.keep_open);
   command.open.kernel_trace = texts.open_common.kernel_trace;
+  refuse_output_over_input(command, "--list " + command.open.list, command.open.list);
   return command;
 }
 
@@ -1305,6 +1329,7 @@ Command tune_command(const TuneText& text, const CLI::App& tune) {
   check_output("--save", text.save);
   command.save = text.save;
   command.quiet = text.quiet;
+  refuse_output_over_input(command, "--list " + open.list, open.list);
   return command;
 }
 
@@ -1375,6 +1400,9 @@ Command report_command(const Texts& texts) {
   command.kind = Command::Kind::report;
   command.compare_files = texts.report_files;
   command.output = texts.report_output;
+  for (const auto& file : texts.report_files) {
+    refuse_output_over_input(command, "the results file " + file, file);
+  }
   return command;
 }
 
