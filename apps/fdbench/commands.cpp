@@ -465,6 +465,8 @@ int run(const Command& command, std::ostream& out, std::ostream& err) {
       code = measure(command, out, err);
       break;
   }
+  // A private file set that could not be removed was said in a line; the exit code says so.
+  if (FileSet::left_unremoved() && code == 0) code = 1;
   out.flush();
   if (!out) {
     err << "Error: cannot write to standard output\n";
