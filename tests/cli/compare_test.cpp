@@ -148,6 +148,22 @@ TEST_F(Compare, WhatADocumentHoldsIsEchoedEscaped) {
   }
 }
 
+// A negative time is no measurement: refused in one line naming the field, exit 2, not shown
+// as "-0.00" ms (issue 39 item 14).
+TEST_F(Compare, ANegativeTimeIsRefused) {
+  TempDir bad;
+  auto doc = nlohmann::json::parse(read_text(path("b.json")));
+  doc["results"][0]["times_ns"][0] = -5;
+  write_text(bad / "negative.json", doc.dump());
+  for (const std::string command : {"compare", "report"}) {
+    const RunResult run = run_fdbench({command, path("a.json"), bad / "negative.json"});
+    EXPECT_EQ(run.exit_code, 2) << run.err;
+    EXPECT_EQ(run.err.find('\n'), run.err.size() - 1) << run.err;
+    EXPECT_NE(run.err.find("times_ns"), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("negative"), std::string::npos) << run.err;
+  }
+}
+
 // Every string of a document's environment and context, with terminal commands in it.
 void plant_escapes(nlohmann::json& j) {
   for (auto& [key, value] : j.items()) {
