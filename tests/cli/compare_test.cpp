@@ -211,6 +211,30 @@ TEST(TreeName, IsEscapedInTheTable) {
   EXPECT_NE(run.out.find("\\x1b]0;owned\\x07"), std::string::npos) << run.out;
 }
 
+// tune's table names the --tree, and every run says which outputs it wrote: escaped too.
+TEST(TreeName, IsEscapedInTunesTableAndTheWroteLines) {
+  TempDir parent;
+  const std::string tree = parent / "t\x1b]0;owned\x07";
+  ASSERT_EQ(mkdir(tree.c_str(), 0755), 0);
+  for (const char* name : {"a.txt", "b.txt"}) write_text(tree + "/" + name, "x");
+  const RunResult tune = run_fdbench({"tune", "--tree", tree, "--strategy", "threads", "--budget",
+                                      "1", "--save", tree + ".json", "--quiet"});
+  ASSERT_EQ(tune.exit_code, 0) << tune.err;
+  const RunResult open =
+      run_fdbench({"open", "--tree", tree, "--threads", "1", "--strategy", "threads", "--repeat",
+                   "1", "--warmup", "0", "--quiet", "--export-json", tree + ".run.json"});
+  ASSERT_EQ(open.exit_code, 0) << open.err;
+  for (const RunResult* run : {&tune, &open}) {
+    for (const std::string* text : {&run->out, &run->err}) {
+      EXPECT_EQ(text->find('\x1b'), std::string::npos) << *text;
+      EXPECT_EQ(text->find('\x07'), std::string::npos) << *text;
+    }
+  }
+  EXPECT_NE(tune.err.find("wrote " + parent.path() + "/t\\x1b]0;owned\\x07.json"),
+            std::string::npos)
+      << tune.err;
+}
+
 // What cannot be a results file is refused before it is read (issue 21 item 11): a device is
 // never opened, a file larger than any results file is not read, and a pipe is read only up to
 // that size. Each is one line naming the file and what it is, exit 2, for compare and report.
