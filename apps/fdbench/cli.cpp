@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <chrono>
 #include <climits>
 #include <cmath>
 #include <cstdlib>
@@ -294,6 +295,15 @@ ValueHint choices(std::vector<std::string> words, bool comma_list = false) {
 const ValueHint kDirectories{{}, false, ValueHint::Paths::directories};
 const ValueHint kFiles{{}, false, ValueHint::Paths::files};
 
+// An option given "" is refused: CLI11 leaves the bound text as when it was not given, so
+// --timeout "" or --export-json "" would silently mean the default.
+const CLI::Validator kNotEmpty(
+    [](const std::string& value) {
+      return value.empty() ? std::string("an empty value: give one, or leave the option out")
+                           : std::string();
+    },
+    "");
+
 void add_options(CLI::App& cmd, const OptionTable& table, OptionHints& hints) {
   for (const OptionSpec& row : table) {
     CLI::Option* option = nullptr;
@@ -305,6 +315,7 @@ void add_options(CLI::App& cmd, const OptionTable& table, OptionHints& hints) {
       option = cmd.add_option(row.names, *std::get<std::vector<std::string>*>(row.bound), row.help);
     }
     if (!row.value.empty()) option->type_name(row.value);
+    if (!row.value.empty()) option->check(kNotEmpty);
     if (row.show_default) option->capture_default_str();
     if (row.required) option->required();
     hints[option] = row.hint;
@@ -412,8 +423,9 @@ OptionTable common_options(CommonText& text, std::string_view command) {
        &text.harness, choices({"minimal", "published", "minimal,published"}), true},
       {"--timeout", "SECONDS",
        "Seconds a repetition may take before it is abandoned as hung (a dead NFS or FUSE "
-       "mount): the run stops, exit 1, naming the file; none for no limit (default: none, 60 "
-       "with --tree or --list)",
+       "mount): the run stops, exit 1, naming the file; plain decimal seconds (60, 0.5; at "
+       "least 0.000000001, the clock's resolution: less is refused), or none for no limit "
+       "(default: none, 60 with --tree or --list)",
        &text.timeout, choices({"none", "60"})},
       {"--quiet", "", "No progress line on stderr (shown only when stderr is a terminal)",
        &text.quiet},
@@ -446,6 +458,29 @@ std::vector<Export> apply_exports(const CommonText& text) {
     exports.push_back({flag, format, path});
   }
   return exports;
+}
+
+// Every output a command writes, with the flag that asks for it.
+std::vector<std::pair<std::string, std::string>> outputs_of(const Command& command) {
+  std::vector<std::pair<std::string, std::string>> outputs;
+  if (!command.output.empty()) outputs.emplace_back("--output", command.output);
+  for (const auto& e : command.exports) outputs.emplace_back(e.flag, e.path);
+  if (!command.trace_out.empty()) outputs.emplace_back("--trace-out", command.trace_out);
+  if (!command.save.empty()) outputs.emplace_back("--save", command.save);
+  return outputs;
+}
+
+// An output that is a file the command reads would replace it (issue 39 item 3: report -o over
+// its input, --export-csv over the --list): refused, naming both. `what` names the input.
+void refuse_output_over_input(const Command& command, const std::string& what,
+                              const std::string& input) {
+  if (input.empty()) return;
+  for (const auto& [flag, path] : outputs_of(command)) {
+    if (same_output(path, input)) {
+      throw UsageError(
+          fmt::format("{} {}: it is {}, which fdbench reads; name another file", flag, path, what));
+    }
+  }
 }
 
 // --rcu-expedited keep|0|1|0,1: the values to set in turn (none for keep), refused up front
@@ -515,20 +550,30 @@ bool latency_of(const CommonText& text, bool otherwise) {
   return text.latency || !text.trace_out.empty() || (otherwise && !text.no_latency);
 }
 
+// "60", "0.5": digits with at most one point between digits. No sign, exponent, hex or
+// infinity: strtod takes "0x10" and "1e-300", which nobody means as a number of seconds.
+bool plain_decimal(const std::string& text) {
+  const auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+  const std::size_t point = text.find('.');
+  const std::string_view whole = std::string_view(text).substr(0, point);
+  const std::string_view part =
+      point == std::string::npos ? std::string_view("0") : std::string_view(text).substr(point + 1);
+  return !whole.empty() && !part.empty() && std::all_of(whole.begin(), whole.end(), digit) &&
+         std::all_of(part.begin(), part.end(), digit);
+}
+
 // --timeout SECONDS|none: 0 for none (a 0 given is refused). Given nothing, `existing` (the user's
 // files, which may be on a mount that stops answering) gets kDefaultTreeTimeout, a private set
-// none.
+// none. Given "" (CLI11 leaves the text as when not given), refused by add_options.
 double parse_timeout(const std::string& text, bool existing) {
   if (text.empty()) return existing ? kDefaultTreeTimeout : 0;
   if (text == "none") return 0;
-  // strtod, not from_chars: libc++ on macOS has no floating-point from_chars.
-  char* end = nullptr;
-  const double seconds = std::strtod(text.c_str(), &end);
-  if (end != text.c_str() + text.size() || !std::isdigit(static_cast<unsigned char>(text[0])) ||
-      !(seconds >= 0)) {
+  if (!plain_decimal(text)) {
     throw BadValue(fmt::format(
-        "--timeout: '{}' is not a number of seconds (such as 60 or 0.5) or none", text));
+        "--timeout: '{}' is not a number of seconds in plain decimals (such as 60 or 0.5) or none",
+        text));
   }
+  const double seconds = std::strtod(text.c_str(), nullptr);
   if (seconds > kMaxTimeout) {
     throw BadValue(fmt::format("--timeout: {} is out of range (allowed: up to {} seconds, or none)",
                                text, kMaxTimeout));
@@ -538,6 +583,14 @@ double parse_timeout(const std::string& text, bool existing) {
     throw BadValue(fmt::format(
         "--timeout: {} is no limit at all; for no limit say --timeout none, else give seconds "
         "above 0",
+        text));
+  }
+  // The limit is kept in whole nanoseconds; less would be 0 there, which is no limit at all.
+  if (std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(seconds))
+          .count() == 0) {
+    throw BadValue(fmt::format(
+        "--timeout: {} is below the clock's resolution of 1 ns: give at least 0.000000001 "
+        "seconds, or none",
         text));
   }
   return seconds;
@@ -1125,8 +1178,9 @@ CLI::App* add_tune_command(CLI::App& app, TuneText& text, OptionHints& hints) {
        choices(formats_of("tune")), true},
       {"--timeout", "SECONDS",
        "Seconds a repetition may take before it is abandoned as hung (a dead NFS or FUSE "
-       "mount): the sweep stops, exit 1, naming the file; none for no limit (default: none, 60 "
-       "with --tree or --list)",
+       "mount): the sweep stops, exit 1, naming the file; plain decimal seconds (60, 0.5; at "
+       "least 0.000000001, the clock's resolution: less is refused), or none for no limit "
+       "(default: none, 60 with --tree or --list)",
        &text.timeout, choices({"none", "60"})},
       {"--kernel-trace", "",
        "Linux, root or CAP_PERFMON: where each combination's threads were off their CPU while "
@@ -1219,6 +1273,7 @@ Command open_command(const Texts& texts, const CLI::App& open) {
   refuse_unrunnable(runnability(command.open));
   command.open.latency = latency_of(texts.open_common, command.open.keep_open);
   command.open.kernel_trace = texts.open_common.kernel_trace;
+  refuse_output_over_input(command, "--list " + command.open.list, command.open.list);
   return command;
 }
 
@@ -1274,6 +1329,7 @@ Command tune_command(const TuneText& text, const CLI::App& tune) {
   check_output("--save", text.save);
   command.save = text.save;
   command.quiet = text.quiet;
+  refuse_output_over_input(command, "--list " + open.list, open.list);
   return command;
 }
 
@@ -1344,6 +1400,9 @@ Command report_command(const Texts& texts) {
   command.kind = Command::Kind::report;
   command.compare_files = texts.report_files;
   command.output = texts.report_output;
+  for (const auto& file : texts.report_files) {
+    refuse_output_over_input(command, "the results file " + file, file);
+  }
   return command;
 }
 

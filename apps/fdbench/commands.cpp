@@ -24,6 +24,7 @@
 #include "model/results_json.hpp"
 #include "output/atomic_file.hpp"
 #include "output/html_report.hpp"
+#include "output/printable_lines.hpp"
 #include "output/reporter.hpp"
 #include "output/results_file.hpp"
 #include "output/trace_out.hpp"
@@ -190,7 +191,7 @@ int finish_outputs(const Command& command, std::size_t results, TraceOut* trace_
   if (trace_out != nullptr) {
     try {
       const std::uint64_t rows = trace_out->commit();
-      err << fmt::format("fdbench: wrote {} ({} call{})\n", command.trace_out, rows,
+      err << fmt::format("fdbench: wrote {} ({} call{})\n", printable(command.trace_out), rows,
                          rows == 1 ? "" : "s");
     } catch (const Error& e) {
       failed(e.what());
@@ -198,7 +199,7 @@ int finish_outputs(const Command& command, std::size_t results, TraceOut* trace_
   }
   for (std::size_t i = 0; i < exports.size(); ++i) {
     if (exports[i]->written()) {
-      err << fmt::format("fdbench: wrote {} ({})\n", command.exports[i].path,
+      err << fmt::format("fdbench: wrote {} ({})\n", printable(command.exports[i].path),
                          results_text(results));
     } else if (!exports[i]->error().empty()) {
       failed(exports[i]->error());
@@ -207,7 +208,8 @@ int finish_outputs(const Command& command, std::size_t results, TraceOut* trace_
   if (!command.output.empty()) {
     try {
       write_file_atomically(command.output, buffered, "--output");
-      err << fmt::format("fdbench: wrote {} ({})\n", command.output, results_text(results));
+      err << fmt::format("fdbench: wrote {} ({})\n", printable(command.output),
+                         results_text(results));
     } catch (const Error& e) {
       failed(e.what());
     }
@@ -350,7 +352,7 @@ int write_report(const Command& command, std::ostream& out, std::ostream& err) {
     err << "Error: " << printable(e.what()) << "\n";
     return 1;
   }
-  err << fmt::format("fdbench: wrote {} ({} run{})\n", command.output, inputs.size(),
+  err << fmt::format("fdbench: wrote {} ({} run{})\n", printable(command.output), inputs.size(),
                      inputs.size() == 1 ? "" : "s");
   return 0;
 }
@@ -409,14 +411,17 @@ int tune(const Command& command, std::ostream& out, std::ostream& err) {
     if (command.format == "json") {
       out << tune_json_document(env, report, &context) << "\n";
       tune_json_notes(report, err);
-    } else {
-      print_tune_table(env, report, out);
+    } else {  // the --tree or --list named in it escaped for the terminal, as open's table
+      PrintableLines lines(out);
+      std::ostream printable_out(&lines);
+      print_tune_table(env, report, printable_out);
+      printable_out.flush();
     }
     if (!report.recommendation) return 1;
     if (!command.save.empty()) {
       write_file_atomically(command.save, recommendation_json(*report.recommendation) + "\n",
                             "--save");
-      err << fmt::format("fdbench: wrote {} (the recommendation)\n", command.save);
+      err << fmt::format("fdbench: wrote {} (the recommendation)\n", printable(command.save));
     }
     return 0;
   } catch (const Interrupted& e) {
@@ -465,6 +470,8 @@ int run(const Command& command, std::ostream& out, std::ostream& err) {
       code = measure(command, out, err);
       break;
   }
+  // A private file set that could not be removed was said in a line; the exit code says so.
+  if (FileSet::left_unremoved() && code == 0) code = 1;
   out.flush();
   if (!out) {
     err << "Error: cannot write to standard output\n";

@@ -33,7 +33,7 @@ void ensure_descriptor_budget(const DescriptorBudget& budget, std::string_view w
   const auto limit = platform::nofile_limit();
   const std::uint64_t ceiling = nofile_ceiling_now();
   std::string who = fmt::format("{} holds {}, the workload {}, fdbench {}", budget.strategy_config,
-                                budget.strategy, budget.workload, budget.own());
+                                budget.strategy, budget.workload, budget.own(needed));
   if (budget.slot_table > 0) {
     who += fmt::format("; each ring registers {} direct-descriptor slots", budget.slot_table);
   }

@@ -4,6 +4,7 @@
 // before anything runs. Where the hard limit is too low for some combinations, those that fit
 // run and the others are skipped, each saying why; when none fits, one line that names the
 // numbers and what to lower.
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -28,8 +29,15 @@ struct DescriptorBudget {
   std::uint64_t pregrow_fd = 0;  // the highest fd a --pregrow asks for, + 1
   std::uint64_t slot_table = 0;  // the largest io_uring direct-descriptor table (DescriptorUse)
 
-  // fdbench's own: what it holds now and kOwnDescriptors.
-  [[nodiscard]] std::uint64_t own() const { return held.size() + kOwnDescriptors; }
+  // fdbench's own that take a number below `limit`: those it holds below it (one held above,
+  // such as a shell's 255, takes none: it was counted, off by one, in "needs 20 (... fdbench
+  // 21)") and kOwnDescriptors.
+  [[nodiscard]] std::uint64_t own(std::uint64_t limit) const {
+    const auto below = std::count_if(held.begin(), held.end(), [limit](int fd) {
+      return fd >= 0 && static_cast<std::uint64_t>(fd) < limit;
+    });
+    return static_cast<std::uint64_t>(below) + kOwnDescriptors;
+  }
   // The RLIMIT_NOFILE the run needs: room for the strategy's, the workload's and fdbench's
   // new descriptors in the lowest free numbers beside those held (limit_for), for the
   // --pregrow descriptor, and no less than a ring's slot table.

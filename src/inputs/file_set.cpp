@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -32,12 +33,25 @@ using file_sets::without_trailing_slashes;
 
 namespace {
 
-void unlink_if_ours(int dir, const char* name, bool empty) noexcept {
+// 0, or the errno of an unlink of ours that failed (a read-only or immutable directory).
+int unlink_if_ours(int dir, const char* name, bool empty) noexcept {
   struct stat info {};
-  if (fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0 && looks_like_ours(info, empty)) {
-    unlinkat(dir, name, 0);
+  if (fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0 && looks_like_ours(info, empty) &&
+      unlinkat(dir, name, 0) != 0) {
+    return errno;
   }
+  return 0;
 }
+
+// "/tmp" of "/tmp/fdbench-a1B2c3".
+std::string directory_of(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// Whether a set that should have gone was left because it could not be removed.
+std::atomic<bool> g_left_unremoved{false};
 
 }  // namespace
 
@@ -124,9 +138,13 @@ bool FileSet::remove() noexcept {
   if (!dir_) return true;
   // Everything relative to a directory descriptor, never by a path resolved again: a symlink
   // put in place of one of our names, or of a subdirectory, is never followed.
+  int failed = 0;  // the first errno of an unlink that failed
+  const auto unlink_ours = [&failed](int dir, const char* name, bool empty) {
+    if (const int err = unlink_if_ours(dir, name, empty); failed == 0) failed = err;
+  };
   if (subdirs_ == 0) {
     for (const auto& [begin, end] : created_) {
-      for (std::size_t i = begin; i < end; ++i) unlink_if_ours(dir_.get(), names_[i], true);
+      for (std::size_t i = begin; i < end; ++i) unlink_ours(dir_.get(), names_[i], true);
     }
   }
   for (std::size_t k = 0; k < subdirs_; ++k) {
@@ -138,24 +156,51 @@ bool FileSet::remove() noexcept {
     for (const auto& [begin, end] : created_) {
       for (std::size_t i = begin + (k + subdirs_ - begin % subdirs_) % subdirs_; i < end;
            i += subdirs_) {
-        unlink_if_ours(sub_fd.get(), std::strchr(names_[i], '/') + 1, true);
+        unlink_ours(sub_fd.get(), std::strchr(names_[i], '/') + 1, true);
       }
     }
     unlinkat(dir_.get(), sub.c_str(), AT_REMOVEDIR);  // only if empty
   }
   created_.clear();
   subdirs_ = 0;
-  if (marker_) unlink_if_ours(dir_.get(), kMarkerName, false);
+  // The marker goes last, and only once the files went: a set left with files in it is known
+  // to `fdbench clean` by it.
+  if (marker_ && failed == 0) failed = unlink_if_ours(dir_.get(), kMarkerName, false);
+  const bool emptied = failed == 0;
   marker_ = false;
   dir_.reset();
   bool removed = unlinkat(parent_.get(), base_name(path_).c_str(), AT_REMOVEDIR) == 0;
-  if (!removed && errno == ENOTEMPTY) {
+  if (!removed) say_left(failed != 0 ? failed : errno, emptied);
+  parent_.reset();
+  return removed;
+}
+
+// Why the set was left, in one line: files of someone else's in it (never removed), or what
+// kept fdbench from removing its own (TMPDIR made read-only, chattr +i), with the way to
+// remove it later; the run's exit code then says so too (left_unremoved()).
+void FileSet::say_left(int err, bool emptied) const noexcept {
+  if (err == ENOTEMPTY) {
     std::fprintf(stderr,
                  "fdbench: warning: left %s in place: it holds files fdbench did not create\n",
                  path_.c_str());
+    return;
   }
-  parent_.reset();
-  return removed;
+  g_left_unremoved = true;
+  if (emptied) {  // no marker left for clean to know it by; nothing in it either
+    std::fprintf(stderr,
+                 "fdbench: cannot remove its emptied directory %s: %s; remove it with rmdir %s "
+                 "once that is possible\n",
+                 path_.c_str(), errno_text(err).c_str(), path_.c_str());
+    return;
+  }
+  std::fprintf(stderr,
+               "fdbench: cannot remove its file set %s: %s; remove it with fdbench clean --dir "
+               "%s once that is possible\n",
+               path_.c_str(), errno_text(err).c_str(), directory_of(path_).c_str());
+}
+
+bool FileSet::left_unremoved() noexcept {
+  return g_left_unremoved;
 }
 
 }  // namespace fdbench

@@ -68,6 +68,9 @@ class FileSet {
   // directory) if anything foreign is inside it. A kept set is never removed: this only lets
   // go of its descriptors (and returns false).
   bool remove() noexcept;
+  // Whether a set of this process's was left because it could not be removed (its directory
+  // read-only or immutable): said on stderr then, and the exit code is not 0.
+  static bool left_unremoved() noexcept;
 
   struct CleanReport {
     std::vector<std::string> removed;  // private directories removed
@@ -86,6 +89,9 @@ class FileSet {
 
  private:
   FileSet() = default;
+  // Says on stderr why the set's directory was left (`err`: why it could not be removed;
+  // `emptied`: its files and marker went, only the directory itself stayed).
+  void say_left(int err, bool emptied) const noexcept;
   // Where a set is made, for messages: "--dir /tmp" or "--keep-files /x/set".
   struct Place {
     std::string flag;

@@ -158,7 +158,8 @@ FileSet::CleanReport FileSet::clean_kept(const std::string& path) {
   const std::string set = without_trailing_slashes(path);
   const std::string name = base_name(set);
   UniqueFd parent_fd(open(parent_path(set).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (!parent_fd || name == "." || name == ".." || name == "/") {
+  // "/" has no name in a parent ("" once its slashes go): it was "/: No such file or directory".
+  if (!parent_fd || name.empty() || name == "." || name == ".." || name == "/") {
     report.kept.push_back(fmt::format("{}: not a set fdbench made: nothing removed", path));
     return report;
   }

@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <map>
+#include <string>
+#include <utility>
 
 #include "fdbench/error.hpp"
 #include "inputs/examined_files.hpp"
@@ -19,6 +22,29 @@ std::string OpenInput::fs_type() const {
 }
 
 namespace {
+
+// What was left out and why, for "no regular files to open": ": 2 entries skipped (1 fifo, 1
+// directory); 1 listed path could not be examined (1 No such file or directory)", or nothing.
+std::string left_out_text(const InputFiles& in) {
+  const auto counted = [](const std::map<std::string, std::uint64_t>& by_why) {
+    std::uint64_t total = 0;
+    std::string parts;
+    for (const auto& [why, n] : by_why) {
+      total += n;
+      parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", n, why);
+    }
+    return std::pair{total, parts};
+  };
+  std::string text;
+  if (const auto [n, parts] = counted(in.skipped); n > 0) {
+    text = fmt::format(": {} {} skipped ({})", n, n == 1 ? "entry" : "entries", parts);
+  }
+  if (const auto [n, parts] = counted(in.missing); n > 0) {
+    text += fmt::format("{} {} listed {} could not be examined ({})", text.empty() ? ":" : ";", n,
+                        n == 1 ? "path" : "paths", parts);
+  }
+  return text;
+}
 
 // `dir` from the root: joined to the current directory when relative, as open() would.
 std::string absolute_dir(const std::string& dir) {
@@ -76,8 +102,9 @@ OpenInput prepare_input(const OpenOptions& o, const FileSet::CreationProgress& p
     in.summary.missing = in.existing.missing;
     in.dir_path = in.existing.dir_path;
     if (in.existing.paths.empty()) {
-      throw Error(fmt::format("no regular files to open in {} {}",
-                              o.tree.empty() ? "--list" : "--tree", in.summary.origin));
+      throw Error(fmt::format("no regular files to open in {} {}{}",
+                              o.tree.empty() ? "--list" : "--tree", in.summary.origin,
+                              left_out_text(in.existing)));
     }
   } else {
     in.generated.emplace(generated_set(o, progress, in.summary));

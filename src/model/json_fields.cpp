@@ -232,6 +232,11 @@ void read_times(const JsonReader& in, const char* name, Result& r) {
   if (!times.is_array()) throw Error(in.path(name) + ": expected an array of integers");
   for (const auto& t : times) {
     if (!t.is_number_integer()) throw Error(in.path(name) + ": expected an array of integers");
+    // A time below 0 is no measurement: shown, it read "-0.00" ms (issue 39 item 14).
+    if (t.get<std::int64_t>() < 0) {
+      throw Error(fmt::format("{}: {} is a negative time; a repetition takes 0 ns or more",
+                              in.path(name), t.get<std::int64_t>()));
+    }
     r.times_ns.push_back(t.get<std::int64_t>());
   }
 }

@@ -81,9 +81,35 @@ std::string refusal_of(const struct stat& info) {
   return "";
 }
 
+// The caller's descriptor `path` names (/dev/fd/N, /proc/self/fd/N, /dev/stdout, /dev/stderr)
+// where it is open and no directory, else -1. Written through that descriptor, never reopened
+// by name: a file the caller opened for append (7>>log) keeps what it holds.
+int descriptor_named(const std::string& path) {
+  int fd = -1;
+  if (path == "/dev/stdout") fd = STDOUT_FILENO;
+  if (path == "/dev/stderr") fd = STDERR_FILENO;
+  for (const std::string_view prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    if (!path.starts_with(prefix) || path.size() == prefix.size()) continue;
+    const char* const first = path.data() + prefix.size();
+    const char* const last = path.data() + path.size();
+    const auto [end, ec] = std::from_chars(first, last, fd);
+    if (ec != std::errc() || end != last) fd = -1;
+  }
+  struct stat info {};
+  return fd >= 0 && fstat(fd, &info) == 0 && !S_ISDIR(info.st_mode) ? fd : -1;
+}
+
+// The null device takes any number of outputs: nothing written to it is kept.
+bool is_null_device(const std::optional<struct stat>& info) {
+  static const std::optional<struct stat> null = stat_of("/dev/null");
+  return info && null && S_ISCHR(info->st_mode) && info->st_rdev == null->st_rdev;
+}
+
 // How an output at `path` is written in place: nullopt when it is not (it is replaced); else
-// the standard stream (1 or 2) that already writes it, or -1 to open it by its name.
+// the descriptor (the caller's, such as 1 for stdout) that already writes it, or -1 to open it
+// by its name.
 std::optional<int> in_place(const std::string& path) {
+  if (const int fd = descriptor_named(path); fd >= 0) return fd;
   const auto info = stat_of(path);
   if (!info || S_ISDIR(info->st_mode)) return std::nullopt;
   const int stream = standard_stream_of(*info);
@@ -128,9 +154,10 @@ bool same_output(const std::string& a, const std::string& b) {
       std::filesystem::weakly_canonical(std::filesystem::absolute(follow_symlinks(a)), ea);
   const auto cb =
       std::filesystem::weakly_canonical(std::filesystem::absolute(follow_symlinks(b)), eb);
-  if (!ea && !eb && ca == cb) return true;
+  if (!ea && !eb && ca == cb && !is_null_device(stat_of(a))) return true;
   const auto sa = stat_of(a);
   const auto sb = stat_of(b);
+  if (is_null_device(sa) && is_null_device(sb)) return false;
   return sa && sb && sa->st_dev == sb->st_dev && sa->st_ino == sb->st_ino;
 }
 

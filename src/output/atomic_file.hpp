@@ -15,7 +15,9 @@ std::string output_refusal(const std::string& path);
 
 // Whether an output at `path` is written in place, as a stream, instead of replaced: an
 // existing target that is not a regular file (a device such as /dev/null, a FIFO, a
-// terminal), or the file fdbench's own stdout or stderr already writes. Such a target takes
+// terminal), the file fdbench's own stdout or stderr already writes, or a descriptor the
+// caller passed (/dev/fd/N, /proc/self/fd/N, /dev/stdout): written through it, so a file it
+// opened for append is appended to, never truncated. Such a target takes
 // one whole document at the end, never a rewrite per result.
 bool output_streams(const std::string& path);
 
@@ -23,8 +25,8 @@ bool output_streams(const std::string& path);
 // target is the file an output creates). Throws Error after 40 links, as open() would (ELOOP).
 std::string follow_symlinks(std::string path);
 
-// Whether two output paths name the same file: the same name once symlinks and "." are
-// resolved, or the same existing file (a hard link).
+// Whether two paths name the same file: the same name once symlinks and "." are resolved, or
+// the same existing file (a hard link). The null device is no clash: it takes any number.
 bool same_output(const std::string& a, const std::string& b);
 
 // An output file written whole or not at all. A regular target is written beside the file

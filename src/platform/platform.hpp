@@ -281,9 +281,11 @@ class RcuExpeditedWatcher {
   // Takes the lock, reads the original and starts the watcher, or returns nullptr with
   // `why_not` set (one line): then the setting must not be changed. While another process
   // holds the lock (an fdbench run with the setting changed) it waits, calling `waiting` once
-  // with that run's pid (0 if unknown), and ends the wait on a signal (Interrupted).
+  // with that run's pid (0 if unknown), and ends the wait on a signal (Interrupted) or after
+  // `wait_limit` (`why_not` then names the pid that holds it).
   static std::unique_ptr<RcuExpeditedWatcher> start(std::string& why_not,
-                                                    const std::function<void(long)>& waiting);
+                                                    const std::function<void(long)>& waiting,
+                                                    std::chrono::milliseconds wait_limit);
   // Without restored(): the watcher writes the original back itself, at once.
   ~RcuExpeditedWatcher();
   RcuExpeditedWatcher(const RcuExpeditedWatcher&) = delete;

@@ -155,24 +155,44 @@ pid_t fork_rcu_watcher() noexcept {
   watch_rcu_expedited(original);
 }
 
-// The machine-wide lock on changing the setting, taken (after waiting while another run holds
-// it), with this process's pid written in the file; or an invalid descriptor with `why_not`.
-UniqueFd lock_rcu_expedited(std::string& why_not, const std::function<void(long)>& waiting) {
+// The pid the lock's holder wrote in it, or 0.
+long rcu_lock_holder(int lock) {
+  char text[24] = {};
+  const ssize_t n = pread(lock, text, sizeof text - 1, 0);
+  return n > 0 ? std::strtol(text, nullptr, 10) : 0;
+}
+
+// Why this run stopped waiting for the lock after `waited`.
+std::string gave_up_waiting(long holder, std::chrono::milliseconds waited) {
+  return fmt::format(
+      "another fdbench run{} has had it changed for longer than the {:g} s this run waits (it "
+      "holds {}): let that run end, or give --timeout SECONDS to wait longer",
+      holder > 0 ? fmt::format(" (pid {})", holder) : "",
+      std::chrono::duration<double>(waited).count(), kRcuExpeditedLock);
+}
+
+// The machine-wide lock on changing the setting, taken (after waiting, at most `wait_limit`,
+// while another run holds it), with this process's pid written in the file; or an invalid
+// descriptor with `why_not` (and `gave_up` where the wait ran out).
+UniqueFd lock_rcu_expedited(std::string& why_not, const std::function<void(long)>& waiting,
+                            std::chrono::milliseconds wait_limit, bool& gave_up) {
   UniqueFd lock(open(kRcuExpeditedLock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644));
   if (!lock) {
     why_not = fmt::format("cannot open its lock {}: {}", kRcuExpeditedLock, std::strerror(errno));
     return {};
   }
+  const auto began = std::chrono::steady_clock::now();
   for (bool told = false; flock(lock.get(), LOCK_EX | LOCK_NB) != 0;) {
     if (errno != EWOULDBLOCK && errno != EINTR) {
       why_not = fmt::format("cannot lock {}: {}", kRcuExpeditedLock, std::strerror(errno));
       return {};
     }
-    if (!told && waiting) {
-      char text[24] = {};
-      const ssize_t n = pread(lock.get(), text, sizeof text - 1, 0);
-      waiting(n > 0 ? std::strtol(text, nullptr, 10) : 0);
-      told = true;
+    if (!told && waiting) waiting(rcu_lock_holder(lock.get()));
+    told = true;
+    if (std::chrono::steady_clock::now() - began >= wait_limit) {
+      why_not = gave_up_waiting(rcu_lock_holder(lock.get()), wait_limit);
+      gave_up = true;
+      return {};
     }
     throw_if_interrupted();
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -189,7 +209,8 @@ UniqueFd lock_rcu_expedited(std::string& why_not, const std::function<void(long)
 }  // namespace
 
 std::unique_ptr<RcuExpeditedWatcher> RcuExpeditedWatcher::start(
-    std::string& why_not, const std::function<void(long)>& waiting) {
+    std::string& why_not, const std::function<void(long)>& waiting,
+    std::chrono::milliseconds wait_limit) {
   static std::once_flag registered;
   std::call_once(registered,
                  [] { pthread_atfork(nullptr, nullptr, close_rcu_watcher_end_in_child); });
@@ -202,8 +223,13 @@ std::unique_ptr<RcuExpeditedWatcher> RcuExpeditedWatcher::start(
     return nullptr;
   };
   std::string lock_failed;
+  bool gave_up = false;
   // Held here until the watcher holds it too; closed here on every way out.
-  const UniqueFd lock = lock_rcu_expedited(lock_failed, waiting);
+  const UniqueFd lock = lock_rcu_expedited(lock_failed, waiting, wait_limit, gave_up);
+  if (!lock && gave_up) {
+    why_not = lock_failed;
+    return nullptr;
+  }
   if (!lock) return refused(lock_failed);
   const std::optional<int> original = rcu_expedited();
   if (!original) {
@@ -257,7 +283,8 @@ void RcuExpeditedWatcher::restored() noexcept {
 #else
 
 std::unique_ptr<RcuExpeditedWatcher> RcuExpeditedWatcher::start(
-    std::string& why_not, const std::function<void(long)>& /*waiting*/) {
+    std::string& why_not, const std::function<void(long)>& /*waiting*/,
+    std::chrono::milliseconds /*wait_limit*/) {
   why_not = "rcu_expedited is a Linux setting";
   return nullptr;
 }

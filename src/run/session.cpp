@@ -33,6 +33,9 @@ namespace fdbench {
 
 namespace {
 
+// How long a run waits for another's hold on rcu_expedited when no --timeout is given.
+constexpr std::chrono::milliseconds kRcuLockWait = std::chrono::seconds(60);
+
 const StrategyInfo& strategy_named(const std::string& name) {
   const StrategyInfo* strategy = find_strategy(name);
   FDBENCH_ASSERT(strategy != nullptr);  // the CLI validated the names
@@ -78,7 +81,9 @@ class RcuSetting {
  public:
   // `waiting`: told the pid of another run that has the setting changed, once, if this one
   // must wait for it to end.
-  explicit RcuSetting(std::function<void(long)> waiting) : waiting_(std::move(waiting)) {}
+  // `wait_limit`: how long to wait for another run's lock at most.
+  RcuSetting(std::function<void(long)> waiting, std::chrono::milliseconds wait_limit)
+      : waiting_(std::move(waiting)), wait_limit_(wait_limit) {}
   RcuSetting(const RcuSetting&) = delete;
   RcuSetting& operator=(const RcuSetting&) = delete;
   ~RcuSetting() {
@@ -89,7 +94,7 @@ class RcuSetting {
   void set(int value) {
     if (!watcher_) {
       std::string why_not;
-      watcher_ = platform::RcuExpeditedWatcher::start(why_not, waiting_);
+      watcher_ = platform::RcuExpeditedWatcher::start(why_not, waiting_, wait_limit_);
       if (!watcher_) {
         const std::optional<int> now = platform::rcu_expedited();
         throw Error(fmt::format("--rcu-expedited: {}; rcu_expedited was left {}", why_not,
@@ -104,6 +109,7 @@ class RcuSetting {
 
  private:
   std::function<void(long)> waiting_;
+  std::chrono::milliseconds wait_limit_;
   std::unique_ptr<platform::RcuExpeditedWatcher> watcher_;  // set once the lock is held
 };
 
@@ -335,15 +341,24 @@ void Session::finish(bool complete) {
   }
 }
 
-void Session::each_rcu_setting(const std::vector<int>& values, const std::function<void()>& block) {
+void Session::each_rcu_setting(const std::vector<int>& values, double timeout_s,
+                               const std::function<void()>& block) {
   if (values.empty()) return block();
-  RcuSetting setting([this](long holder) {
-    if (!say_) return;
-    say_(
-        fmt::format("waiting for another fdbench run{} to put /sys/kernel/rcu_expedited back "
-                    "(one run at a time may change it; Ctrl-C to stop waiting)",
-                    holder > 0 ? fmt::format(" (pid {})", holder) : ""));
-  });
+  // Another run may hold the setting for hours: the wait for it is bounded by --timeout where
+  // given, else kRcuLockWait.
+  const auto limit = timeout_s > 0 ? std::chrono::duration_cast<std::chrono::milliseconds>(
+                                         std::chrono::duration<double>(timeout_s))
+                                   : kRcuLockWait;
+  RcuSetting setting(
+      [this, limit](long holder) {
+        if (!say_) return;
+        say_(fmt::format(
+            "waiting for another fdbench run{} to put /sys/kernel/rcu_expedited back (one run at "
+            "a time may change it; at most {:g} s, --timeout sets it; Ctrl-C to stop waiting)",
+            holder > 0 ? fmt::format(" (pid {})", holder) : "",
+            std::chrono::duration<double>(limit).count()));
+      },
+      limit);
   for (const int value : values) {
     setting.set(value);
     rcu_block_ = value;
@@ -442,13 +457,14 @@ FileSet::CreationProgress Session::creation_progress() const {
 
 void Session::measure(std::span<const PlannedResult> plan, const StopRule& stop,
                       SchedulerSettings settings, const std::vector<int>& rcu_expedited) {
+  const double timeout_s = settings.timeout_s;  // --timeout also bounds the wait for the lock
   settings.changed_setting = [this] {
     return rcu_expedited_changed(rcu_block_ ? rcu_block_ : env_.rcu_expedited,
                                  rcu_block_.has_value());
   };
   Scheduler scheduler(std::move(settings), progress_, trace_out_);
   scheduler.trace_kernel(kernel_request_);
-  each_rcu_setting(rcu_expedited, [&] {
+  each_rcu_setting(rcu_expedited, timeout_s, [&] {
     scheduler.run(
         plan, stop, [this](std::size_t /*planned*/, Result r) { emit(std::move(r)); },
         results_.size());

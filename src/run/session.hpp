@@ -49,7 +49,9 @@ class Session {
   void measure(std::span<const PlannedResult> plan, const StopRule& stop,
                SchedulerSettings settings, const std::vector<int>& rcu_expedited);
   // Runs `block` once per --rcu-expedited value with it set (once, as it is, without any).
-  void each_rcu_setting(const std::vector<int>& values, const std::function<void()>& block);
+  // Waits for another run's hold on the setting at most `timeout_s` (0: kRcuLockWait).
+  void each_rcu_setting(const std::vector<int>& values, double timeout_s,
+                        const std::function<void()>& block);
   // The progress line's view of the private file set being made.
   [[nodiscard]] FileSet::CreationProgress creation_progress() const;
   void announce(const Section& section);

@@ -148,6 +148,93 @@ TEST_F(Compare, WhatADocumentHoldsIsEchoedEscaped) {
   }
 }
 
+// A negative time is no measurement: refused in one line naming the field, exit 2, not shown
+// as "-0.00" ms (issue 39 item 14).
+TEST_F(Compare, ANegativeTimeIsRefused) {
+  TempDir bad;
+  auto doc = nlohmann::json::parse(read_text(path("b.json")));
+  doc["results"][0]["times_ns"][0] = -5;
+  write_text(bad / "negative.json", doc.dump());
+  for (const std::string command : {"compare", "report"}) {
+    const RunResult run = run_fdbench({command, path("a.json"), bad / "negative.json"});
+    EXPECT_EQ(run.exit_code, 2) << run.err;
+    EXPECT_EQ(run.err.find('\n'), run.err.size() - 1) << run.err;
+    EXPECT_NE(run.err.find("times_ns"), std::string::npos) << run.err;
+    EXPECT_NE(run.err.find("negative"), std::string::npos) << run.err;
+  }
+}
+
+// Every string of a document's environment and context, with terminal commands in it.
+void plant_escapes(nlohmann::json& j) {
+  for (auto& [key, value] : j.items()) {
+    if (value.is_string()) {
+      value =
+          "\x1b]52;c;b3duZWQ=\x07\x1b]0;owned\x07\x1b[2J" + value.get<std::string>() + "\xc2\x9b";
+    } else if (value.is_object()) {
+      plant_escapes(value);
+    }
+  }
+}
+
+// compare printed a document's strings as they were (issue 39 item 13): OSC 52 writes the
+// clipboard, OSC 0 the title, CSI 2J clears the screen. Every string from a file or a path
+// (the file's own name too) reaches stdout escaped, in the table and in Markdown.
+TEST_F(Compare, NoTerminalCommandFromADocumentReachesTheTerminal) {
+  TempDir bad;
+  auto doc = nlohmann::json::parse(read_text(path("b.json")));
+  plant_escapes(doc["environment"]);
+  if (doc.contains("context")) plant_escapes(doc["context"]);
+  const std::string crafted = bad / "b\x1b]0;name\x07.json";
+  write_text(crafted, doc.dump());
+  for (const char* format : {"table", "markdown"}) {
+    SCOPED_TRACE(format);
+    const RunResult run = run_fdbench({"compare", path("a.json"), crafted, "--format", format});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    for (const char control : {'\x1b', '\x07', '\x9b'}) {
+      EXPECT_EQ(run.out.find(control), std::string::npos) << int(control) << "\n" << run.out;
+    }
+    EXPECT_NE(run.out.find("\\x1b]0;name\\x07"), std::string::npos) << run.out;
+  }
+}
+
+// The table's section titles name --tree's directory: escaped as well.
+TEST(TreeName, IsEscapedInTheTable) {
+  TempDir parent;
+  const std::string tree = parent / "t\x1b]0;owned\x07\x1b[2J";
+  ASSERT_EQ(mkdir(tree.c_str(), 0755), 0);
+  for (const char* name : {"a.txt", "b.txt"}) write_text(tree + "/" + name, "x");
+  const RunResult run = run_fdbench({"open", "--tree", tree, "--threads", "1", "--strategy",
+                                     "threads", "--repeat", "1", "--warmup", "0", "--quiet"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out.find('\x1b'), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find('\x07'), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("\\x1b]0;owned\\x07"), std::string::npos) << run.out;
+}
+
+// tune's table names the --tree, and every run says which outputs it wrote: escaped too.
+TEST(TreeName, IsEscapedInTunesTableAndTheWroteLines) {
+  TempDir parent;
+  const std::string tree = parent / "t\x1b]0;owned\x07";
+  ASSERT_EQ(mkdir(tree.c_str(), 0755), 0);
+  for (const char* name : {"a.txt", "b.txt"}) write_text(tree + "/" + name, "x");
+  const RunResult tune = run_fdbench({"tune", "--tree", tree, "--strategy", "threads", "--budget",
+                                      "1", "--save", tree + ".json", "--quiet"});
+  ASSERT_EQ(tune.exit_code, 0) << tune.err;
+  const RunResult open =
+      run_fdbench({"open", "--tree", tree, "--threads", "1", "--strategy", "threads", "--repeat",
+                   "1", "--warmup", "0", "--quiet", "--export-json", tree + ".run.json"});
+  ASSERT_EQ(open.exit_code, 0) << open.err;
+  for (const RunResult* run : {&tune, &open}) {
+    for (const std::string* text : {&run->out, &run->err}) {
+      EXPECT_EQ(text->find('\x1b'), std::string::npos) << *text;
+      EXPECT_EQ(text->find('\x07'), std::string::npos) << *text;
+    }
+  }
+  EXPECT_NE(tune.err.find("wrote " + parent.path() + "/t\\x1b]0;owned\\x07.json"),
+            std::string::npos)
+      << tune.err;
+}
+
 // What cannot be a results file is refused before it is read (issue 21 item 11): a device is
 // never opened, a file larger than any results file is not read, and a pipe is read only up to
 // that size. Each is one line naming the file and what it is, exit 2, for compare and report.

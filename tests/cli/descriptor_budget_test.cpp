@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -136,6 +137,36 @@ TEST(InheritedDescriptor, AHighOneCostsOneNumberNotAllBelowIt) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto doc = nlohmann::json::parse(run.out);
   EXPECT_EQ(doc.at("results").at(0).at("failures"), 0);
+}
+
+// The parts of a refusal add up to what it needs (issue 39 item 14): an inherited descriptor
+// above the limit takes no number below it, and was counted in fdbench's own ("needs 20 ...
+// (threads --threads 1 holds 0, the workload 0, fdbench 21)").
+TEST(InheritedDescriptor, ARefusalsPartsAddUpToWhatItNeeds) {
+  FastTempDir dir;
+  const int spare = open("/dev/null", O_RDONLY);  // no O_CLOEXEC: fdbench inherits it
+  ASSERT_GE(spare, 0);
+  ASSERT_EQ(dup2(spare, 251), 251);
+  close(spare);
+  RunOptions options = as_a_job();
+  options.nofile = 12;  // below what any run needs
+  const RunResult run = run_limited({"open", "--files", "10", "--threads", "1", "--strategy",
+                                     "threads", "--repeat", "1", "--dir", dir.path()},
+                                    options);
+  close(251);
+  EXPECT_NE(run.exit_code, 0);
+  unsigned needed = 0;
+  unsigned holds = 0;
+  unsigned workload = 0;
+  unsigned own = 0;
+  const auto at = run.err.find("needs ");
+  ASSERT_NE(at, std::string::npos) << run.err;
+  const auto said = std::sscanf(run.err.c_str() + at,
+                                "needs %u descriptors (threads --threads 1 holds %u, the workload "
+                                "%u, fdbench %u",
+                                &needed, &holds, &workload, &own);
+  ASSERT_EQ(said, 4) << run.err;
+  EXPECT_EQ(needed, holds + workload + own) << run.err;
 }
 
 // The sweep's results whose status is `status`, as "strategy/threads/pregrow".

@@ -268,6 +268,11 @@ TEST(Errors, ListWithNothingToOpenIsAnError) {
     EXPECT_EQ(run.exit_code, 1) << run.err;
     expect_one_error_line(run.err, {"no regular files", "--list", dir / list});
   }
+  // What was left out, and why, explains the refusal (issue 39 item 14).
+  const RunResult run = run_bounded({"open", "--list", dir / "useless", "--threads", "1",
+                                     "--strategy", "threads", "--repeat", "1"});
+  expect_one_error_line(run.err, {"2 entries skipped (1 directory, 1 fifo)",
+                                  "1 listed path could not be examined (1 No such file"});
 }
 
 // A list separated otherwise than --list0 says is refused, not read as one "file" or none:

@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -305,4 +306,56 @@ TEST(Clean, RemovesOnlyLeftoversOfAKilledRun) {
 }
 
 }  // namespace foreign_files_test
+}  // namespace fdbench::testing
+
+namespace fdbench::testing {
+namespace unremovable_set_test {
+
+// A directory whose entries cannot be removed (chattr +a: entries may be made, none removed),
+// for as long as this object lives; needs root and a filesystem with the attribute.
+class AppendOnlyDir {
+ public:
+  AppendOnlyDir() {
+    set_ = std::system(("chattr +a '" + dir_.path() + "' 2>/dev/null").c_str()) == 0;
+  }
+  AppendOnlyDir(const AppendOnlyDir&) = delete;
+  AppendOnlyDir& operator=(const AppendOnlyDir&) = delete;
+  ~AppendOnlyDir() { lift(); }
+  void lift() {
+    if (set_) set_ = std::system(("chattr -a '" + dir_.path() + "'").c_str()) != 0;
+  }
+  [[nodiscard]] bool set() const { return set_; }
+  [[nodiscard]] const std::string& path() const { return dir_.path(); }
+
+ private:
+  TempDir dir_;
+  bool set_ = false;
+};
+
+// A private file set that cannot be removed was left silently, exit 0 (issue 39 item 4): now
+// one line names it and how to remove it, and the exit code is 1.
+TEST(UnremovableSet, IsSaidInOneLineAndTheExitCodeIsOne) {
+  AppendOnlyDir parent;
+  if (!parent.set()) GTEST_SKIP() << "chattr +a needs root and a filesystem that has it";
+  const RunResult run =
+      run_fdbench({"open", "--files", "20", "--threads", "1", "--strategy", "threads", "--repeat",
+                   "1", "--warmup", "0", "--dir", parent.path(), "--quiet"});
+  const auto left = private_dirs(parent.path());
+  parent.lift();
+  ASSERT_EQ(left.size(), 1U) << run.err;
+  const std::string set = parent.path() + "/" + left[0];
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  std::string line;
+  for (const auto& l : lines_of(run.err)) {
+    if (l.find("cannot remove") != std::string::npos) line = l;
+  }
+  EXPECT_NE(line.find(set), std::string::npos) << run.err;
+  // Its files and marker went; only the directory, empty, stayed: rmdir removes it.
+  EXPECT_NE(line.find("rmdir " + set), std::string::npos) << line;
+  EXPECT_NE(line.find("Operation not permitted"), std::string::npos) << line;
+  EXPECT_EQ(list_names(set), std::vector<std::string>{});
+  EXPECT_EQ(rmdir(set.c_str()), 0);
+}
+
+}  // namespace unremovable_set_test
 }  // namespace fdbench::testing

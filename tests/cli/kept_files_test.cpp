@@ -149,6 +149,16 @@ TEST_F(KeptFiles, CleanLeavesWhatFdbenchDidNotCreate) {
   EXPECT_FALSE(exists(set_));
 }
 
+// The root is no set: said so, not "/: No such file or directory" (issue 39 item 14).
+TEST(CleanRoot, SaysItIsNotASetFdbenchMade) {
+  for (const char* root : {"/", "//"}) {
+    const RunResult run = run_fdbench({"clean", root});
+    EXPECT_NE(run.exit_code, 0) << run.err;
+    EXPECT_NE(run.err.find("not a set fdbench made"), std::string::npos) << run.err;
+    EXPECT_EQ(run.err.find("No such file"), std::string::npos) << run.err;
+  }
+}
+
 TEST_F(KeptFiles, UsageErrorsExitTwo) {
   const std::vector<std::vector<std::string>> cases = {
       {"open", "--keep-files", set_, "--reuse-files", set_},

@@ -346,3 +346,82 @@ TEST(DuplicateOutputs, OneFileUnderTwoNamesIsRefused) {
 
 }  // namespace output_targets_test
 }  // namespace fdbench::testing
+
+namespace fdbench::testing {
+namespace output_over_input_test {
+
+std::vector<std::string> small_run(const std::string& dir) {
+  return {"open",    "--files",  "20", "--threads", "1", "--strategy",
+          "threads", "--repeat", "1",  "--dir",     dir, "--quiet"};
+}
+
+// An output that is a file the command reads is refused before anything is written, in one
+// line naming both (issue 39 item 3): report -o over its input turned it into HTML, and an
+// export over the --list replaced the list. Under another name (a symlink) too.
+TEST(OutputOverInput, IsRefusedNamingBothAndTheInputIsKept) {
+  FastTempDir work;
+  TempDir in;
+  const std::string results = in / "run.json";
+  const RunResult made = run_fdbench([&] {
+    auto args = small_run(work.path());
+    args.insert(args.end(), {"--export-json", results});
+    return args;
+  }());
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const std::string document = read_text(results);
+  ASSERT_EQ(symlink(results.c_str(), (in / "alias.json").c_str()), 0);
+  for (const std::string& output : {results, in / "alias.json"}) {
+    SCOPED_TRACE(output);
+    const RunResult run = run_fdbench({"report", results, "-o", output});
+    EXPECT_EQ(run.exit_code, 2) << run.err;
+    expect_one_error_line(run.err, {"--output " + output, "the results file " + results});
+    EXPECT_EQ(read_text(results), document);
+  }
+  const std::string list = in / "mylist.txt";
+  write_text(in / "a.txt", "a");
+  write_text(list, (in / "a.txt") + "\n");
+  for (const char* flag : {"--export-csv", "--output", "--trace-out"}) {
+    SCOPED_TRACE(flag);
+    const RunResult run = run_fdbench({"open", "--list", list, "--repeat", "1", flag, list});
+    EXPECT_EQ(run.exit_code, 2) << run.err;
+    expect_one_error_line(run.err, {std::string(flag) + " " + list, "--list " + list});
+    EXPECT_EQ(read_text(list), (in / "a.txt") + "\n");
+  }
+  const RunResult tune = run_fdbench({"tune", "--list", list, "--save", list});
+  EXPECT_EQ(tune.exit_code, 2) << tune.err;
+  expect_one_error_line(tune.err, {"--save " + list, "--list " + list});
+  EXPECT_EQ(read_text(list), (in / "a.txt") + "\n");
+}
+
+// A descriptor the caller passed (/dev/fd/7 with 7>>log) is written through, after what the
+// file holds: never truncated or replaced.
+TEST(OutputOverInput, ADescriptorOpenedForAppendIsAppendedTo) {
+  FastTempDir work;
+  TempDir out;
+  const std::string log = out / "log";
+  write_text(log, "kept line\n");
+  auto args = small_run(work.path());
+  args.insert(args.end(), {"--export-csv", "/dev/fd/7"});
+  args.insert(args.begin(), {"-c", "exec \"$@\" 7>>\"$0\"", log, fdbench_binary()});
+  RunOptions options;
+  options.program = "/bin/sh";
+  const RunResult run = run_fdbench(args, options);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string text = read_text(log);
+  EXPECT_EQ(text.rfind("kept line\n", 0), 0U) << text;
+  EXPECT_GT(text.size(), std::string("kept line\n").size()) << "nothing appended";
+  EXPECT_EQ(list_names(out.path()), std::vector<std::string>{"log"});
+}
+
+// The null device takes several outputs: nothing written to it is kept, so nothing clashes.
+TEST(OutputOverInput, TheNullDeviceTakesSeveralOutputs) {
+  FastTempDir work;
+  auto args = small_run(work.path());
+  args.insert(args.end(),
+              {"--export-csv", "/dev/null", "--export-html", "/dev/null", "--output", "/dev/null"});
+  const RunResult run = run_fdbench(args);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+}
+
+}  // namespace output_over_input_test
+}  // namespace fdbench::testing

@@ -654,7 +654,7 @@ TEST(Timeout, NoneForPrivateSetsAMinuteForTheUsersFiles) {
 
 // 0 is not a quiet way to say none (issue 21 item 14): it is refused, saying to write none.
 TEST(Timeout, ZeroIsRefusedNamingNone) {
-  for (const char* zero : {"0", "0.0", "0e3"}) {
+  for (const char* zero : {"0", "0.0", "000.000"}) {
     SCOPED_TRACE(zero);
     expect_usage_error({"open", "--timeout", zero}, "--timeout");
     const Outcome o = parse({"open", "--timeout", zero});
@@ -684,6 +684,36 @@ TEST(ParseErrors, EchoedBytesAreEscaped) {
     EXPECT_TRUE(o.err.find("\\x1b") != std::string::npos ||
                 o.err.find("\\x0a") != std::string::npos)
         << o.err;
+  }
+}
+
+// issue 39 item 7: strtod took "1e-10", "1e-300" and "5e-324" (below the nanoseconds the limit
+// is kept in, so no limit at all) and "0x10"; "" was taken as not given. Only plain decimal
+// seconds, at least the clock's 1 ns, are a limit; everything else is one usage line.
+TEST(Timeout, OnlyPlainDecimalSecondsOfAtLeastTheClocksResolution) {
+  for (const char* bad : {"1e-10", "1e-300", "5e-324", "0x10", "", "1e3", "+5", " 5", "5.", ".5",
+                          "0.0000000001", "0.0000000009"}) {
+    SCOPED_TRACE(bad);
+    for (const char* command : {"open", "socket", "tune"}) {
+      const Outcome o = parse({command, "--timeout", bad});
+      EXPECT_EQ(o.parsed.exit_code, 2) << o.err;
+      EXPECT_NE(o.err.find("--timeout"), std::string::npos) << o.err;
+      EXPECT_EQ(o.err.find('\n'), o.err.size() - 1) << "one line: " << o.err;
+    }
+  }
+  EXPECT_NE(parse({"open", "--timeout", "0.0000000001"}).err.find("resolution"), std::string::npos);
+  EXPECT_EQ(expect_command({"open", "--timeout", "0.000000001"}).open.timeout_s, 1e-9);
+  EXPECT_EQ(expect_command({"open", "--timeout", "007.25"}).open.timeout_s, 7.25);
+}
+
+// An option given "" is refused, not taken as not given (issue 39 items 7 and 14).
+TEST(EmptyValue, IsRefusedRatherThanTakenAsNotGiven) {
+  for (const char* flag : {"--export-json", "--export-csv", "--output", "--dir", "--timeout"}) {
+    SCOPED_TRACE(flag);
+    const Outcome o = parse({"open", flag, ""});
+    EXPECT_EQ(o.parsed.exit_code, 2) << o.err;
+    EXPECT_NE(o.err.find(flag), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("empty"), std::string::npos) << o.err;
   }
 }
 

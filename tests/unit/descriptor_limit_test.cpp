@@ -35,8 +35,11 @@ TEST(DescriptorLimit, TheBudgetNeedsRoomForEveryonesNewDescriptorsAndThePregrow)
   budget.held = {0, 1, 2, 251};
   budget.strategy = 64;
   budget.workload = 100;
-  EXPECT_EQ(budget.own(), 4 + kOwnDescriptors);
   EXPECT_EQ(budget.needed(), 3 + 64 + 100 + kOwnDescriptors);
+  // 251 is above the limit: it takes no number below it, and the parts add up (issue 39 14).
+  EXPECT_EQ(budget.own(budget.needed()), 3 + kOwnDescriptors);
+  EXPECT_EQ(budget.strategy + budget.workload + budget.own(budget.needed()), budget.needed());
+  EXPECT_EQ(budget.own(300), 4 + kOwnDescriptors);
   budget.pregrow_fd = 4096;  // --pregrow 4095
   EXPECT_EQ(budget.needed(), 4096 + kOwnDescriptors);
 }

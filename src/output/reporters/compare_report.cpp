@@ -13,6 +13,7 @@
 
 #include "analysis/compare.hpp"
 #include "model/format.hpp"
+#include "output/printable_lines.hpp"
 #include "output/reporters/section_text.hpp"
 
 namespace fdbench {
@@ -499,7 +500,11 @@ void write_compare_report(std::ostream& out, const CompareReport& report, std::s
   if (format == "json") {
     write_json(out, report);
   } else {
-    write_readable(out, report, format == "markdown");
+    // Every string in it came from a file or a path: escaped for the terminal, line by line.
+    PrintableLines lines(out);
+    std::ostream printable_out(&lines);
+    write_readable(printable_out, report, format == "markdown");
+    printable_out.flush();
   }
   out.flush();
 }

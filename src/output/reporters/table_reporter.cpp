@@ -8,6 +8,7 @@
 #include "analysis/findings.hpp"
 #include "fdbench/version.hpp"
 #include "model/format.hpp"
+#include "output/printable_lines.hpp"
 #include "output/reporter.hpp"
 #include "output/reporters/environment_text.hpp"
 #include "output/reporters/registry.hpp"
@@ -24,7 +25,9 @@ std::string fdsize_text(const Result& r) {
 
 class TableReporter final : public Reporter {
  public:
-  explicit TableReporter(std::ostream& out) : out_(out) {}
+  // Through PrintableLines: section titles carry --tree's and --list's names, errors and
+  // warnings what the files and the system said.
+  explicit TableReporter(std::ostream& out) : printable_(out), out_(&printable_) {}
 
   void begin(const Environment& env) override {
     out_ << fmt::format("fdbench {} · {}\n", version(), environment_summary(env));
@@ -133,7 +136,8 @@ class TableReporter final : public Reporter {
     }
   }
 
-  std::ostream& out_;
+  PrintableLines printable_;
+  std::ostream out_;
   std::string header_for_;
   bool batch_column_ = false;  // the section's results differ by batch
   bool harness_column_ = false;  // the section ran --harness published
