@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -360,6 +361,56 @@ TEST(Findings, WithoutTheReferenceTheLeagueIsAgainstTheFastestStrategy) {
       << league;
   EXPECT_NE(league.find("`pool` 1.7× (2 threads)"), std::string::npos) << league;
   for (const auto& line : lines) EXPECT_EQ(line.find("With one thread"), std::string::npos) << line;
+}
+
+// The issue's socket run with --pregrow off,auto,4095: every value is paired with the starting
+// table, the one too small says its table still grew, and the why counts each row's growths.
+TEST(Findings, EveryPregrowValueIsSaidAndOneTooSmallSaysItStillGrew) {
+  const auto row = [](int threads, const std::string& pregrow, std::int64_t ns, int before,
+                      int after) {
+    return around(ResultBuilder::socket("threads", threads), ns)
+        .pregrow(pregrow)
+        .ops(1024U * static_cast<unsigned>(threads))
+        .fdsize(before, after)
+        .build();
+  };
+  const std::vector<Result> results{
+      row(2, "off", 60'000'000, 64, 4096),   row(2, "auto", 4'000'000, 4096, 4096),
+      row(2, "4095", 4'000'000, 4096, 4096), row(4, "off", 90'000'000, 64, 8192),
+      row(4, "auto", 7'560'000, 8192, 8192), row(4, "4095", 11'900'000, 4096, 8192)};
+  const auto all = findings(results, Environment{});
+  std::set<std::string> values;
+  for (const auto& f : all) {
+    for (const auto& s : f.subjects) values.insert(s.pregrow);
+  }
+  EXPECT_EQ(values, (std::set<std::string>{"off", "auto", "4095"}));
+  const auto lines = said(results);
+  const std::string short_line = finding_with(lines, "pregrow 4095 was too small");
+  EXPECT_NE(short_line.find("4 threads × 1024 tcp descriptors: its table still grew from 4096 to "
+                            "8192 slots (1 growth)"),
+            std::string::npos)
+      << short_line;
+  // The why counts the growths of the rows it explains: 6 with 2 threads, 7 with 4.
+  const std::string why = finding_with(lines, "Why: the descriptor table grew 6 to 7 times");
+  EXPECT_NE(why.find("removes those waits"), std::string::npos) << why;  // no --latency counts
+}
+
+// "Removes every stall" only where --latency counted none pre-grown (issue 34: it followed a
+// line counting 330 stalls pre-grown).
+TEST(Findings, EveryStallIsSaidOnlyWhereNoneWasCountedPreGrown) {
+  const auto pair = [](std::uint64_t grown_stalls) {
+    Latency off;
+    off.stall_totals = {5, 5'000'000, 0.1};
+    Latency grown;
+    grown.stall_totals = {grown_stalls, 1'000'000, 0.01};
+    return std::vector<Result>{socket_result("off", 20'000'000, 64, 512).latency(off).build(),
+                               socket_result("auto", 2'000'000, 512, 512).latency(grown).build()};
+  };
+  const std::string none = finding_with(said(pair(0)), "Why:");
+  EXPECT_NE(none.find("removes every stall"), std::string::npos) << none;
+  const std::string some = finding_with(said(pair(330)), "Why:");
+  EXPECT_EQ(some.find("every stall"), std::string::npos) << some;
+  EXPECT_NE(some.find("removes those waits"), std::string::npos) << some;
 }
 
 // The advice names every registered strategy that never shares a descriptor table.
