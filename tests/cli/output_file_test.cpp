@@ -38,7 +38,8 @@ TEST_F(OutputFile, RuntimeErrorStillReplacesItWithACompleteDocument) {
                        limited);
   const RunResult run = child.wait();
   EXPECT_EQ(run.exit_code, 1) << run.err;
-  EXPECT_EQ(run.err.rfind("Error: ", 0), 0U) << run.err;
+  // Its one Error line (a build without io_uring first says which rows will be unavailable).
+  EXPECT_NE(run.err.find("Error: needs "), std::string::npos) << run.err;
   const auto doc = nlohmann::json::parse(read_text(output_));
   EXPECT_EQ(doc.at("schema_version"), kSchemaVersion);
   EXPECT_EQ(doc.at("complete"), false);
