@@ -64,12 +64,10 @@ ClaimedFinding kernel_growth_line(const Result& off, const Result* grown, const 
           std::move(claims)};
 }
 
-}  // namespace
-
-void kernel_findings(std::span<const Result> results, std::string_view workload,
-                     const Naming& naming, Findings& out) {
-  const Results all = select(results, workload);
-  std::vector<const Result*> explained;
+// The stall as the kernel saw it, one line per traced result from the starting table (with its
+// first pre-grown twin); the results it explains.
+Results growth_lines(const Results& all, const Naming& naming, Findings& out) {
+  Results explained;
   for (const auto& p : growth_pairs(all)) {
     // One line per result, with its first pre-grown twin.
     if (std::find(explained.begin(), explained.end(), p.off) != explained.end()) continue;
@@ -78,6 +76,12 @@ void kernel_findings(std::span<const Result> results, std::string_view workload,
       explained.push_back(p.off);
     }
   }
+  return explained;
+}
+
+// The traced result (not explained by a growth line) whose threads were off their CPU in the
+// work for the largest share of their time, from kLargeOffCpuShare; nullptr if none.
+const Result* most_off_cpu(const Results& all, const Results& explained) {
   const Result* most = nullptr;
   double most_share = 0;
   for (const Result* r : all) {
@@ -91,55 +95,62 @@ void kernel_findings(std::span<const Result> results, std::string_view workload,
       most_share = share;
     }
   }
-  if (most != nullptr) {
-    const KernelEvidence& k = *most->kernel;
-    OffCpuCause top = OffCpuCause::other;
-    for (const OffCpuCause c : kEveryOffCpuCause) {
-      if (k.in_work(c) > k.in_work(top)) top = c;
-    }
-    const std::string cause = fmt::format(
-        "{} {}", format_duration(static_cast<double>(k.in_work(top))), cause_words(top));
-    std::string text =
-        k.at_edges_ns == 0
-            ? fmt::format("Kernel evidence, `{}` with {}: {} ({} of their time), most of it {}",
-                          most->strategy, naming.workers(*most), kernel_off_cpu_text(k),
-                          format_percent(most_share), cause)
-            : fmt::format(
-                  "Kernel evidence, `{}` with {}: {}, {} of it waiting to start or done; of the "
-                  "other {} ({} of their time), most was {}",
-                  most->strategy, naming.workers(*most), kernel_off_cpu_text(k),
-                  format_duration(static_cast<double>(k.at_edges_ns)),
-                  format_duration(static_cast<double>(k.in_work_ns())), format_percent(most_share),
-                  cause);
-    if (top == OffCpuCause::other && !k.other_stacks.empty()) {
-      text += fmt::format(" (mostly {})", k.other_stacks.front().stack);
-    }
-    std::map<std::string, FindingNumber> numbers = {{"off_cpu_ns", k.off_cpu_ns},
-                                                    {"window_ns", k.window_ns},
-                                                    {"threads", k.threads},
-                                                    {"share", most_share},
-                                                    {"cause_ns", k.in_work(top)}};
-    if (k.at_edges_ns != 0) numbers["at_edges_ns"] = k.at_edges_ns;
-    // Preempted is the guest's scheduler; what a hypervisor takes switches no thread out and
-    // counts as time on the CPU: its steal time says how much, where the machine reports it.
-    if (top == OffCpuCause::preempted && k.steal_ns) {
-      if (k.steal_reported) {
-        text += fmt::format(
-            "; besides, the hypervisor took {} per repetition from the machine's "
-            "CPUs (steal time), which the threads see as time on their CPU",
-            format_duration(static_cast<double>(*k.steal_ns)));
-        numbers["steal_ns"] = *k.steal_ns;
-      } else {
-        text +=
-            "; this machine reports no steal time, so whatever the hypervisor took counts "
-            "as time on their CPU";
-      }
-    }
-    out.push_back({{"kernel_off_cpu", text + ".", std::move(numbers), {subject(*most, "off-cpu")}},
-                   {{ClaimKind::kernel_off_cpu, 0, 0}}});
+  return most;
+}
+
+// That result's largest cause, in words (and the hypervisor's steal time where preempted).
+ClaimedFinding off_cpu_line(const Result& r, const Naming& naming) {
+  const double most_share = kernel_work_share(*r.kernel);
+  const KernelEvidence& k = *r.kernel;
+  OffCpuCause top = OffCpuCause::other;
+  for (const OffCpuCause c : kEveryOffCpuCause) {
+    if (k.in_work(c) > k.in_work(top)) top = c;
   }
-  // io_uring: whether its requests ran inline or were handed to io-wq's threads, said once
-  // for the results that punted none and once for each that punted some.
+  const std::string cause =
+      fmt::format("{} {}", format_duration(static_cast<double>(k.in_work(top))), cause_words(top));
+  std::string text =
+      k.at_edges_ns == 0
+          ? fmt::format("Kernel evidence, `{}` with {}: {} ({} of their time), most of it {}",
+                        r.strategy, naming.workers(r), kernel_off_cpu_text(k),
+                        format_percent(most_share), cause)
+          : fmt::format(
+                "Kernel evidence, `{}` with {}: {}, {} of it waiting to start or done; of the "
+                "other {} ({} of their time), most was {}",
+                r.strategy, naming.workers(r), kernel_off_cpu_text(k),
+                format_duration(static_cast<double>(k.at_edges_ns)),
+                format_duration(static_cast<double>(k.in_work_ns())), format_percent(most_share),
+                cause);
+  if (top == OffCpuCause::other && !k.other_stacks.empty()) {
+    text += fmt::format(" (mostly {})", k.other_stacks.front().stack);
+  }
+  std::map<std::string, FindingNumber> numbers = {{"off_cpu_ns", k.off_cpu_ns},
+                                                  {"window_ns", k.window_ns},
+                                                  {"threads", k.threads},
+                                                  {"share", most_share},
+                                                  {"cause_ns", k.in_work(top)}};
+  if (k.at_edges_ns != 0) numbers["at_edges_ns"] = k.at_edges_ns;
+  // Preempted is the guest's scheduler; what a hypervisor takes switches no thread out and
+  // counts as time on the CPU: its steal time says how much, where the machine reports it.
+  if (top == OffCpuCause::preempted && k.steal_ns) {
+    if (k.steal_reported) {
+      text += fmt::format(
+          "; besides, the hypervisor took {} per repetition from the machine's "
+          "CPUs (steal time), which the threads see as time on their CPU",
+          format_duration(static_cast<double>(*k.steal_ns)));
+      numbers["steal_ns"] = *k.steal_ns;
+    } else {
+      text +=
+          "; this machine reports no steal time, so whatever the hypervisor took counts "
+          "as time on their CPU";
+    }
+  }
+  return {{"kernel_off_cpu", text + ".", std::move(numbers), {subject(r, "off-cpu")}},
+          {{ClaimKind::kernel_off_cpu, 0, 0}}};
+}
+
+// io_uring: whether its requests ran inline or were handed to io-wq's threads, said once for
+// the results that punted none and once for each that punted some.
+void io_wq_lines(const Results& all, const Naming& naming, Findings& out) {
   std::vector<FindingSubject> inline_only;
   for (const Result* r : all) {
     if (!kernel_traced(*r) || !r->kernel->io_uring_punts || !r->parameters.contains("ring_setup")) {
@@ -176,6 +187,18 @@ void kernel_findings(std::span<const Result> results, std::string_view workload,
                     std::move(inline_only)},
                    {}});
   }
+}
+
+}  // namespace
+
+void kernel_findings(std::span<const Result> results, std::string_view workload,
+                     const Naming& naming, Findings& out) {
+  const Results all = select(results, workload);
+  const Results explained = growth_lines(all, naming, out);
+  if (const Result* most = most_off_cpu(all, explained)) {
+    out.push_back(off_cpu_line(*most, naming));
+  }
+  io_wq_lines(all, naming, out);
 }
 
 }  // namespace fdbench::findings_parts
