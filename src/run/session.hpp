@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "engine/measure.hpp"
 #include "engine/options.hpp"
 #include "inputs/file_set.hpp"

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/findings.hpp"
+#include "common/errors.hpp"
 #include "engine/descriptor_budget.hpp"
 #include "engine/measure.hpp"
 #include "engine/measurement.hpp"

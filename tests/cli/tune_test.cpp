@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "engine/strategy.hpp"
 #include "run/tune_sweep.hpp"
 #include "support/fdbench_process.hpp"
