@@ -365,7 +365,7 @@ void print_tune_table(const Environment& env, const TuneReport& report, std::ost
   table->begin(env);
   Section section;
   section.workload = "open";
-  section.kind = "file";
+  section.kind = DescriptorKind::file;
   section.input = report.input;
   section.fs_type = report.fs_type;
   section.repeat.precision = report.precision;  // auto, each within its share of the budget

@@ -56,7 +56,7 @@ std::string knee_part(const Results& plain, const Naming& naming,
   const Result* knee = nullptr;
   for (const auto* r : plain) {
     const bool as_good = r == best || separation(r->median_ci, best->median_ci) == Separation::same;
-    if (as_good && (knee == nullptr || r->threads < knee->threads)) knee = r;
+    if (as_good && (knee == nullptr || r->config.threads < knee->config.threads)) knee = r;
   }
   const std::size_t k = subjects.size();
   subjects.push_back(subject(*knee, "knee"));
@@ -64,7 +64,7 @@ std::string knee_part(const Results& plain, const Naming& naming,
   const FindingClaim claim{ClaimKind::knee, k, k + 1};
   std::vector<const Result*> fewer;
   for (const auto* r : plain) {
-    if (r->threads < knee->threads) fewer.push_back(r);
+    if (r->config.threads < knee->config.threads) fewer.push_back(r);
   }
   const bool shown = std::all_of(fewer.begin(), fewer.end(), [&](const Result* r) {
     return separation(r->median_ci, best->median_ci) == Separation::separated &&
@@ -73,36 +73,38 @@ std::string knee_part(const Results& plain, const Naming& naming,
   if (!shown) {
     subjects.resize(k);
     return fmt::format("; from how many threads `{}` stops gaining: cannot tell here ({})",
-                       best->strategy, kSettle);
+                       best->config.strategy, kSettle);
   }
   claims.push_back(claim);
   if (knee != best) {
     claims.push_back({ClaimKind::same, k, k + 1});
     return fmt::format("; `{}` stops gaining at {}: {} ms, {} of its best ({} ms with {})",
-                       knee->strategy, naming.workers(*knee), format_ms(knee->stats.median),
+                       knee->config.strategy, naming.workers(*knee), format_ms(knee->stats.median),
                        same_words(), format_ms(best->stats.median), naming.workers(*best));
   }
   // Fastest at the knee: more threads did not help only where every larger count is shown
   // slower or the same.
   const bool more_known = std::all_of(plain.begin(), plain.end(), [&](const Result* r) {
-    return r->threads <= knee->threads ||
+    return r->config.threads <= knee->config.threads ||
            separation(r->median_ci, best->median_ci) != Separation::cannot_tell;
   });
   if (!more_known) {
     return fmt::format(
         "; `{}` was fastest with {} ({} ms); whether more threads help: cannot "
         "tell here ({})",
-        knee->strategy, naming.workers(*knee), format_ms(knee->stats.median), kSettle);
+        knee->config.strategy, naming.workers(*knee), format_ms(knee->stats.median), kSettle);
   }
-  return fmt::format("; more threads than {} did not help `{}` ({} ms)", knee->threads,
-                     knee->strategy, format_ms(knee->stats.median));
+  return fmt::format("; more threads than {} did not help `{}` ({} ms)", knee->config.threads,
+                     knee->config.strategy, format_ms(knee->stats.median));
 }
 
 void answer_fastest(std::span<const Result> results, const Naming& naming, Findings& out) {
   const Results listed =
       only(select(results, "open"), [](const Result& r) { return r.input.has_value(); });
-  const bool grown = !only(listed, [](const Result& r) { return r.pregrow.grows(); }).empty();
-  const Results all = only(listed, [grown](const Result& r) { return r.pregrow.grows() == grown; });
+  const bool grown =
+      !only(listed, [](const Result& r) { return r.config.pregrow.grows(); }).empty();
+  const Results all =
+      only(listed, [grown](const Result& r) { return r.config.pregrow.grows() == grown; });
   if (all.size() < 2 || fewest_without_interval(all) != nullptr) return;
   std::vector<FindingSubject> subjects;
   std::vector<FindingClaim> claims;
@@ -114,7 +116,7 @@ void answer_fastest(std::span<const Result> results, const Naming& naming, Findi
   const Result* best = fastest(all);
   out.push_back({{"answer_fastest",
                   text + ".",
-                  {{"ops_per_sec", best->ops_per_sec}, {"threads", best->threads}},
+                  {{"ops_per_sec", best->ops_per_sec}, {"threads", best->config.threads}},
                   std::move(subjects)},
                  std::move(claims)});
 }
@@ -122,30 +124,33 @@ void answer_fastest(std::span<const Result> results, const Naming& naming, Findi
 // (b): the seed's pool against the plain loop with one thread, and the best batching.
 void answer_pool(std::span<const Result> results, Findings& out) {
   const Results all = only(select(results, "open"), [](const Result& r) {
-    return r.input.has_value() && !r.pregrow.grows();
+    return r.input.has_value() && !r.config.pregrow.grows();
   });
   const Results plain = only(all, [](const Result& r) { return r.reference; });
   const Result* plain_one = with_threads(plain, 1);
+  // The seed's pool is the one measured only to show what it costs (never recommended); its
+  // batching sibling hands its workers tasks of --batch items.
   const Result* pool_one =
-      with_threads(only(all, [](const Result& r) { return r.strategy == "pool"; }), 1);
+      with_threads(only(all, [](const Result& r) { return !r.recommendable; }), 1);
   if (plain_one == nullptr || pool_one == nullptr) return;
   if (fewest_without_interval({plain_one, pool_one}) != nullptr) return;
   std::vector<FindingSubject> subjects = {subject(*plain_one, "reference"),
                                           subject(*pool_one, "pool")};
   std::vector<FindingClaim> claims = {separation_claim(*pool_one, *plain_one, 1, 0)};
   std::string text = fmt::format(
-      "A thread pool with one task per file (`pool`, 1 thread) took {} the time of a plain loop "
+      "A thread pool with one task per file (`{}`, 1 thread) took {} the time of a plain loop "
       "({} against {} ms{})",
-      format_ratio(pool_one->stats.median / plain_one->stats.median),
+      pool_one->config.strategy, format_ratio(pool_one->stats.median / plain_one->stats.median),
       format_ms(pool_one->stats.median), format_ms(plain_one->stats.median),
       ratio_qualifier(*pool_one, *plain_one));
-  const Results batched =
-      only(all, [](const Result& r) { return r.strategy == "pool-batch" && r.threads == 1; });
+  const Results batched = only(all, [](const Result& r) {
+    return r.batch_unit == BatchUnit::task && r.config.threads == 1;
+  });
   if (const Result* b = fastest(batched); b != nullptr && b->median_ci.reached) {
     claims.push_back(separation_claim(*b, *plain_one, 2, 0));
     subjects.push_back(subject(*b, "batched"));
-    text += fmt::format("; batching (`pool-batch`, batch {}) brings it to {}{}", b->batch,
-                        format_ratio(b->stats.median / plain_one->stats.median),
+    text += fmt::format("; batching (`{}`, batch {}) brings it to {}{}", b->config.strategy,
+                        b->config.batch, format_ratio(b->stats.median / plain_one->stats.median),
                         ratio_qualifier(*b, *plain_one));
   }
   out.push_back({{"answer_pool",
@@ -158,7 +163,7 @@ void answer_pool(std::span<const Result> results, Findings& out) {
 // The pair the stall answer is about: two threads where measured, the first pair otherwise.
 const GrowthPair* stall_pair(const std::vector<GrowthPair>& pairs) {
   const auto two = std::find_if(pairs.begin(), pairs.end(), [](const GrowthPair& p) {
-    return p.off->threads == 2 && growths(*p.grown) == 0;
+    return p.off->config.threads == 2 && growths(*p.grown) == 0;
   });
   if (two != pairs.end()) return &*two;
   return pairs.empty() ? nullptr : &pairs.front();
@@ -177,9 +182,9 @@ void answer_stall(std::span<const Result> results, const Naming& naming, Finding
   std::string text = fmt::format(
       "{} × {} {} descriptors (`{}`{}): {} ms from the kernel's starting table, {} ms with the "
       "table grown first",
-      workers_text(off), off.ops / static_cast<std::uint64_t>(std::max(1, off.threads)), off.kind,
-      off.strategy, naming.settings(off, false), format_ms(off.stats.median),
-      format_ms(p->grown->stats.median));
+      workers_text(off), off.ops / static_cast<std::uint64_t>(std::max(1, off.config.threads)),
+      to_string(off.config.kind), off.config.strategy, naming.settings(off, false),
+      format_ms(off.stats.median), format_ms(p->grown->stats.median));
   if (p->stalled() && growths(*p->grown) == 0) {
     claims.push_back({ClaimKind::pregrow_slower, 0, 1});
     claims.push_back({ClaimKind::no_growth, 1, 1});

@@ -98,12 +98,14 @@ ResultKey key_of(const Result& r) {
   for (const auto& [name, value] : r.parameters) {
     if (kDescriptive.count(name) == 0) asked.emplace(name, value);
   }
-  if (r.rcu_expedited) asked["rcu_expedited"] = std::to_string(*r.rcu_expedited);
+  if (r.config.rcu_expedited) asked["rcu_expedited"] = std::to_string(*r.config.rcu_expedited);
+  // The configuration decides the pairing; these are its parts a row's label names.
   // The published harness times thread creation and more besides the calls: its results are
   // never paired with a minimal harness's (they are listed apart, labelled "harness published").
-  if (r.harness == Harness::published) asked["harness"] = std::string(to_string(r.harness));
-  return {r.workload, r.strategy, r.threads,           r.batch,         r.kind,
-          r.pregrow,  r.ops,      r.holds_descriptors, std::move(asked)};
+  const Configuration& c = r.config;
+  if (c.harness == Harness::published) asked["harness"] = std::string(to_string(c.harness));
+  if (c.paths) asked["paths"] = std::string(to_string(*c.paths));
+  return {r.workload, c, r.ops, r.holds_descriptors, std::move(asked)};
 }
 
 std::string_view to_string(Verdict verdict) {

@@ -32,14 +32,12 @@ inline constexpr std::size_t kMinRepetitionsToTell = 5;
 // What makes results from two files the same measurement.
 struct ResultKey {
   std::string workload;
-  std::string strategy;
-  int threads = 1;
-  int batch = 1;
-  std::string kind;
-  Pregrow pregrow;
+  Configuration config;
   std::uint64_t ops = 0;
   bool holds_descriptors = false;
-  std::map<std::string, std::string> parameters;  // those that configure it (see key_of)
+  // The parameters that configure it (see key_of), and the configuration's that a row's label
+  // and compare's JSON name among them (paths, rcu_expedited, a published harness).
+  std::map<std::string, std::string> parameters;
 
   auto operator<=>(const ResultKey&) const = default;
 };
@@ -124,10 +122,10 @@ struct Reference {
   std::string measured;  // what their program did
   std::string quote;     // their words for the figure, where it is a round number
   std::string workload;  // the results that match: workload, kind, threads, ops, pregrow
-  std::string kind;
+  std::optional<DescriptorKind> kind;  // nullopt: any
   std::optional<int> threads;
   std::uint64_t ops = 0;
-  std::string pregrow;
+  std::optional<Pregrow> pregrow;       // nullopt: any
   std::vector<std::string> strategies;  // empty: any
   std::optional<double> ops_per_sec;    // a throughput ceiling they reported ("files/s") ...
   std::string unit = "ops/s";

@@ -34,7 +34,7 @@ ClaimedFinding too_few_finding(const Result& fewest, const Naming& naming) {
 std::string grouped(const Results& rs, const Naming& naming) {
   std::vector<std::pair<std::string, std::vector<const Result*>>> groups;
   for (const auto* r : rs) {
-    const std::string key = r->strategy + "\n" + naming.settings(*r);
+    const std::string key = r->config.strategy + "\n" + naming.settings(*r);
     auto it =
         std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
     if (it == groups.end()) it = groups.insert(groups.end(), {key, {}});
@@ -42,16 +42,17 @@ std::string grouped(const Results& rs, const Naming& naming) {
   }
   std::vector<std::string> parts;
   for (auto& [key, members] : groups) {
-    std::sort(members.begin(), members.end(),
-              [](const Result* a, const Result* b) { return a->threads < b->threads; });
+    std::sort(members.begin(), members.end(), [](const Result* a, const Result* b) {
+      return a->config.threads < b->config.threads;
+    });
     std::string counts;
     for (std::size_t i = 0; i < members.size(); ++i) {
       counts += (i == 0                    ? ""
                  : i + 1 == members.size() ? " or "
                                            : ", ") +
-                std::to_string(members[i]->threads);
+                std::to_string(members[i]->config.threads);
     }
-    const bool one = members.size() == 1 && members[0]->threads == 1;
+    const bool one = members.size() == 1 && members[0]->config.threads == 1;
     const bool processes = members[0]->workers == WorkerKind::processes;
     const auto cut = key.find('\n');
     parts.push_back(
@@ -70,7 +71,7 @@ ClaimedFinding clear_fastest(const Result& best, const Naming& naming) {
                        "file{}), ahead of every other result beyond noise.",
                        naming(best), format_rate(best.ops_per_sec), format_ms(best.stats.median),
                        group_digits(best.ops), best.ops == 1 ? "" : "s"),
-           {{"threads", best.threads},
+           {{"threads", best.config.threads},
             {"ops_per_sec", best.ops_per_sec},
             {"median_ns", whole_ns(best.stats.median)},
             {"files", best.ops}},
@@ -108,7 +109,7 @@ ClaimedFinding contenders_finding(const Result& best, const Results& same, const
   const std::size_t n = same.size() + unclear.size();
   return {{unclear.empty() ? "tied" : "no_clear_winner",
            fmt::format("{} ({} of {} results not separated from it).", text, n + 1, ranked),
-           {{"threads", best.threads},
+           {{"threads", best.config.threads},
             {"ops_per_sec", best.ops_per_sec},
             {"median_ns", whole_ns(best.stats.median)},
             {"tied_with", same.size()},
@@ -178,16 +179,17 @@ Knee find_knee(const Results& plain) {
   for (const auto* r : plain) {
     const bool as_good =
         r == k.best || separation(r->median_ci, k.best->median_ci) == Separation::same;
-    if (as_good && (k.knee == nullptr || r->threads < k.knee->threads)) k.knee = r;
-    if (k.most == nullptr || r->threads > k.most->threads) k.most = r;
+    if (as_good && (k.knee == nullptr || r->config.threads < k.knee->config.threads)) k.knee = r;
+    if (k.most == nullptr || r->config.threads > k.most->config.threads) k.most = r;
   }
   // Every count below the knee must be slower beyond noise than the best, and slower than the
   // knee itself: else where more threads stop helping is not shown by these rows.
   for (const auto* r : plain) {
-    if (r->threads >= k.knee->threads) continue;
+    if (r->config.threads >= k.knee->config.threads) continue;
     const bool slower = separation(r->median_ci, k.best->median_ci) == Separation::separated &&
                         r->stats.median > k.knee->stats.median;
-    if (!slower && (k.blocker == nullptr || r->threads < k.blocker->threads)) k.blocker = r;
+    if (!slower && (k.blocker == nullptr || r->config.threads < k.blocker->config.threads))
+      k.blocker = r;
   }
   return k;
 }
@@ -212,8 +214,8 @@ ClaimedFinding unclear_knee(const Knee& k, const Naming& naming) {
                 format_ms(k.best->stats.median), noise_text(b, *k.best));
   return {{"knee_unclear",
            fmt::format("`{}`: cannot tell here from how many threads more stop helping: {}.",
-                       b.strategy, why),
-           {{"best_threads", k.best->threads}, {"threads", b.threads}},
+                       b.config.strategy, why),
+           {{"best_threads", k.best->config.threads}, {"threads", b.config.threads}},
            {subject(b, "unclear"), subject(*k.best, "best")}},
           {separation_claim(b, *k.best, 0, 1)}};
 }
@@ -227,24 +229,25 @@ void knee_finding(const Results& plain, const Naming& naming, Findings& out) {
     out.push_back(unclear_knee(k, naming));
     return;
   }
-  if (k.most->threads <= k.knee->threads) return;  // nothing measured past it
+  if (k.most->config.threads <= k.knee->config.threads) return;  // nothing measured past it
   std::map<std::string, FindingNumber> numbers = {
-      {"best_threads", k.best->threads}, {"best_median_ns", whole_ns(k.best->stats.median)},
-      {"knee_threads", k.knee->threads}, {"knee_median_ns", whole_ns(k.knee->stats.median)},
-      {"most_threads", k.most->threads}, {"most_median_ns", whole_ns(k.most->stats.median)}};
+      {"best_threads", k.best->config.threads}, {"best_median_ns", whole_ns(k.best->stats.median)},
+      {"knee_threads", k.knee->config.threads}, {"knee_median_ns", whole_ns(k.knee->stats.median)},
+      {"most_threads", k.most->config.threads}, {"most_median_ns", whole_ns(k.most->stats.median)}};
   std::vector<FindingSubject> subjects = {subject(*k.knee, "knee"), subject(*k.best, "best")};
   std::vector<FindingClaim> claims = {{ClaimKind::knee, 0, 1}};
   if (k.knee != k.best) claims.push_back({ClaimKind::same, 0, 1});
   std::string line =
       k.knee == k.best
-          ? fmt::format("`{}` reached its best with {} ({} ms)", k.knee->strategy,
+          ? fmt::format("`{}` reached its best with {} ({} ms)", k.knee->config.strategy,
                         naming.workers(*k.knee), format_ms(k.knee->stats.median))
           : fmt::format("`{}` with {} ({} ms) was {} of its best ({} ms, with {})",
-                        k.knee->strategy, naming.workers(*k.knee), format_ms(k.knee->stats.median),
-                        same_words(), format_ms(k.best->stats.median), naming.workers(*k.best));
-  int least = k.knee->threads;
-  for (const auto* r : plain) least = std::min(least, r->threads);
-  const bool fewer = k.knee->threads > least;
+                        k.knee->config.strategy, naming.workers(*k.knee),
+                        format_ms(k.knee->stats.median), same_words(),
+                        format_ms(k.best->stats.median), naming.workers(*k.best));
+  int least = k.knee->config.threads;
+  for (const auto* r : plain) least = std::min(least, r->config.threads);
+  const bool fewer = k.knee->config.threads > least;
   line += fewer ? ", and fewer threads were slower beyond noise" : "";
   if (k.most != k.best && k.most != k.knee) {
     line += fmt::format("; with {}: {}", naming.workers(*k.most), compared_text(*k.most, *k.best));
@@ -275,7 +278,7 @@ std::string one_entry(const Result& one, const Result& plain_one, const Naming& 
   if (std::string q = ratio_qualifier(one, plain_one); !q.empty() && q != ", medians alone") {
     notes.push_back(q.substr(2));
   }
-  return fmt::format("`{}` {}{}", one.strategy,
+  return fmt::format("`{}` {}{}", one.config.strategy,
                      format_ratio(one.stats.median / plain_one.stats.median),
                      notes.empty() ? "" : fmt::format(" ({})", fmt::join(notes, ", ")));
 }
@@ -289,7 +292,7 @@ struct League {
   void add(const std::string& name, const Result& r, const Result& base, std::string entry) {
     text += (text.empty() ? "" : ", ") + std::move(entry);
     numbers[name + ".ratio"] = r.stats.median / base.stats.median;
-    numbers[name + ".threads"] = r.threads;
+    numbers[name + ".threads"] = r.config.threads;
     claims.push_back(separation_claim(r, base, subjects.size(), 0));
     subjects.push_back(subject(r, "compared"));
   }
@@ -304,9 +307,9 @@ void league_findings(const Results& all, const Results& plain, const Naming& nam
   if (plain_best == nullptr) return;
   std::vector<std::string> names;
   for (const auto* r : all) {
-    if (r->strategy != plain_best->strategy &&
-        std::find(names.begin(), names.end(), r->strategy) == names.end()) {
-      names.push_back(r->strategy);
+    if (r->config.strategy != plain_best->config.strategy &&
+        std::find(names.begin(), names.end(), r->config.strategy) == names.end()) {
+      names.push_back(r->config.strategy);
     }
   }
   League league{{},
@@ -317,13 +320,13 @@ void league_findings(const Results& all, const Results& plain, const Naming& nam
   League single;  // the seed's observation: dispatch cost shows most with one thread
   if (plain_one != nullptr) single.subjects.push_back(subject(*plain_one, "reference"));
   for (const auto& name : names) {
-    const Results mine = only(all, [&](const Result& r) { return r.strategy == name; });
+    const Results mine = only(all, [&](const Result& r) { return r.config.strategy == name; });
     const Result* best_of = fastest(mine);
     league.add(name, *best_of, *plain_best,
                fmt::format("`{}` {} {}", name,
                            format_ratio(best_of->stats.median / plain_best->stats.median),
                            league_note(*best_of, *plain_best, naming)));
-    const Result* one = fastest(only(mine, [](const Result& r) { return r.threads == 1; }));
+    const Result* one = fastest(only(mine, [](const Result& r) { return r.config.threads == 1; }));
     if (one != nullptr && plain_one != nullptr)
       single.add(name, *one, *plain_one, one_entry(*one, *plain_one, naming));
   }
@@ -332,7 +335,7 @@ void league_findings(const Results& all, const Results& plain, const Naming& nam
         {{"league",
           fmt::format("Time of each strategy at its best, as a multiple of {} at its "
                       "best ({} ms; below 1× is faster): {}{}.",
-                      "`" + plain_best->strategy + "`", format_ms(plain_best->stats.median),
+                      "`" + plain_best->config.strategy + "`", format_ms(plain_best->stats.median),
                       league.text, league_caveat(all)),
           std::move(league.numbers), std::move(league.subjects)},
          std::move(league.claims)});
@@ -361,8 +364,10 @@ void comparison_findings(std::span<const Result> results, std::string_view workl
       only(select(results, workload), [](const Result& r) { return r.input.has_value(); });
   // Compare strategies on one footing: pre-grown tables where there are any (the stall has
   // its own finding), plain runs otherwise.
-  const bool grown = !only(listed, [](const Result& r) { return r.pregrow.grows(); }).empty();
-  const Results all = only(listed, [grown](const Result& r) { return r.pregrow.grows() == grown; });
+  const bool grown =
+      !only(listed, [](const Result& r) { return r.config.pregrow.grows(); }).empty();
+  const Results all =
+      only(listed, [grown](const Result& r) { return r.config.pregrow.grows() == grown; });
   if (all.empty()) return;
   const Results plain = only(all, [](const Result& r) { return r.reference; });
   fastest_finding(all, naming, out);
@@ -376,7 +381,7 @@ void batch_findings(std::span<const Result> results, std::string_view workload, 
   std::map<std::string, std::map<int, const Result*>> best;  // strategy → batch → fastest
   for (const auto* r : all) {
     if (r->batch_unit == BatchUnit::none) continue;
-    const Result*& b = best[r->strategy][r->batch];
+    const Result*& b = best[r->config.strategy][r->config.batch];
     if (b == nullptr || r->ops_per_sec > b->ops_per_sec) b = r;
   }
   for (const auto& [strategy, by_batch] : best) {
@@ -384,19 +389,19 @@ void batch_findings(std::span<const Result> results, std::string_view workload, 
     Results rs;
     for (const auto& entry : by_batch) rs.push_back(entry.second);
     const Result* top = fastest(rs);
-    League line{{}, {{"best_batch", top->batch}}, {subject(*top, "best")}, {}};
+    League line{{}, {{"best_batch", top->config.batch}}, {subject(*top, "best")}, {}};
     for (const auto* r : rs) {
       if (r == top) continue;
-      line.add(fmt::format("batch{}", r->batch), *r, *top,
-               fmt::format("batch {} ({}): {} ms, {}", r->batch, workers_text(*r),
+      line.add(fmt::format("batch{}", r->config.batch), *r, *top,
+               fmt::format("batch {} ({}): {} ms, {}", r->config.batch, workers_text(*r),
                            format_ms(r->stats.median), compared_text(*r, *top)));
     }
-    out.push_back(
-        {{"batch",
-          fmt::format("`{}` by batch size: fastest with batch {} ({} ms, {}); {}.", strategy,
-                      top->batch, format_ms(top->stats.median), workers_text(*top), line.text),
-          std::move(line.numbers), std::move(line.subjects)},
-         std::move(line.claims)});
+    out.push_back({{"batch",
+                    fmt::format("`{}` by batch size: fastest with batch {} ({} ms, {}); {}.",
+                                strategy, top->config.batch, format_ms(top->stats.median),
+                                workers_text(*top), line.text),
+                    std::move(line.numbers), std::move(line.subjects)},
+                   std::move(line.claims)});
   }
 }
 
@@ -409,7 +414,9 @@ void syscall_finding(std::span<const Result> results, std::string_view workload,
   const Result* plain = nullptr;
   const Result* batched = nullptr;
   for (const auto* r : all) {
-    if (r->threads != 1 || r->pregrow.grows() || r->workload_kind != WorkloadKind::open) continue;
+    if (r->config.threads != 1 || r->config.pregrow.grows() ||
+        r->workload_kind != WorkloadKind::open)
+      continue;
     if (r->reference && (plain == nullptr || r->stats.median < plain->stats.median)) plain = r;
     const bool per_submission = r->batch_unit == BatchUnit::submission;
     if (per_submission && (batched == nullptr || r->stats.median < batched->stats.median)) {
@@ -431,18 +438,18 @@ void syscall_finding(std::span<const Result> results, std::string_view workload,
       micros(syscall),
       pti == env.cpu_mitigations.end() ? std::string() : "; meltdown: " + pti->second,
       calls == 2 ? "Opening and closing" : "Opening", calls == 2 ? "two" : "one",
-      micros(syscall * calls), micros(per_file), plain->strategy);
+      micros(syscall * calls), micros(per_file), plain->config.strategy);
   if (batched != nullptr && batched->ops != 0) {
     const double batched_per_file = batched->stats.median / static_cast<double>(batched->ops);
     numbers["batched_ns_per_file"] = batched_per_file;
-    numbers["batch"] = batched->batch;
+    numbers["batch"] = batched->config.batch;
     numbers["ratio"] = batched->stats.median / plain->stats.median;
     claims.push_back(separation_claim(*batched, *plain, 1, 0));
     subjects.push_back(subject(*batched, "batched"));
     text += fmt::format(
         ". `{}` submits up to {} operations per system call and took {} per file with 1 thread "
         "({} the time{})",
-        batched->strategy, batched->batch, micros(batched_per_file),
+        batched->config.strategy, batched->config.batch, micros(batched_per_file),
         format_ratio(batched->stats.median / plain->stats.median),
         ratio_qualifier(*batched, *plain));
   }

@@ -17,7 +17,7 @@ Results select(std::span<const Result> results, std::string_view workload) {
   Results out;
   for (const auto& r : results) {
     if (r.workload == workload && comparable(r) && r.stats.count > 0 &&
-        r.harness == Harness::minimal) {
+        r.config.harness == Harness::minimal) {
       out.push_back(&r);
     }
   }
@@ -27,14 +27,17 @@ Results select(std::span<const Result> results, std::string_view workload) {
 Results ranked_with(const Result& r, std::span<const Result> results) {
   const Results listed =
       only(select(results, r.workload), [](const Result& x) { return x.input.has_value(); });
-  return only(listed, [&r](const Result& x) { return x.pregrow.grows() == r.pregrow.grows(); });
+  return only(listed, [&r](const Result& x) {
+    return x.config.pregrow.grows() == r.config.pregrow.grows();
+  });
 }
 
 const Result* fastest(const Results& rs) {
   // The highest rate; between equal rates a fixed order, so that the order given changes
   // nothing.
   const auto order = [](const Result* x) {
-    return std::tuple(-x->ops_per_sec, x->strategy, x->threads, x->batch, x->pregrow.label());
+    return std::tuple(-x->ops_per_sec, x->config.strategy, x->config.threads, x->config.batch,
+                      x->config.pregrow.label());
   };
   const Result* best = nullptr;
   for (const auto* r : rs) {
@@ -45,7 +48,7 @@ const Result* fastest(const Results& rs) {
 
 const Result* with_threads(const Results& rs, int threads) {
   for (const auto* r : rs) {
-    if (r->threads == threads) return r;
+    if (r->config.threads == threads) return r;
   }
   return nullptr;
 }
@@ -56,7 +59,8 @@ const Result* fewest_without_interval(const Results& rs) {
     if (r->median_ci.reached) continue;
     // The fewest repetitions, then a fixed order, so that the order given changes nothing.
     const auto order = [](const Result* x) {
-      return std::tuple(x->times_ns.size(), x->strategy, x->threads, x->batch, x->pregrow.label());
+      return std::tuple(x->times_ns.size(), x->config.strategy, x->config.threads, x->config.batch,
+                        x->config.pregrow.label());
     };
     if (fewest == nullptr || order(r) < order(fewest)) fewest = r;
   }
@@ -64,30 +68,29 @@ const Result* fewest_without_interval(const Results& rs) {
 }
 
 std::string workers_text(const Result& r) {
-  return worker_count_text(r.workers, r.threads);
+  return worker_count_text(r.workers, r.config.threads);
 }
 
 namespace {
 
 std::string paths_of(const Result& r) {
-  const auto it = r.parameters.find("paths");
-  return it == r.parameters.end() ? std::string("relative") : it->second;
+  return std::string(to_string(paths_or_relative(r.config)));
 }
 
 // Each setting a sentence may have to name, with its words.
 std::map<std::string, std::string> settings_of(const Result& r) {
-  return {{"batch", std::to_string(r.batch)},
-          {"pregrow", r.pregrow.label()},
+  return {{"batch", std::to_string(r.config.batch)},
+          {"pregrow", r.config.pregrow.label()},
           {"paths", paths_of(r)},
-          {"kind", r.kind},
+          {"kind", std::string(to_string(r.config.kind))},
           {"rcu", r.rcu_setting()}};
 }
 
 std::string setting_words(const std::string& name, const Result& r) {
-  if (name == "batch") return fmt::format("batch {}", r.batch);
-  if (name == "pregrow") return fmt::format("pregrow {}", r.pregrow.label());
+  if (name == "batch") return fmt::format("batch {}", r.config.batch);
+  if (name == "pregrow") return fmt::format("pregrow {}", r.config.pregrow.label());
   if (name == "paths") return paths_of(r) + " paths";
-  if (name == "kind") return r.kind;
+  if (name == "kind") return std::string(to_string(r.config.kind));
   return "rcu_expedited=" + r.rcu_setting();
 }
 
@@ -97,13 +100,13 @@ Naming::Naming(std::span<const Result> results) {
   for (const auto& r : results) {
     // Only timings are named in comparisons; a failed row's setting changes no sentence.
     if (!comparable(r)) continue;
-    auto& mine = values_[r.workload + "/" + r.strategy];
+    auto& mine = values_[r.workload + "/" + r.config.strategy];
     for (const auto& [name, value] : settings_of(r)) mine[name].insert(value);
   }
 }
 
 std::string Naming::settings(const Result& r, bool pregrow) const {
-  const auto it = values_.find(r.workload + "/" + r.strategy);
+  const auto it = values_.find(r.workload + "/" + r.config.strategy);
   if (it == values_.end()) return {};
   std::string text;
   for (const char* name : {"batch", "kind", "paths", "pregrow", "rcu"}) {
@@ -121,14 +124,12 @@ std::string Naming::workers(const Result& r) const {
 }
 
 std::string Naming::operator()(const Result& r) const {
-  return fmt::format("`{}` with {}", r.strategy, workers(r));
+  return fmt::format("`{}` with {}", r.config.strategy, workers(r));
 }
 
 FindingSubject subject(const Result& r, std::string role) {
-  FindingSubject s{std::move(role),   r.workload,      r.kind,
-                   r.strategy,        r.threads,       r.batch,
-                   r.pregrow.label(), r.rcu_expedited, std::string(to_string(r.harness))};
-  s.paths = paths_of(r);
+  FindingSubject s{std::move(role), r.workload, r.config};
+  s.config.paths = paths_or_relative(r.config);
   return s;
 }
 
@@ -200,7 +201,7 @@ namespace {
 bool same_but_pregrow(const Result& a, const Result& b) {
   ResultKey ka = key_of(a);
   ResultKey kb = key_of(b);
-  ka.pregrow = kb.pregrow;
+  ka.config.pregrow = kb.config.pregrow;
   return ka == kb;
 }
 
@@ -209,9 +210,9 @@ bool same_but_pregrow(const Result& a, const Result& b) {
 std::vector<GrowthPair> growth_pairs(const Results& all) {
   std::vector<GrowthPair> pairs;
   for (const auto* off : all) {
-    if (off->pregrow.grows()) continue;
+    if (off->config.pregrow.grows()) continue;
     for (const auto* r : all) {
-      if (r->pregrow.grows() && same_but_pregrow(*r, *off)) pairs.push_back({off, r});
+      if (r->config.pregrow.grows() && same_but_pregrow(*r, *off)) pairs.push_back({off, r});
     }
   }
   return pairs;

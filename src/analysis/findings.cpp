@@ -42,7 +42,8 @@ bool knee_holds(const Result& knee, const Result& best, std::span<const Result> 
     return false;
   }
   for (const auto* r : ranked_with(knee, results)) {
-    if (r->strategy != knee.strategy || r->threads >= knee.threads) continue;
+    if (r->config.strategy != knee.config.strategy || r->config.threads >= knee.config.threads)
+      continue;
     if (separation(r->median_ci, best.median_ci) != Separation::separated ||
         r->stats.median <= knee.stats.median) {
       return false;
@@ -136,7 +137,7 @@ std::vector<Result> without_duplicates(std::span<const Result> results) {
   std::vector<Result> out;
   for (const auto& r : results) {
     const bool seen = std::any_of(out.begin(), out.end(), [&r](const Result& o) {
-      return subject(o, "") == subject(r, "") && o.harness == r.harness &&
+      return subject(o, "") == subject(r, "") && o.config.harness == r.config.harness &&
              o.times_ns == r.times_ns && o.status == r.status;
     });
     if (!seen) out.push_back(r);

@@ -19,14 +19,15 @@ namespace {
 // "`threads` with 2 threads × 256 tcp descriptors", "`threads` with 2 threads, 10,000 files kept
 // open": what a pair measured.
 std::string pair_what(const Result& off, const Naming& naming) {
-  const std::uint64_t per_thread = off.ops / static_cast<std::uint64_t>(std::max(1, off.threads));
+  const std::uint64_t per_thread =
+      off.ops / static_cast<std::uint64_t>(std::max(1, off.config.threads));
   // A list of files is described by its size; descriptors made per thread, per thread.
   if (off.input) {
-    return fmt::format("`{}` with {}, {} files kept open", off.strategy,
+    return fmt::format("`{}` with {}, {} files kept open", off.config.strategy,
                        naming.workers_but_pregrow(off), group_digits(off.ops));
   }
-  return fmt::format("`{}` with {} × {} {} descriptors{}", off.strategy, workers_text(off),
-                     per_thread, off.kind, naming.settings(off, false));
+  return fmt::format("`{}` with {} × {} {} descriptors{}", off.config.strategy, workers_text(off),
+                     per_thread, to_string(off.config.kind), naming.settings(off, false));
 }
 
 // The pair's verdict by the one rule: "2.5× slower without pre-growing", "the same within
@@ -52,13 +53,13 @@ ClaimedFinding pair_line(const GrowthPair& p, const Naming& naming) {
   const Result& off = *p.off;
   const std::string rcu = off.rcu_setting();
   std::map<std::string, FindingNumber> numbers = {
-      {"threads", off.threads},
+      {"threads", off.config.threads},
       {"median_ns", whole_ns(off.stats.median)},
       {"pregrown_median_ns", whole_ns(p.grown->stats.median)},
       {"ratio", p.ratio()}};
   if (off.fdsize_before) numbers["fdsize_before"] = *off.fdsize_before;
   if (off.fdsize_after) numbers["fdsize_after"] = *off.fdsize_after;
-  if (off.rcu_expedited) numbers["rcu_expedited"] = *off.rcu_expedited;
+  if (off.config.rcu_expedited) numbers["rcu_expedited"] = *off.config.rcu_expedited;
   std::vector<FindingClaim> claims = {separation_claim(off, *p.grown, 0, 1)};
   if (p.stalled()) claims.push_back({ClaimKind::pregrow_slower, 0, 1});
   // A pre-grown table that still grew (a pregrow number too small) says so.
@@ -75,7 +76,7 @@ ClaimedFinding pair_line(const GrowthPair& p, const Naming& naming) {
                        rcu.empty() ? std::string() : fmt::format(" with rcu_expedited={}", rcu),
                        format_ms(off.stats.median), off.fdsize_before.value_or(-1),
                        off.fdsize_after.value_or(-1), format_ms(p.grown->stats.median),
-                       p.grown->pregrow.label(), still, pair_verdict(p)),
+                       p.grown->config.pregrow.label(), still, pair_verdict(p)),
            std::move(numbers),
            {subject(off, "not-pregrown"), subject(*p.grown, "pregrown")}},
           std::move(claims)};
@@ -175,7 +176,7 @@ FindingClaim stall_claim(const Latency& latency, std::size_t subject_at) {
 ClaimedFinding events_line(const Result& r, const Latency& latency, const Results& grown) {
   const double reps = std::max(1, r.repetitions_run());
   std::map<std::string, FindingNumber> numbers = {
-      {"threads", r.threads},
+      {"threads", r.config.threads},
       {"mean_ns", whole_ns(r.stats.mean)},
       {"growth_events_per_repetition", static_cast<double>(latency.growth_totals.count) / reps},
       {"growth_ns_per_repetition",
@@ -192,10 +193,10 @@ ClaimedFinding events_line(const Result& r, const Latency& latency, const Result
     if (!g->latency) continue;
     const Latency& grown_latency = *g->latency;
     const std::string grown_per = per_submission(grown_latency) ? "submission" : "call";
-    text += fmt::format(". With the table grown first (pregrow {}): {}", g->pregrow.label(),
+    text += fmt::format(". With the table grown first (pregrow {}): {}", g->config.pregrow.label(),
                         stalls_text(*g, grown_latency, grown_per));
     numbers[grown.size() == 1 ? std::string("pregrown_stalls")
-                              : "pregrown_stalls." + g->pregrow.label()] =
+                              : "pregrown_stalls." + g->config.pregrow.label()] =
         grown_latency.stall_totals.count;
     claims.push_back(stall_claim(grown_latency, subjects.size()));
     subjects.push_back(subject(*g, "pregrown"));
@@ -277,18 +278,18 @@ ClaimedFinding why_line(std::span<const GrowthPair* const> stalled,
 // A pregrow value too small for what a run held: its table still grew.
 void pregrow_short_finding(const Results& all, const Naming& naming, Findings& out) {
   for (const auto* r : all) {
-    if (!r->pregrow.grows() || growths(*r) == 0) continue;
-    out.push_back(
-        {{"pregrow_short",
-          fmt::format("pregrow {} was too small for {}: its table still grew from {} to "
-                      "{} slots ({} growth{}) while timed.",
-                      r->pregrow.label(), pair_what(*r, naming), r->fdsize_before.value_or(-1),
-                      r->fdsize_after.value_or(-1), growths(*r), growths(*r) == 1 ? "" : "s"),
-          {{"fdsize_before", r->fdsize_before.value_or(-1)},
-           {"fdsize_after", r->fdsize_after.value_or(-1)},
-           {"growths", growths(*r)}},
-          {subject(*r, "pregrown")}},
-         {{ClaimKind::grew, 0, 0}}});
+    if (!r->config.pregrow.grows() || growths(*r) == 0) continue;
+    out.push_back({{"pregrow_short",
+                    fmt::format("pregrow {} was too small for {}: its table still grew from {} to "
+                                "{} slots ({} growth{}) while timed.",
+                                r->config.pregrow.label(), pair_what(*r, naming),
+                                r->fdsize_before.value_or(-1), r->fdsize_after.value_or(-1),
+                                growths(*r), growths(*r) == 1 ? "" : "s"),
+                    {{"fdsize_before", r->fdsize_before.value_or(-1)},
+                     {"fdsize_after", r->fdsize_after.value_or(-1)},
+                     {"growths", growths(*r)}},
+                    {subject(*r, "pregrown")}},
+                   {{ClaimKind::grew, 0, 0}}});
   }
 }
 
@@ -317,7 +318,7 @@ std::string unsaved_text(const GrowthPair& p, bool brief) {
   return fmt::format(
       "{} ms of the {} ms a repetition took on average{}, yet with the table grown first (pregrow "
       "{}) {}",
-      growth, format_ms(p.off->stats.mean), overlap, p.grown->pregrow.label(),
+      growth, format_ms(p.off->stats.mean), overlap, p.grown->config.pregrow.label(),
       !relation.empty()
           ? "the two were " + relation
           : fmt::format("it took {} the time, less than 2× apart", format_ratio(1 / p.ratio())));
@@ -337,14 +338,15 @@ void unsaved_finding(std::span<const GrowthPair* const> unsaved, Findings& out) 
     claims.push_back(separation_claim(*p->off, *p->grown, at, at + 1));
     subjects.push_back(subject(*p->off, "not-pregrown"));
     subjects.push_back(subject(*p->grown, "pregrown"));
-    const std::string name = p->off->strategy + "." + std::to_string(p->off->threads);
+    const std::string name = p->off->config.strategy + "." + std::to_string(p->off->config.threads);
     numbers[name + ".growth_share"] = p->off->latency->growth_totals.share_of_repetition;
     numbers[name + ".ratio"] = p->ratio();
     const bool brief = unsaved.size() > 1;  // one of several: which twin, said briefly
-    text += fmt::format("{}`{}` with {}{}: {}", text.empty() ? "" : "; ", p->off->strategy,
-                        workers_text(*p->off),
-                        brief ? " against pregrow " + p->grown->pregrow.label() : std::string(),
-                        unsaved_text(*p, brief));
+    text +=
+        fmt::format("{}`{}` with {}{}: {}", text.empty() ? "" : "; ", p->off->config.strategy,
+                    workers_text(*p->off),
+                    brief ? " against pregrow " + p->grown->config.pregrow.label() : std::string(),
+                    unsaved_text(*p, brief));
   }
   out.push_back({{"pregrow_growth_unsaved",
                   fmt::format("Without pre-growing, the table's growth took at least a fifth of "
@@ -431,13 +433,13 @@ void summarised_pairs(std::span<const GrowthPair> pairs, std::string_view worklo
                       const Naming& naming, Findings& out) {
   std::vector<std::string> values;  // the pregrow values, in the order measured
   for (const auto& p : pairs) {
-    const std::string v = p.grown->pregrow.label();
+    const std::string v = p.grown->config.pregrow.label();
     if (std::find(values.begin(), values.end(), v) == values.end()) values.push_back(v);
   }
   for (const auto& value : values) {
     std::vector<GrowthPair> mine;
     for (const auto& p : pairs) {
-      if (p.grown->pregrow.label() == value) mine.push_back(p);
+      if (p.grown->config.pregrow.label() == value) mine.push_back(p);
     }
     const GrowthPair* worst = nullptr;
     int stalls = 0;

@@ -23,15 +23,16 @@ struct HarnessPair {
 std::vector<HarnessPair> harness_pairs(std::span<const Result> results, std::string_view workload) {
   std::vector<HarnessPair> pairs;
   for (const auto& p : results) {
-    if (p.workload != workload || p.harness != Harness::published || !comparable(p) ||
+    if (p.workload != workload || p.config.harness != Harness::published || !comparable(p) ||
         p.stats.count == 0) {
       continue;
     }
     for (const auto& m : results) {
-      if (m.harness == Harness::minimal && comparable(m) && m.stats.count > 0 &&
-          m.stats.median > 0 && m.workload == p.workload && m.kind == p.kind &&
-          m.strategy == p.strategy && m.threads == p.threads && m.batch == p.batch &&
-          m.pregrow == p.pregrow && m.rcu_expedited == p.rcu_expedited && m.ops == p.ops) {
+      if (m.config.harness == Harness::minimal && comparable(m) && m.stats.count > 0 &&
+          m.stats.median > 0 && m.workload == p.workload && m.config.kind == p.config.kind &&
+          m.config.strategy == p.config.strategy && m.config.threads == p.config.threads &&
+          m.config.batch == p.config.batch && m.config.pregrow == p.config.pregrow &&
+          m.config.rcu_expedited == p.config.rcu_expedited && m.ops == p.ops) {
         pairs.push_back({&p, &m});
         break;
       }
@@ -56,7 +57,7 @@ ClaimedFinding harness_line(const HarnessPair& pair, const Naming& naming) {
   const std::string what = fmt::format(
       "With the published harness, `{}` with {} took {} ms for {} {} against {} ms with the "
       "minimal harness",
-      p.strategy, naming.workers(p), format_ms(p.stats.median), group_digits(p.ops),
+      p.config.strategy, naming.workers(p), format_ms(p.stats.median), group_digits(p.ops),
       p.unit == "files" ? "files" : "descriptors", format_ms(m.stats.median));
   std::string verdict;
   switch (separation(p.median_ci, m.median_ci)) {

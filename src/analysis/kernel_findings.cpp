@@ -40,7 +40,7 @@ ClaimedFinding kernel_growth_line(const Result& off, const Result* grown, const 
   std::string text = fmt::format(
       "Kernel evidence, `{}` with {} (pregrow {}{}): {}: {} in {} RCU grace period growing the "
       "descriptor table (synchronize_rcu{} from expand_files), {}.",
-      off.strategy, naming.workers_but_pregrow(off), off.pregrow.label(),
+      off.config.strategy, naming.workers_but_pregrow(off), off.config.pregrow.label(),
       rcu.empty() ? std::string() : ", rcu_expedited=" + rcu, kernel_off_cpu_text(k),
       format_duration(static_cast<double>(k.off_cpu[growth])),
       k.grace_period.empty() ? std::string("an")
@@ -56,7 +56,8 @@ ClaimedFinding kernel_growth_line(const Result& off, const Result* grown, const 
   std::vector<FindingClaim> claims = {{ClaimKind::kernel_growth, 0, 0}};
   if (grown != nullptr && kernel_traced(*grown) && kernel_growth_ns(*grown->kernel) == 0) {
     text.pop_back();
-    text += fmt::format("; with the table grown first (pregrow {}), none.", grown->pregrow.label());
+    text += fmt::format("; with the table grown first (pregrow {}), none.",
+                        grown->config.pregrow.label());
     subjects.push_back(subject(*grown, "pregrown"));
     claims.push_back({ClaimKind::kernel_no_growth, 1, 1});
   }
@@ -111,12 +112,12 @@ ClaimedFinding off_cpu_line(const Result& r, const Naming& naming) {
   std::string text =
       k.at_edges_ns == 0
           ? fmt::format("Kernel evidence, `{}` with {}: {} ({} of their time), most of it {}",
-                        r.strategy, naming.workers(r), kernel_off_cpu_text(k),
+                        r.config.strategy, naming.workers(r), kernel_off_cpu_text(k),
                         format_percent(most_share), cause)
           : fmt::format(
                 "Kernel evidence, `{}` with {}: {}, {} of it waiting to start or done; of the "
                 "other {} ({} of their time), most was {}",
-                r.strategy, naming.workers(r), kernel_off_cpu_text(k),
+                r.config.strategy, naming.workers(r), kernel_off_cpu_text(k),
                 format_duration(static_cast<double>(k.at_edges_ns)),
                 format_duration(static_cast<double>(k.in_work_ns())), format_percent(most_share),
                 cause);
@@ -161,20 +162,20 @@ void io_wq_lines(const Results& all, const Naming& naming, Findings& out) {
       inline_only.push_back(subject(*r, "io_uring"));
       continue;
     }
-    out.push_back(
-        {{"kernel_io_wq",
-          fmt::format("Kernel evidence, `{}` with {}: {} of its {} io_uring requests "
-                      "per repetition were punted to io-wq's threads.",
-                      r->strategy, naming.workers(*r), group_digits(punts), group_digits(r->ops)),
-          {{"io_uring_punts", punts}, {"ops", r->ops}},
-          {subject(*r, "io_uring")}},
-         {}});
+    out.push_back({{"kernel_io_wq",
+                    fmt::format("Kernel evidence, `{}` with {}: {} of its {} io_uring requests "
+                                "per repetition were punted to io-wq's threads.",
+                                r->config.strategy, naming.workers(*r), group_digits(punts),
+                                group_digits(r->ops)),
+                    {{"io_uring_punts", punts}, {"ops", r->ops}},
+                    {subject(*r, "io_uring")}},
+                   {}});
   }
   if (!inline_only.empty()) {
     const std::size_t n = inline_only.size();
     std::vector<std::string> names;
     for (const auto& s : inline_only) {
-      const std::string name = "`" + s.strategy + "`";
+      const std::string name = "`" + s.config.strategy + "`";
       if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
     }
     out.push_back({{"kernel_io_wq",

@@ -21,7 +21,7 @@ using nlohmann::json;
 // A result a program could act on, whatever its table: it ran, without failures, with a
 // strategy it can adopt, under one rcu_expedited throughout.
 bool usable(const Result& r) {
-  return r.recommendable && r.harness == Harness::minimal && r.ok() && !r.times_ns.empty() &&
+  return r.recommendable && r.config.harness == Harness::minimal && r.ok() && !r.times_ns.empty() &&
          r.ops_per_sec > 0 && !r.has_warning(WarningKind::setting_changed);
 }
 
@@ -51,14 +51,14 @@ std::string ineligible_why(FdTable table) {
 // a ring's direct ones, a smaller batch; among equals, the faster.
 bool simpler(const Result& a, const Result& b) {
   const auto key = [](const Result& r) {
-    return std::tuple(r.batch_unit == BatchUnit::submission, r.threads, !r.reference,
-                      r.fd_table != FdTable::shared, r.batch, -r.ops_per_sec);
+    return std::tuple(r.batch_unit == BatchUnit::submission, r.config.threads, !r.reference,
+                      r.fd_table != FdTable::shared, r.config.batch, -r.ops_per_sec);
   };
   return key(a) < key(b);
 }
 
 TunedSetting setting_of(const Result& r) {
-  return {r.strategy, r.threads, r.batch, r.ops_per_sec};
+  return {r.config.strategy, r.config.threads, r.config.batch, r.ops_per_sec};
 }
 
 json setting_json(const TunedSetting& s) {
@@ -122,12 +122,12 @@ std::vector<Ineligible> ineligible(std::span<const Result> sweep, const Eligibil
     const auto at = std::find(tables.begin(), tables.end(), r.fd_table);
     if (at == tables.end()) {
       tables.push_back(r.fd_table);
-      out.push_back({{r.strategy}, ineligible_why(r.fd_table)});
+      out.push_back({{r.config.strategy}, ineligible_why(r.fd_table)});
       continue;
     }
     auto& names = out[static_cast<std::size_t>(at - tables.begin())].strategies;
-    if (std::find(names.begin(), names.end(), r.strategy) == names.end()) {
-      names.push_back(r.strategy);
+    if (std::find(names.begin(), names.end(), r.config.strategy) == names.end()) {
+      names.push_back(r.config.strategy);
     }
   }
   return out;
@@ -146,7 +146,7 @@ std::optional<Recommendation> recommend_from(std::span<const Result> sweep,
   Recommendation rec;
   rec.fastest = setting_of(*fastest);
   rec.compared = compared;
-  rec.knee_threads = fastest->threads;
+  rec.knee_threads = fastest->config.threads;
   // The fastest and those not separated from it (statistics.hpp's rule): the same, too wide to
   // tell, or too few repetitions: the candidates. The knee needs more: shown the same.
   std::vector<const Result*> tied{fastest};
@@ -156,9 +156,9 @@ std::optional<Recommendation> recommend_from(std::span<const Result> sweep,
       continue;
     }
     tied.push_back(&r);
-    if (r.strategy == fastest->strategy && r.batch == fastest->batch &&
+    if (r.config.strategy == fastest->config.strategy && r.config.batch == fastest->config.batch &&
         separation(r.median_ci, fastest->median_ci) == Separation::same) {
-      rec.knee_threads = std::min(rec.knee_threads, r.threads);
+      rec.knee_threads = std::min(rec.knee_threads, r.config.threads);
     }
   }
   const Result* best = *std::min_element(

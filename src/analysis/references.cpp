@@ -36,8 +36,14 @@ Reference read_reference(const json& j) {
   r.quote = text_or(j, "quote");
   const json& match = j.at("match");
   r.workload = text_or(match, "workload");
-  r.kind = text_or(match, "kind");
-  r.pregrow = text_or(match, "pregrow");
+  if (const std::string kind = text_or(match, "kind"); !kind.empty()) {
+    r.kind.emplace();
+    if (!parse_descriptor_kind(kind, *r.kind)) throw Error("kind: unknown kind " + kind);
+  }
+  if (const std::string pregrow = text_or(match, "pregrow"); !pregrow.empty()) {
+    r.pregrow.emplace();
+    if (!parse_pregrow(pregrow, *r.pregrow)) throw Error("pregrow: unknown value " + pregrow);
+  }
   if (match.contains("threads")) r.threads = match.at("threads").get<int>();
   r.ops = match.at("ops").get<std::uint64_t>();
   if (match.contains("strategies"))
@@ -54,13 +60,13 @@ Reference read_reference(const json& j) {
 bool matches(const Reference& ref, const Result& r) {
   if (!r.ok() || r.stats.median <= 0) return false;
   if (r.workload != ref.workload || r.ops != ref.ops) return false;
-  if (!ref.kind.empty() && r.kind != ref.kind) return false;
-  if (!ref.pregrow.empty() && r.pregrow.label() != ref.pregrow) return false;
-  if (ref.threads && r.threads != *ref.threads) return false;
+  if (ref.kind && r.config.kind != *ref.kind) return false;
+  if (ref.pregrow && r.config.pregrow != *ref.pregrow) return false;
+  if (ref.threads && r.config.threads != *ref.threads) return false;
   // Their files were their own, opened and closed: not a --tree, --list or --keep-open run.
-  if (r.input && (r.input->source != "generated" || r.input->keep_open)) return false;
+  if (r.input && (!generated(r.input->source) || r.input->keep_open)) return false;
   return ref.strategies.empty() || std::find(ref.strategies.begin(), ref.strategies.end(),
-                                             r.strategy) != ref.strategies.end();
+                                             r.config.strategy) != ref.strategies.end();
 }
 
 double median_of(std::vector<std::int64_t> times) {

@@ -36,10 +36,11 @@ constexpr ChildOptions kRepetitionChild{.keeps_interrupt_handlers = true, .small
 std::unique_ptr<Workload> make_as_described(const WorkloadRecipe& recipe) {
   auto work = recipe.make();
   if (const WorkloadFacts made = facts_of(*work); made != recipe.facts) {
-    throw Error(fmt::format(
-        "the child made a {} workload of {} {} items, not the {} of {} {} "
-        "items the parent reports",
-        made.name, made.ops, made.kind, recipe.facts.name, recipe.facts.ops, recipe.facts.kind));
+    throw Error(
+        fmt::format("the child made a {} workload of {} {} items, not the {} of {} {} "
+                    "items the parent reports",
+                    made.name, made.ops, to_string(made.kind), recipe.facts.name, recipe.facts.ops,
+                    to_string(recipe.facts.kind)));
   }
   return work;
 }
@@ -223,14 +224,14 @@ WorkloadRecipe open_workload_recipe(OpenSpec spec) {
   FDBENCH_ASSERT(spec.paths != nullptr);
   spec.dir_fd = -1;  // the child holds only fds 0-2: it opens the directory itself
   const std::uint64_t files = spec.paths->size();
-  return {{"open", "file", files, 1, "files", spec.keep_open, WorkloadKind::open,
+  return {{"open", DescriptorKind::file, files, 1, "files", spec.keep_open, WorkloadKind::open,
            ItemSpec::Op::open_file},
           [spec] { return make_open_workload(spec); }};
 }
 
 WorkloadRecipe socket_workload_recipe(SocketKind kind, std::size_t count) {
-  return {{"socket", std::string(to_string(kind)), count, kind == SocketKind::pipe ? 2 : 1, "fds",
-           true, WorkloadKind::create, item_op(kind)},
+  return {{"socket", kind, count, kind == SocketKind::pipe ? 2 : 1, "fds", true,
+           WorkloadKind::create, item_op(kind)},
           [kind, count] { return make_socket_workload(kind, count); }};
 }
 

@@ -55,7 +55,7 @@ void LatencyRecording::store(Result& r) const {
     return;
   }
   r.latency = collector_.finish();
-  if (per_submission(*r.latency)) r.parameters["latency"] = per_submission_note(r.batch);
+  if (per_submission(*r.latency)) r.parameters["latency"] = per_submission_note(r.config.batch);
 }
 
 bool table_shared_now(const StrategyInfo& strategy, const StrategyConfig& config) {
@@ -80,13 +80,13 @@ Result base_result(const WorkloadFacts& work, const StrategyInfo& strategy,
                    const StrategyConfig& config, const Pregrow& pregrow, int repeat, int warmup) {
   Result r;
   r.workload = work.name;
-  r.strategy = std::string(strategy.name);
-  r.threads = config.threads;
+  r.config.strategy = std::string(strategy.name);
+  r.config.threads = config.threads;
   r.runnable_threads = strategy.runnable_threads(config);
-  r.batch = strategy.uses_batch() ? config.batch : 1;
+  r.config.batch = strategy.uses_batch() ? config.batch : 1;
   r.batch_unit = strategy.batch_unit;
-  r.kind = work.kind;
-  r.pregrow = pregrow;
+  r.config.kind = work.kind;
+  r.config.pregrow = pregrow;
   r.ops = work.ops * static_cast<std::uint64_t>(work.descriptors_per_item);
   r.repeat = repeat;
   r.warmup = warmup;
@@ -97,7 +97,7 @@ Result base_result(const WorkloadFacts& work, const StrategyInfo& strategy,
   r.unit = work.unit;
   r.workload_kind = work.workload_kind;
   r.recommendable = strategy.recommendable;
-  r.harness = config.harness;
+  r.config.harness = config.harness;
   if (!strategy.dispatch.empty()) r.parameters["dispatch"] = std::string(strategy.dispatch);
   if (strategy.uses_batch()) {
     r.parameters["batch"] = std::to_string(config.batch);

@@ -46,7 +46,7 @@ using WorkloadFactory = std::function<std::unique_ptr<Workload>()>;
 // What a result records of a workload; known without making one.
 struct WorkloadFacts {
   std::string name;                // Workload::name()
-  std::string kind;                // Workload::kind()
+  DescriptorKind kind = DescriptorKind::file;  // Workload::kind()
   std::uint64_t ops = 0;           // Workload::ops()
   int descriptors_per_item = 1;    // Workload::descriptors_per_item()
   std::string unit = "fds";        // Workload::unit()

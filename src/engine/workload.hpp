@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/call_trace.hpp"
+#include "model/configuration.hpp"
 #include "model/path_table.hpp"
 
 namespace fdbench {
@@ -79,7 +80,7 @@ class Workload {
  public:
   virtual ~Workload() = default;
   [[nodiscard]] virtual std::string_view name() const = 0;  // "open", "socket"
-  [[nodiscard]] virtual std::string kind() const = 0;       // "file", "tcp", ...
+  [[nodiscard]] virtual DescriptorKind kind() const = 0;    // what one item creates
   [[nodiscard]] virtual std::size_t ops() const = 0;        // items per repetition
   // Descriptors one item creates (a pipe makes two).
   [[nodiscard]] virtual int descriptors_per_item() const { return 1; }
@@ -119,15 +120,6 @@ std::string_view to_string(OpenFlags flags);
 bool parse_open_flags(std::string_view text, OpenFlags& flags);
 std::vector<std::string> open_flags_names();
 
-// How files are named to the kernel: relative to an open directory (openat(dir_fd, name)),
-// or by absolute path from the root (open("/dir/N.txt"): the kernel walks every component of
-// the path each time). The first seed's program does neither: it opens "tmp/N.txt" from the
-// directory above its set (make_published_open_workload).
-enum class PathMode { relative, absolute };
-std::string_view to_string(PathMode mode);
-bool parse_path_mode(std::string_view text, PathMode& mode);
-std::vector<std::string> path_mode_names();
-
 struct OpenSpec {
   std::string dir_path;   // paths are relative to this directory (or absolute)
   int dir_fd = -1;        // the same directory, borrowed; -1: the workload opens dir_path
@@ -155,9 +147,9 @@ std::unique_ptr<Workload> make_open_workload(int dir_fd, std::string dir_path,
 std::unique_ptr<Workload> make_published_open_workload(const std::string& dir_path,
                                                        const PathTable& names);
 
-enum class SocketKind { tcp, tcp6, udp, unix_stream, eventfd, pipe };
-std::string_view to_string(SocketKind kind);
-// Parses "tcp", "tcp6", "udp", "unix", "eventfd", "pipe"; false if unknown.
+// The socket workload's kinds: every DescriptorKind but `file` (to_string() is the model's).
+using SocketKind = DescriptorKind;
+// Parses "tcp", "tcp6", "udp", "unix", "eventfd", "pipe"; false if unknown (or "file").
 bool parse_socket_kind(std::string_view text, SocketKind& kind);
 // All names accepted by parse_socket_kind, for help and errors.
 std::vector<std::string> socket_kind_names();

@@ -47,7 +47,7 @@ void put_text(std::string& out, std::string_view text) {
 
 std::string serialized(const InputFiles& files) {
   std::string out;
-  put_text(out, files.source);
+  put_text(out, source_name(files.source));
   put_text(out, files.origin);
   put_text(out, files.dir_path);
   put_text(out, files.fs_type);
@@ -97,7 +97,9 @@ class ExaminedReader {
 InputFiles deserialized(const std::string& bytes) {
   ExaminedReader in(bytes);
   InputFiles files;
-  files.source = in.text();
+  if (!parse_input_source(in.text(), "", files.source)) {
+    throw Error("the child process that examined the files sent an unknown source");
+  }
   files.origin = in.text();
   files.dir_path = in.text();
   files.fs_type = in.text();

@@ -103,7 +103,7 @@ void refuse_pseudo_fs(const std::string& root, const std::string& path, bool bel
 
 InputFiles scan_tree(const std::string& root, const TreeWalk& walk) {
   InputFiles input;
-  input.source = "tree";
+  input.source = InputSource::tree;
   input.origin = root;
   input.dir_path = root;
   if (!walk.allow_pseudo_fs) refuse_pseudo_fs(root, root, false);
@@ -276,7 +276,7 @@ class ListReader {
 
 InputFiles read_list(const std::string& list_file, bool nul_separated) {
   InputFiles input;
-  input.source = "list";
+  input.source = InputSource::list;
   input.origin = list_file;
   char cwd[4096];
   input.dir_path = getcwd(cwd, sizeof cwd) != nullptr ? cwd : ".";

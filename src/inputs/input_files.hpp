@@ -12,11 +12,12 @@
 
 #include "common/errors.hpp"
 #include "model/path_table.hpp"
+#include "model/result.hpp"
 
 namespace fdbench {
 
 struct InputFiles {
-  std::string source;     // "tree" or "list"
+  InputSource source = InputSource::tree;  // tree or list
   std::string origin;     // the --tree directory or the --list file
   std::string dir_path;   // paths are relative to this directory (or absolute)
   PathTable paths;

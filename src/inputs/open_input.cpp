@@ -62,16 +62,16 @@ FileSet generated_set(const OpenOptions& o, const FileSet::CreationProgress& pro
                       InputSummary& summary) {
   if (!o.reuse_files.empty()) {
     summary.origin = o.reuse_files;
-    summary.file_set = "reused";
+    summary.source = InputSource::reused;
     return FileSet::open_kept(o.reuse_files, o.files, o.subdirs);
   }
   if (!o.keep_files.empty()) {
     summary.origin = o.keep_files;
-    summary.file_set = "kept";
+    summary.source = InputSource::kept;
     return FileSet::create_kept(o.keep_files, o.files.value(), o.subdirs.value(), progress);
   }
   summary.origin = o.dir.empty() ? default_dir() : o.dir;
-  summary.file_set = "private";
+  summary.source = InputSource::private_set;
   // Named as the user gave it: a TMPDIR they never passed as --dir is called TMPDIR.
   return FileSet::create(summary.origin, o.files.value(), o.subdirs.value(), progress,
                          o.dir.empty() ? "TMPDIR" : "--dir");
@@ -144,15 +144,15 @@ OpenSpec open_spec(const OpenOptions& options, const OpenInput& in) {
 }
 
 void record_paths(Result& r, PathMode asked, const StrategyInfo& strategy) {
-  if (r.harness == Harness::published) {
-    r.parameters["paths"] = std::string(to_string(PathMode::relative));
+  if (r.config.harness == Harness::published) {
+    r.config.paths = PathMode::relative;
     r.parameters["paths_note"] =
         "the first seed's names: each file's relative name <set>/N.txt, built per file as a "
         "std::string and opened with a std::ifstream from the set's parent directory";
     return;
   }
   const bool forced = strategy.full_paths_only && asked == PathMode::relative;
-  r.parameters["paths"] = std::string(to_string(forced ? PathMode::absolute : asked));
+  r.config.paths = forced ? PathMode::absolute : asked;
   if (forced) {
     r.parameters["paths_note"] = fmt::format(
         "{} has no openat(): it could only open each file by its absolute path, so --paths "

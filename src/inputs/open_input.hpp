@@ -51,9 +51,9 @@ std::string opening_text(const OpenOptions& options, const OpenInput& in);
 // How a workload opens `in`'s files with `options`' flags (and holds them with --keep-open).
 OpenSpec open_spec(const OpenOptions& options, const OpenInput& in);
 
-// Records in an open result's parameters how its files were named ("paths": "relative" or
-// "absolute"), and, for a strategy that can only open by full path, that --paths relative
-// did not apply to it ("paths_note").
+// Records in an open result's configuration how its files were named (config.paths), and, for
+// a strategy that can only open by full path, that --paths relative did not apply to it (the
+// parameter "paths_note").
 void record_paths(Result& r, PathMode asked, const StrategyInfo& strategy);
 
 }  // namespace fdbench

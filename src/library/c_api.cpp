@@ -11,6 +11,7 @@
 #include <stop_token>
 #include <string>
 
+#include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
 #include "fdbench/fd_table.hpp"
 #include "fdbench/fdbench.h"
@@ -48,10 +49,13 @@ int cxx_options(const fdbench_open_options& c, fdbench::OpenManyOptions& options
   if (c.strategy != nullptr) {
     const auto strategy = fdbench::open_strategy(c.strategy);
     if (!strategy) {
-      const bool direct = std::strcmp(c.strategy, "uring-direct") == 0;
+      // A strategy whose descriptors are in no process table (io_uring direct ones).
+      const fdbench::StrategyInfo* known = fdbench::find_strategy(c.strategy);
+      const bool direct = known != nullptr && known->fd_table == fdbench::FdTable::none;
       const std::string why =
-          direct ? "fdbench_open_many: uring-direct does not apply: its descriptors live in the "
-                   "ring, not in the process's table, so there is nothing to return (use uring)"
+          direct ? std::string("fdbench_open_many: ") + c.strategy +
+                       " does not apply: its descriptors live in the ring, not in the process's "
+                       "table, so there is nothing to return (use uring)"
                  : std::string("fdbench_open_many: unknown strategy \"") + c.strategy +
                        "\" (open_many runs \"threads\" and \"uring\")";
       set_message(result, why.c_str());

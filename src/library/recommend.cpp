@@ -3,6 +3,8 @@
 // strategy names itself.
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
 #include "fdbench/tune.hpp"
@@ -21,7 +23,7 @@ Recommendation recommend(const RecommendOptions& options) {
     std::string why = "no strategy ran without failures";
     for (const auto& r : report.sweep) {
       if (!r.ran() || !r.first_failure.empty()) {
-        why += fmt::format(" ({} {} threads: {})", r.strategy, r.threads,
+        why += fmt::format(" ({} {} threads: {})", r.config.strategy, r.config.threads,
                            r.ran() ? r.first_failure : error_text(r));
         break;
       }
@@ -31,9 +33,13 @@ Recommendation recommend(const RecommendOptions& options) {
   return *report.recommendation;
 }
 
+// The one place a strategy's name becomes open_many's: the C and C++ APIs' boundary.
 std::optional<OpenStrategy> open_strategy(std::string_view name) {
-  if (name == "threads") return OpenStrategy::threads;
-  if (name == "uring") return OpenStrategy::uring;
+  static constexpr std::pair<std::string_view, OpenStrategy> kOpenStrategies[] = {
+      {"threads", OpenStrategy::threads}, {"uring", OpenStrategy::uring}};
+  for (const auto& [spelling, strategy] : kOpenStrategies) {
+    if (spelling == name) return strategy;
+  }
   return std::nullopt;
 }
 

@@ -10,6 +10,8 @@
 #include <variant>
 #include <vector>
 
+#include "model/configuration.hpp"
+
 namespace fdbench {
 
 // A number a finding cites: a count, or whole nanoseconds, is an integer (and written as one);
@@ -41,20 +43,14 @@ class FindingNumber {
 };
 
 // One result a finding is about, as fields a script can match against the results (its
-// `workload`, `kind`, `strategy`, `threads`, `batch`, `pregrow`, `rcu_expedited`, `harness` and
-// `paths`), and what
-// it is to the finding (`role`: "fastest", "tied", "knee", "reference", "pregrown", ...).
+// `workload` and its configuration: `kind`, `strategy`, `threads`, `batch`, `pregrow`,
+// `rcu_expedited`, `harness` and `paths`), and what it is to the finding (`role`: "fastest",
+// "tied", "knee", "reference", "pregrown", ...).
 struct FindingSubject {
   std::string role;
   std::string workload;  // "open", "socket"
-  std::string kind;      // what one item creates: "file", "tcp", ...
-  std::string strategy;
-  int threads = 0;
-  int batch = 0;
-  std::string pregrow;               // "off", "auto" or a descriptor number, as results say it
-  std::optional<int> rcu_expedited;  // where --rcu-expedited set it
-  std::string harness = "minimal";   // "published" where --harness published measured it
-  std::string paths = "relative";    // "absolute" where the files were opened by full path
+  // The result's; its paths always set (relative where the result did not say).
+  Configuration config;
 
   bool operator==(const FindingSubject&) const = default;
 };

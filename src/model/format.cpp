@@ -62,9 +62,9 @@ std::string worker_count_text(WorkerKind workers, int count) {
 }
 
 std::string threads_text(const Result& r) {
-  const int extra = r.runnable_threads - r.threads;
-  if (extra == 0) return std::to_string(r.threads);
-  return fmt::format("{} ({:+})", r.threads, extra);
+  const int extra = r.runnable_threads - r.config.threads;
+  if (extra == 0) return std::to_string(r.config.threads);
+  return fmt::format("{} ({:+})", r.config.threads, extra);
 }
 
 std::string shell_quoted(const std::vector<std::string>& words) {

@@ -59,6 +59,12 @@ struct Spelling<Harness> {
   static constexpr auto parse = parse_harness;
   static constexpr const char* expected = "\"minimal\" or \"published\"";
 };
+template <>
+struct Spelling<DescriptorKind> {
+  static constexpr auto parse = parse_descriptor_kind;
+  static constexpr const char* expected =
+      "\"eventfd\", \"file\", \"pipe\", \"tcp\", \"tcp6\", \"udp\" or \"unix\"";
+};
 template <class T>
 concept Spelled = requires {
   Spelling<T>::expected;
@@ -146,6 +152,47 @@ void reset(RecordOf<member>& r) {
 template <class Record>
 using Older = void (*)(Record&);
 
+// ---- Rows for one member of a result's configuration ------------------------------------
+
+template <auto member>
+Written write_config(const Result& r) {
+  return value_json(r.config.*member);
+}
+
+template <auto member>
+Written write_config_when_set(const Result& r) {
+  const auto& value = r.config.*member;
+  if (!value) return std::nullopt;
+  return value_json(*value);
+}
+
+template <auto member>
+void read_config(const JsonReader& in, const char* name, Result& r) {
+  r.config.*member = read_value<TypeOf<member>>(in, name);
+}
+
+template <auto member>
+void reset_config(Result& r) {
+  r.config.*member = TypeOf<member>{};
+}
+
+template <auto member>
+constexpr ResultField required_config(const char* name) {
+  return {.name = name,
+          .write = &write_config<member>,
+          .read_as = FieldRead::required,
+          .read = &read_config<member>};
+}
+
+template <auto member>
+constexpr ResultField defaulted_config(const char* name) {
+  return {.name = name,
+          .write = &write_config<member>,
+          .read_as = FieldRead::optional,
+          .read = &read_config<member>,
+          .older = &reset_config<member>};
+}
+
 // A field every document has: one without it is malformed.
 template <auto member>
 constexpr JsonField<RecordOf<member>> required(const char* name) {
@@ -221,7 +268,7 @@ constexpr LegacyStrategy kLegacyStrategies[] = {
 const LegacyStrategy& legacy(const Result& r) {
   static constexpr LegacyStrategy kUnknown{};
   for (const auto& s : kLegacyStrategies) {
-    if (s.name == r.strategy) return s;
+    if (s.name == r.config.strategy) return s;
   }
   return kUnknown;
 }
@@ -327,24 +374,46 @@ void status_of_old_result(Result& r) {
   }
 }
 
-// Values other than strings (a later version's) are kept as their JSON text.
+// The strategy's parameters, and an open result's paths among them (schema 9 on).
+Written write_parameters(const Result& r) {
+  std::map<std::string, std::string> parameters = r.parameters;
+  if (r.config.paths) parameters["paths"] = std::string(to_string(*r.config.paths));
+  if (parameters.empty()) return std::nullopt;
+  return json(parameters);
+}
+
+// Values other than strings (a later version's) are kept as their JSON text. The paths are
+// the configuration's.
 void read_parameters(const JsonReader& in, const char* name, Result& r) {
   const json& p = in.field(name);
   if (!p.is_object()) throw Error(in.path(name) + ": expected an object");
   for (const auto& [key, value] : p.items()) {
     r.parameters[key] = value.is_string() ? value.get<std::string>() : value.dump();
   }
+  const auto paths = r.parameters.find("paths");
+  if (paths == r.parameters.end()) return;
+  PathMode mode{};
+  if (!parse_path_mode(paths->second, mode)) {
+    throw Error(in.path(name) + ".paths: expected \"relative\" or \"absolute\"");
+  }
+  r.config.paths = mode;
+  r.parameters.erase(paths);
 }
 
 Written write_input(const Result& r) {
   if (!r.input) return std::nullopt;
   const InputSummary& in = *r.input;
   json j = {
-      {"source", in.source},   {"origin", in.origin},       {"layout", in.layout},
-      {"flags", in.flags},     {"keep_open", in.keep_open}, {"files", in.files},
-      {"skipped", in.skipped}, {"missing", in.missing},
+      {"source", source_name(in.source)},
+      {"origin", in.origin},
+      {"layout", in.layout},
+      {"flags", in.flags},
+      {"keep_open", in.keep_open},
+      {"files", in.files},
+      {"skipped", in.skipped},
+      {"missing", in.missing},
   };
-  if (!in.file_set.empty()) j["file_set"] = in.file_set;
+  if (const auto set = file_set_name(in.source); !set.empty()) j["file_set"] = set;
   return j;
 }
 
@@ -358,7 +427,10 @@ Written write_setup_ns(const Result& r) {
 void read_input(const JsonReader& result, const char* name, Result& r) {
   const JsonReader input(result.field(name), result.path(name));
   InputSummary s;
-  s.source = input.text("source");
+  const std::string source = input.text("source");
+  if (!parse_input_source(source, input.text_or("file_set", ""), s.source)) {
+    throw Error(input.path("source") + ": unknown source '" + source + "' (with its file_set)");
+  }
   s.origin = input.text_or("origin", "");
   s.layout = input.text_or("layout", "");
   s.flags = input.text_or("flags", "rdonly");
@@ -367,7 +439,6 @@ void read_input(const JsonReader& result, const char* name, Result& r) {
   s.files = input.integer<std::uint64_t>("files");
   s.skipped = input.counts("skipped");
   s.missing = input.counts("missing");
-  s.file_set = input.text_or("file_set", "");
   s.setup_ns = result.optional_integer<std::int64_t>("setup_ns");
   r.input = std::move(s);
 }
@@ -660,15 +731,15 @@ void read_precision(const JsonReader& in, const char* name, Result& r) {
 // The value --rcu-expedited set for the result. Before results recorded it, a parameter of
 // that name said it (and is dropped either way).
 void read_rcu_expedited(const JsonReader& in, const char* name, Result& r) {
-  r.rcu_expedited = in.integer<int>(name);
+  r.config.rcu_expedited = in.integer<int>(name);
   r.parameters.erase("rcu_expedited");
 }
 
 void rcu_expedited_of_old_result(Result& r) {
-  r.rcu_expedited.reset();
+  r.config.rcu_expedited.reset();
   const auto old = r.parameters.find("rcu_expedited");
   if (old == r.parameters.end()) return;
-  if (old->second == "0" || old->second == "1") r.rcu_expedited = old->second == "1" ? 1 : 0;
+  if (old->second == "0" || old->second == "1") r.config.rcu_expedited = old->second == "1" ? 1 : 0;
   r.parameters.erase(old);
 }
 
@@ -680,11 +751,11 @@ void rcu_expedited_of_old_result(Result& r) {
 // clang-format off
 constexpr ResultField kResultFields[] = {
     required<&Result::workload>("workload").csv(0),
-    required<&Result::strategy>("strategy").csv(1),
-    required<&Result::threads>("threads").csv(2),
-    required<&Result::batch>("batch").csv(3),
-    required<&Result::kind>("kind").csv(4),
-    defaulted<&Result::pregrow>("pregrow").csv(5),
+    required_config<&Configuration::strategy>("strategy").csv(1),
+    required_config<&Configuration::threads>("threads").csv(2),
+    required_config<&Configuration::batch>("batch").csv(3),
+    required_config<&Configuration::kind>("kind").csv(4),
+    defaulted_config<&Configuration::pregrow>("pregrow").csv(5),
     required<&Result::ops>("ops").csv(6),
     required<&Result::repeat>("repeat").csv(7),
     required<&Result::warmup>("warmup").csv(8),
@@ -703,7 +774,7 @@ constexpr ResultField kResultFields[] = {
                    &read_warning_kinds, &kinds_of_old_warnings).added_in(2),
     custom<Result>("status", &write_member<&Result::status>, FieldRead::optional, &read_status,
                    &status_of_old_result).added_in(2).csv(21),
-    custom<Result>("parameters", &write_when_set<&Result::parameters>, FieldRead::optional,
+    custom<Result>("parameters", &write_parameters, FieldRead::optional,
                    &read_parameters, &reset<&Result::parameters>),
     custom<Result>("input", &write_input, FieldRead::optional, &read_input,
                    &reset<&Result::input>),
@@ -724,7 +795,7 @@ constexpr ResultField kResultFields[] = {
     defaulted<&Result::reference>("reference",
                                   [](Result& r) { r.reference = legacy(r).reference; }),
     defaulted<&Result::runnable_threads>("runnable_threads", [](Result& r) {
-      r.runnable_threads = r.threads + (legacy(r).caller_runs_beside ? 1 : 0);
+      r.runnable_threads = r.config.threads + (legacy(r).caller_runs_beside ? 1 : 0);
     }).csv(19),
     defaulted<&Result::holds_descriptors>("holds_descriptors", [](Result& r) {
       r.holds_descriptors = !r.input || r.input->keep_open;
@@ -739,7 +810,8 @@ constexpr ResultField kResultFields[] = {
     defaulted<&Result::recommendable>("recommendable", [](Result& r) {
       r.recommendable = legacy(r).recommendable;
     }).added_in(2),
-    custom<Result>("rcu_expedited", &write_when_set<&Result::rcu_expedited>, FieldRead::optional,
+    custom<Result>("rcu_expedited", &write_config_when_set<&Configuration::rcu_expedited>,
+                   FieldRead::optional,
                    &read_rcu_expedited, &rcu_expedited_of_old_result).added_in(2),
     custom<Result>("timed_region", &write_timed_region, FieldRead::optional, &read_timed_region,
                    &reset<&Result::timed_region>).added_in(3),
@@ -747,7 +819,7 @@ constexpr ResultField kResultFields[] = {
                    &reset<&Result::auto_repeat>).added_in(4),
     custom<Result>("kernel", &write_kernel, FieldRead::optional, &read_kernel,
                    &reset<&Result::kernel>).added_in(5),
-    defaulted<&Result::harness>("harness").added_in(6).csv(31),
+    defaulted_config<&Configuration::harness>("harness").added_in(6).csv(31),
     derived("min_ns", [](const Result& r) -> Written { return r.stats.min; }).csv(9),
     derived("median_ns", [](const Result& r) -> Written { return whole_ns(r.stats.median); }).csv(10),
     derived("max_ns", [](const Result& r) -> Written { return r.stats.max; }).csv(11),

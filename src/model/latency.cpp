@@ -54,15 +54,17 @@ std::string cause_of(std::span<const CallRecord> records, std::span<const Growth
                      std::uint64_t index, bool is_creation, std::int64_t start, std::int64_t ns) {
   const int worker = records[index].worker;
   for (const auto& g : growth) {
-    if (is_creation && g.index == index) return g.shared ? "fd-table-growth" : "unexplained";
+    if (is_creation && g.index == index) {
+      return std::string(g.shared ? cause_name(OffCpuCause::fd_table_growth) : kUnexplainedCause);
+    }
   }
   for (const auto& g : growth) {
     const CallRecord& grew = records[g.index];
     if (grew.worker != worker && g.shared && overlap(start, ns, grew.start_ns, grew.create_ns)) {
-      return "waiting-on-growth";
+      return std::string(cause_name(OffCpuCause::waiting_on_growth));
     }
   }
-  return "unexplained";
+  return kUnexplainedCause;
 }
 
 // A stall as the timing alone tells it, or, where the kernel recorded its thread, as the

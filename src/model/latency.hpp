@@ -123,6 +123,8 @@ inline constexpr const char* kSubmitCloseOp = "submit-close";
 // A traced stall whose thread was on its CPU for most of the call: the kernel worked, or, in a
 // VM, the hypervisor ran something else on that CPU (which the guest cannot see).
 inline constexpr const char* kOnCpuCause = "on-cpu";
+// An untraced stall that is neither a growth in a shared table nor one waiting on another's.
+inline constexpr const char* kUnexplainedCause = "unexplained";
 
 // What the kernel recorded of one repetition's threads (--kernel-trace), for its stalls:
 // every measuring thread's stretches off its CPU, and each worker's thread id (0: unknown).

@@ -82,8 +82,47 @@ bool parse_warning_kind(std::string_view text, WarningKind& kind) {
   return value_of(kWarningNames, text, kind);
 }
 
+namespace {
+
+// Each InputSource with JSON's "source" and "file_set" for it.
+struct InputSourceNames {
+  InputSource source;
+  std::string_view source_name;
+  std::string_view file_set;
+};
+constexpr InputSourceNames kInputSourceNames[] = {
+    {InputSource::generated, "generated", ""}, {InputSource::private_set, "generated", "private"},
+    {InputSource::kept, "generated", "kept"},  {InputSource::reused, "generated", "reused"},
+    {InputSource::tree, "tree", ""},           {InputSource::list, "list", ""}};
+
+const InputSourceNames& input_source_names(InputSource source) {
+  for (const auto& n : kInputSourceNames) {
+    if (n.source == source) return n;
+  }
+  return kInputSourceNames[0];
+}
+
+}  // namespace
+
+std::string_view source_name(InputSource source) {
+  return input_source_names(source).source_name;
+}
+std::string_view file_set_name(InputSource source) {
+  return input_source_names(source).file_set;
+}
+
+bool parse_input_source(std::string_view source, std::string_view file_set, InputSource& out) {
+  for (const auto& n : kInputSourceNames) {
+    if (n.source_name == source && n.file_set == file_set) {
+      out = n.source;
+      return true;
+    }
+  }
+  return false;
+}
+
 std::string Result::rcu_setting() const {
-  return rcu_expedited ? std::to_string(*rcu_expedited) : std::string();
+  return config.rcu_expedited ? std::to_string(*config.rcu_expedited) : std::string();
 }
 
 bool Result::has_warning(WarningKind about) const {

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/configuration.hpp"
 #include "model/kernel_evidence.hpp"
 #include "model/latency.hpp"
 #include "model/settings.hpp"
@@ -69,9 +70,31 @@ struct Warning {
   bool operator==(const Warning&) const = default;
 };
 
+// Where the files of an `open` result came from. One value for JSON's two fields, "source"
+// ("generated", "tree", "list") and, for a generated set, "file_set" ("private", "kept",
+// "reused"; absent before schema 9 recorded it), converted there and nowhere else.
+enum class InputSource {
+  generated,    // a set fdbench made, from a document that does not say what became of it
+  private_set,  // made for this run in a private directory, removed after it
+  kept,         // made at --dir with --keep-files and left there
+  reused,       // a kept set, checked and used as it is (none created)
+  tree,         // the user's files, found under --tree
+  list,         // the user's files, named by --list
+};
+// JSON's "source": "generated" for the first four, "tree", "list".
+std::string_view source_name(InputSource source);
+// JSON's "file_set": "private", "kept", "reused"; empty for the others (not written).
+std::string_view file_set_name(InputSource source);
+// From JSON's two fields (`file_set` empty where absent); false if they name none.
+bool parse_input_source(std::string_view source, std::string_view file_set, InputSource& out);
+// Whether fdbench made the files (any of the first four): not the user's own.
+[[nodiscard]] inline bool generated(InputSource source) {
+  return source != InputSource::tree && source != InputSource::list;
+}
+
 // Where the files of an `open` result came from, with what was left out.
 struct InputSummary {
-  std::string source = "generated";  // "generated", "tree" or "list"
+  InputSource source = InputSource::generated;
   std::string origin;                // --dir, --tree, --list, or a kept set's DIR
   std::string layout = "flat";       // generated sets: "flat" or "dirs:K"
   std::string flags = "rdonly";      // --flags
@@ -79,9 +102,6 @@ struct InputSummary {
   std::uint64_t files = 0;                       // files opened per repetition
   std::map<std::string, std::uint64_t> skipped;  // never opened, by kind
   std::map<std::string, std::uint64_t> missing;  // --list entries not found, by errno text
-  // generated sets: "private" (made for this run, removed after it), "kept" (made at origin
-  // with --keep-files and left there) or "reused" (a kept set, checked and used as it is)
-  std::string file_set;
   // Untimed set-up before the first repetition: making the set (reused: checking it), or
   // reading the tree or list. Written as the result's "setup_ns".
   std::optional<std::int64_t> setup_ns;
@@ -123,16 +143,10 @@ struct AutoRepeat {
 
 struct Result {
   std::string workload;  // "open" or "socket"
-  std::string strategy;  // "threads", "pool", ...
-  int threads = 1;
+  // What was measured: strategy, threads, batch, kind, pregrow, harness, paths, rcu_expedited.
+  Configuration config;
   int runnable_threads = 1;                // threads or processes that can be on a CPU while timed
-  int batch = 1;                           // what batch_unit says
-  BatchUnit batch_unit = BatchUnit::none;  // what batch counts
-  std::string kind;                        // "file", "tcp", "udp", "unix", ...
-  Pregrow pregrow;                         // grown before the clock started, and how far
-  // The value --rcu-expedited set for this result's block of the sweep; nullopt: the machine's
-  // own, as the environment records it.
-  std::optional<int> rcu_expedited;
+  BatchUnit batch_unit = BatchUnit::none;  // what config.batch counts
   std::uint64_t ops = 0;  // descriptors created per repetition
   int repeat = 0;         // timed repetitions: as planned, or as many as --repeat auto took
   int warmup = 0;
@@ -174,9 +188,6 @@ struct Result {
   // Whether tune may recommend it: a way a program can adopt (not the seed's naive pool,
   // measured only to show what it costs).
   bool recommendable = true;
-  // --harness: what the clock holds besides the calls: fdbench's minimal harness, or the
-  // seeds' published one (threads created inside the clock, the first seed's ifstream).
-  Harness harness = Harness::minimal;
 
   // Whether it has timed repetitions to show: measured, or cut short.
   [[nodiscard]] bool ran() const {
@@ -192,7 +203,7 @@ struct Result {
   // (--tree, --list), some of which may be unreadable. Elsewhere (a generated set, sockets) a
   // failed call means the times are not valid, and the row is marked FAILED.
   [[nodiscard]] bool failures_are_work() const {
-    return input.has_value() && input->source != "generated";
+    return input.has_value() && !generated(input->source);
   }
   // Whether a repetition hung and was abandoned (--timeout, or Ctrl-C it never saw).
   [[nodiscard]] bool hung() const { return status == Status::timed_out || status == Status::hung; }

@@ -128,14 +128,17 @@ FindingSubject read_subject(const JsonReader& in) {
   FindingSubject s;
   s.role = in.text_or("role", "");
   s.workload = in.text("workload");
-  s.kind = in.text_or("kind", "");
-  s.strategy = in.text("strategy");
-  s.threads = in.integer<int>("threads");
-  s.batch = in.optional_integer<int>("batch").value_or(1);
-  s.pregrow = in.text_or("pregrow", "off");
-  s.rcu_expedited = in.optional_integer<int>("rcu_expedited");
-  s.harness = in.text_or("harness", "minimal");
-  s.paths = in.text_or("paths", "relative");
+  Configuration& c = s.config;
+  // A subject without its kind (none written so) reads as a file's.
+  if (in.has("kind")) c.kind = in.choice("kind", parse_descriptor_kind, "a descriptor kind");
+  c.strategy = in.text("strategy");
+  c.threads = in.integer<int>("threads");
+  c.batch = in.optional_integer<int>("batch").value_or(1);
+  if (in.has("pregrow")) c.pregrow = in.choice("pregrow", parse_pregrow, "a pregrow");
+  c.rcu_expedited = in.optional_integer<int>("rcu_expedited");
+  if (in.has("harness")) c.harness = in.choice("harness", parse_harness, "a harness");
+  c.paths = PathMode::relative;
+  if (in.has("paths")) c.paths = in.choice("paths", parse_path_mode, "a path mode");
   return s;
 }
 

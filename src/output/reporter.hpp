@@ -21,7 +21,7 @@ namespace fdbench {
 // What the next results measure, as data; each reporter words it the way its format needs.
 struct Section {
   std::string workload;               // "open", "socket"
-  std::string kind;                   // what one item creates: "file", "tcp", "pipe", ...
+  DescriptorKind kind = DescriptorKind::file;  // what one item creates
   int descriptors_per_item = 1;       // a pipe makes two
   std::uint64_t per_thread = 0;       // items per thread, when the work is sized per thread
   std::optional<InputSummary> input;  // the files, when the work is a list of files
@@ -36,9 +36,9 @@ struct Section {
   bool batch_column = false;  // results differ by batch too (tune's sweep): the table shows it
   // --harness published ran: the table shows each row's harness (minimal or published).
   bool harness_column = false;
-  // open's --paths ("relative" or "absolute"), and the strategies measured that open by full
-  // path whatever it says (no openat()): the title and note say both.
-  std::string paths = "relative";
+  // open's --paths, and the strategies measured that open by full path whatever it says (no
+  // openat()): the title and note say both.
+  PathMode paths = PathMode::relative;
   std::vector<std::string> by_full_path;
   // --kernel-trace: asked for, and (empty) recorded or why it cannot be here.
   bool kernel_trace = false;

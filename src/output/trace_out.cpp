@@ -23,7 +23,8 @@ TraceOut::TraceOut(std::string path) : path_(std::move(path)), file_(path_, "--t
 void TraceOut::add(const TraceKey& key, int repetition, std::span<const CallRecord> calls) {
   if (!error_.empty()) return;
   const std::string prefix =
-      fmt::format("{},{},{},{},{}", key.result, key.strategy, key.threads, key.pregrow, repetition);
+      fmt::format("{},{},{},{},{}", key.result, key.strategy, key.threads,
+                  key.pregrow ? key.pregrow->label() : std::string(), repetition);
   auto out = std::back_inserter(buffer_);
   for (std::size_t i = 0; i < calls.size(); ++i) {
     const CallRecord& c = calls[i];

@@ -6,12 +6,14 @@
 // interrupted: a reader sees no file or a whole one, never half of it. A write that fails (a
 // full disk) gives the file up, never the measurement: commit() says why, once.
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 
-#include "output/atomic_file.hpp"
 #include "model/call_record.hpp"
+#include "model/settings.hpp"
+#include "output/atomic_file.hpp"
 
 namespace fdbench {
 
@@ -21,7 +23,7 @@ struct TraceKey {
   std::size_t result = 0;
   std::string strategy;
   int threads = 0;
-  std::string pregrow;    // empty: measured in this process, no pregrow
+  std::optional<Pregrow> pregrow;  // nullopt: measured in this process, no pregrow
   std::string create_op;  // what the creation call is called: "open", "create"
 };
 

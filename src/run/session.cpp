@@ -48,7 +48,7 @@ const StrategyInfo& strategy_named(const std::string& name) {
 // harness" after it with --harness published).
 std::string progress_label(const TraceKey& key, Harness harness) {
   std::string label = fmt::format("{}, {}", key.strategy, thread_count_text(key.threads));
-  if (!key.pregrow.empty()) label += ", pregrow " + key.pregrow;
+  if (key.pregrow) label += ", pregrow " + key.pregrow->label();
   if (harness == Harness::published) label += ", published harness";
   return label;
 }
@@ -208,7 +208,7 @@ std::vector<DescriptorBudget> socket_budgets(const SocketOptions& options,
 Section open_section(const OpenOptions& options, const OpenInput& in,
                      const WorkloadRecipe& recipe, const std::vector<std::string>& strategies) {
   Section section = section_of(recipe, options.repeat, options.warmup);
-  section.paths = std::string(to_string(options.paths));
+  section.paths = options.paths;
   if (options.paths == PathMode::relative) {
     for (const auto& name : strategies) {
       const StrategyInfo* info = find_strategy(name);
@@ -258,14 +258,15 @@ std::vector<PlannedResult> open_plan(const OpenOptions& options,
           start = in_fresh_children(recipe, strategy, config, Pregrow{});
         }
         start = descriptors.or_skipped(std::move(start), recipe.facts, strategy, config, {}, held);
-        plan.push_back(planned({0, name, threads, "", op}, harness, std::move(start), complete));
+        plan.push_back(
+            planned({0, name, threads, std::nullopt, op}, harness, std::move(start), complete));
       }
       if (!options.keep_open) continue;
       for (const auto& pregrow : options.pregrow) {
         auto start = descriptors.or_skipped(in_fresh_children(recipe, strategy, config, pregrow),
                                             recipe.facts, strategy, config, pregrow, held);
-        plan.push_back(planned({0, name, threads, pregrow.label(), op}, Harness::minimal,
-                               std::move(start), complete));
+        plan.push_back(
+            planned({0, name, threads, pregrow, op}, Harness::minimal, std::move(start), complete));
       }
     }
   }
@@ -292,7 +293,7 @@ std::vector<PlannedResult> socket_plan(const SocketOptions& options,
           auto start = descriptors.or_skipped(in_fresh_children(recipe, strategy, config, pregrow),
                                               recipe.facts, strategy, config, pregrow, held);
           plan.push_back(
-              planned({0, name, config.threads, pregrow.label(), op}, harness, std::move(start)));
+              planned({0, name, config.threads, pregrow, op}, harness, std::move(start)));
         }
       }
     }
@@ -313,7 +314,7 @@ Session::Session(Environment env, std::vector<std::unique_ptr<Reporter>> reporte
 
 void Session::emit(Result result) {
   if (progress_ != nullptr) progress_->result_done();
-  if (rcu_block_) result.rcu_expedited = *rcu_block_;
+  if (rcu_block_) result.config.rcu_expedited = *rcu_block_;
   results_.push_back(std::move(result));
   for (auto& reporter : reporters_) reporter->add(results_.back());
 }

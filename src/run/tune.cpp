@@ -168,7 +168,7 @@ class Bench {
                                    why);
       };
     }
-    return {{0, std::string(strategy.name), config.threads, pregrow.label(),
+    return {{0, std::string(strategy.name), config.threads, pregrow,
              std::string(to_string(recipe_.facts.workload_kind))},
             fmt::format("{}, {}, batch {}", strategy.name,
                         worker_count_text(strategy.workers, config.threads), config.batch),
@@ -234,8 +234,8 @@ void ensure_sweep_fits(std::vector<Combination>& combos, std::uint64_t held) {
 
 const Combination& combination_of(const std::vector<Combination>& combos, const TunedSetting& s) {
   const auto it = std::find_if(combos.begin(), combos.end(), [&](const Combination& c) {
-    return c.result.strategy == s.strategy && c.result.threads == s.threads &&
-           c.result.batch == s.batch;
+    return c.result.config.strategy == s.strategy && c.result.config.threads == s.threads &&
+           c.result.config.batch == s.batch;
   });
   FDBENCH_ASSERT(it != combos.end());  // the recommendation came from these results
   return *it;

@@ -82,11 +82,11 @@ Environment hand_built_environment() {
 std::vector<Result> hand_built_results() {
   Result r;
   r.workload = "open";
-  r.strategy = "pool-batch";
-  r.threads = 2;
+  r.config.strategy = "pool-batch";
+  r.config.threads = 2;
   r.runnable_threads = 3;  // the caller waits beside the 2 workers
-  r.batch = 64;
-  r.kind = "file";
+  r.config.batch = 64;
+  r.config.kind = DescriptorKind::file;
   r.ops = 1000;
   r.repeat = 2;
   r.warmup = 1;
@@ -97,7 +97,7 @@ std::vector<Result> hand_built_results() {
   r.first_failure = "Permission denied";
   r.failures_by_errno = {{"EACCES", {4, "Permission denied"}}, {"other", {1, "unknown"}}};
   r.parameters = {{"dispatch", "queue"}, {"batch", "64"}};
-  r.input = InputSummary{"list",
+  r.input = InputSummary{InputSource::list,
                          "/tmp/list",
                          "",
                          "rdonly",
@@ -105,7 +105,6 @@ std::vector<Result> hand_built_results() {
                          998,
                          {{"fifo", 1}},
                          {{"No such file or directory", 1}},
-                         "",
                          1'500'000};
   r.warnings = {{WarningKind::other, "a warning"}};
   r.timed_region_samples = {{2, 0, 14, 1}, {3, 1, 20, 0}};  // a page fault: its warning too
@@ -136,13 +135,24 @@ RunContext hand_built_context() {
   return c;
 }
 
+// A socket subject: 2 threads of `threads` creating tcp sockets.
+FindingSubject socket_subject(std::string role, Pregrow pregrow, std::optional<int> rcu) {
+  FindingSubject s{std::move(role), "socket", {}};
+  s.config.kind = DescriptorKind::tcp;
+  s.config.strategy = "threads";
+  s.config.threads = 2;
+  s.config.pregrow = pregrow;
+  s.config.rcu_expedited = rcu;
+  return s;
+}
+
 // A finding with its numbers, integers and not, and its subjects.
 std::vector<Finding> hand_built_findings() {
   return {{"pregrow",
            "text",
            {{"threads", 2}, {"median_ns", 20'000'000}, {"ratio", 10.5}},
-           {{"not-pregrown", "socket", "tcp", "threads", 2, 1, "off", 1},
-            {"pregrown", "socket", "tcp", "threads", 2, 1, "auto", std::nullopt}}}};
+           {socket_subject("not-pregrown", Pregrow{}, 1),
+            socket_subject("pregrown", Pregrow{Pregrow::Mode::automatic, 0}, std::nullopt)}}};
 }
 
 TEST_F(Schema, IsAJsonSchemaThatRejectsBrokenDocuments) {

@@ -38,7 +38,7 @@ class CountingWorkload final : public Workload {
         fail_every_(fail_every) {}
 
   [[nodiscard]] std::string_view name() const override { return "counting"; }
-  [[nodiscard]] std::string kind() const override { return "counter"; }
+  [[nodiscard]] DescriptorKind kind() const override { return DescriptorKind::file; }
   [[nodiscard]] std::size_t ops() const override { return ops_; }
   void before_repetition() override {
     for (std::size_t i = 0; i < ops_; ++i) counts_[i].store(0, std::memory_order_relaxed);
@@ -112,7 +112,7 @@ class StealingWorkload final : public Workload {
   static constexpr std::size_t kOps = 8;  // 2 workers: ranges [0, 4) and [4, 8)
 
   [[nodiscard]] std::string_view name() const override { return "stealing"; }
-  [[nodiscard]] std::string kind() const override { return "counter"; }
+  [[nodiscard]] DescriptorKind kind() const override { return DescriptorKind::file; }
   [[nodiscard]] std::size_t ops() const override { return kOps; }
   void run_range(std::size_t begin, std::size_t /*end*/, Tally& tally) noexcept override {
     const auto me = std::this_thread::get_id();

@@ -35,7 +35,8 @@ std::string current_directory() {
 const Result* find(const std::vector<Result>& results, const std::string& strategy, int threads,
                    Harness harness) {
   for (const auto& r : results) {
-    if (r.strategy == strategy && r.threads == threads && r.harness == harness) return &r;
+    if (r.config.strategy == strategy && r.config.threads == threads && r.config.harness == harness)
+      return &r;
   }
   return nullptr;
 }
@@ -70,7 +71,7 @@ TEST(PublishedHarness, OpenRunsBesideTheMinimalOneForThreadsAndPoolOnly) {
       EXPECT_EQ(published->times_ns.size(), 2U);
       EXPECT_EQ(published->unit, "files");
       EXPECT_EQ(published->workload_kind, WorkloadKind::open);
-      EXPECT_EQ(published->parameters.at("paths"), "relative");
+      EXPECT_EQ(published->config.paths, PathMode::relative);
       EXPECT_NE(published->parameters.at("paths_note").find("std::ifstream"), std::string::npos);
       EXPECT_EQ(minimal->parameters.count("paths_note"), 0U);
     }
@@ -109,7 +110,7 @@ TEST(PublishedHarness, OpensTheSeedsNamesAndCountsWhatFails) {
     auto work = make_published_open_workload(dir.path(), names);
     const Result r = measure(*work, threads, config, 3, 0);
     EXPECT_EQ(r.status, Status::measured) << r.error;
-    EXPECT_EQ(r.harness, Harness::published);
+    EXPECT_EQ(r.config.harness, Harness::published);
     EXPECT_EQ(r.times_ns.size(), 3U);
     EXPECT_EQ(r.failures, 3U);  // 7.txt, in each of 3 repetitions
     EXPECT_EQ(r.failures_by_errno.count("ENOENT"), 1U);

@@ -25,7 +25,7 @@ namespace leak_check_test {
 class LeakingWorkload final : public Workload {
  public:
   [[nodiscard]] std::string_view name() const override { return "open"; }
-  [[nodiscard]] std::string kind() const override { return "file"; }
+  [[nodiscard]] DescriptorKind kind() const override { return DescriptorKind::file; }
   [[nodiscard]] std::size_t ops() const override { return 1; }
   void run_range(std::size_t begin, std::size_t end, Tally& tally) noexcept override {
     for (std::size_t i = begin; i < end; ++i) {
@@ -107,7 +107,7 @@ class MarkingWorkload final : public Workload {
  public:
   explicit MarkingWorkload(std::string marker) : marker_(std::move(marker)) {}
   [[nodiscard]] std::string_view name() const override { return "marking"; }
-  [[nodiscard]] std::string kind() const override { return "test"; }
+  [[nodiscard]] DescriptorKind kind() const override { return DescriptorKind::file; }
   [[nodiscard]] std::size_t ops() const override { return 4; }
   void run_range(std::size_t /*begin*/, std::size_t /*end*/, Tally& /*tally*/) noexcept override {}
   void after_repetition() override { testing::write_text(marker_, "ran"); }
@@ -121,7 +121,7 @@ class MarkingWorkload final : public Workload {
 TEST(LeakCheck, AStrategyThatThrowsInAFreshChildStillEndsTheRepetition) {
   testing::TempDir dir;
   const std::string marker = dir / "after_repetition";
-  const WorkloadRecipe recipe{{"marking", "test", 4, 1, "fds", false},
+  const WorkloadRecipe recipe{{"marking", DescriptorKind::file, 4, 1, "fds", false},
                               [marker] { return std::make_unique<MarkingWorkload>(marker); }};
   const Result r = measure_in_fresh_child(recipe, throwing_strategy(), {1, 1}, Pregrow{}, 1, 0);
   EXPECT_EQ(r.error, "the strategy broke mid-repetition");

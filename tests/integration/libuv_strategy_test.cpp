@@ -64,7 +64,7 @@ TEST_F(LibuvStrategy, OpensEveryFileWithoutLeaksOrLeftoverChildren) {
       EXPECT_EQ(r.error, "");
       EXPECT_EQ(r.failures, 0U);
       EXPECT_EQ(r.times_ns.size(), 3U);
-      EXPECT_EQ(r.batch, batch);
+      EXPECT_EQ(r.config.batch, batch);
       EXPECT_EQ(platform::open_descriptors(), fds_before);
       EXPECT_EQ(child_pids(), children_before);
     }
@@ -132,7 +132,7 @@ class HoldingWorkload final : public Workload {
       : files_(files), held_(files.size(), -1), report_fd_(report_fd) {}
 
   [[nodiscard]] std::string_view name() const override { return "holding"; }
-  [[nodiscard]] std::string kind() const override { return "file"; }
+  [[nodiscard]] DescriptorKind kind() const override { return DescriptorKind::file; }
   [[nodiscard]] std::size_t ops() const override { return files_.size(); }
   void run_range(std::size_t, std::size_t, Tally&) noexcept override {}
   [[nodiscard]] ItemSpec spec() const override {

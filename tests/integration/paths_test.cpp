@@ -39,12 +39,13 @@ bool available(const std::string& strategy) {
 // Every file opened, nothing failed, nothing left behind, and `paths` recorded as expected.
 void expect_clean(const std::vector<Result>& results, std::size_t files, const std::string& paths) {
   for (const Result& r : results) {
-    SCOPED_TRACE(r.strategy + " threads=" + std::to_string(r.threads));
+    SCOPED_TRACE(r.config.strategy + " threads=" + std::to_string(r.config.threads));
     ASSERT_TRUE(r.input.has_value());
     EXPECT_EQ(r.input->files, files);
-    EXPECT_EQ(r.parameters.at("paths"), paths);
+    ASSERT_TRUE(r.config.paths.has_value());
+    EXPECT_EQ(to_string(*r.config.paths), paths);
     EXPECT_EQ(r.parameters.count("paths_note"), 0U);
-    if (!available(r.strategy)) continue;
+    if (!available(r.config.strategy)) continue;
     EXPECT_EQ(r.error, "");
     EXPECT_EQ(r.failures, 0U) << r.first_failure;
     EXPECT_EQ(r.times_ns.size(), static_cast<std::size_t>(r.repeat));
@@ -89,7 +90,7 @@ TEST(PathsRelative, LibuvSaysItCouldOnlyUseAbsolutePaths) {
   ASSERT_EQ(results.size(), 2U);
   expect_clean({results[0]}, *options.files, "relative");
   const Result& libuv = results[1];
-  EXPECT_EQ(libuv.parameters.at("paths"), "absolute");
+  EXPECT_EQ(libuv.config.paths, PathMode::absolute);
   ASSERT_EQ(libuv.parameters.count("paths_note"), 1U);
   EXPECT_NE(libuv.parameters.at("paths_note").find("openat"), std::string::npos);
   EXPECT_NE(libuv.parameters.at("paths_note").find("--paths relative"), std::string::npos);

@@ -168,7 +168,7 @@ TEST_F(ProcessStrategy, AWorkerKilledMidwayThroughMeasureBecomesTheResultError) 
   class Suicidal final : public Workload {
    public:
     [[nodiscard]] std::string_view name() const override { return "suicidal"; }
-    [[nodiscard]] std::string kind() const override { return "none"; }
+    [[nodiscard]] DescriptorKind kind() const override { return DescriptorKind::file; }
     [[nodiscard]] std::size_t ops() const override { return 4; }
     void run_range(std::size_t begin, std::size_t end, Tally& /*tally*/) noexcept override {
       if (begin == 0 && end > 0) raise(SIGKILL);
@@ -194,7 +194,7 @@ class SlowEdges final : public Workload {
   static constexpr std::int64_t kBusyNs = 20'000'000;
 
   [[nodiscard]] std::string_view name() const override { return "slow-edges"; }
-  [[nodiscard]] std::string kind() const override { return "none"; }
+  [[nodiscard]] DescriptorKind kind() const override { return DescriptorKind::file; }
   [[nodiscard]] std::size_t ops() const override { return 4; }
   void before_repetition() override { std::this_thread::sleep_for(kEdge); }
   void run_range(std::size_t begin, std::size_t end, Tally& /*tally*/) noexcept override {
@@ -231,7 +231,7 @@ class Endless final : public Workload {
  public:
   explicit Endless(int busy_fd) : busy_fd_(busy_fd) {}
   [[nodiscard]] std::string_view name() const override { return "endless"; }
-  [[nodiscard]] std::string kind() const override { return "none"; }
+  [[nodiscard]] DescriptorKind kind() const override { return DescriptorKind::file; }
   [[nodiscard]] std::size_t ops() const override { return 2; }
   void run_range(std::size_t /*begin*/, std::size_t /*end*/, Tally& /*tally*/) noexcept override {
     const char busy = 'b';
@@ -340,7 +340,7 @@ class TableReportingWorkload final : public Workload {
       : sockets_(std::move(sockets)), reports_(reports) {}
 
   [[nodiscard]] std::string_view name() const override { return sockets_->name(); }
-  [[nodiscard]] std::string kind() const override { return sockets_->kind(); }
+  [[nodiscard]] DescriptorKind kind() const override { return sockets_->kind(); }
   [[nodiscard]] std::size_t ops() const override { return sockets_->ops(); }
   [[nodiscard]] std::string_view unit() const override { return sockets_->unit(); }
   [[nodiscard]] bool holds_descriptors() const override { return sockets_->holds_descriptors(); }

@@ -47,10 +47,10 @@ TEST_F(MeasureOpen, EveryStrategyOpensEveryFileWithoutFailuresOrLeaks) {
       EXPECT_EQ(r.times_ns.size(), 3U);
       EXPECT_EQ(r.stats.count, 3U);
       EXPECT_EQ(r.workload, "open");
-      EXPECT_EQ(r.kind, "file");
-      EXPECT_EQ(r.strategy, info.name);
-      EXPECT_EQ(r.threads, threads);
-      EXPECT_EQ(r.batch, info.uses_batch() ? 16 : 1);
+      EXPECT_EQ(r.config.kind, DescriptorKind::file);
+      EXPECT_EQ(r.config.strategy, info.name);
+      EXPECT_EQ(r.config.threads, threads);
+      EXPECT_EQ(r.config.batch, info.uses_batch() ? 16 : 1);
       EXPECT_EQ(r.ops, kFiles);
       EXPECT_EQ(r.repeat, 3);
       EXPECT_EQ(r.warmup, 1);
@@ -95,7 +95,7 @@ TEST(Measure, UnavailableStrategyIsAnErrorNotARun) {
   const Result r = measure(*work, info, {1, 1}, 3, 0);
   EXPECT_EQ(r.error, "built without it");
   EXPECT_TRUE(r.times_ns.empty());
-  EXPECT_EQ(r.strategy, "never");
+  EXPECT_EQ(r.config.strategy, "never");
   EXPECT_FALSE(r.ok());
 }
 
@@ -130,10 +130,10 @@ class FreshChildSockets : public ::testing::Test {
     EXPECT_TRUE(testing::warnings_besides_noise(r.warnings).empty());
     EXPECT_EQ(r.times_ns.size(), 2U);
     EXPECT_EQ(r.workload, "socket");
-    EXPECT_EQ(r.kind, "tcp");
-    EXPECT_EQ(r.threads, kThreads);
+    EXPECT_EQ(r.config.kind, DescriptorKind::tcp);
+    EXPECT_EQ(r.config.threads, kThreads);
     EXPECT_EQ(r.ops, kThreads * kPerThread);
-    EXPECT_EQ(r.pregrow, pregrow);
+    EXPECT_EQ(r.config.pregrow, pregrow);
     if (!table_visible()) {  // sizes this platform does not show are left out, never guessed
       EXPECT_EQ(r.fdsize_before, std::nullopt);
       EXPECT_EQ(r.fdsize_after, std::nullopt);
@@ -211,7 +211,7 @@ TEST(FreshChild, TheParentNeverMakesTheWorkload) {
   EXPECT_EQ(made_here, 0);
   EXPECT_EQ(r.error, "");
   EXPECT_EQ(r.workload, "socket");
-  EXPECT_EQ(r.kind, "udp");
+  EXPECT_EQ(r.config.kind, DescriptorKind::udp);
   EXPECT_EQ(r.ops, 8U);
   EXPECT_EQ(r.times_ns.size(), 2U);
 
@@ -244,7 +244,7 @@ class RecordingReporter final : public Reporter {
     log_.push_back("section");
     if (sections_ != nullptr) sections_->push_back(section);
   }
-  void add(const Result& r) override { log_.push_back("add " + r.strategy); }
+  void add(const Result& r) override { log_.push_back("add " + r.config.strategy); }
   void end(std::span<const Result> all, std::span<const Finding> /*findings*/,
            bool complete) override {
     log_.push_back("end " + std::to_string(all.size()) + (complete ? " complete" : " cut"));
@@ -317,9 +317,9 @@ TEST(Session, AnnouncesWhatTheNextResultsMeasure) {
 
   const Section& files = sections[0];
   EXPECT_EQ(files.workload, "open");
-  EXPECT_EQ(files.kind, "file");
+  EXPECT_EQ(files.kind, DescriptorKind::file);
   ASSERT_TRUE(files.input.has_value());
-  EXPECT_EQ(files.input->source, "generated");
+  EXPECT_EQ(files.input->source, InputSource::private_set);
   EXPECT_EQ(files.input->origin, dir.path());
   EXPECT_EQ(files.input->files, 30U);
   EXPECT_EQ(files.fs_type, platform::fs_type(dir.path()));
@@ -331,7 +331,7 @@ TEST(Session, AnnouncesWhatTheNextResultsMeasure) {
 
   const Section& pipes = sections[1];
   EXPECT_EQ(pipes.workload, "socket");
-  EXPECT_EQ(pipes.kind, "pipe");
+  EXPECT_EQ(pipes.kind, DescriptorKind::pipe);
   EXPECT_EQ(pipes.descriptors_per_item, 2);
   EXPECT_EQ(pipes.per_thread, 5U);
   EXPECT_FALSE(pipes.input.has_value());

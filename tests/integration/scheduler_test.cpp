@@ -30,7 +30,7 @@ std::vector<PlannedResult> socket_plan(std::size_t results, std::vector<Measurem
   std::vector<PlannedResult> plan;
   for (std::size_t i = 0; i < results; ++i) {
     const int threads = static_cast<int>(i) + 1;
-    plan.push_back({{0, "threads", threads, "", "create"},
+    plan.push_back({{0, "threads", threads, std::nullopt, "create"},
                     "threads, " + std::to_string(threads),
                     [&starts, threads](const MeasurementStart& how) {
                       starts.push_back(how);
@@ -65,7 +65,7 @@ TEST(Scheduler, RunsEachResultToTheRepetitionCountAndEmitsInPlanOrder) {
     }
     for (std::size_t i = 0; i < results.size(); ++i) {
       EXPECT_TRUE(results[i].ok()) << results[i].error;
-      EXPECT_EQ(results[i].threads, static_cast<int>(i) + 1);
+      EXPECT_EQ(results[i].config.threads, static_cast<int>(i) + 1);
       EXPECT_EQ(results[i].times_ns.size(), 3U);
       EXPECT_EQ(results[i].parameters.at("planned"), "yes");
       EXPECT_EQ(results[i].parameters.at("order"), to_string(order));
@@ -86,7 +86,7 @@ TEST(Scheduler, ManyIoUringResultsInARowEachSetUpTheirRing) {
   }
   std::vector<PlannedResult> plan;
   for (int i = 0; i < 24; ++i) {
-    plan.push_back({{0, "uring", 1, "", "create"},
+    plan.push_back({{0, "uring", 1, std::nullopt, "create"},
                     "uring, 1 thread, #" + std::to_string(i),
                     [uring](const MeasurementStart& how) {
                       return in_process_measurement(make_socket_workload(SocketKind::tcp, 8),

@@ -95,7 +95,7 @@ class CountingWorkload final : public Workload {
   explicit CountingWorkload(std::size_t ops) : ops_(ops), counts_(ops) {}
 
   [[nodiscard]] std::string_view name() const override { return "counting"; }
-  [[nodiscard]] std::string kind() const override { return "counter"; }
+  [[nodiscard]] DescriptorKind kind() const override { return DescriptorKind::file; }
   [[nodiscard]] std::size_t ops() const override { return ops_; }
   void before_repetition() override { counts_.reset(); }
   void run_range(std::size_t begin, std::size_t end, Tally& /*tally*/) noexcept override {
@@ -125,7 +125,7 @@ class CountingOpenWorkload final : public Workload {
   }
 
   [[nodiscard]] std::string_view name() const override { return "counting-open"; }
-  [[nodiscard]] std::string kind() const override { return "file"; }
+  [[nodiscard]] DescriptorKind kind() const override { return DescriptorKind::file; }
   [[nodiscard]] std::size_t ops() const override { return files_.size(); }
   void before_repetition() override { counts_.reset(); }
 

@@ -90,7 +90,7 @@ class TimedRegionWorkload final : public Workload {
       : dir_(dir), paths_(paths), inner_(make_workload(dir, paths)), owner_(getpid()) {}
 
   [[nodiscard]] std::string_view name() const override { return inner_->name(); }
-  [[nodiscard]] std::string kind() const override { return inner_->kind(); }
+  [[nodiscard]] DescriptorKind kind() const override { return inner_->kind(); }
   [[nodiscard]] std::size_t ops() const override { return inner_->ops(); }
   [[nodiscard]] std::string_view unit() const override { return inner_->unit(); }
   void before_repetition() override {
@@ -123,7 +123,8 @@ class TimedRegionWorkload final : public Workload {
     item.dir_path = dir.path();
     item.paths = &paths;
     item.open_flags = O_RDONLY | O_CLOEXEC;
-    return std::make_unique<ItemWorkload>("open", "file", item, paths.size(), std::move(dir_fd));
+    return std::make_unique<ItemWorkload>("open", DescriptorKind::file, item, paths.size(),
+                                          std::move(dir_fd));
   }
 
   const testing::TempDir& dir_;

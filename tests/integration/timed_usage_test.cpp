@@ -31,7 +31,7 @@ class PageTouchWorkload final : public Workload {
   ~PageTouchWorkload() override { unmap(); }
 
   [[nodiscard]] std::string_view name() const override { return "page-touch"; }
-  [[nodiscard]] std::string kind() const override { return "page"; }
+  [[nodiscard]] DescriptorKind kind() const override { return DescriptorKind::file; }
   [[nodiscard]] std::size_t ops() const override { return kItems; }
   [[nodiscard]] ItemSpec spec() const override { return {}; }  // Op::other: run_range only
   void keep(std::size_t /*i*/, int /*fd*/) noexcept override {}

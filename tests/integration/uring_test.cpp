@@ -73,7 +73,7 @@ class RecordingOpenWorkload final : public Workload {
   ~RecordingOpenWorkload() override { after_repetition(); }
 
   [[nodiscard]] std::string_view name() const override { return "open"; }
-  [[nodiscard]] std::string kind() const override { return "file"; }
+  [[nodiscard]] DescriptorKind kind() const override { return DescriptorKind::file; }
   [[nodiscard]] std::size_t ops() const override { return paths_.size(); }
   void run_range(std::size_t /*begin*/, std::size_t /*end*/, Tally& /*tally*/) noexcept override {
     FDBENCH_ASSERT(!"io_uring strategies issue the calls themselves");
@@ -137,7 +137,7 @@ TEST_P(UringOpen, OpensEveryFileWithoutFailuresOrLeaks) {
       EXPECT_EQ(r.error, "");
       EXPECT_EQ(r.failures, 0U) << r.first_failure;
       EXPECT_EQ(r.times_ns.size(), 3U);
-      EXPECT_EQ(r.batch, batch);
+      EXPECT_EQ(r.config.batch, batch);
       EXPECT_TRUE(testing::warnings_besides_noise(r.warnings).empty()) << r.warnings.front();
       EXPECT_EQ(platform::open_descriptors(), held_before);
     }

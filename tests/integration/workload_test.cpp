@@ -174,7 +174,7 @@ TEST(SocketItems, RunRangeMakesWhatTheDescriptionSaysAndHoldsIt) {
     EXPECT_TRUE(item.keep_open);
     EXPECT_TRUE(work->holds_descriptors());
     EXPECT_EQ(work->unit(), "fds");
-    EXPECT_EQ(work->kind(), name);
+    EXPECT_EQ(to_string(work->kind()), name);
     EXPECT_EQ(work->descriptors_per_item(), item.descriptors());
     const auto before = platform::open_descriptors();
     Tally tally;

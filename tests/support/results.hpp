@@ -32,20 +32,20 @@ class ResultBuilder {
   }
 
   ResultBuilder& batch(int items) {
-    r_.batch = items;
+    r_.config.batch = items;
     return *this;
   }
   // "off", "auto" or a descriptor number, as --pregrow takes it.
   ResultBuilder& pregrow(std::string_view label) {
-    if (!parse_pregrow(label, r_.pregrow)) throw std::invalid_argument("pregrow: bad label");
+    if (!parse_pregrow(label, r_.config.pregrow)) throw std::invalid_argument("pregrow: bad label");
     return *this;
   }
   ResultBuilder& rcu_expedited(int value) {
-    r_.rcu_expedited = value;
+    r_.config.rcu_expedited = value;
     return *this;
   }
   ResultBuilder& harness(Harness measured_with) {
-    r_.harness = measured_with;
+    r_.config.harness = measured_with;
     return *this;
   }
   ResultBuilder& ops(std::uint64_t per_repetition) {
@@ -175,22 +175,22 @@ class ResultBuilder {
  private:
   ResultBuilder(std::string workload, std::string strategy, int threads, std::string kind) {
     r_.workload = std::move(workload);
-    r_.strategy = std::move(strategy);
-    r_.threads = threads;
+    r_.config.strategy = std::move(strategy);
+    r_.config.threads = threads;
     r_.runnable_threads = threads;
-    r_.kind = std::move(kind);
+    if (!parse_descriptor_kind(kind, r_.config.kind)) throw std::invalid_argument("kind: unknown");
     // What the runner records of the workload and, for a registered strategy, of the
     // strategy; an unknown name keeps the defaults (a strategy added later, or another build's).
     r_.unit = r_.workload == "open" ? "files" : "fds";
     r_.holds_descriptors = r_.workload == "socket";
     r_.workload_kind = r_.workload == "open" ? WorkloadKind::open : WorkloadKind::create;
-    if (const StrategyInfo* info = find_strategy(r_.strategy)) {
+    if (const StrategyInfo* info = find_strategy(r_.config.strategy)) {
       r_.workers = info->workers;
       r_.fd_table = info->fd_table;
       r_.reference = info->reference;
       r_.batch_unit = info->batch_unit;
       r_.recommendable = info->recommendable;
-      r_.runnable_threads = info->runnable_threads({threads, r_.batch});
+      r_.runnable_threads = info->runnable_threads({threads, r_.config.batch});
     }
   }
   Result r_;

@@ -42,7 +42,7 @@ class ScriptedMeasurement final : public Measurement {
     Result r;
     r.repeat = repeat;
     r.workload = "socket";
-    r.strategy = "threads";
+    r.config.strategy = "threads";
     r.ops = 1;
     return r;
   }
@@ -62,7 +62,7 @@ class ScriptedMeasurement final : public Measurement {
 inline PlannedResult scripted(std::vector<std::int64_t> cycle,
                               std::vector<MeasurementStart>& starts, ScriptedClock* clock = nullptr,
                               std::string label = "scripted") {
-  return {{0, "threads", 1, "", "create"},
+  return {{0, "threads", 1, std::nullopt, "create"},
           std::move(label),
           [cycle = std::move(cycle), &starts, clock](const MeasurementStart& how) {
             starts.push_back(how);

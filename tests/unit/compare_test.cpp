@@ -139,12 +139,12 @@ TEST(Compare, DisjointResultsAreListedNotDropped) {
                                    open_result("uring", 1, around(8'000'000))});
   const Comparison c = compare_two(a, b);
   ASSERT_EQ(c.shared.size(), 1U);
-  EXPECT_EQ(c.shared[0].key.strategy, "threads");
+  EXPECT_EQ(c.shared[0].key.config.strategy, "threads");
   ASSERT_EQ(c.partial.size(), 2U);
-  EXPECT_EQ(c.partial[0].key.strategy, "pool");
+  EXPECT_EQ(c.partial[0].key.config.strategy, "pool");
   EXPECT_EQ(c.partial[0].cells[0].verdict, Verdict::baseline);
   EXPECT_EQ(c.partial[0].cells[1].verdict, Verdict::absent);
-  EXPECT_EQ(c.partial[1].key.strategy, "uring");
+  EXPECT_EQ(c.partial[1].key.config.strategy, "uring");
   EXPECT_EQ(c.partial[1].cells[0].verdict, Verdict::absent);
   EXPECT_EQ(c.partial[1].cells[1].verdict, Verdict::unpaired);
   EXPECT_FALSE(c.partial[1].cells[1].ratio.has_value());
@@ -154,9 +154,9 @@ TEST(Compare, DifferentWorkIsNeverPaired) {
   Result more_files = open_result("threads", 1, around(20'000'000));
   more_files.ops = 20000;
   Result batched = open_result("pool-batch", 1, around(20'000'000));
-  batched.batch = 64;
+  batched.config.batch = 64;
   Result batched_more = batched;
-  batched_more.batch = 128;
+  batched_more.config.batch = 128;
   const auto a = document("ext4", {open_result("threads", 1, around(10'000'000)), batched});
   const auto b = document("ext4", {more_files, batched_more});
   const Comparison c = compare_two(a, b);
@@ -252,11 +252,11 @@ TEST(References, StandingTakesTheBestMatchingResult) {
   const auto standings = stand_against(doc, shipped_references());
   ASSERT_EQ(standings.size(), 4U);
   ASSERT_TRUE(standings[0].mine.has_value());
-  EXPECT_EQ(standings[0].mine->strategy, "threads");
-  EXPECT_EQ(standings[0].mine->threads, 2);
+  EXPECT_EQ(standings[0].mine->config.strategy, "threads");
+  EXPECT_EQ(standings[0].mine->config.threads, 2);
   EXPECT_NEAR(standings[0].speed_ratio, standings[0].mine->ops_per_sec / 120000, 1e-9);
   ASSERT_TRUE(standings[2].mine.has_value());
-  EXPECT_EQ(standings[2].mine->pregrow.label(), "off");
+  EXPECT_EQ(standings[2].mine->config.pregrow.label(), "off");
   EXPECT_NEAR(standings[2].speed_ratio, 18'414'000 / standings[2].mine->stats.median, 1e-9);
 
   const auto nothing = stand_against(document("ext4", {}), shipped_references());
@@ -336,7 +336,7 @@ Result kernel_traced(Result r, bool recorded = true) {
   k.available = recorded;
   if (recorded) {
     k.repetitions = static_cast<int>(r.times_ns.size());
-    k.threads = r.threads;
+    k.threads = r.config.threads;
     k.window_ns = static_cast<std::int64_t>(r.stats.median);
   } else {
     k.reason = "perf_event_paranoid is 2";
@@ -347,7 +347,7 @@ Result kernel_traced(Result r, bool recorded = true) {
 
 TEST(Compare, ResultsOfDifferentHarnessesAreNeverPaired) {
   Result published = open_result("threads", 1, around(26'000'000));
-  published.harness = Harness::published;
+  published.config.harness = Harness::published;
   const auto minimal = document("ext4", {open_result("threads", 1, around(20'000'000))});
   const auto both = document("ext4", {open_result("threads", 1, around(20'000'000)), published});
   const Comparison c = compare_two(minimal, both);
@@ -456,7 +456,7 @@ namespace compare_test {
 
 TEST(CompareKey, WhatAMachineMadeOfAConfigurationDoesNotKeepRunsApart) {
   Result a;
-  a.strategy = "uring";
+  a.config.strategy = "uring";
   a.parameters = {{"batch", "64"},
                   {"ring_setup", "single_issuer,defer_taskrun"},
                   {"ring_fd", "registered"},

@@ -249,7 +249,7 @@ Result build(const RowPlan& row, bool clean) {
   }
   if (row.workload == "open") {
     InputSummary input;
-    input.source = row.source;
+    EXPECT_TRUE(parse_input_source(row.source, "", input.source)) << row.source;
     input.files = 2000;
     input.keep_open = row.keep_open;
     b.input(input);
@@ -310,9 +310,10 @@ std::string describe(const RowPlan& row) {
 // The row a subject names: the test's sets have one per key.
 const Result* row_named(const FindingSubject& s, const std::vector<Result>& results) {
   for (const auto& r : results) {
-    if (r.workload == s.workload && r.kind == s.kind && r.strategy == s.strategy &&
-        r.threads == s.threads && r.batch == s.batch && r.pregrow.label() == s.pregrow &&
-        to_string(r.harness) == s.harness) {
+    if (r.workload == s.workload && r.config.kind == s.config.kind &&
+        r.config.strategy == s.config.strategy && r.config.threads == s.config.threads &&
+        r.config.batch == s.config.batch && r.config.pregrow == s.config.pregrow &&
+        r.config.harness == s.config.harness) {
       return &r;
     }
   }
@@ -330,7 +331,8 @@ std::vector<const Result*> ranked(const Result& a, const std::vector<Result>& re
   std::vector<const Result*> out;
   for (const auto& r : results) {
     if (r.workload == a.workload && comparable(r) && !r.times_ns.empty() && r.input &&
-        r.pregrow.grows() == a.pregrow.grows() && r.harness == Harness::minimal) {
+        r.config.pregrow.grows() == a.config.pregrow.grows() &&
+        r.config.harness == Harness::minimal) {
       out.push_back(&r);
     }
   }
@@ -346,12 +348,12 @@ std::string knee_problem(const Result& knee, const Result& best,
     return "claims a knee not shown the same as the best";
   }
   for (const auto* r : ranked(knee, results)) {
-    if (r->strategy != knee.strategy) continue;
+    if (r->config.strategy != knee.config.strategy) continue;
     if (r->stats.median < best.stats.median) return "claims a best that is not the fastest";
-    if (r->threads < knee.threads && r->stats.median <= knee.stats.median) {
+    if (r->config.threads < knee.config.threads && r->stats.median <= knee.stats.median) {
       return "claims a knee whose median is above a smaller count's";
     }
-    if (r->threads < knee.threads &&
+    if (r->config.threads < knee.config.threads &&
         separation(r->median_ci, best.median_ci) != Separation::separated) {
       return "claims a knee where a smaller count is not shown slower";
     }
@@ -396,12 +398,13 @@ std::string check_claim(const FindingClaim& claim, const Result& a, const Result
       for (const auto& r : results) {
         // A published harness's row is ranked with no other: it has its own finding.
         if (&r == &a || r.workload != a.workload || !comparable(r) || r.times_ns.empty() ||
-            r.pregrow.grows() != a.pregrow.grows() || r.harness != a.harness) {
+            r.config.pregrow.grows() != a.config.pregrow.grows() ||
+            r.config.harness != a.config.harness) {
           continue;
         }
         if (separation(a.median_ci, r.median_ci) != Separation::separated ||
             r.stats.median <= a.stats.median) {
-          return "claims fastest, not separated from and faster than " + r.strategy;
+          return "claims fastest, not separated from and faster than " + r.config.strategy;
         }
       }
       return "";
@@ -461,7 +464,8 @@ std::vector<std::string> problems(const std::vector<Result>& results,
       if (r == nullptr) out.push_back("names a row that is not there: " + f.text);
       named.push_back(r);
       if (r != nullptr && !is_failure_kind(f.kind) && !comparable(*r)) {
-        out.push_back("names a FAILED row (" + s.strategy + ", role " + s.role + "): " + f.text);
+        out.push_back("names a FAILED row (" + s.config.strategy + ", role " + s.role +
+                      "): " + f.text);
       }
     }
     if (std::find(named.begin(), named.end(), nullptr) != named.end()) continue;
@@ -475,7 +479,8 @@ std::vector<std::string> problems(const std::vector<Result>& results,
       const Result* a = named[claim.a];
       const Result* b = named[claim.b];
       if (const auto why = check_claim(claim, *a, *b, results); !why.empty()) {
-        out.push_back(fmt::format("{} ({}, {}): {}", why, a->strategy, b->strategy, f.text));
+        out.push_back(
+            fmt::format("{} ({}, {}): {}", why, a->config.strategy, b->config.strategy, f.text));
       }
       if (claim.a == claim.b) {
         rows[a].insert(claim.kind);
@@ -514,8 +519,9 @@ std::vector<std::string> problems(const std::vector<Result>& results,
     }
     if (f.kind == "tied" || f.kind == "no_clear_winner") {
       for (const auto* missing : unnamed_contenders(named, results)) {
-        out.push_back("leaves out a result not separated from the fastest (" + missing->strategy +
-                      " " + std::to_string(missing->threads) + "): " + f.text);
+        out.push_back("leaves out a result not separated from the fastest (" +
+                      missing->config.strategy + " " + std::to_string(missing->config.threads) +
+                      "): " + f.text);
       }
     }
     if (says("at least 2× slower") && !kinds.contains(ClaimKind::pregrow_slower)) {
@@ -536,12 +542,12 @@ std::vector<std::string> problems(const std::vector<Result>& results,
       out.push_back("says a share is harness without a separated, slower published row: " + f.text);
     }
     if (f.kind.starts_with("harness") &&
-        (named.size() != 2 || named[0]->harness != Harness::published ||
-         named[1]->harness != Harness::minimal)) {
+        (named.size() != 2 || named[0]->config.harness != Harness::published ||
+         named[1]->config.harness != Harness::minimal)) {
       out.push_back("a harness finding not about a published row and its minimal twin: " + f.text);
     }
     for (const auto* r : named) {
-      if (r->harness == Harness::published && !f.kind.starts_with("harness") &&
+      if (r->config.harness == Harness::published && !f.kind.starts_with("harness") &&
           !is_failure_kind(f.kind)) {
         out.push_back("ranks a published harness's row among the minimal ones: " + f.text);
       }
@@ -556,9 +562,10 @@ std::vector<std::string> problems(const std::vector<Result>& results,
       // pair's line is read as one about both), the measured stalls are said as measured.
       for (const auto& r : results) {
         const bool twin = std::any_of(named.begin(), named.end(), [&](const Result* n) {
-          return n == &r || (n->workload == r.workload && n->strategy == r.strategy &&
-                             n->threads == r.threads && n->batch == r.batch && n->kind == r.kind &&
-                             n->harness == r.harness);
+          return n == &r ||
+                 (n->workload == r.workload && n->config.strategy == r.config.strategy &&
+                  n->config.threads == r.config.threads && n->config.batch == r.config.batch &&
+                  n->config.kind == r.config.kind && n->config.harness == r.config.harness);
         });
         if (!twin || !r.latency || !comparable(r)) continue;
         const bool covered = std::any_of(claims.begin(), claims.end(), [&](const FindingClaim& c) {
@@ -566,8 +573,8 @@ std::vector<std::string> problems(const std::vector<Result>& results,
                  (c.kind == ClaimKind::stalls || c.kind == ClaimKind::no_stalls);
         });
         if (!covered) {
-          out.push_back("speaks of stalls without saying those of a row it covers: " + r.strategy +
-                        " pregrow " + r.pregrow.label() + ": " + f.text);
+          out.push_back("speaks of stalls without saying those of a row it covers: " +
+                        r.config.strategy + " pregrow " + r.config.pregrow.label() + ": " + f.text);
         }
       }
     }
@@ -575,16 +582,16 @@ std::vector<std::string> problems(const std::vector<Result>& results,
   for (const auto& [pair, kinds] : pairs) {
     if (kinds.size() > 1) {
       out.push_back(fmt::format("contradicting claims about a pair: {} and {}",
-                                pair.first->strategy, pair.second->strategy));
+                                pair.first->config.strategy, pair.second->config.strategy));
     }
   }
   for (const auto& [row, kinds] : rows) {
     if (kinds.contains(ClaimKind::stalls) && kinds.contains(ClaimKind::no_stalls)) {
-      out.push_back("claims both stalls and none: " + row->strategy);
+      out.push_back("claims both stalls and none: " + row->config.strategy);
     }
     if (kinds.contains(ClaimKind::pregrow_little) &&
         (kinds.contains(ClaimKind::pregrow_slower) || kinds.contains(ClaimKind::growth_cost))) {
-      out.push_back("claims little difference and a large one: " + row->strategy);
+      out.push_back("claims little difference and a large one: " + row->config.strategy);
     }
   }
   return out;
@@ -597,35 +604,38 @@ std::vector<std::string> settings_left_out(const std::vector<Result>& results,
   std::set<std::tuple<std::string, std::string, std::string>> said;  // workload, setting, value
   for (const auto& f : claimed) {
     for (const auto& s : f.finding.subjects) {
-      said.insert({s.workload, "pregrow", s.pregrow});
-      said.insert({s.workload, "batch", std::to_string(s.batch)});
+      said.insert({s.workload, "pregrow", s.config.pregrow.label()});
+      said.insert({s.workload, "batch", std::to_string(s.config.batch)});
     }
   }
   // A row takes part in a comparison where it is ranked (open: the pre-grown side where there
   // is one) or has a twin on the other side of pre-growing; the others are named by their
   // section's title.
   const auto timing = [](const Result& r) {
-    return comparable(r) && !r.times_ns.empty() && r.harness == Harness::minimal;
+    return comparable(r) && !r.times_ns.empty() && r.config.harness == Harness::minimal;
   };
   const auto compared = [&](const Result& r) {
     const bool grown_side = std::any_of(results.begin(), results.end(), [&](const Result& o) {
-      return timing(o) && o.workload == r.workload && o.input && o.pregrow.grows();
+      return timing(o) && o.workload == r.workload && o.input && o.config.pregrow.grows();
     });
-    if (r.input && r.pregrow.grows() == grown_side && ranked(r, results).size() >= 2) return true;
+    if (r.input && r.config.pregrow.grows() == grown_side && ranked(r, results).size() >= 2)
+      return true;
     return std::any_of(results.begin(), results.end(), [&](const Result& o) {
-      return &o != &r && timing(o) && o.workload == r.workload && o.strategy == r.strategy &&
-             o.threads == r.threads && o.batch == r.batch && o.kind == r.kind &&
-             o.pregrow.grows() != r.pregrow.grows();
+      return &o != &r && timing(o) && o.workload == r.workload &&
+             o.config.strategy == r.config.strategy && o.config.threads == r.config.threads &&
+             o.config.batch == r.config.batch && o.config.kind == r.config.kind &&
+             o.config.pregrow.grows() != r.config.pregrow.grows();
     });
   };
   std::vector<std::string> out;
   for (const auto& r : results) {
     if (!timing(r) || !compared(r)) continue;
-    if (!said.contains({r.workload, "pregrow", r.pregrow.label()})) {
-      out.push_back("no finding names pregrow " + r.pregrow.label() + " of " + r.workload);
+    if (!said.contains({r.workload, "pregrow", r.config.pregrow.label()})) {
+      out.push_back("no finding names pregrow " + r.config.pregrow.label() + " of " + r.workload);
     }
-    if (!said.contains({r.workload, "batch", std::to_string(r.batch)})) {
-      out.push_back("no finding names batch " + std::to_string(r.batch) + " of " + r.workload);
+    if (!said.contains({r.workload, "batch", std::to_string(r.config.batch)})) {
+      out.push_back("no finding names batch " + std::to_string(r.config.batch) + " of " +
+                    r.workload);
     }
   }
   return out;
@@ -714,8 +724,9 @@ std::set<std::string> conclusions(const std::vector<Result>& results, bool answe
     if (!kinds.contains(f.kind)) continue;
     std::vector<std::string> subjects;
     for (const auto& s : f.subjects) {
-      subjects.push_back(fmt::format("{}:{} {} {} b{} p{} {}", s.role, s.workload, s.strategy,
-                                     s.threads, s.batch, s.pregrow, s.harness));
+      subjects.push_back(fmt::format("{}:{} {} {} b{} p{} {}", s.role, s.workload,
+                                     s.config.strategy, s.config.threads, s.config.batch,
+                                     s.config.pregrow.label(), to_string(s.config.harness)));
     }
     std::sort(subjects.begin(), subjects.end());
     out.insert(f.kind + " [" + fmt::format("{}", fmt::join(subjects, ", ")) + "]");
@@ -754,7 +765,8 @@ Result slowest_of(const std::vector<Result>& results) {
 std::string the_fastest_named(const std::vector<Result>& results) {
   for (const auto& f : findings(results, Environment{})) {
     if (f.kind != "fastest" && f.kind != "tied" && f.kind != "no_clear_winner") continue;
-    return fmt::format("{} {}", f.subjects.front().strategy, f.subjects.front().threads);
+    return fmt::format("{} {}", f.subjects.front().config.strategy,
+                       f.subjects.front().config.threads);
   }
   return "";
 }
@@ -763,17 +775,17 @@ std::string the_fastest_named(const std::vector<Result>& results) {
 std::string lowest_median(const std::vector<Result>& results) {
   const Result* best = nullptr;
   const bool grown = std::any_of(results.begin(), results.end(), [](const Result& r) {
-    return r.workload == "open" && comparable(r) && !r.times_ns.empty() && r.pregrow.grows() &&
-           r.harness == Harness::minimal;
+    return r.workload == "open" && comparable(r) && !r.times_ns.empty() &&
+           r.config.pregrow.grows() && r.config.harness == Harness::minimal;
   });
   for (const auto& r : results) {
     if (r.workload != "open" || !comparable(r) || r.times_ns.empty() ||
-        r.harness != Harness::minimal || r.pregrow.grows() != grown) {
+        r.config.harness != Harness::minimal || r.config.pregrow.grows() != grown) {
       continue;
     }
     if (best == nullptr || r.ops_per_sec > best->ops_per_sec) best = &r;
   }
-  return best == nullptr ? "" : fmt::format("{} {}", best->strategy, best->threads);
+  return best == nullptr ? "" : fmt::format("{} {}", best->config.strategy, best->config.threads);
 }
 
 TEST(FindingsMetamorphic, RankingConclusionsSurviveWhatMustNotChangeThem) {
@@ -799,7 +811,7 @@ TEST(FindingsMetamorphic, RankingConclusionsSurviveWhatMustNotChangeThem) {
     // Where two or more open results were ranked (one is fastest of nothing).
     const bool open = std::count_if(results.begin(), results.end(), [](const Result& r) {
                         return r.workload == "open" && comparable(r) && !r.times_ns.empty() &&
-                               r.harness == Harness::minimal;
+                               r.config.harness == Harness::minimal;
                       }) >= 2;
     if (open) {
       std::vector<Result> more = results;
@@ -811,10 +823,12 @@ TEST(FindingsMetamorphic, RankingConclusionsSurviveWhatMustNotChangeThem) {
     }
     // Without the result called fastest, the next lowest median leads.
     const auto it = std::find_if(results.begin(), results.end(), [&](const Result& r) {
-      return fmt::format("{} {}", r.strategy, r.threads) == the_fastest_named(results) &&
-             base.contains("fastest [fastest:open " + r.strategy + " " + std::to_string(r.threads) +
-                           " b" + std::to_string(r.batch) + " p" + r.pregrow.label() + " " +
-                           std::string(to_string(r.harness)) + "]");
+      return fmt::format("{} {}", r.config.strategy, r.config.threads) ==
+                 the_fastest_named(results) &&
+             base.contains("fastest [fastest:open " + r.config.strategy + " " +
+                           std::to_string(r.config.threads) + " b" +
+                           std::to_string(r.config.batch) + " p" + r.config.pregrow.label() + " " +
+                           std::string(to_string(r.config.harness)) + "]");
     });
     if (it != results.end()) {
       std::vector<Result> rest = results;

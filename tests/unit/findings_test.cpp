@@ -275,7 +275,7 @@ TEST(Findings, TheKneeIsNeverACountSlowerThanAFewerOne) {
   const auto all = findings(results, Environment{});
   for (const auto& f : all) {
     if (f.kind != "knee") continue;
-    EXPECT_NE(f.subjects.front().threads, 4) << f.text;
+    EXPECT_NE(f.subjects.front().config.threads, 4) << f.text;
   }
   const std::string knee = finding_with(said(results), "cannot tell here from how many threads");
   EXPECT_NE(knee.find("4 threads (15.82 ms) cannot be told from its best, 16 threads (12.57 ms)"),
@@ -381,7 +381,7 @@ TEST(Findings, EveryPregrowValueIsSaidAndOneTooSmallSaysItStillGrew) {
   const auto all = findings(results, Environment{});
   std::set<std::string> values;
   for (const auto& f : all) {
-    for (const auto& s : f.subjects) values.insert(s.pregrow);
+    for (const auto& s : f.subjects) values.insert(s.config.pregrow.label());
   }
   EXPECT_EQ(values, (std::set<std::string>{"off", "auto", "4095"}));
   const auto lines = said(results);
@@ -577,10 +577,14 @@ TEST(Findings, EachNamesItsSubjectsAsFields) {
       std::find_if(all.begin(), all.end(), [](const Finding& f) { return f.kind == "pregrow"; });
   ASSERT_NE(pair, all.end());
   ASSERT_EQ(pair->subjects.size(), 2U);
-  EXPECT_EQ(pair->subjects[0],
-            (FindingSubject{"not-pregrown", "socket", "tcp", "threads", 2, 1, "off", {}}));
+  FindingSubject not_pregrown{"not-pregrown", "socket", {}};
+  not_pregrown.config.kind = DescriptorKind::tcp;
+  not_pregrown.config.strategy = "threads";
+  not_pregrown.config.threads = 2;
+  not_pregrown.config.paths = PathMode::relative;
+  EXPECT_EQ(pair->subjects[0], not_pregrown);
   EXPECT_EQ(pair->subjects[1].role, "pregrown");
-  EXPECT_EQ(pair->subjects[1].pregrow, "auto");
+  EXPECT_EQ(pair->subjects[1].config.pregrow.label(), "auto");
   EXPECT_TRUE(pair->numbers.at("threads").is_integer());
   EXPECT_TRUE(pair->numbers.at("median_ns").is_integer());
   EXPECT_FALSE(pair->numbers.at("ratio").is_integer());
@@ -588,8 +592,8 @@ TEST(Findings, EachNamesItsSubjectsAsFields) {
       std::find_if(all.begin(), all.end(), [](const Finding& f) { return f.kind == "why_stall"; });
   ASSERT_NE(why, all.end());
   ASSERT_EQ(why->subjects.size(), 2U);
-  EXPECT_EQ(why->subjects[0].pregrow, "off");
-  EXPECT_EQ(why->subjects[1].pregrow, "auto");
+  EXPECT_EQ(why->subjects[0].config.pregrow.label(), "off");
+  EXPECT_EQ(why->subjects[1].config.pregrow.label(), "auto");
 }
 
 // The fastest, and those tied with it, are named: the fastest first.
@@ -609,9 +613,9 @@ TEST(Findings, TheFastestAndThoseTiedWithItAreItsSubjects) {
   ASSERT_NE(it, all.end()) << said(tied).front();
   ASSERT_EQ(it->subjects.size(), 2U);
   EXPECT_EQ(it->subjects[0].role, "fastest");
-  EXPECT_EQ(it->subjects[0].threads, 2);
+  EXPECT_EQ(it->subjects[0].config.threads, 2);
   EXPECT_EQ(it->subjects[1].role, "tied");
-  EXPECT_EQ(it->subjects[1].threads, 4);
+  EXPECT_EQ(it->subjects[1].config.threads, 4);
   EXPECT_EQ(it->subjects[1].workload, "open");
   EXPECT_TRUE(it->numbers.at("tied_with").is_integer());
   EXPECT_EQ(it->numbers.at("tied_with"), 1);
@@ -622,7 +626,7 @@ TEST(Findings, TheFastestAndThoseTiedWithItAreItsSubjects) {
                               [](const Finding& x) { return x.kind == "failures"; });
   ASSERT_NE(f, failures.end());
   ASSERT_EQ(f->subjects.size(), 1U);
-  EXPECT_EQ(f->subjects[0].strategy, "pool");
+  EXPECT_EQ(f->subjects[0].config.strategy, "pool");
   EXPECT_EQ(f->subjects[0].role, "failed-calls");
 }
 
@@ -844,7 +848,7 @@ TEST(Findings, NoStallIsClaimedForARowThatStalled) {
 TEST(Findings, FailedOpensOfGivenFilesKeepTheOtherFindings) {
   const auto tree = [](const std::string& strategy, int threads, std::vector<double> ms) {
     InputSummary input;
-    input.source = "tree";
+    input.source = InputSource::tree;
     input.files = 2400;
     return open_ms(strategy, threads, std::move(ms)).ops(2400).input(input).failed(4, EACCES);
   };
@@ -882,8 +886,8 @@ TEST(Findings, TheHarnessFindingSaysHowMuchOfThePublishedFigureIsHarness) {
                                     [](const Finding& f) { return f.kind == "harness"; });
   ASSERT_NE(harness, found.end());
   ASSERT_EQ(harness->subjects.size(), 2U);
-  EXPECT_EQ(harness->subjects[0].harness, "published");
-  EXPECT_EQ(harness->subjects[1].harness, "minimal");
+  EXPECT_EQ(to_string(harness->subjects[0].config.harness), "published");
+  EXPECT_EQ(to_string(harness->subjects[1].config.harness), "minimal");
   EXPECT_NEAR(harness->numbers.at("harness_share"), 0.257, 0.001);
 }
 

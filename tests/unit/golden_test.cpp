@@ -27,7 +27,7 @@ using testing::ResultBuilder;
 Section open_section() {
   Section s;
   s.workload = "open";
-  s.kind = "file";
+  s.kind = DescriptorKind::file;
   s.input = InputSummary{};
   s.input->origin = "/tmp";
   s.input->files = 1000;
@@ -40,7 +40,7 @@ Section open_section() {
 Section socket_section() {
   Section s;
   s.workload = "socket";
-  s.kind = "tcp";
+  s.kind = DescriptorKind::tcp;
   s.per_thread = 256;
   s.repeat = Repeat::fixed(2);
   s.held = true;

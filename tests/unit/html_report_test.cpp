@@ -480,9 +480,10 @@ TEST(SvgChart, AGrowthsFdLabelGoesARowHigherOrIsLeftOutRatherThanCoverAnother) {
   // The table's growths at 64 ... 512 among a hundred thousand descriptors: a few px apart.
   svg::EventChart chart{"e", "t", {"worker 0", "worker 1"}, 100'000, {}};
   for (const double fd : {64, 128, 256, 512, 50'000}) {
-    chart.marks.push_back({fd, 0, 7e6, "growth", ""});
+    chart.marks.push_back({fd, 0, 7e6, svg::Mark::Kind::growth, "", ""});
   }
-  chart.marks.push_back({64, 1, 7e6, "growth", ""});  // another lane: its own rows
+  chart.marks.push_back(
+      {64, 1, 7e6, svg::Mark::Kind::growth, "", ""});  // another lane: its own rows
   const std::string markup = svg::event_chart(chart);
   EXPECT_EQ(count_of(markup, "class=\"growth\""), 6U);  // every diamond is drawn
   std::vector<Box> labels;

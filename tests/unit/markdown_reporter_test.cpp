@@ -52,8 +52,9 @@ std::vector<Result> results() {
 Section open_section() {
   Section s;
   s.workload = "open";
-  s.kind = "file";
-  s.input = InputSummary{"generated", "/tmp", "flat", "rdonly", false, 1000, {}, {}, "private", {}};
+  s.kind = DescriptorKind::file;
+  s.input =
+      InputSummary{InputSource::private_set, "/tmp", "flat", "rdonly", false, 1000, {}, {}, {}};
   s.fs_type = "tmpfs";
   s.repeat = Repeat::fixed(3);
   s.warmup = 1;
@@ -63,7 +64,7 @@ Section open_section() {
 Section socket_section() {
   Section s;
   s.workload = "socket";
-  s.kind = "tcp";
+  s.kind = DescriptorKind::tcp;
   s.per_thread = 256;
   s.repeat = Repeat::fixed(2);
   s.held = true;

@@ -245,7 +245,7 @@ TEST(Recommendation, OnlyDescriptorsTheCallerCanUseAreRecommendedUnlessAllowed) 
 
   // The same process result under another name is still a worker process's table.
   std::vector<Result> renamed = sweep;
-  renamed[0].strategy = "forked";
+  renamed[0].config.strategy = "forked";
   EXPECT_EQ(recommend_from(renamed)->best.strategy, "threads");
 
   // What was kept out, by kind of table, with why and the flag that lets it in.

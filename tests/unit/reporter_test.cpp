@@ -129,7 +129,7 @@ TEST(JsonDocument, ResultValuesRoundTrip) {
 
 TEST(JsonDocument, StrategyAndWorkloadPropertiesAreWritten) {
   Result r = socket_result("off", 20, 64, 512);
-  r.strategy = "process";
+  r.config.strategy = "process";
   r.workers = WorkerKind::processes;
   r.fd_table = FdTable::per_worker;
   r.reference = false;
@@ -305,7 +305,7 @@ std::string report(std::string_view format, const std::vector<Result>& results,
   reporter->begin(linux_environment());
   Section section;
   section.workload = "open";
-  section.kind = "file";
+  section.kind = DescriptorKind::file;
   section.input = InputSummary{};
   section.input->origin = "/tmp";
   section.input->files = 1000;
@@ -341,7 +341,7 @@ TEST(Reporters, UnknownFormatIsNull) {
 // --harness: a column only where the published harness ran, and a label in the markdown.
 TEST(Reporters, TheHarnessIsShownOnlyWhereThePublishedOneRan) {
   Result published = open_result("threads", 1).build();
-  published.harness = Harness::published;
+  published.config.harness = Harness::published;
   const std::vector<Result> both{open_result("threads", 1).build(), published};
   const std::string table = report("table", both, true);
   EXPECT_NE(table.find("threads harness"), std::string::npos) << table;
@@ -411,7 +411,7 @@ std::string table_header(const std::string& text) {
 TEST(Reporters, TableColumnsFollowTheResultsProperties) {
   Result held = socket_result("off", 20'000'000, 64, 512);
   held.workload = "burst";
-  held.strategy = "forked-loop";
+  held.config.strategy = "forked-loop";
   held.workers = WorkerKind::processes;
   held.fd_table = FdTable::per_worker;
   held.reference = false;
@@ -640,7 +640,7 @@ TEST(Reporters, JsonWritesOneDocumentWithEveryResult) {
   testing::expect_document_contract(doc);
   ASSERT_EQ(doc["results"].size(), results.size());
   for (std::size_t i = 0; i < results.size(); ++i) {
-    EXPECT_EQ(doc["results"][i]["strategy"], results[i].strategy);
+    EXPECT_EQ(doc["results"][i]["strategy"], results[i].config.strategy);
     EXPECT_EQ(doc["results"][i]["workload"], results[i].workload);
   }
 }

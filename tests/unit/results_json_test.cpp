@@ -56,7 +56,7 @@ Environment full_environment() {
 // summary, warnings; a median that is not a whole number.
 Result open_result() {
   InputSummary input;
-  input.source = "list";
+  input.source = InputSource::list;
   input.origin = "/home/user/files.txt";
   input.layout = "";
   input.flags = "path";
@@ -135,12 +135,12 @@ Result uring_result() {
 
 void expect_same(const Result& a, const Result& b) {
   EXPECT_EQ(a.workload, b.workload);
-  EXPECT_EQ(a.strategy, b.strategy);
-  EXPECT_EQ(a.threads, b.threads);
+  EXPECT_EQ(a.config.strategy, b.config.strategy);
+  EXPECT_EQ(a.config.threads, b.config.threads);
   EXPECT_EQ(a.runnable_threads, b.runnable_threads);
-  EXPECT_EQ(a.batch, b.batch);
-  EXPECT_EQ(a.kind, b.kind);
-  EXPECT_EQ(a.pregrow, b.pregrow);
+  EXPECT_EQ(a.config.batch, b.config.batch);
+  EXPECT_EQ(a.config.kind, b.config.kind);
+  EXPECT_EQ(a.config.pregrow, b.config.pregrow);
   EXPECT_EQ(a.ops, b.ops);
   EXPECT_EQ(a.repeat, b.repeat);
   EXPECT_EQ(a.warmup, b.warmup);
@@ -184,7 +184,6 @@ void expect_same(const Result& a, const Result& b) {
     EXPECT_EQ(a.input->files, b.input->files);
     EXPECT_EQ(a.input->skipped, b.input->skipped);
     EXPECT_EQ(a.input->missing, b.input->missing);
-    EXPECT_EQ(a.input->file_set, b.input->file_set);
     EXPECT_EQ(a.input->setup_ns, b.input->setup_ns);
   }
 }
@@ -305,13 +304,24 @@ TEST(ResultsJson, CountsAndNanosecondsAreIntegers) {
   EXPECT_EQ(doc.findings.at(0), f);
 }
 
+// A socket subject of 2 threads, as the reader gives it back (its paths relative).
+FindingSubject subject_of(std::string role, std::string_view pregrow, std::optional<int> rcu) {
+  FindingSubject s{std::move(role), "socket", {}};
+  s.config.kind = DescriptorKind::tcp;
+  s.config.strategy = "threads";
+  s.config.threads = 2;
+  EXPECT_TRUE(parse_pregrow(pregrow, s.config.pregrow));
+  s.config.rcu_expedited = rcu;
+  s.config.paths = PathMode::relative;
+  return s;
+}
+
 // A finding's subjects are written as fields and come back as they were.
 TEST(ResultsJson, FindingSubjectsComeBack) {
   Finding f{"pregrow",
             "text",
             {{"threads", 2}},
-            {{"not-pregrown", "socket", "tcp", "threads", 2, 1, "off", 1},
-             {"pregrown", "socket", "tcp", "threads", 2, 1, "auto", std::nullopt}}};
+            {subject_of("not-pregrown", "off", 1), subject_of("pregrown", "auto", std::nullopt)}};
   const auto text = to_json_document(full_environment(), std::vector<Result>{open_result()},
                                      std::vector<Finding>{f});
   const auto subjects = nlohmann::json::parse(text).at("findings").at(0).at("subjects");
@@ -375,7 +385,7 @@ TEST(ResultsJson, SetupTimeAndFileSetAreWrittenAndComeBack) {
   input.origin = "/scratch/set-10k";
   input.layout = "dirs:4";
   input.files = 10000;
-  input.file_set = "reused";
+  input.source = InputSource::reused;
   input.setup_ns = 45'000'000;
   const std::vector<Result> results{
       ResultBuilder::open("threads", 2).ops(10000).times({1000, 2000}).input(input)};
@@ -387,7 +397,7 @@ TEST(ResultsJson, SetupTimeAndFileSetAreWrittenAndComeBack) {
   const auto back = parse_results_json(text).results.at(0);
   ASSERT_TRUE(back.input.has_value());
   EXPECT_EQ(back.input->setup_ns, std::optional<std::int64_t>(45'000'000));
-  EXPECT_EQ(back.input->file_set, "reused");
+  EXPECT_EQ(back.input->source, InputSource::reused);
 
   // Documents from before either field read as unknown.
   auto older = nlohmann::json::parse(text);
@@ -395,7 +405,7 @@ TEST(ResultsJson, SetupTimeAndFileSetAreWrittenAndComeBack) {
   older["results"][0]["input"].erase("file_set");
   const auto old = parse_results_json(older.dump()).results.at(0);
   EXPECT_EQ(old.input->setup_ns, std::nullopt);
-  EXPECT_EQ(old.input->file_set, "");
+  EXPECT_EQ(old.input->source, InputSource::generated);
 }
 
 TEST(ResultsJson, AnEnvironmentWithoutTheLaterFieldsReadsAsUnknown) {
@@ -654,7 +664,7 @@ TEST(ResultsJson, UnknownFieldsAreIgnored) {
 
 TEST(ResultsJson, PropertiesOfAStrategyNotRegisteredHereComeBackAsWritten) {
   Result r = socket_result();
-  r.strategy = "forked-loop";
+  r.config.strategy = "forked-loop";
   r.workers = WorkerKind::processes;
   r.fd_table = FdTable::per_worker;
   r.reference = true;
@@ -668,10 +678,10 @@ TEST(ResultsJson, PropertiesOfAStrategyNotRegisteredHereComeBackAsWritten) {
 // registry knows the strategies, and only open results carried an input record.
 TEST(ResultsJson, OlderDocumentsGetTheProperties) {
   Result process = socket_result();
-  process.strategy = "process";
+  process.config.strategy = "process";
   process.error.clear();
   Result threads = open_result();
-  threads.strategy = "threads";
+  threads.config.strategy = "threads";
   threads.input->keep_open = false;
   auto j = nlohmann::json::parse(
       to_json_document(full_environment(), std::vector<Result>{process, threads}));
@@ -701,26 +711,26 @@ TEST(ResultsJson, OlderDocumentsGetTheProperties) {
 // that time, the workload's kind from the input record, rcu_expedited from its parameter.
 TEST(ResultsJson, TypedSettingsComeBackAndOlderDocumentsGetThem) {
   Result pool = socket_result();
-  pool.strategy = "pool";
+  pool.config.strategy = "pool";
   pool.error.clear();
   pool.recommendable = false;
-  pool.rcu_expedited = 0;
-  ASSERT_TRUE(parse_pregrow("1023", pool.pregrow));
+  pool.config.rcu_expedited = 0;
+  ASSERT_TRUE(parse_pregrow("1023", pool.config.pregrow));
   Result uring = open_result();
-  uring.strategy = "uring";
+  uring.config.strategy = "uring";
   uring.batch_unit = BatchUnit::submission;
   uring.workload_kind = WorkloadKind::open;
   const std::string text = to_json_document(full_environment(), std::vector<Result>{pool, uring});
   const ResultsDocument now = parse_results_json(text);
   ASSERT_EQ(now.results.size(), 2U);
-  EXPECT_EQ(now.results[0].pregrow, (Pregrow{Pregrow::Mode::fd, 1023}));
-  EXPECT_EQ(now.results[0].rcu_expedited, 0);
+  EXPECT_EQ(now.results[0].config.pregrow, (Pregrow{Pregrow::Mode::fd, 1023}));
+  EXPECT_EQ(now.results[0].config.rcu_expedited, 0);
   EXPECT_FALSE(now.results[0].recommendable);
   EXPECT_EQ(now.results[0].workload_kind, WorkloadKind::create);
   EXPECT_EQ(now.results[1].batch_unit, BatchUnit::submission);
   EXPECT_EQ(now.results[1].workload_kind, WorkloadKind::open);
   EXPECT_TRUE(now.results[1].recommendable);
-  EXPECT_EQ(now.results[1].rcu_expedited, std::nullopt);
+  EXPECT_EQ(now.results[1].config.rcu_expedited, std::nullopt);
 
   auto j = nlohmann::json::parse(text);
   for (auto& result : j["results"]) {
@@ -731,7 +741,7 @@ TEST(ResultsJson, TypedSettingsComeBackAndOlderDocumentsGetThem) {
   j["results"][0]["parameters"]["rcu_expedited"] = "1";
   const ResultsDocument old = parse_results_json(j.dump());
   ASSERT_EQ(old.results.size(), 2U);
-  EXPECT_EQ(old.results[0].rcu_expedited, 1);
+  EXPECT_EQ(old.results[0].config.rcu_expedited, 1);
   EXPECT_EQ(old.results[0].parameters.count("rcu_expedited"), 0U);
   EXPECT_FALSE(old.results[0].recommendable);
   EXPECT_EQ(old.results[0].batch_unit, BatchUnit::none);
@@ -748,7 +758,7 @@ TEST(ResultsJson, RunnableThreadsComeBackAsWritten) {
   Result pool = open_result();  // pool-batch, 16 threads: the caller waits beside them
   ASSERT_EQ(pool.runnable_threads, 17);
   Result unknown = open_result();
-  unknown.strategy = "a-later-strategy";
+  unknown.config.strategy = "a-later-strategy";
   unknown.runnable_threads = 40;
   const ResultsDocument doc =
       parse_results_json(to_json_document(full_environment(), std::vector<Result>{pool, unknown}));
@@ -762,11 +772,11 @@ TEST(ResultsJson, RunnableThreadsComeBackAsWritten) {
 TEST(ResultsJson, OlderDocumentsGetRunnableThreadsFromTheRegistry) {
   Result pool = open_result();
   Result libuv = open_result();
-  libuv.strategy = "libuv";
+  libuv.config.strategy = "libuv";
   Result threads = open_result();
-  threads.strategy = "threads";
+  threads.config.strategy = "threads";
   Result unknown = open_result();
-  unknown.strategy = "a-later-strategy";
+  unknown.config.strategy = "a-later-strategy";
   auto j = nlohmann::json::parse(
       to_json_document(full_environment(), std::vector<Result>{pool, libuv, threads, unknown}));
   for (auto& result : j["results"]) result.erase("runnable_threads");

@@ -22,7 +22,7 @@ std::string header(const Section& section) {
 Section open_section(InputSummary input) {
   Section s;
   s.workload = "open";
-  s.kind = "file";
+  s.kind = DescriptorKind::file;
   s.input = std::move(input);
   s.fs_type = "ext4";
   s.repeat = Repeat::fixed(10);
@@ -47,7 +47,7 @@ TEST(TableSection, GeneratedFiles) {
 // whatever --paths says is named in the note (issue 34: only the JSON said so).
 TEST(TableSection, PathsAbsoluteAndStrategiesThatOpenByFullPathAreSaid) {
   Section absolute = open_section(generated_files(10000));
-  absolute.paths = "absolute";
+  absolute.paths = PathMode::absolute;
   EXPECT_EQ(header(absolute),
             "\nopen: 10,000 empty files in /tmp (ext4), rdonly, opened by absolute path, 10 "
             "repetitions (+1 warm-up)\n"
@@ -109,7 +109,7 @@ TEST(TableSection, FilesKeptOpenInFreshChildren) {
 
 TEST(TableSection, TheUsersFilesWithWhatWasLeftOut) {
   InputSummary tree;
-  tree.source = "tree";
+  tree.source = InputSource::tree;
   tree.origin = "/srv/data";
   tree.layout = "";
   tree.files = 3;
@@ -135,7 +135,7 @@ TEST(TableSection, TheUsersFilesWithWhatWasLeftOut) {
             "(each file opened and closed again; thread and pool creation are not timed; "
             "2 entries skipped (1 not regular files, 1 without read permission))\n");
   InputSummary list;
-  list.source = "list";
+  list.source = InputSource::list;
   list.origin = "paths.txt";
   list.files = 1;
   list.missing = {{"No such file or directory", 1}};
@@ -149,7 +149,7 @@ TEST(TableSection, TheUsersFilesWithWhatWasLeftOut) {
 Section socket_section(const std::string& kind, int descriptors_per_item) {
   Section s;
   s.workload = "socket";
-  s.kind = kind;
+  EXPECT_TRUE(parse_descriptor_kind(kind, s.kind)) << kind;
   s.descriptors_per_item = descriptors_per_item;
   s.per_thread = 1000;
   s.repeat = Repeat::fixed(3);

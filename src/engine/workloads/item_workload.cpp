@@ -15,10 +15,10 @@
 
 namespace fdbench {
 
-ItemWorkload::ItemWorkload(std::string_view name, std::string kind, ItemSpec item,
+ItemWorkload::ItemWorkload(std::string_view name, DescriptorKind kind, ItemSpec item,
                            std::size_t count, UniqueFd own_dir)
     : name_(name),
-      kind_(std::move(kind)),
+      kind_(kind),
       item_(std::move(item)),
       count_(count),
       own_dir_(std::move(own_dir)),

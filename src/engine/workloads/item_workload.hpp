@@ -16,14 +16,14 @@ class ItemWorkload final : public Workload {
  public:
   // `count` items as `item` describes them; `own_dir` is item.dir_fd when the workload opened
   // the directory itself.
-  ItemWorkload(std::string_view name, std::string kind, ItemSpec item, std::size_t count,
+  ItemWorkload(std::string_view name, DescriptorKind kind, ItemSpec item, std::size_t count,
                UniqueFd own_dir = UniqueFd());
   ItemWorkload(const ItemWorkload&) = delete;
   ItemWorkload& operator=(const ItemWorkload&) = delete;
   ~ItemWorkload() override { after_repetition(); }
 
   [[nodiscard]] std::string_view name() const override { return name_; }
-  [[nodiscard]] std::string kind() const override { return kind_; }
+  [[nodiscard]] DescriptorKind kind() const override { return kind_; }
   [[nodiscard]] std::size_t ops() const override { return count_; }
   [[nodiscard]] int descriptors_per_item() const override { return item_.descriptors(); }
   [[nodiscard]] std::string_view unit() const override;
@@ -45,7 +45,7 @@ class ItemWorkload final : public Workload {
   void each_traced(std::size_t begin, std::size_t end, Tally& tally, Create create) noexcept;
 
   std::string_view name_;
-  std::string kind_;
+  DescriptorKind kind_;
   ItemSpec item_;
   std::size_t count_;
   UniqueFd own_dir_;

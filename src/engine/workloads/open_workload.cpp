@@ -24,13 +24,6 @@ struct FlagName {
 constexpr FlagName kFlagNames[] = {
     {OpenFlags::rdonly, "rdonly"}, {OpenFlags::path, "path"}, {OpenFlags::rdwr, "rdwr"}};
 
-struct PathModeName {
-  PathMode mode;
-  std::string_view name;
-};
-constexpr PathModeName kPathModeNames[] = {{PathMode::relative, "relative"},
-                                           {PathMode::absolute, "absolute"}};
-
 bool all_absolute(const PathTable& paths) {
   for (std::size_t i = 0; i < paths.size(); ++i) {
     if (paths[i][0] != '/') return false;
@@ -81,29 +74,6 @@ std::vector<std::string> open_flags_names() {
   return names;
 }
 
-std::string_view to_string(PathMode mode) {
-  for (const auto& m : kPathModeNames) {
-    if (m.mode == mode) return m.name;
-  }
-  return "unknown";
-}
-
-bool parse_path_mode(std::string_view text, PathMode& mode) {
-  for (const auto& m : kPathModeNames) {
-    if (m.name == text) {
-      mode = m.mode;
-      return true;
-    }
-  }
-  return false;
-}
-
-std::vector<std::string> path_mode_names() {
-  std::vector<std::string> names;
-  for (const auto& m : kPathModeNames) names.emplace_back(m.name);
-  return names;
-}
-
 std::unique_ptr<Workload> make_open_workload(const OpenSpec& spec) {
   // The user's files are never opened for writing (the CLI refuses --flags rdwr for them).
   FDBENCH_ASSERT(!spec.foreign || spec.flags != OpenFlags::rdwr);
@@ -125,7 +95,8 @@ std::unique_ptr<Workload> make_open_workload(const OpenSpec& spec) {
     item.dir_fd = own_dir.get();
   }
   const std::size_t count = spec.paths->size();
-  return std::make_unique<ItemWorkload>("open", "file", std::move(item), count, std::move(own_dir));
+  return std::make_unique<ItemWorkload>("open", DescriptorKind::file, std::move(item), count,
+                                        std::move(own_dir));
 }
 
 std::unique_ptr<Workload> make_open_workload(int dir_fd, std::string dir_path,

@@ -71,7 +71,7 @@ class PublishedOpenWorkload final : public Workload {
   }
 
   [[nodiscard]] std::string_view name() const override { return "open"; }
-  [[nodiscard]] std::string kind() const override { return "file"; }
+  [[nodiscard]] DescriptorKind kind() const override { return DescriptorKind::file; }
   [[nodiscard]] std::size_t ops() const override { return names_.size(); }
   [[nodiscard]] std::string_view unit() const override { return "files"; }
   [[nodiscard]] SeedThreads seed_threads() const override { return SeedThreads::created; }

@@ -18,18 +18,17 @@ using Op = ItemSpec::Op;
 
 struct KindInfo {
   SocketKind kind;
-  std::string_view name;
   Op op;
   int domain;  // create_socket only
   int type;
 };
 constexpr KindInfo kKinds[] = {
-    {SocketKind::tcp, "tcp", Op::create_socket, AF_INET, SOCK_STREAM},
-    {SocketKind::tcp6, "tcp6", Op::create_socket, AF_INET6, SOCK_STREAM},
-    {SocketKind::udp, "udp", Op::create_socket, AF_INET, SOCK_DGRAM},
-    {SocketKind::unix_stream, "unix", Op::create_socket, AF_UNIX, SOCK_STREAM},
-    {SocketKind::eventfd, "eventfd", Op::create_eventfd, 0, 0},
-    {SocketKind::pipe, "pipe", Op::create_pipe, 0, 0},
+    {SocketKind::tcp, Op::create_socket, AF_INET, SOCK_STREAM},
+    {SocketKind::tcp6, Op::create_socket, AF_INET6, SOCK_STREAM},
+    {SocketKind::udp, Op::create_socket, AF_INET, SOCK_DGRAM},
+    {SocketKind::unix_stream, Op::create_socket, AF_UNIX, SOCK_STREAM},
+    {SocketKind::eventfd, Op::create_eventfd, 0, 0},
+    {SocketKind::pipe, Op::create_pipe, 0, 0},
 };
 
 const KindInfo& info(SocketKind kind) {
@@ -60,21 +59,16 @@ ItemSpec describe(const KindInfo& kind) {
 
 }  // namespace
 
-std::string_view to_string(SocketKind kind) { return info(kind).name; }
-
 bool parse_socket_kind(std::string_view text, SocketKind& kind) {
-  for (const auto& k : kKinds) {
-    if (k.name == text) {
-      kind = k.kind;
-      return true;
-    }
-  }
-  return false;
+  SocketKind parsed{};
+  if (!parse_descriptor_kind(text, parsed) || parsed == DescriptorKind::file) return false;
+  kind = parsed;
+  return true;
 }
 
 std::vector<std::string> socket_kind_names() {
   std::vector<std::string> names;
-  for (const auto& k : kKinds) names.emplace_back(k.name);
+  for (const auto& k : kKinds) names.emplace_back(to_string(k.kind));
   return names;
 }
 
@@ -108,7 +102,7 @@ std::string socket_kind_unavailable_reason(SocketKind kind) {
 std::unique_ptr<Workload> make_socket_workload(SocketKind kind, std::size_t count) {
   const KindInfo& k = info(kind);
   if (auto why = socket_kind_unavailable_reason(kind); !why.empty()) throw Unavailable(why);
-  return std::make_unique<ItemWorkload>("socket", std::string(k.name), describe(k), count);
+  return std::make_unique<ItemWorkload>("socket", k.kind, describe(k), count);
 }
 
 }  // namespace fdbench

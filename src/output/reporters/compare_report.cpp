@@ -164,7 +164,7 @@ std::set<std::string> varying_parameters(const std::vector<CompareRow>& rows) {
   std::set<std::string> out;
   for (const auto& a : rows) {
     for (const auto& b : rows) {
-      if (a.key.strategy != b.key.strategy) continue;
+      if (a.key.config.strategy != b.key.config.strategy) continue;
       for (const auto& [name, value] : a.key.parameters) {
         const auto it = b.key.parameters.find(name);
         if (it == b.key.parameters.end() || it->second != value) out.insert(name);
@@ -175,9 +175,10 @@ std::set<std::string> varying_parameters(const std::vector<CompareRow>& rows) {
 }
 
 std::string row_label(const ResultKey& key, const std::set<std::string>& shown_parameters) {
-  std::string label = fmt::format("{}, {}", key.strategy, thread_count_text(key.threads));
-  if (key.pregrow.grows()) label += ", pregrow " + key.pregrow.label();
-  if (key.batch != 1) label += fmt::format(", batch {}", key.batch);
+  std::string label =
+      fmt::format("{}, {}", key.config.strategy, thread_count_text(key.config.threads));
+  if (key.config.pregrow.grows()) label += ", pregrow " + key.config.pregrow.label();
+  if (key.config.batch != 1) label += fmt::format(", batch {}", key.config.batch);
   for (const auto& [name, value] : key.parameters) {
     // A published harness's row is always said to be one: nothing else tells it apart.
     if (shown_parameters.count(name) != 0 || name == "harness") {
@@ -188,8 +189,8 @@ std::string row_label(const ResultKey& key, const std::set<std::string>& shown_p
 }
 
 std::string group_title(const ResultKey& key) {
-  return fmt::format("{}, {}, {} descriptors per repetition", key.workload, key.kind,
-                     group_digits(key.ops));
+  return fmt::format("{}, {}, {} descriptors per repetition", key.workload,
+                     to_string(key.config.kind), group_digits(key.ops));
 }
 
 Grid result_grid(const std::vector<CompareRow>& rows, std::size_t files) {
@@ -222,7 +223,7 @@ void print_rows(Printer& p, const std::vector<CompareRow>& rows, std::size_t fil
   std::vector<std::vector<CompareRow>> groups;
   for (const auto& row : rows) {
     auto same = [&](const std::vector<CompareRow>& g) {
-      return g[0].key.workload == row.key.workload && g[0].key.kind == row.key.kind &&
+      return g[0].key.workload == row.key.workload && g[0].key.config.kind == row.key.config.kind &&
              g[0].key.ops == row.key.ops;
     };
     const auto it = std::find_if(groups.begin(), groups.end(), same);
@@ -307,9 +308,9 @@ std::string their_figure(const Reference& ref) {
 // What a matching result must be, for the reader whose file has none.
 std::string needed(const Reference& ref) {
   std::string text = fmt::format("{}, {} descriptors", ref.workload, group_digits(ref.ops));
-  if (!ref.kind.empty()) text += ", " + ref.kind;
+  if (ref.kind) text += fmt::format(", {}", to_string(*ref.kind));
   if (ref.threads) text += fmt::format(", {} threads", *ref.threads);
-  if (!ref.pregrow.empty()) text += ", pregrow " + ref.pregrow;
+  if (ref.pregrow) text += ", pregrow " + ref.pregrow->label();
   std::string strategies;
   for (const auto& name : ref.strategies) strategies += (strategies.empty() ? "" : "/") + name;
   return strategies.empty() ? text : text + ", " + strategies;
@@ -321,8 +322,9 @@ std::string my_figure(const Standing& s) {
   const std::string figure = s.reference.ops_per_sec
                                  ? format_rate(r.ops_per_sec) + " " + s.reference.unit
                                  : fmt::format("{} ms", format_ms(r.stats.median));
-  return fmt::format("{} ({}, {}{})", figure, r.strategy, thread_count_text(r.threads),
-                     r.pregrow.grows() ? ", pregrow " + r.pregrow.label() : "");
+  return fmt::format("{} ({}, {}{})", figure, r.config.strategy,
+                     thread_count_text(r.config.threads),
+                     r.config.pregrow.grows() ? ", pregrow " + r.config.pregrow.label() : "");
 }
 
 // Numbered sources, each with its address and what each of its figures measured.
@@ -417,11 +419,11 @@ nlohmann::json row_json(const CompareRow& row) {
   }
   const ResultKey& k = row.key;
   return {{"workload", k.workload},
-          {"strategy", k.strategy},
-          {"threads", k.threads},
-          {"batch", k.batch},
-          {"kind", k.kind},
-          {"pregrow", k.pregrow.label()},
+          {"strategy", k.config.strategy},
+          {"threads", k.config.threads},
+          {"batch", k.config.batch},
+          {"kind", to_string(k.config.kind)},
+          {"pregrow", k.config.pregrow.label()},
           {"ops", k.ops},
           {"parameters", k.parameters},
           {"files", std::move(cells)}};
@@ -462,9 +464,9 @@ nlohmann::json standing_json(const Standing& s) {
                       {"mine", nullptr},
                       {"speed_ratio", nullptr}};
   if (s.mine) {
-    j["mine"] = {{"strategy", s.mine->strategy},
-                 {"threads", s.mine->threads},
-                 {"pregrow", s.mine->pregrow.label()},
+    j["mine"] = {{"strategy", s.mine->config.strategy},
+                 {"threads", s.mine->config.threads},
+                 {"pregrow", s.mine->config.pregrow.label()},
                  {"median_ns", s.mine->stats.median},
                  {"ops_per_sec", s.mine->ops_per_sec}};
     j["speed_ratio"] = s.speed_ratio;

@@ -65,15 +65,16 @@ double rate(const Result& r, std::int64_t ns) {
 }
 
 // Results measuring the same thing (same workload, kind, size, held or not) share a chart.
-using GroupKey = std::tuple<std::string, std::string, std::uint64_t, bool>;
+using GroupKey = std::tuple<std::string, DescriptorKind, std::uint64_t, bool>;
 
 GroupKey group_of(const Result& r) {
-  return {r.workload, r.kind, r.ops, r.holds_descriptors};
+  return {r.workload, r.config.kind, r.ops, r.holds_descriptors};
 }
 
 std::string group_title(const Result& r) {
   return fmt::format("{} · {} {} per repetition ({}){}", r.workload, group_digits(r.ops), r.unit,
-                     r.kind, r.holds_descriptors ? " · held to the end of each repetition" : "");
+                     to_string(r.config.kind),
+                     r.holds_descriptors ? " · held to the end of each repetition" : "");
 }
 
 std::vector<std::vector<const Result*>> groups_of(const std::vector<Result>& results) {
@@ -92,19 +93,20 @@ std::vector<std::vector<const Result*>> groups_of(const std::vector<Result>& res
 // A strategy's name, with its batch where the group ran it with more than one.
 std::string series_name(const Result& r, const std::vector<const Result*>& group) {
   const bool batches = std::any_of(group.begin(), group.end(), [&](const Result* o) {
-    return o->strategy == r.strategy && o->batch != r.batch;
+    return o->config.strategy == r.config.strategy && o->config.batch != r.config.batch;
   });
-  const std::string name = batches ? fmt::format("{} (batch {})", r.strategy, r.batch) : r.strategy;
-  return r.harness == Harness::published ? name + " (published harness)" : name;
+  const std::string name =
+      batches ? fmt::format("{} (batch {})", r.config.strategy, r.config.batch) : r.config.strategy;
+  return r.config.harness == Harness::published ? name + " (published harness)" : name;
 }
 
 std::optional<svg::Value> rate_value(const Result& r) {
   if (!r.ran() || r.times_ns.empty()) return std::nullopt;
   return svg::Value{
       r.ops_per_sec, rate(r, r.stats.max), rate(r, r.stats.min),
-      fmt::format("{}, {}: {} {}/s (median), {}–{}", r.strategy, thread_count_text(r.threads),
-                  format_rate(r.ops_per_sec), r.unit, format_rate(rate(r, r.stats.max)),
-                  format_rate(rate(r, r.stats.min)))};
+      fmt::format("{}, {}: {} {}/s (median), {}–{}", r.config.strategy,
+                  thread_count_text(r.config.threads), format_rate(r.ops_per_sec), r.unit,
+                  format_rate(rate(r, r.stats.max)), format_rate(rate(r, r.stats.min)))};
 }
 
 // Open and close: the rate against threads, one line per strategy, the seed's loop at one
@@ -119,7 +121,7 @@ std::string rate_chart(const std::vector<const Result*>& group, const std::strin
                    {},
                    {}};
   std::set<int> threads;
-  for (const Result* r : group) threads.insert(r->threads);
+  for (const Result* r : group) threads.insert(r->config.threads);
   for (const int t : threads) chart.categories.push_back(std::to_string(t));
   std::map<std::string, std::size_t> series_at;
   for (const Result* r : group) {
@@ -127,19 +129,20 @@ std::string rate_chart(const std::vector<const Result*>& group, const std::strin
     if (!series_at.count(name)) {
       series_at[name] = chart.series.size();
       // The strategy's colour wherever it is drawn; its batches apart by their dashes.
-      const auto variant = static_cast<std::size_t>(std::count_if(
-          chart.series.begin(), chart.series.end(),
-          [&](const svg::Series& s) { return s.colour == svg::strategy_colour(r->strategy); }));
+      const auto variant = static_cast<std::size_t>(
+          std::count_if(chart.series.begin(), chart.series.end(), [&](const svg::Series& s) {
+            return s.colour == svg::strategy_colour(r->config.strategy);
+          }));
       chart.series.push_back({name, std::vector<std::optional<svg::Value>>(threads.size()),
-                              svg::strategy_colour(r->strategy), variant});
+                              svg::strategy_colour(r->config.strategy), variant});
     }
     const auto at =
-        static_cast<std::size_t>(std::distance(threads.begin(), threads.find(r->threads)));
+        static_cast<std::size_t>(std::distance(threads.begin(), threads.find(r->config.threads)));
     chart.series[series_at[name]].values[at] = rate_value(*r);
-    if (r->reference && r->harness == Harness::minimal && r->threads == 1 && r->ok() &&
-        !r->times_ns.empty()) {
+    if (r->reference && r->config.harness == Harness::minimal && r->config.threads == 1 &&
+        r->ok() && !r->times_ns.empty()) {
       chart.reference = r->ops_per_sec;
-      chart.reference_label = "the seed's loop (" + r->strategy + ", 1 thread)";
+      chart.reference_label = "the seed's loop (" + r->config.strategy + ", 1 thread)";
     }
   }
   return svg::line_chart(chart);
@@ -157,13 +160,13 @@ std::string pregrow_chart(const std::vector<const Result*>& group, const std::st
                    {}};
   std::vector<std::string> pregrows;
   for (const Result* r : group) {
-    const auto label = fmt::format("{}, {}", r->strategy, r->threads);
+    const auto label = fmt::format("{}, {}", r->config.strategy, r->config.threads);
     if (std::find(chart.categories.begin(), chart.categories.end(), label) ==
         chart.categories.end()) {
       chart.categories.push_back(label);
     }
-    if (std::find(pregrows.begin(), pregrows.end(), r->pregrow.label()) == pregrows.end()) {
-      pregrows.push_back(r->pregrow.label());
+    if (std::find(pregrows.begin(), pregrows.end(), r->config.pregrow.label()) == pregrows.end()) {
+      pregrows.push_back(r->config.pregrow.label());
     }
   }
   for (const auto& p : pregrows) {
@@ -172,17 +175,17 @@ std::string pregrow_chart(const std::vector<const Result*>& group, const std::st
   }
   for (const Result* r : group) {
     if (!r->ran() || r->times_ns.empty()) continue;
-    const auto label = fmt::format("{}, {}", r->strategy, r->threads);
+    const auto label = fmt::format("{}, {}", r->config.strategy, r->config.threads);
     const auto c = std::find(chart.categories.begin(), chart.categories.end(), label) -
                    chart.categories.begin();
     const auto s =
-        std::find(pregrows.begin(), pregrows.end(), r->pregrow.label()) - pregrows.begin();
+        std::find(pregrows.begin(), pregrows.end(), r->config.pregrow.label()) - pregrows.begin();
     chart.series[static_cast<std::size_t>(s)].values[static_cast<std::size_t>(c)] = svg::Value{
         r->stats.median / 1e6, static_cast<double>(r->stats.min) / 1e6,
         static_cast<double>(r->stats.max) / 1e6,
-        fmt::format("{}, {}, pregrow {}: {} ms (median), {}–{} ms", r->strategy,
-                    thread_count_text(r->threads), r->pregrow.label(), format_ms(r->stats.median),
-                    format_ms(static_cast<double>(r->stats.min)),
+        fmt::format("{}, {}, pregrow {}: {} ms (median), {}–{} ms", r->config.strategy,
+                    thread_count_text(r->config.threads), r->config.pregrow.label(),
+                    format_ms(r->stats.median), format_ms(static_cast<double>(r->stats.min)),
                     format_ms(static_cast<double>(r->stats.max)))};
   }
   return svg::bar_chart(chart);
@@ -197,8 +200,8 @@ bool has_kernel_evidence(const Result& r) {
 // may be more: the parent waiting for them).
 std::string kernel_workers_text(const Result& r) {
   return r.workers == WorkerKind::processes
-             ? fmt::format("{} process{}", r.threads, r.threads == 1 ? "" : "es")
-             : thread_count_text(r.threads);
+             ? fmt::format("{} process{}", r.config.threads, r.config.threads == 1 ? "" : "es")
+             : thread_count_text(r.config.threads);
 }
 
 // The key of the part of a kernel bar that is waiting to start or done, and its colour: a
@@ -276,7 +279,7 @@ std::string kernel_chart(const std::vector<const Result*>& group, const std::str
   if (edges) chart.keys.push_back({std::string(kWaitingToStartOrDone), kWaitingColour});
   for (const Result* r : traced) {
     const std::string name = fmt::format("{}, {}, pregrow {}", series_name(*r, group),
-                                         kernel_workers_text(*r), r->pregrow.label());
+                                         kernel_workers_text(*r), r->config.pregrow.label());
     chart.bars.push_back(kernel_bar(*r, name, causes, edges));
   }
   return svg::stacked_bar_chart(chart) +
@@ -338,8 +341,9 @@ std::string results_table(const std::vector<const Result*>& group) {
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td>{}<td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td class=\"text\">{}</td></tr>\n",
-        escape(r->strategy), r->threads, r->batch,
-        held ? fmt::format("<td>{}</td><td>{}</td>", escape(r->pregrow.label()), fdsize) : "",
+        escape(r->config.strategy), r->config.threads, r->config.batch,
+        held ? fmt::format("<td>{}</td><td>{}</td>", escape(r->config.pregrow.label()), fdsize)
+             : "",
         measured ? format_ms(r->stats.median) : "-", measured ? escape(precision_cell(*r)) : "-",
         r->times_ns.size(),
         measured ? format_ms(static_cast<double>(r->stats.min)) + "–" +
@@ -370,16 +374,17 @@ std::string event_chart(const Result& r, const std::string& id) {
   svg::EventChart chart;
   chart.id = id;
   std::size_t workers = 0;
-  const auto mark = [&](double fd, int worker, double ns, std::string kind, std::string tip) {
+  const auto mark = [&](double fd, int worker, double ns, svg::Mark::Kind kind, std::string cause,
+                        std::string tip) {
     if (fd < 0) return;
     workers = std::max(workers, static_cast<std::size_t>(worker) + 1);
     chart.fd_max = std::max(chart.fd_max, fd);
     chart.marks.push_back(
-        {fd, static_cast<std::size_t>(worker), ns, std::move(kind), std::move(tip)});
+        {fd, static_cast<std::size_t>(worker), ns, kind, std::move(cause), std::move(tip)});
   };
   for (const auto& g : l.growth_events) {
     if (g.repetition != rep) continue;
-    mark(g.fd, g.worker, static_cast<double>(g.ns), "growth",
+    mark(g.fd, g.worker, static_cast<double>(g.ns), svg::Mark::Kind::growth, "",
          fmt::format("worker {} grew the table at fd {} ({} → {} slots{}): {}", g.worker, g.fd,
                      g.fdsize_before, g.fdsize_after, g.shared ? ", shared" : "",
                      format_duration(static_cast<double>(g.ns))));
@@ -388,7 +393,7 @@ std::string event_chart(const Result& r, const std::string& id) {
   for (const auto& s : l.stalls) {
     if (s.repetition != rep) continue;
     ++listed;
-    mark(s.fd, s.worker, static_cast<double>(s.ns), s.cause,
+    mark(s.fd, s.worker, static_cast<double>(s.ns), svg::Mark::Kind::stall, s.cause,
          fmt::format("worker {}, {} of fd {}: {} ({})", s.worker, s.op, s.fd,
                      format_duration(static_cast<double>(s.ns)), s.cause));
   }
@@ -398,8 +403,8 @@ std::string event_chart(const Result& r, const std::string& id) {
   const auto& counted = l.stalls_per_repetition;
   const std::uint64_t stalled = static_cast<std::size_t>(rep) < counted.size() ? counted[rep] : 0;
   chart.title =
-      fmt::format("{}, {}, pregrow {}: the median repetition's growth events and {}", r.strategy,
-                  thread_count_text(r.threads), r.pregrow.label(),
+      fmt::format("{}, {}, pregrow {}: the median repetition's growth events and {}",
+                  r.config.strategy, thread_count_text(r.config.threads), r.config.pregrow.label(),
                   stalled > listed ? fmt::format("the first {} of its {} stalls", listed, stalled)
                                    : std::string("stalls"));
   return svg::event_chart(chart);
@@ -494,9 +499,10 @@ std::string run_section(const ReportInput& in, std::size_t index, bool lettered)
 }
 
 std::string row_label(const ResultKey& key) {
-  std::string label = fmt::format("{}, {}", key.strategy, key.threads);
-  if (key.batch != 1) label += fmt::format(", batch {}", key.batch);
-  if (key.pregrow.grows() || key.holds_descriptors) label += ", pregrow " + key.pregrow.label();
+  std::string label = fmt::format("{}, {}", key.config.strategy, key.config.threads);
+  if (key.config.batch != 1) label += fmt::format(", batch {}", key.config.batch);
+  if (key.config.pregrow.grows() || key.holds_descriptors)
+    label += ", pregrow " + key.config.pregrow.label();
   return label;
 }
 
@@ -574,16 +580,16 @@ std::vector<svg::Chart> comparison_charts(const Comparison& c) {
       if (runs_measuring(row) >= 2) rows.push_back(&row);
     }
   }
-  std::vector<std::tuple<std::string, std::string, std::uint64_t>> kinds;
+  std::vector<std::tuple<std::string, DescriptorKind, std::uint64_t>> kinds;
   for (const auto* row : rows) {
-    const auto kind = std::make_tuple(row->key.workload, row->key.kind, row->key.ops);
+    const auto kind = std::make_tuple(row->key.workload, row->key.config.kind, row->key.ops);
     if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
   }
   std::vector<svg::Chart> charts;
   for (const auto& [workload, kind, ops] : kinds) {
     svg::Chart chart{fmt::format("compare-{}", charts.size()),
                      fmt::format("{} · {} descriptors per repetition ({}) — time, lower is faster",
-                                 workload, group_digits(ops), kind),
+                                 workload, group_digits(ops), to_string(kind)),
                      "ms per repetition (median, min–max)",
                      "strategy, threads",
                      {},
@@ -594,7 +600,7 @@ std::vector<svg::Chart> comparison_charts(const Comparison& c) {
       chart.series.push_back({run_letter(f) + " · " + c.files[f].label, {}, {}, 0});
     }
     for (const auto* row : rows) {
-      if (std::make_tuple(row->key.workload, row->key.kind, row->key.ops) !=
+      if (std::make_tuple(row->key.workload, row->key.config.kind, row->key.ops) !=
           std::tie(workload, kind, ops))
         continue;
       chart.categories.push_back(row_label(row->key));

@@ -37,12 +37,18 @@ nlohmann::json number_json(const FindingNumber& n) {
 }
 
 nlohmann::json subject_json(const FindingSubject& s) {
-  nlohmann::json j = {{"role", s.role},         {"workload", s.workload}, {"kind", s.kind},
-                      {"strategy", s.strategy}, {"threads", s.threads},   {"batch", s.batch},
-                      {"pregrow", s.pregrow}};
-  if (s.rcu_expedited) j["rcu_expedited"] = *s.rcu_expedited;
-  if (s.harness != "minimal") j["harness"] = s.harness;  // schema 6 on, where published
-  if (s.paths != "relative") j["paths"] = s.paths;        // schema 9 on, where absolute
+  const Configuration& c = s.config;
+  nlohmann::json j = {{"role", s.role},
+                      {"workload", s.workload},
+                      {"kind", to_string(c.kind)},
+                      {"strategy", c.strategy},
+                      {"threads", c.threads},
+                      {"batch", c.batch},
+                      {"pregrow", c.pregrow.label()}};
+  if (c.rcu_expedited) j["rcu_expedited"] = *c.rcu_expedited;
+  // schema 6 on, where published; schema 9 on, where absolute
+  if (c.harness != Harness::minimal) j["harness"] = to_string(c.harness);
+  if (paths_or_relative(c) != PathMode::relative) j["paths"] = to_string(*c.paths);
   return j;
 }
 

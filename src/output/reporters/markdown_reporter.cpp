@@ -60,10 +60,11 @@ class MarkdownReporter final : public Reporter {
                           growth ? ":--|" : "");
     }
     // --harness published: a label on its rows only, so a minimal run's table is as it was.
-    const std::string strategy =
-        r.harness == Harness::published ? r.strategy + " (published harness)" : r.strategy;
+    const std::string strategy = r.config.harness == Harness::published
+                                     ? r.config.strategy + " (published harness)"
+                                     : r.config.strategy;
     out_ << fmt::format("| {} | {} |", markdown_cell(strategy), threads_text(r));
-    if (growth) out_ << fmt::format(" {} |", markdown_cell(r.pregrow.label()));
+    if (growth) out_ << fmt::format(" {} |", markdown_cell(r.config.pregrow.label()));
     if (!r.ran()) {
       out_ << fmt::format(" {} | | | | |{}\n", markdown_cell(error_text(r)), growth ? " |" : "");
     } else {
@@ -116,8 +117,8 @@ class MarkdownReporter final : public Reporter {
 
  private:
   static std::string who(const Result& r) {
-    return fmt::format("**{}, {}{}**", r.strategy, thread_count_text(r.threads),
-                       r.holds_descriptors ? ", pregrow " + r.pregrow.label() : "");
+    return fmt::format("**{}, {}{}**", r.config.strategy, thread_count_text(r.config.threads),
+                       r.holds_descriptors ? ", pregrow " + r.config.pregrow.label() : "");
   }
 
   static std::string fdsize_text(const Result& r) {
@@ -133,7 +134,7 @@ class MarkdownReporter final : public Reporter {
                               group_digits(n.count));
     }
     // The user's files may be unreadable: that is part of the measured work.
-    const bool foreign = r.input && r.input->source != "generated";
+    const bool foreign = r.failures_are_work();
     notes_.push_back(fmt::format("{}: {} failed call{} ({}); {}", who(r), group_digits(r.failures),
                                  r.failures == 1 ? "" : "s", by_errno,
                                  foreign ? "included in the time" : "times are not valid"));

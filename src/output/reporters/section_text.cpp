@@ -19,31 +19,37 @@ namespace {
 
 // "socket: 256 tcp descriptors per thread, held to the end; 10 repetitions (+1 warm-up), ..."
 std::string per_thread_title(const Section& s, const std::string& runs) {
-  const std::string what = s.descriptors_per_item > 1 ? fmt::format("{}s ({} descriptors each)",
-                                                                    s.kind, s.descriptors_per_item)
-                                                      : fmt::format("{} descriptors", s.kind);
+  const std::string what =
+      s.descriptors_per_item > 1
+          ? fmt::format("{}s ({} descriptors each)", to_string(s.kind), s.descriptors_per_item)
+          : fmt::format("{} descriptors", to_string(s.kind));
   return fmt::format("{}: {} {} per thread{}; {}{}", s.workload, group_digits(s.per_thread), what,
                      s.held ? ", held to the end" : "", runs,
                      s.fresh_child ? ", each in a fresh process" : "");
 }
 
 // "in /tmp", "kept in /x/set", "reused from /x/set": where a generated set is.
-std::string_view set_place(std::string_view file_set) {
-  if (file_set == "kept") return "kept in";
-  if (file_set == "reused") return "reused from";
-  return "in";
+std::string_view set_place(InputSource source) {
+  switch (source) {
+    case InputSource::kept:
+      return "kept in";
+    case InputSource::reused:
+      return "reused from";
+    default:
+      return "in";
+  }
 }
 
 // "; 10,000 files created beforehand in 45 ms, not timed": the set-up before the repetitions.
 std::string setup_text(const InputSummary& in) {
   if (!in.setup_ns) return {};
   const std::string took = format_duration(static_cast<double>(*in.setup_ns));
-  if (in.source != "generated") {
-    return fmt::format("; --{} {} beforehand in {}, not timed", in.source,
-                       in.source == "tree" ? "scanned" : "read", took);
+  if (!generated(in.source)) {
+    return fmt::format("; --{} {} beforehand in {}, not timed", source_name(in.source),
+                       in.source == InputSource::tree ? "scanned" : "read", took);
   }
   return fmt::format("; {} files {} beforehand in {}, not timed", group_digits(in.files),
-                     in.file_set == "reused" ? "checked (none created)" : "created", took);
+                     in.source == InputSource::reused ? "checked (none created)" : "created", took);
 }
 
 }  // namespace
@@ -71,15 +77,14 @@ std::string section_title(const Section& s) {
   const InputSummary& in = *s.input;
   const std::string files = group_digits(in.files);
   const std::string where =
-      in.source == "generated"
-          ? fmt::format("{} empty files {} {} ({}{})", files, set_place(in.file_set), in.origin,
+      generated(in.source)
+          ? fmt::format("{} empty files {} {} ({}{})", files, set_place(in.source), in.origin,
                         s.fs_type,
                         s.subdirs == 0 ? "" : fmt::format(", {} subdirectories", s.subdirs))
-          : fmt::format("{} regular files from --{} {} ({})", files, in.source, in.origin,
-                        s.fs_type);
-  return fmt::format("{}: {}, {}{}{}, {}", s.workload, where, in.flags,
-                     s.held ? ", kept open" : "",
-                     s.paths == "absolute" ? ", opened by absolute path" : "", runs);
+          : fmt::format("{} regular files from --{} {} ({})", files, source_name(in.source),
+                        in.origin, s.fs_type);
+  return fmt::format("{}: {}, {}{}{}, {}", s.workload, where, in.flags, s.held ? ", kept open" : "",
+                     s.paths == PathMode::absolute ? ", opened by absolute path" : "", runs);
 }
 
 namespace {

@@ -9,6 +9,8 @@
 #include <tuple>
 #include <utility>
 
+#include "model/kernel_evidence.hpp"
+
 namespace fdbench::svg {
 
 namespace {
@@ -291,9 +293,10 @@ std::string tip(const Value& v) {
   return v.tip.empty() ? "" : "<title>" + escape(v.tip) + "</title>";
 }
 
-// An event's colour: a growth is the table's, a stall its cause's.
-std::string mark_colour(const std::string& kind) {
-  return cause_colour(kind == "growth" ? "fd-table-growth" : kind);
+// The cause an event is drawn and keyed as: a growth is the table's, a stall its own.
+std::string_view drawn_cause(const Mark& m) {
+  return m.kind == Mark::Kind::growth ? cause_name(OffCpuCause::fd_table_growth)
+                                      : std::string_view(m.cause);
 }
 
 // A growth's fd label: above its diamond (row 0), a row higher (1) where that would meet the
@@ -314,7 +317,7 @@ std::vector<int> event_label_rows(const EventChart& chart, const auto& x_of) {
   double ends[2] = {};  // the right edge of the last label in each row
   for (const std::size_t i : order) {
     const Mark& m = chart.marks[i];
-    if (m.kind != "growth") continue;
+    if (m.kind != Mark::Kind::growth) continue;
     if (m.lane != lane) {
       lane = m.lane;
       ends[0] = ends[1] = -std::numeric_limits<double>::infinity();
@@ -337,10 +340,10 @@ std::vector<int> event_label_rows(const EventChart& chart, const auto& x_of) {
 // a circle where one stalled.
 std::string event_mark(const Mark& m, double x, double y, int row) {
   const std::string title = m.tip.empty() ? "" : "<title>" + escape(m.tip) + "</title>";
-  if (m.kind == "growth") {
+  if (m.kind == Mark::Kind::growth) {
     std::string out = fmt::format(
         "<path class=\"growth\" fill=\"{}\" d=\"M{:.1f} {:.1f}l7 9l-7 9l-7 -9z\">{}</path>\n",
-        mark_colour(m.kind), x, y - 9, title);
+        cause_colour(drawn_cause(m)), x, y - 9, title);
     if (row == kNoLabel) return out;
     return out + fmt::format(
                      "<text class=\"tick fd-label\" x=\"{:.1f}\" y=\"{:.1f}\" "
@@ -352,7 +355,7 @@ std::string event_mark(const Mark& m, double x, double y, int row) {
   return fmt::format(
       "<circle class=\"stall\" cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{:.1f}\" fill=\"{}\" "
       "fill-opacity=\"0.6\">{}</circle>\n",
-      x, y, r, mark_colour(m.kind), title);
+      x, y, r, cause_colour(drawn_cause(m)), title);
 }
 
 // What a stall's cause is called in the events' key (SVG text: an unknown name escaped).
@@ -379,18 +382,18 @@ constexpr std::size_t kEventKeysPerRow = 3;
 // The events' key: what the marks are and nothing else, a growth (and a stall growing the
 // table) first, then the stall causes inferred from timing, then any other (kernel) cause.
 std::vector<std::string> event_key_causes(const EventChart& chart) {
-  const auto drawn = [&](std::string_view kind) {
-    return std::any_of(chart.marks.begin(), chart.marks.end(), [&](const Mark& m) {
-      return m.kind == kind || (kind == "fd-table-growth" && m.kind == "growth");
-    });
+  const auto drawn = [&](std::string_view cause) {
+    return std::any_of(chart.marks.begin(), chart.marks.end(),
+                       [&](const Mark& m) { return drawn_cause(m) == cause; });
   };
   std::vector<std::string> causes;
   for (const char* cause : {"fd-table-growth", "waiting-on-growth", "unexplained"}) {
     if (drawn(cause)) causes.emplace_back(cause);
   }
   for (const Mark& m : chart.marks) {
-    if (m.kind != "growth" && std::find(causes.begin(), causes.end(), m.kind) == causes.end()) {
-      causes.push_back(m.kind);
+    if (m.kind == Mark::Kind::stall &&
+        std::find(causes.begin(), causes.end(), m.cause) == causes.end()) {
+      causes.push_back(m.cause);
     }
   }
   return causes;
@@ -403,7 +406,7 @@ std::string event_key(const std::vector<std::string>& causes, double bottom) {
   for (std::size_t k = 0; k < causes.size(); ++k) {
     const double x = kKeyX[k % kEventKeysPerRow];
     const double y = bottom + 50 + kEventKeyRow * static_cast<double>(k / kEventKeysPerRow);
-    const std::string text = causes[k] == "fd-table-growth"
+    const std::string text = causes[k] == cause_name(OffCpuCause::fd_table_growth)
                                  ? std::string("grew the table (diamond), or a stall growing it")
                                  : stall_key_text(causes[k]);
     out += fmt::format(

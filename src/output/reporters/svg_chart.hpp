@@ -46,8 +46,10 @@ struct Mark {
   double fd = 0;
   std::size_t lane = 0;
   double ns = 0;
-  std::string kind;  // "growth", or a stall's cause: "fd-table-growth", "waiting-on-growth",
-                     // "unexplained", or with --kernel-trace an off-CPU cause or "on-cpu"
+  enum class Kind { growth, stall } kind = Kind::growth;  // a call that grew the table, or stalled
+  // A stall's cause (Stall::cause): "fd-table-growth", "waiting-on-growth", "unexplained", or
+  // with --kernel-trace an off-CPU cause or "on-cpu". A growth is drawn in fd-table-growth's.
+  std::string cause;
   std::string tip;
 };
 

@@ -66,12 +66,12 @@ class TableReporter final : public Reporter {
       if (growth) out_ << "  FDSize";
       out_ << "\n";
     }
-    std::string lead = fmt::format("  {:<12} {:>7}", r.strategy, threads_text(r));
-    if (harness_column_) lead += fmt::format(" {:<9}", to_string(r.harness));
+    std::string lead = fmt::format("  {:<12} {:>7}", r.config.strategy, threads_text(r));
+    if (harness_column_) lead += fmt::format(" {:<9}", to_string(r.config.harness));
     if (batch_column_)
-      lead +=
-          fmt::format(" {:>5}", r.batch_unit == BatchUnit::none ? "-" : std::to_string(r.batch));
-    if (growth) lead += fmt::format(" {:>7}", r.pregrow.label());
+      lead += fmt::format(" {:>5}",
+                          r.batch_unit == BatchUnit::none ? "-" : std::to_string(r.config.batch));
+    if (growth) lead += fmt::format(" {:>7}", r.config.pregrow.label());
     if (!r.ran()) {
       out_ << lead << "   " << error_text(r) << "\n";
     } else {
