@@ -22,6 +22,7 @@
 #include "model/environment.hpp"
 #include "model/format.hpp"
 #include "model/results_json.hpp"
+#include "option_rows.hpp"
 #include "output/atomic_file.hpp"
 #include "output/html_report.hpp"
 #include "output/printable_lines.hpp"
@@ -207,7 +208,7 @@ int finish_outputs(const Command& command, std::size_t results, TraceOut* trace_
   }
   if (!command.output.empty()) {
     try {
-      write_file_atomically(command.output, buffered, "--output");
+      write_file_atomically(command.output, buffered, flag(Opt::output));
       err << fmt::format("fdbench: wrote {} ({})\n", printable(command.output),
                          results_text(results));
     } catch (const Error& e) {
@@ -347,7 +348,7 @@ int write_report(const Command& command, std::ostream& out, std::ostream& err) {
     return 0;
   }
   try {
-    write_file_atomically(command.output, page, "--output");
+    write_file_atomically(command.output, page, flag(Opt::output));
   } catch (const Error& e) {
     err << "Error: " << printable(e.what()) << "\n";
     return 1;
@@ -420,7 +421,7 @@ int tune(const Command& command, std::ostream& out, std::ostream& err) {
     if (!report.recommendation) return 1;
     if (!command.save.empty()) {
       write_file_atomically(command.save, recommendation_json(*report.recommendation) + "\n",
-                            "--save");
+                            flag(Opt::save));
       err << fmt::format("fdbench: wrote {} (the recommendation)\n", printable(command.save));
     }
     return 0;
