@@ -5,149 +5,34 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cctype>
-#include <charconv>
-#include <chrono>
-#include <climits>
-#include <cmath>
-#include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
 
+#include "application/checks.hpp"
+#include "application/option_rows.hpp"
 #include "completion.hpp"
 #include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
 #include "fdbench/version.hpp"
 #include "help_text.hpp"
-#include "inputs/examined_files.hpp"
+#include "option_values.hpp"
 #include "inputs/file_set.hpp"
-#include "inputs/input_files.hpp"
 #include "model/format.hpp"
-#include "option_rows.hpp"
-#include "output/atomic_file.hpp"
 #include "parse_error.hpp"
 #include "platform/platform.hpp"
 #include "run/runnable.hpp"
 
 namespace fdbench::cli {
 
+using namespace app;  // NOLINT: the application layer this file is the front of
+
 namespace {
 
-// A value its option does not take (not a number, out of range, not one of its words): what
-// the command's --help answers, so its line points there.
-class BadValue : public UsageError {
- public:
-  using UsageError::UsageError;
-};
-
-constexpr long long kMaxFiles = 10'000'000;
-constexpr long long kMaxPerThread = 1'000'000;
-constexpr long long kMaxPregrowFd = 1 << 20;  // Linux's default fs.nr_open
-// --timeout for --tree and --list when none is given: the user's files may be on a network or
-// FUSE mount that stops answering, and a minute is far beyond any repetition that is working.
-constexpr double kDefaultTreeTimeout = 60;
-constexpr double kMaxTimeout = 7 * 24 * 3600;
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
-
-long long parse_number(std::string_view flag, std::string_view text, long long min, long long max) {
-  long long value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec == std::errc::result_out_of_range ||
-      (ec == std::errc{} && end == text.data() + text.size() && (value < min || value > max))) {
-    throw BadValue(fmt::format("{}: {} is out of range (allowed: {} to {})", flag, text, min, max));
-  }
-  if (ec != std::errc{} || end != text.data() + text.size()) {
-    throw BadValue(fmt::format("{}: '{}' is not a whole number", flag, text));
-  }
-  return value;
-}
-
-std::vector<std::string> split_list(std::string_view flag, const std::string& text) {
-  std::vector<std::string> items;
-  std::string item;
-  std::istringstream in(text);
-  while (std::getline(in, item, ',')) {
-    if (item.empty()) throw BadValue(fmt::format("{}: empty item in '{}'", flag, text));
-    if (std::find(items.begin(), items.end(), item) == items.end()) items.push_back(item);
-  }
-  if (items.empty() || text.back() == ',') {
-    throw BadValue(fmt::format("{}: expected a comma-separated list, got '{}'", flag, text));
-  }
-  return items;
-}
-
-
-std::vector<int> parse_threads(const std::string& text) {
-  std::vector<int> threads;
-  for (const auto& item : split_list(flag(Opt::threads), text)) {
-    threads.push_back(static_cast<int>(parse_number(flag(Opt::threads), item, 1, kMaxThreads)));
-  }
-  return threads;
-}
-
-void check_directory(std::string_view flag, const std::string& dir, bool writable) {
-  struct stat info {};
-  if (stat(dir.c_str(), &info) != 0) {
-    throw UsageError(fmt::format("{} {}: {}: create it or name another directory{}", flag, dir,
-                                 errno_text(errno), flag == "TMPDIR" ? " with --dir" : ""));
-  }
-  if (!S_ISDIR(info.st_mode)) {
-    throw UsageError(fmt::format("{} {}: not a directory: name a directory{}", flag, dir,
-                                 flag == "TMPDIR" ? " with --dir" : ""));
-  }
-  if (writable && access(dir.c_str(), W_OK | X_OK) != 0) {
-    throw UsageError(fmt::format("{} {}: not writable ({}); choose a writable directory{}", flag,
-                                 dir, errno_text(errno), flag == "TMPDIR" ? " with --dir" : ""));
-  }
-}
-
-// What the directory a command works in is called in its messages: --dir where it was given,
-// else TMPDIR (whose default is /tmp), which the user may never have thought of as an option.
-std::string dir_flag(const std::string& given) {
-  return given.empty() ? "TMPDIR" : flag(Opt::dir);
-}
-std::string dir_or_default(const std::string& given) {
-  return given.empty() ? default_dir() : given;
-}
-
-// A file fdbench will write (--output, --export-*): its directory must take it, the directory
-// of the file a symlink leads to where it is one.
-void check_output(std::string_view flag, const std::string& output) {
-  if (output.empty()) return;
-  if (output_streams(output)) return;  // a device, FIFO or terminal, written in place
-  std::string target;
-  try {
-    target = follow_symlinks(output);
-  } catch (const Error& e) {
-    throw UsageError(fmt::format("{} {}: {}", flag, output, e.what()));
-  }
-  const auto slash = target.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : target.substr(0, slash + 1);
-  check_directory(fmt::format("{}: directory", flag), dir, true);
-  struct stat info {};
-  if (stat(output.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
-    throw UsageError(fmt::format("{} {}: is a directory; name a file", flag, output));
-  }
-  if (const std::string why = output_refusal(output); !why.empty()) {
-    throw UsageError(fmt::format("{} {}: {}", flag, output, why));
-  }
-}
-
-// --export-FORMAT FILE, one line per format, as hyperfine lists its exporters: a new export is
-
-// Each command's options, by the option CLI11 made of their rows.
+// Each command's CLI11 subcommand (the app itself for the default suite).
 using Subcommands = std::map<Cmd, CLI::App*>;
 // Each option's completion hint, by the option CLI11 made of its row.
 using OptionHints = std::map<const CLI::Option*, ValueHint>;
@@ -161,8 +46,16 @@ const CLI::Validator kNotEmpty(
     },
     "");
 
+// Which row of which command's values an option CLI11 made is: once parsed, the rows named.
+struct Named {
+  const CLI::Option* option;
+  OptionValues* values;
+  Opt id;
+};
+
 // Every row `command` takes, bound to its text in `values` (which defaults_of() filled).
-void add_options(CLI::App& cmd, Cmd command, OptionValues& values, OptionHints& hints) {
+void add_options(CLI::App& cmd, Cmd command, OptionValues& values, OptionHints& hints,
+                 std::vector<Named>& named) {
   for (const OptionRow& row : option_rows()) {
     if (!row.commands.has(command)) continue;
     const std::string& names = row.names_in(command);
@@ -180,54 +73,8 @@ void add_options(CLI::App& cmd, Cmd command, OptionValues& values, OptionHints& 
     if (row.show_default.has(command)) option->capture_default_str();
     if (row.required) option->required();
     hints[option] = row.hint_in(command);
-    values.parsed[row.id] = option;
+    named.push_back({option, &values, row.id});
   }
-}
-
-std::vector<std::string> parse_strategies(const std::string& text) {
-  if (text == "all") return strategy_names();
-  std::vector<std::string> names;
-  for (const auto& name : split_list(flag(Opt::strategy), text)) {
-    if (find_strategy(name) == nullptr) {
-      throw BadValue(fmt::format("{}: unknown strategy '{}' (choose from {}, or all)",
-                                 flag(Opt::strategy), name, join(strategy_names())));
-    }
-    names.push_back(name);
-  }
-  return names;
-}
-
-std::vector<Pregrow> parse_pregrow_list(const std::string& text) {
-  std::vector<Pregrow> list;
-  for (const auto& item : split_list(flag(Opt::pregrow), text)) {
-    Pregrow p;
-    if (!parse_pregrow(item, p)) {
-      throw BadValue(fmt::format("{}: '{}' is not off, auto or a descriptor number",
-                                 flag(Opt::pregrow), item));
-    }
-    if (p.mode == Pregrow::Mode::fd) parse_number(flag(Opt::pregrow), item, 0, kMaxPregrowFd);
-    list.push_back(p);
-  }
-  return list;
-}
-
-std::size_t parse_layout(const std::string& text) {
-  if (text == "flat") return 0;
-  if (text.rfind("dirs:", 0) == 0) {
-    return static_cast<std::size_t>(parse_number(flag(Opt::layout), text.substr(5), 1, 100000));
-  }
-  throw BadValue(fmt::format("{}: '{}' is not flat or dirs:K", flag(Opt::layout), text));
-}
-
-// --format: one of the formats `command` writes.
-std::string parse_format(const OptionValues& values, Cmd command) {
-  const std::string& value = values[Opt::format];
-  const auto formats = formats_of(command);
-  if (std::find(formats.begin(), formats.end(), value) == formats.end()) {
-    throw BadValue(fmt::format("{}: unknown format '{}' (choose from {})", flag(Opt::format), value,
-                               join(formats)));
-  }
-  return value;
 }
 
 // Every --export-FORMAT given, each to a file of its own.
@@ -237,11 +84,11 @@ std::vector<Export> apply_exports(const OptionValues& values) {
     const std::string& path = values[id];
     if (path.empty()) continue;
     check_output(flag(id), path);
-    std::string taken_by = !values[Opt::output].empty() && same_output(path, values[Opt::output])
+    std::string taken_by = !values[Opt::output].empty() && same_output_file(path, values[Opt::output])
                                ? flag(Opt::output)
                                : "";
     for (const auto& other : exports) {
-      if (same_output(other.path, path)) taken_by = other.flag;
+      if (same_output_file(other.path, path)) taken_by = other.flag;
     }
     if (!taken_by.empty()) {
       throw UsageError(
@@ -267,7 +114,7 @@ void refuse_output_over_input(const Command& command, const std::string& what,
                               const std::string& input) {
   if (input.empty()) return;
   for (const auto& [flag, path] : outputs_of(command)) {
-    if (same_output(path, input)) {
+    if (same_output_file(path, input)) {
       throw UsageError(
           fmt::format("{} {}: it is {}, which fdbench reads; name another file", flag, path, what));
     }
@@ -277,23 +124,6 @@ void refuse_output_over_input(const Command& command, const std::string& what,
 // --rcu-expedited keep|0|1|0,1: the values to set in turn (none for keep), refused up front
 // where they cannot be set.
 // --harness: minimal, published, or both in the order given (a repeated one counts once, as in
-
-// --harness: minimal, published, or both in the order given (a repeated one counts once, as in
-// every list).
-std::vector<Harness> parse_harness_list(const std::string& text) {
-  std::vector<Harness> harnesses;
-  for (const auto& item : split_list(flag(Opt::harness), text)) {
-    Harness harness{};
-    if (!parse_harness(item, harness)) {
-      throw BadValue(fmt::format(
-          "{}: unknown value '{}' (choose from minimal, published, minimal,published)",
-          flag(Opt::harness), item));
-    }
-    harnesses.push_back(harness);
-  }
-  return harnesses;
-}
-
 
 // The first seed's published harness opens the names it made itself (1.txt .. N.txt, flat,
 // relative, read-only, closed at once): what cannot be done that way is refused up front.
@@ -317,24 +147,6 @@ void check_published_open(const OpenOptions& open) {
   if (open.flags != OpenFlags::rdonly) refuse("std::ifstream opens them read-only: drop --flags");
 }
 
-// --rcu-expedited keep|0|1|0,1: the values to set in turn (none for keep), refused up front
-// where they cannot be set.
-std::vector<int> parse_rcu_expedited(const std::string& text) {
-  if (text == "keep") return {};
-  std::vector<int> values;
-  for (const auto& item : split_list(flag(Opt::rcu_expedited), text)) {
-    if (item != "0" && item != "1") {
-      throw BadValue(fmt::format("{}: '{}' is not keep, 0, 1 or a list of them such as 0,1",
-                                 flag(Opt::rcu_expedited), item));
-    }
-    values.push_back(item == "1" ? 1 : 0);
-  }
-  if (const std::string why = platform::rcu_expedited_unsettable(); !why.empty()) {
-    throw UsageError(fmt::format("{} {}: {}", flag(Opt::rcu_expedited), text, why));
-  }
-  return values;
-}
-
 // --latency or --no-latency, or `otherwise` when neither is given; --trace-out needs it.
 bool latency_of(const OptionValues& values, bool otherwise) {
   const bool latency = values.on(Opt::latency);
@@ -348,99 +160,6 @@ bool latency_of(const OptionValues& values, bool otherwise) {
   return latency || !values[Opt::trace_out].empty() || (otherwise && !no_latency);
 }
 
-
-// "60", "0.5": digits with at most one point between digits. No sign, exponent, hex or
-// infinity: strtod takes "0x10" and "1e-300", which nobody means as a number of seconds.
-bool plain_decimal(const std::string& text) {
-  const auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
-  const std::size_t point = text.find('.');
-  const std::string_view whole = std::string_view(text).substr(0, point);
-  const std::string_view part =
-      point == std::string::npos ? std::string_view("0") : std::string_view(text).substr(point + 1);
-  return !whole.empty() && !part.empty() && std::all_of(whole.begin(), whole.end(), digit) &&
-         std::all_of(part.begin(), part.end(), digit);
-}
-
-// --timeout SECONDS|none: 0 for none (a 0 given is refused). Given nothing, `existing` (the user's
-// files, which may be on a mount that stops answering) gets kDefaultTreeTimeout, a private set
-// none. Given "" (CLI11 leaves the text as when not given), refused by add_options.
-double parse_timeout(const std::string& text, bool existing) {
-  if (text.empty()) return existing ? kDefaultTreeTimeout : 0;
-  if (text == "none") return 0;
-  if (!plain_decimal(text)) {
-    throw BadValue(fmt::format(
-        "{}: '{}' is not a number of seconds in plain decimals (such as 60 or 0.5) or none",
-        flag(Opt::timeout), text));
-  }
-  const double seconds = std::strtod(text.c_str(), nullptr);
-  if (seconds > kMaxTimeout) {
-    throw BadValue(fmt::format("{}: {} is out of range (allowed: up to {} seconds, or none)",
-                               flag(Opt::timeout), text, kMaxTimeout));
-  }
-  // 0 once meant "no limit" silently; a limit of nothing is not one, so no limit is said so.
-  if (seconds == 0) {
-    throw BadValue(fmt::format(
-        "--timeout: {} is no limit at all; for no limit say --timeout none, else give seconds "
-        "above 0",
-        text));
-  }
-  // The limit is kept in whole nanoseconds; less would be 0 there, which is no limit at all.
-  if (std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(seconds))
-          .count() == 0) {
-    throw BadValue(fmt::format(
-        "--timeout: {} is below the clock's resolution of 1 ns: give at least 0.000000001 "
-        "seconds, or none",
-        text));
-  }
-  return seconds;
-}
-
-// A positive number in [min, max] ("3", "0.5"), with an optional `suffix` ("%").
-double parse_decimal(std::string_view flag, std::string text, std::string_view unit, double min,
-                     double max, std::string_view suffix = {}) {
-  if (!suffix.empty() && text.ends_with(suffix)) text.resize(text.size() - suffix.size());
-  // strtod, not from_chars: libc++ on macOS has no floating-point from_chars.
-  char* end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() ||
-      !std::isdigit(static_cast<unsigned char>(text[0])) || !std::isfinite(value)) {
-    throw BadValue(fmt::format("{}: '{}' is not a number of {}", flag, text, unit));
-  }
-  if (value < min || value > max) {
-    throw BadValue(fmt::format("{}: {} is out of range (allowed: {:g} to {:g} {})", flag, text, min,
-                               max, unit));
-  }
-  return value;
-}
-
-// --precision PERCENT (open, socket, tune), as a share of the median.
-double parse_precision(const std::string& text) {
-  return parse_decimal(flag(Opt::precision), text, "percent", 0.1, 50, "%") / 100;
-}
-
-
-// --repeat N|auto, with --precision and --max-time for auto.
-Repeat parse_repeat(const OptionValues& values) {
-  Repeat repeat;
-  const std::string& text = values[Opt::repeat];
-  if (text != "auto") {
-    repeat.count = static_cast<int>(parse_number(flag(Opt::repeat), text, 1, 100000));
-    for (const Opt id : {Opt::precision, Opt::max_time}) {
-      if (!values[id].empty()) {
-        throw UsageError(fmt::format("{} applies to --repeat auto, not to --repeat {}: drop one",
-                                     flag(id), text));
-      }
-    }
-    return repeat;
-  }
-  if (!values[Opt::precision].empty()) repeat.precision = parse_precision(values[Opt::precision]);
-  if (!values[Opt::max_time].empty()) {
-    repeat.max_time_s =
-        parse_decimal(flag(Opt::max_time), values[Opt::max_time], "seconds", 0.001, 86400);
-  }
-  return repeat;
-}
-
 // --output, --export-*, --trace-out and --quiet: where a measuring command writes.
 void apply_outputs(const OptionValues& values, Command& command) {
   command.output = values[Opt::output];
@@ -450,12 +169,12 @@ void apply_outputs(const OptionValues& values, Command& command) {
   check_output(flag(Opt::trace_out), trace_out);
   if (!trace_out.empty()) {
     for (const auto& e : command.exports) {
-      if (same_output(e.path, trace_out)) {
+      if (same_output_file(e.path, trace_out)) {
         throw UsageError(fmt::format("{} {}: {} writes that file too; name another file",
                                      flag(Opt::trace_out), trace_out, e.flag));
       }
     }
-    if (!command.output.empty() && same_output(trace_out, command.output)) {
+    if (!command.output.empty() && same_output_file(trace_out, command.output)) {
       throw UsageError(fmt::format("{} {}: {} writes that file too; name another file",
                                    flag(Opt::trace_out), trace_out, flag(Opt::output)));
     }
@@ -490,16 +209,6 @@ void apply_common(const OptionValues& values, Command& command,
   }
 }
 
-// A list file separated otherwise than --list0 says, refused before the run starts. A pipe
-// is read once, by the run: read_list() refuses it there.
-void check_list_separator(const std::string& list, bool list0) {
-  std::ifstream in(list, std::ios::binary);
-  std::string head(2 * PATH_MAX, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<std::size_t>(in.gcount()));
-  if (auto why = list_separator_mistake(list, head, list0); !why.empty()) throw UsageError(why);
-}
-
 // The user's files instead of a generated set: --tree or --list.
 void apply_open_input(const OptionValues& values, OpenOptions& open) {
   const std::string& tree = values[Opt::tree];
@@ -528,42 +237,6 @@ void apply_open_input(const OptionValues& values, OpenOptions& open) {
   if (!existing && !kept) check_directory(dir_flag(dir), dir_or_default(dir), true);
 }
 
-// The user's --tree directory or --list file, looked at here: whether it is there and of the
-// kind it must be, and how a list file is separated.
-void check_input_path(const OpenOptions& open) {
-  if (!open.tree.empty()) check_directory(flag(Opt::tree), open.tree, false);
-  if (!open.list.empty()) {
-    struct stat info {};
-    if (stat(open.list.c_str(), &info) != 0) {
-      throw UsageError(fmt::format("--list {}: {}", open.list, errno_text(errno)));
-    }
-    if (S_ISDIR(info.st_mode)) {
-      throw UsageError(fmt::format("--list {}: is a directory (did you mean --tree?)", open.list));
-    }
-    // Read from a file or a pipe (<(find ...)); a device is never opened (/dev/zero would
-    // never end).
-    if (!S_ISREG(info.st_mode) && !S_ISFIFO(info.st_mode)) {
-      throw UsageError(fmt::format("--list {} is {}; --list reads a file of paths, or a pipe",
-                                   open.list, platform::file_type_words(info.st_mode)));
-    }
-    if (S_ISREG(info.st_mode)) check_list_separator(open.list, open.list0);
-  }
-}
-
-// check_input_path() as the run looks at the user's files: in a child process under
-// --timeout's limit (examine_in_child), since on a mount whose server stopped answering stat()
-// and open() wait where no signal reaches them, and this process could never exit. Throws
-// UsageError for what check_input_path() refuses, TimedOut or Interrupted where it hangs.
-void check_input_paths(const OpenOptions& open) {
-  if (open.tree.empty() && open.list.empty()) return;
-  examine_in_child(
-      [&open] {
-        check_input_path(open);
-        return InputFiles{};
-      },
-      open.timeout_s, open.tree.empty() ? flag(Opt::list) + " " + open.list : flag(Opt::tree) + " " + open.tree);
-}
-
 // --files and --layout shape the set fdbench makes; with --tree or --list there is none, and
 // a run that left them unused would look like one that used them.
 
@@ -581,15 +254,6 @@ void reject_set_options(const OptionValues& values) {
     }
   }
 }
-
-// The directory `path` is in ("." for a bare name), as the kernel resolves it.
-std::string parent_of(std::string path) {
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  const auto slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
 
 // --keep-files DIR or --reuse-files DIR: the generated set at a directory of its own that
 // outlives the run, instead of a private one under --dir. What the set holds is checked when
@@ -619,35 +283,11 @@ void apply_kept_set(const OptionValues& values, OpenOptions& open) {
     check_directory(fmt::format("{} {}: its parent", name, keep_files), open.dir, true);
     return;
   }
-  struct stat info {};
-  const int err = stat(reuse_files.c_str(), &info) != 0 ? errno
-                  : S_ISDIR(info.st_mode)               ? 0
-                                                        : ENOTDIR;
-  if (err != 0) {
-    throw UsageError(fmt::format("{} {}: {}: name the DIR of a --keep-files run", name,
-                                 reuse_files, errno_text(err)));
-  }
+  check_reused_set(name, reuse_files);
   open.reuse_files = reuse_files;
   open.dir = reuse_files;
   if (!values.given(Opt::files)) open.files.reset();     // the set's marker says
   if (!values.given(Opt::layout)) open.subdirs.reset();  // the set's marker says
-}
-
-void apply_uring_tuning(const std::string& text, UringOptions& uring) {
-  if (!parse_uring_tuning(text, uring)) {
-    throw BadValue(fmt::format("{}: unknown value '{}' (choose from {})", flag(Opt::uring_tuning),
-                               text, join(uring_tuning_names())));
-  }
-}
-
-// An enum's value by its word, or the message naming the choices.
-template <typename T, typename Parse>
-void apply_choice(Opt id, const std::string& text, Parse parse, std::vector<std::string> names,
-                  std::string_view what, T& out) {
-  if (!parse(text, out)) {
-    throw BadValue(fmt::format("{}: unknown {} '{}' (choose from {})", flag(id), what, text,
-                               join(names)));
-  }
 }
 
 void apply_open(const OptionValues& values, OpenOptions& open) {
@@ -689,7 +329,7 @@ void apply_socket(const OptionValues& values, SocketOptions& socket) {
 
 // Every command and its options, made from the rows and the commands' help.
 Subcommands add_subcommands(CLI::App& app, std::map<Cmd, OptionValues>& values,
-                            OptionHints& hints) {
+                            OptionHints& hints, std::vector<Named>& named) {
   Subcommands sub;
   for (const CommandHelp& command : commands_help()) {
     CLI::App* cmd = &app;
@@ -700,7 +340,7 @@ Subcommands add_subcommands(CLI::App& app, std::map<Cmd, OptionValues>& values,
     }
     cmd->footer(command.footer);
     values[command.command] = defaults_of(command.command);
-    add_options(*cmd, command.command, values[command.command], hints);
+    add_options(*cmd, command.command, values[command.command], hints, named);
     sub[command.command] = cmd;
   }
   return sub;
@@ -817,13 +457,7 @@ Command clean_command(const OptionValues& values) {
   Command command;
   command.kind = Command::Kind::clean;
   const auto& sets = values.list.at(Opt::sets);
-  for (const auto& set : sets) {
-    struct stat info {};
-    if (lstat(set.c_str(), &info) != 0) {
-      throw UsageError(
-          fmt::format("{}: {}: name a set made with --keep-files", set, errno_text(errno)));
-    }
-  }
+  check_kept_sets(sets);
   command.clean_sets = sets;
   const std::string& dir = values[Opt::dir];
   if (sets.empty() || !dir.empty()) {
@@ -919,8 +553,12 @@ Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out, 
   app.set_version_flag("--version", "fdbench " + std::string(version()));
   std::map<Cmd, OptionValues> values;
   OptionHints hints;
-  const Subcommands sub = add_subcommands(app, values, hints);
+  std::vector<Named> named;
+  const Subcommands sub = add_subcommands(app, values, hints, named);
   if (const auto code = parse_arguments(app, argc, argv, out, err)) return {std::nullopt, *code};
+  for (const auto& [option, of, id] : named) {
+    if (option->count() > 0) of->named.insert(id);
+  }
   try {
     Command command = make_command(app, sub, values, hints);
     command.command_line.assign(argv, argv + argc);
@@ -929,29 +567,6 @@ Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out, 
     const bool see_help = dynamic_cast<const BadValue*>(&e) != nullptr;
     err << "Error: " << printable(usage_line(command_name(app), e.what(), see_help)) << "\n";
     return {std::nullopt, 2};
-  }
-}
-
-int look_at_inputs(const Command& command, std::ostream& err) {
-  const bool tune = command.kind == Command::Kind::tune;
-  if (!tune && command.kind != Command::Kind::open) return 0;
-  try {
-    check_input_paths(tune ? command.tune.open : command.open);
-    return 0;
-  } catch (const UsageError& e) {
-    err << "Error: "
-        << printable(usage_line(tune ? "fdbench tune" : "fdbench open", e.what(), false)) << "\n";
-    return 2;
-  } catch (const TimedOut& e) {
-    err << fmt::format("fdbench: timed out: {} ({} SECONDS sets the limit)\n",
-                       printable(e.what()), flag(Opt::timeout));
-    return 1;
-  } catch (const Interrupted& e) {
-    err << fmt::format("fdbench: interrupted by signal {}\n", e.signal());
-    return 128 + e.signal();
-  } catch (const Error& e) {
-    err << "Error: " << printable(e.what()) << "\n";
-    return 1;
   }
 }
 

@@ -2,9 +2,11 @@
 // Each command's name, one-line summary and the text --help prints after its options.
 #include <vector>
 
-#include "option_rows.hpp"
+#include "application/option_rows.hpp"
 
 namespace fdbench::cli {
+
+using app::Cmd;
 
 struct CommandHelp {
   Cmd command;

@@ -1,22 +1,21 @@
 // The command line's one table: a row per setting. A default is the options struct's own
 // (OpenOptions, SocketOptions, TuneOptions; Repeat for --repeat's), written as its flag takes it;
 // a word stands for an empty list where it means "every" or "none" ("all", "keep").
-#include "option_rows.hpp"
+#include "application/option_rows.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <CLI/CLI.hpp>
 #include <cstdlib>
 
 #include "analysis/compare.hpp"
-#include "cli.hpp"
+#include "application/command.hpp"
 #include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
 #include "inputs/file_set.hpp"
 #include "output/reporter.hpp"
 
-namespace fdbench::cli {
+namespace fdbench::app {
 
 namespace {
 
@@ -434,11 +433,6 @@ bool OptionValues::on(Opt id) const {
   return it != set.end() && it->second;
 }
 
-bool OptionValues::given(Opt id) const {
-  const auto it = parsed.find(id);
-  return it != parsed.end() && it->second != nullptr && it->second->count() > 0;
-}
-
 OptionValues defaults_of(Cmd command) {
   OptionValues values;
   for (const auto& row : option_rows()) {
@@ -458,4 +452,4 @@ OptionValues defaults_of(Cmd command) {
   return values;
 }
 
-}  // namespace fdbench::cli
+}  // namespace fdbench::app

@@ -5,16 +5,20 @@
 // and a message that names a flag takes the name from its row (flag()).
 #include <initializer_list>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
-#include "completion.hpp"
 
-namespace CLI {
-class Option;
-}  // namespace CLI
+namespace fdbench::app {
 
-namespace fdbench::cli {
+// What may follow an option that takes a value.
+struct ValueHint {
+  std::vector<std::string> words;  // the choices, if the value is one of a fixed set
+  bool comma_list = false;         // a comma list of them: complete the item after the last ','
+  enum class Paths { none, directories, files } paths = Paths::none;
+};
+
 
 // The commands, as the rows name them (suite: fdbench with no subcommand).
 enum class Cmd : unsigned {
@@ -132,12 +136,12 @@ struct OptionValues {
   std::map<Opt, std::string> text;
   std::map<Opt, bool> set;  // flags
   std::map<Opt, std::vector<std::string>> list;
-  std::map<Opt, const CLI::Option*> parsed;  // the option CLI11 made of each row
+  std::set<Opt> named;  // the rows the command line named
 
   // A row the command does not take reads as not given: "" and off.
   [[nodiscard]] const std::string& operator[](Opt id) const;
   [[nodiscard]] bool on(Opt id) const;
-  [[nodiscard]] bool given(Opt id) const;  // named on the command line
+  [[nodiscard]] bool given(Opt id) const { return named.count(id) > 0; }
 };
 
 // Every row `command` takes, holding its default.
@@ -153,4 +157,4 @@ const std::vector<ExportRow>& export_rows();
 // The output formats a command writes.
 std::vector<std::string> formats_of(Cmd command);
 
-}  // namespace fdbench::cli
+}  // namespace fdbench::app

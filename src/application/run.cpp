@@ -13,16 +13,17 @@
 
 #include "analysis/compare.hpp"
 #include "analysis/findings.hpp"
-#include "cli.hpp"
+#include "application/checks.hpp"
+#include "application/command.hpp"
 #include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
-#include "file_export.hpp"
+#include "application/file_export.hpp"
 #include "inputs/file_set.hpp"
 #include "model/context.hpp"
 #include "model/environment.hpp"
 #include "model/format.hpp"
 #include "model/results_json.hpp"
-#include "option_rows.hpp"
+#include "application/option_rows.hpp"
 #include "output/atomic_file.hpp"
 #include "output/html_report.hpp"
 #include "output/printable_lines.hpp"
@@ -31,13 +32,13 @@
 #include "output/trace_out.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/platform.hpp"
-#include "progress_line.hpp"
+#include "application/progress_line.hpp"
 #include "run/runnable.hpp"
 #include "run/session.hpp"
 #include "run/tune_sweep.hpp"
-#include "test_events.hpp"
+#include "application/test_events.hpp"
 
-namespace fdbench::cli {
+namespace fdbench::app {
 
 namespace {
 
@@ -442,6 +443,29 @@ int tune(const Command& command, std::ostream& out, std::ostream& err) {
 
 }  // namespace
 
+int look_at_inputs(const Command& command, std::ostream& err) {
+  const bool is_tune = command.kind == Command::Kind::tune;
+  if (!is_tune && command.kind != Command::Kind::open) return 0;
+  try {
+    check_input_paths(is_tune ? command.tune.open : command.open);
+    return 0;
+  } catch (const UsageError& e) {
+    err << "Error: "
+        << (is_tune ? "fdbench tune: " : "fdbench open: ") << printable(e.what()) << "\n";
+    return 2;
+  } catch (const TimedOut& e) {
+    err << fmt::format("fdbench: timed out: {} ({} SECONDS sets the limit)\n",
+                       printable(e.what()), flag(Opt::timeout));
+    return 1;
+  } catch (const Interrupted& e) {
+    err << fmt::format("fdbench: interrupted by signal {}\n", e.signal());
+    return 128 + e.signal();
+  } catch (const Error& e) {
+    err << "Error: " << printable(e.what()) << "\n";
+    return 1;
+  }
+}
+
 int run(const Command& command, std::ostream& out, std::ostream& err) {
   if (const int refused = look_at_inputs(command, err); refused != 0) return refused;
   int code = 0;
@@ -490,4 +514,4 @@ int run(const Command& command, std::ostream& out, std::ostream& err) {
   return code;
 }
 
-}  // namespace fdbench::cli
+}  // namespace fdbench::app
