@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "application/option_rows.hpp"
+
 namespace CLI {
 class App;
 class Option;
@@ -12,12 +14,7 @@ class Option;
 
 namespace fdbench::cli {
 
-// What may follow an option that takes a value.
-struct ValueHint {
-  std::vector<std::string> words;  // the choices, if the value is one of a fixed set
-  bool comma_list = false;         // a comma list of them: complete the item after the last ','
-  enum class Paths { none, directories, files } paths = Paths::none;
-};
+using app::ValueHint;
 
 // The hint for `option` of `command` (the top-level app for the default suite's options).
 using HintFor = std::function<ValueHint(const CLI::App& command, const CLI::Option& option)>;

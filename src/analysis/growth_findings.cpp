@@ -224,7 +224,7 @@ std::string unshared_strategies(std::span<const Result> results) {
   std::vector<std::string> parts;
   for (const Result& r : results) {
     if (r.fd_table == FdTable::shared || !comparable(r)) continue;
-    std::string part = fmt::format("{} (`{}`)", unshared_by(r.fd_table), r.strategy);
+    std::string part = fmt::format("{} (`{}`)", unshared_by(r.fd_table), r.config.strategy);
     if (std::find(parts.begin(), parts.end(), part) == parts.end()) parts.push_back(std::move(part));
   }
   std::string text;

@@ -22,15 +22,16 @@ enum class Order {
 std::string_view to_string(Order order);
 bool parse_order(std::string_view text, Order& order);
 
-struct OpenOptions {
-  // --files. Empty only with --reuse-files when --files was not given: the set's marker says.
-  std::optional<std::size_t> files = 10000;
-  std::vector<int> threads{1, 2, 4, 8, 16};
-  std::vector<std::string> strategies;  // empty: every registered strategy
-  int batch = 64;
-  Repeat repeat;  // --repeat (auto by default), --precision, --max-time
-  int warmup = 1;
-  bool latency = false;  // --latency: time every call (Result::latency)
+// What every measuring command (open, socket, the default suite, tune's files) shares: one
+// field each, so a shared option is applied once. Where open and socket differ in a default
+// (threads, strategies, pregrow), their own constructors say so.
+struct SweepOptions {
+  std::vector<int> threads{1, 2, 4, 8, 16};  // --threads
+  std::vector<std::string> strategies;       // --strategy; empty: every registered strategy
+  int batch = 64;  // --batch: items a task (pool-batch), a submission (io_uring), in flight (libuv)
+  Repeat repeat;   // --repeat (auto by default), --precision, --max-time
+  int warmup = 1;  // --warmup
+  bool latency = false;       // --latency: time every call (Result::latency)
   bool kernel_trace = false;  // --kernel-trace: where the threads were off-CPU (Result::kernel)
   // --rcu-expedited: each value (0, 1) set for a block of the sweep; empty: kept as it is.
   std::vector<int> rcu_expedited;
@@ -38,6 +39,16 @@ struct OpenOptions {
   // --timeout: seconds a repetition may take before it is abandoned as hung; 0: no limit (the
   // CLI's default for a private set; 60 for --tree and --list).
   double timeout_s = 0;
+  // --pregrow: with held descriptors each setting runs in a fresh child.
+  std::vector<Pregrow> pregrow{Pregrow{}};
+  UringOptions uring;  // --uring-tuning, --uring-close
+  // --harness: each harness measured, in this order, for every strategy and thread count.
+  std::vector<Harness> harness{Harness::minimal};
+};
+
+struct OpenOptions : SweepOptions {
+  // --files. Empty only with --reuse-files when --files was not given: the set's marker says.
+  std::optional<std::size_t> files = 10000;
   std::string dir;  // empty: $TMPDIR or /tmp
   // --layout dirs:K (0: flat). Empty only with --reuse-files when --layout was not given.
   std::optional<std::size_t> subdirs = 0;
@@ -53,31 +64,19 @@ struct OpenOptions {
   std::string list;              // --list FILE: open the paths listed in FILE instead
   bool list0 = false;            // --list0: the list is NUL-separated
   OpenFlags flags = OpenFlags::rdonly;
-  PathMode paths = PathMode::relative;      // --paths
-  bool keep_open = false;                   // hold every descriptor to the end of the repetition
-  std::vector<Pregrow> pregrow{Pregrow{}};  // with keep_open: each runs in a fresh child
-  UringOptions uring;                       // --uring-tuning, --uring-close
-  // --harness: each harness measured, in this order, for every strategy and thread count.
-  std::vector<Harness> harness{Harness::minimal};
+  PathMode paths = PathMode::relative;  // --paths
+  bool keep_open = false;               // hold every descriptor to the end of the repetition
 };
 
-struct SocketOptions {
-  std::vector<std::string> strategies{"threads"};
-  std::vector<int> threads{2};
+struct SocketOptions : SweepOptions {
+  // The seed's experiment: two threads, pre-grown or not.
+  SocketOptions() {
+    strategies = {"threads"};
+    threads = {2};
+    pregrow = {Pregrow{}, Pregrow{Pregrow::Mode::automatic, 0}};
+  }
   std::size_t per_thread = 256;
   SocketKind kind = SocketKind::tcp;
-  std::vector<Pregrow> pregrow{Pregrow{}, Pregrow{Pregrow::Mode::automatic, 0}};
-  int batch = 64;      // io_uring submissions
-  UringOptions uring;  // --uring-tuning
-  Repeat repeat;       // --repeat (auto by default), --precision, --max-time
-  int warmup = 1;
-  bool latency = false;  // --latency: time every call (Result::latency)
-  bool kernel_trace = false;  // --kernel-trace: where the threads were off-CPU (Result::kernel)
-  // --rcu-expedited: each value (0, 1) set for a block of the sweep; empty: kept as it is.
-  std::vector<int> rcu_expedited;
-  Order order = Order::interleaved;  // --order
-  double timeout_s = 0;              // --timeout, as for open
-  std::vector<Harness> harness{Harness::minimal};  // --harness, as for open
 };
 
 // $TMPDIR if set and non-empty, else /tmp.

@@ -1,6 +1,6 @@
 // The progress line on a fake clock and a string for a terminal: what it says, when it
 // redraws, that it never wraps, and that it is gone when asked.
-#include "progress_line.hpp"
+#include "application/progress_line.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-namespace fdbench::cli {
+namespace fdbench::app {
 namespace progress_line_test {
 
 constexpr std::int64_t kMs = 1'000'000;
@@ -129,4 +129,4 @@ TEST(ProgressLineSilence, WritesNothingUntilThereIsSomethingToShow) {
 }
 
 }  // namespace progress_line_test
-}  // namespace fdbench::cli
+}  // namespace fdbench::app

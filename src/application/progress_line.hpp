@@ -13,7 +13,7 @@
 
 #include "run/progress.hpp"
 
-namespace fdbench::cli {
+namespace fdbench::app {
 
 class ProgressLine final : public Progress {
  public:
@@ -54,4 +54,4 @@ class ProgressLine final : public Progress {
   std::size_t files_total_ = 0;
 };
 
-}  // namespace fdbench::cli
+}  // namespace fdbench::app

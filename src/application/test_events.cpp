@@ -1,4 +1,4 @@
-#include "test_events.hpp"
+#include "application/test_events.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-namespace fdbench::cli {
+namespace fdbench::app {
 
 std::unique_ptr<TestEvents> TestEvents::from_environment(Progress* inner) {
   const char* path = std::getenv("FDBENCH_TEST_EVENTS");
@@ -55,4 +55,4 @@ void TestEvents::clear() {
   if (inner_ != nullptr) inner_->clear();
 }
 
-}  // namespace fdbench::cli
+}  // namespace fdbench::app

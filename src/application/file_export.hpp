@@ -12,7 +12,7 @@
 
 #include "output/reporter.hpp"
 
-namespace fdbench::cli {
+namespace fdbench::app {
 
 class FileExport final : public Reporter {
  public:
@@ -49,4 +49,4 @@ class FileExport final : public Reporter {
   std::string error_;  // a write failed: the file is not tried again
 };
 
-}  // namespace fdbench::cli
+}  // namespace fdbench::app

@@ -1,4 +1,4 @@
-#include "progress_line.hpp"
+#include "application/progress_line.hpp"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <ostream>
 
-namespace fdbench::cli {
+namespace fdbench::app {
 
 namespace {
 
@@ -119,4 +119,4 @@ void ProgressLine::draw(bool now) {
   drawn_ns_ = t;
 }
 
-}  // namespace fdbench::cli
+}  // namespace fdbench::app

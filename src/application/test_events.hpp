@@ -17,7 +17,7 @@
 #include "fdbench/unique_fd.hpp"
 #include "run/progress.hpp"
 
-namespace fdbench::cli {
+namespace fdbench::app {
 
 class TestEvents final : public Progress {
  public:
@@ -42,4 +42,4 @@ class TestEvents final : public Progress {
   int repetition_ = 0;
 };
 
-}  // namespace fdbench::cli
+}  // namespace fdbench::app

@@ -1,4 +1,4 @@
-#include "file_export.hpp"
+#include "application/file_export.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include "fdbench/error.hpp"
 #include "output/atomic_file.hpp"
 
-namespace fdbench::cli {
+namespace fdbench::app {
 
 FileExport::FileExport(std::string format, std::string path, std::string flag)
     : format_(std::move(format)),
@@ -57,4 +57,4 @@ void FileExport::write(bool complete, std::span<const Finding> findings) {
   }
 }
 
-}  // namespace fdbench::cli
+}  // namespace fdbench::app

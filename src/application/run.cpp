@@ -13,17 +13,19 @@
 
 #include "analysis/compare.hpp"
 #include "analysis/findings.hpp"
-#include "cli.hpp"
+#include "application/checks.hpp"
+#include "application/command.hpp"
 #include "common/errors.hpp"
 #include "engine/capture.hpp"
 #include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
-#include "file_export.hpp"
+#include "application/file_export.hpp"
 #include "inputs/file_set.hpp"
 #include "model/context.hpp"
 #include "model/environment.hpp"
 #include "model/format.hpp"
 #include "model/results_json.hpp"
+#include "application/option_rows.hpp"
 #include "output/atomic_file.hpp"
 #include "output/html_report.hpp"
 #include "output/printable_lines.hpp"
@@ -32,13 +34,13 @@
 #include "output/trace_out.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/platform.hpp"
-#include "progress_line.hpp"
+#include "application/progress_line.hpp"
 #include "run/runnable.hpp"
 #include "run/session.hpp"
 #include "run/tune_sweep.hpp"
-#include "test_events.hpp"
+#include "application/test_events.hpp"
 
-namespace fdbench::cli {
+namespace fdbench::app {
 
 namespace {
 
@@ -209,7 +211,7 @@ int finish_outputs(const Command& command, std::size_t results, TraceOut* trace_
   }
   if (!command.output.empty()) {
     try {
-      write_file_atomically(command.output, buffered, "--output");
+      write_file_atomically(command.output, buffered, flag(Opt::output));
       err << fmt::format("fdbench: wrote {} ({})\n", printable(command.output),
                          results_text(results));
     } catch (const Error& e) {
@@ -349,7 +351,7 @@ int write_report(const Command& command, std::ostream& out, std::ostream& err) {
     return 0;
   }
   try {
-    write_file_atomically(command.output, page, "--output");
+    write_file_atomically(command.output, page, flag(Opt::output));
   } catch (const Error& e) {
     err << "Error: " << printable(e.what()) << "\n";
     return 1;
@@ -422,7 +424,7 @@ int tune(const Command& command, std::ostream& out, std::ostream& err) {
     if (!report.recommendation) return 1;
     if (!command.save.empty()) {
       write_file_atomically(command.save, recommendation_json(*report.recommendation) + "\n",
-                            "--save");
+                            flag(Opt::save));
       err << fmt::format("fdbench: wrote {} (the recommendation)\n", printable(command.save));
     }
     return 0;
@@ -442,6 +444,29 @@ int tune(const Command& command, std::ostream& out, std::ostream& err) {
 }
 
 }  // namespace
+
+int look_at_inputs(const Command& command, std::ostream& err) {
+  const bool is_tune = command.kind == Command::Kind::tune;
+  if (!is_tune && command.kind != Command::Kind::open) return 0;
+  try {
+    check_input_paths(is_tune ? command.tune.open : command.open);
+    return 0;
+  } catch (const UsageError& e) {
+    err << "Error: "
+        << (is_tune ? "fdbench tune: " : "fdbench open: ") << printable(e.what()) << "\n";
+    return 2;
+  } catch (const TimedOut& e) {
+    err << fmt::format("fdbench: timed out: {} ({} SECONDS sets the limit)\n",
+                       printable(e.what()), flag(Opt::timeout));
+    return 1;
+  } catch (const Interrupted& e) {
+    err << fmt::format("fdbench: interrupted by signal {}\n", e.signal());
+    return 128 + e.signal();
+  } catch (const Error& e) {
+    err << "Error: " << printable(e.what()) << "\n";
+    return 1;
+  }
+}
 
 int run(const Command& command, std::ostream& out, std::ostream& err) {
   if (const int refused = look_at_inputs(command, err); refused != 0) return refused;
@@ -491,4 +516,4 @@ int run(const Command& command, std::ostream& out, std::ostream& err) {
   return code;
 }
 
-}  // namespace fdbench::cli
+}  // namespace fdbench::app

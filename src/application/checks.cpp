@@ -1,0 +1,158 @@
+// What the command line names on disk, looked at as it is parsed: the directories a command
+// works in, the files it will write, the user's --tree and --list. A refusal is a UsageError
+// naming the flag (exit 2).
+#include "application/checks.hpp"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <fstream>
+
+#include "application/option_rows.hpp"
+#include "fdbench/error.hpp"
+#include "inputs/examined_files.hpp"
+#include "inputs/input_files.hpp"
+#include "model/format.hpp"
+#include "output/atomic_file.hpp"
+#include "platform/platform.hpp"
+
+namespace fdbench::app {
+
+void check_directory(std::string_view flag, const std::string& dir, bool writable) {
+  struct stat info {};
+  if (stat(dir.c_str(), &info) != 0) {
+    throw UsageError(fmt::format("{} {}: {}: create it or name another directory{}", flag, dir,
+                                 errno_text(errno), flag == "TMPDIR" ? " with --dir" : ""));
+  }
+  if (!S_ISDIR(info.st_mode)) {
+    throw UsageError(fmt::format("{} {}: not a directory: name a directory{}", flag, dir,
+                                 flag == "TMPDIR" ? " with --dir" : ""));
+  }
+  if (writable && access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw UsageError(fmt::format("{} {}: not writable ({}); choose a writable directory{}", flag,
+                                 dir, errno_text(errno), flag == "TMPDIR" ? " with --dir" : ""));
+  }
+}
+
+// What the directory a command works in is called in its messages: --dir where it was given,
+// else TMPDIR (whose default is /tmp), which the user may never have thought of as an option.
+std::string dir_flag(const std::string& given) {
+  return given.empty() ? "TMPDIR" : flag(Opt::dir);
+}
+std::string dir_or_default(const std::string& given) {
+  return given.empty() ? default_dir() : given;
+}
+
+// A file fdbench will write (--output, --export-*): its directory must take it, the directory
+// of the file a symlink leads to where it is one.
+void check_output(std::string_view flag, const std::string& output) {
+  if (output.empty()) return;
+  if (output_streams(output)) return;  // a device, FIFO or terminal, written in place
+  std::string target;
+  try {
+    target = follow_symlinks(output);
+  } catch (const Error& e) {
+    throw UsageError(fmt::format("{} {}: {}", flag, output, e.what()));
+  }
+  const auto slash = target.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : target.substr(0, slash + 1);
+  check_directory(fmt::format("{}: directory", flag), dir, true);
+  struct stat info {};
+  if (stat(output.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    throw UsageError(fmt::format("{} {}: is a directory; name a file", flag, output));
+  }
+  if (const std::string why = output_refusal(output); !why.empty()) {
+    throw UsageError(fmt::format("{} {}: {}", flag, output, why));
+  }
+}
+
+// --export-FORMAT FILE, one line per format, as hyperfine lists its exporters: a new export is
+
+// The directory `path` is in ("." for a bare name), as the kernel resolves it.
+std::string parent_of(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  const auto slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+
+void check_reused_set(const std::string& flag_name, const std::string& dir) {
+  struct stat info {};
+  const int err = stat(dir.c_str(), &info) != 0 ? errno
+                  : S_ISDIR(info.st_mode)       ? 0
+                                                : ENOTDIR;
+  if (err != 0) {
+    throw UsageError(fmt::format("{} {}: {}: name the DIR of a --keep-files run", flag_name, dir,
+                                 errno_text(err)));
+  }
+}
+
+void check_kept_sets(const std::vector<std::string>& sets) {
+  for (const auto& set : sets) {
+    struct stat info {};
+    if (lstat(set.c_str(), &info) != 0) {
+      throw UsageError(
+          fmt::format("{}: {}: name a set made with --keep-files", set, errno_text(errno)));
+    }
+  }
+}
+
+namespace {
+
+// A list file separated otherwise than --list0 says, refused before the run starts. A pipe
+// is read once, by the run: read_list() refuses it there.
+void check_list_separator(const std::string& list, bool list0) {
+  std::ifstream in(list, std::ios::binary);
+  std::string head(2 * PATH_MAX, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  if (auto why = list_separator_mistake(list, head, list0); !why.empty()) throw UsageError(why);
+}
+
+// The user's --tree directory or --list file, looked at here: whether it is there and of the
+// kind it must be, and how a list file is separated.
+void check_input_path(const OpenOptions& open) {
+  if (!open.tree.empty()) check_directory(flag(Opt::tree), open.tree, false);
+  if (!open.list.empty()) {
+    struct stat info {};
+    if (stat(open.list.c_str(), &info) != 0) {
+      throw UsageError(fmt::format("--list {}: {}", open.list, errno_text(errno)));
+    }
+    if (S_ISDIR(info.st_mode)) {
+      throw UsageError(fmt::format("--list {}: is a directory (did you mean --tree?)", open.list));
+    }
+    // Read from a file or a pipe (<(find ...)); a device is never opened (/dev/zero would
+    // never end).
+    if (!S_ISREG(info.st_mode) && !S_ISFIFO(info.st_mode)) {
+      throw UsageError(fmt::format("--list {} is {}; --list reads a file of paths, or a pipe",
+                                   open.list, platform::file_type_words(info.st_mode)));
+    }
+    if (S_ISREG(info.st_mode)) check_list_separator(open.list, open.list0);
+  }
+}
+
+}  // namespace
+
+// check_input_path() as the run looks at the user's files: in a child process under
+// --timeout's limit (examine_in_child), since on a mount whose server stopped answering stat()
+// and open() wait where no signal reaches them, and this process could never exit. Throws
+// UsageError for what check_input_path() refuses, TimedOut or Interrupted where it hangs.
+void check_input_paths(const OpenOptions& open) {
+  if (open.tree.empty() && open.list.empty()) return;
+  examine_in_child(
+      [&open] {
+        check_input_path(open);
+        return InputFiles{};
+      },
+      open.timeout_s, open.tree.empty() ? flag(Opt::list) + " " + open.list : flag(Opt::tree) + " " + open.tree);
+}
+
+bool same_output_file(const std::string& a, const std::string& b) {
+  return same_output(a, b);
+}
+
+}  // namespace fdbench::app

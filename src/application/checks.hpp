@@ -1,0 +1,34 @@
+#pragma once
+// What the command line names on disk, looked at as it is parsed (the command line itself
+// touches no file): the directories a command works in, the files it will write, the sets it
+// keeps or reuses, the user's --tree and --list. Each refusal is a UsageError naming the flag.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/options.hpp"
+
+namespace fdbench::app {
+
+// `dir` exists and is a directory (and, if `writable`, takes new files).
+void check_directory(std::string_view flag, const std::string& dir, bool writable);
+// What the directory a command works in is called in its messages: --dir where it was given,
+// else TMPDIR (whose default is /tmp).
+std::string dir_flag(const std::string& given);
+std::string dir_or_default(const std::string& given);
+// A file fdbench will write (--output, --export-*, --save): its directory must take it.
+void check_output(std::string_view flag, const std::string& output);
+// Whether two files the command line names are one (the same file, device or pipe).
+bool same_output_file(const std::string& a, const std::string& b);
+// The directory `path` is in ("." for a bare name), as the kernel resolves it.
+std::string parent_of(std::string path);
+// --reuse-files DIR names a directory.
+void check_reused_set(const std::string& flag_name, const std::string& dir);
+// clean's SETs exist.
+void check_kept_sets(const std::vector<std::string>& sets);
+// The user's --tree directory or --list file, looked at as the run will look at their files: in
+// a child process under --timeout's limit. Throws UsageError for what is missing or of the
+// wrong kind, TimedOut or Interrupted where it hangs.
+void check_input_paths(const OpenOptions& open);
+
+}  // namespace fdbench::app
