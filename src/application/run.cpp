@@ -30,6 +30,7 @@
 #include "output/html_report.hpp"
 #include "output/printable_lines.hpp"
 #include "output/reporter.hpp"
+#include "output/reporters/environment_text.hpp"
 #include "output/results_file.hpp"
 #include "output/trace_out.hpp"
 #include "platform/interrupt.hpp"
@@ -299,9 +300,17 @@ int print_environment(const std::string& dir, const std::string& format, std::os
       fields.emplace(it.key(), "(not known here)");
     }
   }
+  // What makes results less trustworthy here, one line each after the table.
+  const auto warnings = environment.value("warnings", nlohmann::json::array());
+  fields.erase("warnings");
   std::size_t width = 0;
   for (const auto& [name, value] : fields) width = std::max(width, name.size());
-  for (const auto& [name, value] : fields) out << fmt::format("{:<{}}  {}\n", name, width, value);
+  for (const auto& [name, value] : fields) {
+    out << fmt::format("{:<{}}  {}\n", name, width, environment_value_text(name, value));
+  }
+  for (const auto& w : warnings) {
+    if (w.is_string()) out << "warning: " << printable(w.get<std::string>()) << "\n";
+  }
   return 0;
 }
 

@@ -362,6 +362,17 @@ TEST(Env, TableAndJson) {
     EXPECT_NE(table.out.find(field), std::string::npos) << field << "\n" << table.out;
   }
   EXPECT_EQ(table.out.find("command_line"), std::string::npos) << table.out;
+  // For people: units, not raw JSON; the warnings one line each.
+  EXPECT_EQ(table.out.find('{'), std::string::npos) << table.out;
+  EXPECT_EQ(table.out.find("[\""), std::string::npos) << table.out;
+  const auto load = table.out.find("context.load.load_average ");
+  ASSERT_NE(load, std::string::npos) << table.out;
+  const std::string load_line = table.out.substr(load, table.out.find('\n', load) - load);
+  EXPECT_TRUE(load_line.ends_with(" (1, 5, 15 min)") || load_line.ends_with("(not known here)"))
+      << load_line;
+  EXPECT_TRUE(table.out.find(" ns\n") != std::string::npos ||
+              table.out.find(" µs\n") != std::string::npos)
+      << table.out;
   const RunResult json = run_fdbench({"env", "--format", "json", "--dir", "/"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const auto env = nlohmann::json::parse(json.out);

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "analysis/compare.hpp"
+#include "output/reporters/environment_text.hpp"
 #include "model/format.hpp"
 #include "output/printable_lines.hpp"
 #include "output/reporters/section_text.hpp"
@@ -258,17 +259,9 @@ bool is_mitigation(std::string_view field) {
   return field.starts_with("cpu_mitigations.");
 }
 
-// Values as recorded, but a measured syscall cost to the nanosecond, not to a millionth of one.
+// Values as people read them (a syscall cost as "898 ns"); the JSON form keeps them as recorded.
 std::string display_value(std::string_view field, const std::optional<std::string>& value) {
-  if (!value) return "-";
-  if (field == "syscall_ns") {
-    try {
-      return fmt::format("{:.0f}", std::stod(*value));
-    } catch (const std::exception&) {
-      return *value;  // not a number: show what the file says
-    }
-  }
-  return *value;
+  return value ? environment_value_text(field, *value) : "-";
 }
 
 void print_environment(Printer& p, const Comparison& c) {

@@ -5,6 +5,9 @@
 
 #include <cctype>
 #include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "model/format.hpp"
 
 namespace fdbench {
 
@@ -56,7 +59,58 @@ std::string cpu_budget_text(const Environment& env) {
   return text;
 }
 
+// "[0.5,0.25,0.125]" -> "0.50, 0.25, 0.13 (1, 5, 15 min)".
+std::string load_text(const nlohmann::json& a) {
+  if (!a.is_array() || a.size() != 3) return {};
+  for (const auto& x : a) {
+    if (!x.is_number()) return {};
+  }
+  return fmt::format("{:.2f}, {:.2f}, {:.2f} (1, 5, 15 min)", a[0].get<double>(),
+                     a[1].get<double>(), a[2].get<double>());
+}
+
+// {"some_avg10":1.5,"some_avg60":0.75,...} -> "some task waited for a CPU 1.5% of the last
+// 10 s, 0.8% of the last 60 s".
+std::string pressure_text(const nlohmann::json& p) {
+  if (!p.is_object() || !p.contains("some_avg10") || !p.contains("some_avg60") ||
+      !p["some_avg10"].is_number() || !p["some_avg60"].is_number()) {
+    return {};
+  }
+  return fmt::format("some task waited for a CPU {:.1f}% of the last 10 s, {:.1f}% of the last 60 s",
+                     p["some_avg10"].get<double>(), p["some_avg60"].get<double>());
+}
+
+// A number of bytes in binary units: "23.5 GiB".
+std::string bytes_text(double bytes) {
+  constexpr std::string_view kUnits[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+  std::size_t unit = 0;
+  while (bytes >= 1024 && unit + 1 < std::size(kUnits)) {
+    bytes /= 1024;
+    ++unit;
+  }
+  return unit == 0 ? fmt::format("{:.0f} bytes", bytes) : fmt::format("{:.1f} {}", bytes, kUnits[unit]);
+}
+
+// The field's value in words, or "" where `raw` is not what the field holds.
+std::string value_in_words(std::string_view field, const std::string& raw) {
+  const auto value = nlohmann::json::parse(raw, nullptr, false);
+  if (value.is_discarded()) return {};
+  if (field == "context.load.load_average") return load_text(value);
+  if (field == "context.load.cpu_pressure") return pressure_text(value);
+  if (!value.is_number() || !(value.get<double>() >= 0)) return {};
+  const double x = value.get<double>();
+  if (field == "syscall_ns") return format_duration(x);
+  if (field == "memory_bytes") return bytes_text(x);
+  if (field == "cpu_quota") return fmt::format("{:.2g} CPUs", x);
+  return {};
+}
+
 }  // namespace
+
+std::string environment_value_text(std::string_view field, const std::string& raw) {
+  std::string words = value_in_words(field, raw);
+  return words.empty() ? raw : words;
+}
 
 std::string environment_summary(const Environment& env) {
   std::string text =
