@@ -230,6 +230,8 @@ struct TuneText {
   std::string precision;  // empty: TuneOptions' default
   std::string save;
   std::string format = Command{}.format;
+  std::string output;
+  std::map<std::string, std::string> exports;  // flag -> FILE
   std::string timeout;  // empty: none for a private set, kDefaultTreeTimeout for --tree, --list
   bool quiet = false;
   bool allow_process = false;
@@ -368,8 +370,22 @@ void check_choice(std::string_view flag, const std::string& value,
 std::vector<std::string> formats_of(std::string_view command) {
   if (command == "env") return {"table", "json"};
   if (command == "compare") return compare_formats();
-  if (command == "tune") return {"table", "json"};
   return reporter_names();
+}
+
+// --output FILE and --export-FORMAT FILE: where a measuring command's reporters write.
+void add_output_options(OptionTable& table, std::string& output,
+                        std::map<std::string, std::string>& exports) {
+  table.push_back({"--output", "FILE",
+                   "Write the output to FILE instead of stdout (atomically: all or nothing)",
+                   &output, kFiles});
+  for (const auto& [flag, format] : kExportFlags) {
+    table.push_back({flag, "FILE",
+                     fmt::format("Also keep the {} output in FILE, rewritten after every result "
+                                 "(an interrupted run keeps what it measured)",
+                                 format),
+                     &exports[flag], kFiles});
+  }
 }
 
 // The options every measuring command has (the default suite's, open's, socket's).
@@ -392,9 +408,6 @@ OptionTable common_options(CommonText& text, std::string_view command) {
       {"--warmup", "N", "Untimed repetitions before them", &text.warmup, {}, true},
       {"--format", "FORMAT", "Output format: " + join(formats_of(command)), &text.format,
        choices(formats_of(command)), true},
-      {"--output", "FILE",
-       "Write the output to FILE instead of stdout (atomically: all or nothing)", &text.output,
-       kFiles},
       {"--latency", "",
        "Time every call: percentiles, table-growth events and stalls with their causes "
        "(on by default for socket and --keep-open)",
@@ -430,24 +443,19 @@ OptionTable common_options(CommonText& text, std::string_view command) {
       {"--quiet", "", "No progress line on stderr (shown only when stderr is a terminal)",
        &text.quiet},
   };
-  for (const auto& [flag, format] : kExportFlags) {
-    table.push_back({flag, "FILE",
-                     fmt::format("Also keep the {} output in FILE, rewritten after every result "
-                                 "(an interrupted run keeps what it measured)",
-                                 format),
-                     &text.exports[flag], kFiles});
-  }
+  add_output_options(table, text.output, text.exports);
   return table;
 }
 
 // Every --export-FORMAT given, each to a file of its own.
-std::vector<Export> apply_exports(const CommonText& text) {
+std::vector<Export> apply_exports(const std::map<std::string, std::string>& asked,
+                                  const std::string& output) {
   std::vector<Export> exports;
   for (const auto& [flag, format] : kExportFlags) {
-    const std::string& path = text.exports.at(flag);
+    const std::string& path = asked.at(flag);
     if (path.empty()) continue;
     check_output(flag, path);
-    std::string taken_by = !text.output.empty() && same_output(path, text.output) ? "--output" : "";
+    std::string taken_by = !output.empty() && same_output(path, output) ? "--output" : "";
     for (const auto& other : exports) {
       if (same_output(other.path, path)) taken_by = other.flag;
     }
@@ -649,7 +657,7 @@ void apply_common(const CommonText& text, Repeat& repeat, int& warmup, Command& 
   command.format = text.format;
   check_output("--output", text.output);
   command.output = text.output;
-  command.exports = apply_exports(text);
+  command.exports = apply_exports(text.exports, text.output);
   check_output("--trace-out", text.trace_out);
   if (!text.trace_out.empty()) {
     for (const auto& e : command.exports) {
@@ -1138,7 +1146,7 @@ Examples:
 CLI::App* add_tune_command(CLI::App& app, TuneText& text, OptionHints& hints) {
   CLI::App* cmd = app.add_subcommand(
       "tune", "Find the fastest strategy, threads and batch for opening files here");
-  const OptionTable table{
+  OptionTable table{
       {"--files", "N", "Number of files", &text.open.files, {}, true},
       {"--tree", "DIR", "Open the regular files under this existing directory instead",
        &text.open.tree, kDirectories},
@@ -1189,6 +1197,7 @@ CLI::App* add_tune_command(CLI::App& app, TuneText& text, OptionHints& hints) {
       {"--quiet", "", "No progress lines on stderr (shown only when stderr is a terminal)",
        &text.quiet},
   };
+  add_output_options(table, text.output, text.exports);
   add_options(*cmd, table, hints);
   cmd->footer(kTuneFooter);
   return cmd;
@@ -1326,6 +1335,9 @@ Command tune_command(const TuneText& text, const CLI::App& tune) {
   }
   check_choice("--format", text.format, formats_of("tune"));
   command.format = text.format;
+  check_output("--output", text.output);
+  command.output = text.output;
+  command.exports = apply_exports(text.exports, text.output);
   check_output("--save", text.save);
   command.save = text.save;
   command.quiet = text.quiet;

@@ -1,4 +1,6 @@
-// The "Recommendation" block `fdbench tune` prints under the sweep's table.
+// The "Recommendation" block of `fdbench tune`, as the table, Markdown and HTML reporters show it.
+#include "output/tune_text.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -9,7 +11,6 @@
 #include "engine/strategy.hpp"
 #include "model/format.hpp"
 #include "model/statistics.hpp"
-#include "run/tune_sweep.hpp"
 
 namespace fdbench {
 
@@ -31,7 +32,7 @@ std::string setting_text(const TunedSetting& s) {
 
 }  // namespace
 
-std::string budget_overrun_text(const TuneReport& report) {
+std::string budget_overrun_text(const TuneSummary& report) {
   // Each combination's last repetition may end past its share: what that adds is no overrun.
   if (report.seconds <= report.budget_seconds * kBudgetSlack) return "";
   return fmt::format("the sweep took {:.1f} s, more than its --budget of {:g} s", report.seconds,
@@ -41,7 +42,7 @@ std::string budget_overrun_text(const TuneReport& report) {
 namespace {
 
 // ", 6 to 31 repetitions each: 12 within ±3%, the others stopped by their share of --budget"
-std::string repetitions_line(const TuneReport& report) {
+std::string repetitions_line(const TuneSummary& report) {
   int least = 0;
   int most = 0;
   int ran = 0;
@@ -67,7 +68,7 @@ std::string repetitions_line(const TuneReport& report) {
                      precise, target);
 }
 
-std::string sweep_line(const TuneReport& report) {
+std::string sweep_line(const TuneSummary& report) {
   std::string line = fmt::format("Measured: {} combinations in turns{}\n", report.combinations,
                                  repetitions_line(report));
   if (report.skipped > 0) {
@@ -94,7 +95,7 @@ std::string sweep_line(const TuneReport& report) {
 
 // Whether the recommended setting stalled without pre-growing (`off`), by the rule of
 // statistics.hpp: a claim either way needs both medians' 95% intervals.
-std::string stall_text(const TuneReport& report, const Result& off) {
+std::string stall_text(const TuneSummary& report, const Result& off) {
   const std::string rate = format_rate(off.ops_per_sec);
   if (!off.median_ci.reached || !report.best_interval_reached) {
     return fmt::format(
@@ -112,7 +113,7 @@ std::string stall_text(const TuneReport& report, const Result& off) {
       rate);
 }
 
-std::string table_advice(const TuneReport& report) {
+std::string table_advice(const TuneSummary& report) {
   const Recommendation& rec = *report.recommendation;
   if (!rec.pregrow_to) {
     if (report.input.keep_open) {
@@ -150,7 +151,7 @@ std::string nofile_advice(const NofileAdvice& nofile) {
 // The strategies measured but kept out of the recommendation because the calling program
 // could not use their descriptors (recommendation.hpp's Eligibility), each kind with why and
 // the flag that lets it in.
-std::string ineligible_note(const TuneReport& report) {
+std::string ineligible_note(const TuneSummary& report) {
   std::string text;
   for (const auto& group : ineligible(report.sweep, report.eligibility)) {
     text += fmt::format("  {:<15}{} (measured above): {}\n", text.empty() ? "not compared:" : "",
@@ -161,8 +162,12 @@ std::string ineligible_note(const TuneReport& report) {
 
 }  // namespace
 
-std::string tune_text(const TuneReport& report) {
-  std::string text = "\nRecommendation\n" + sweep_line(report);
+std::string tune_text(const TuneSummary& summary) {
+  return "\nRecommendation\n" + recommendation_block(summary);
+}
+
+std::string recommendation_block(const TuneSummary& report) {
+  std::string text = sweep_line(report);
   if (!report.recommendation) {
     return text + "  nothing to recommend: no adoptable strategy ran without failures here\n" +
            ineligible_note(report);
