@@ -131,6 +131,23 @@ std::vector<Combination> open_combinations(const OpenOptions& options) {
   return combinations;
 }
 
+std::vector<Combination> socket_combinations(const SocketOptions& options) {
+  std::vector<Combination> combinations;
+  for (const auto& name : options.strategies) {
+    const StrategyInfo& strategy = registered_strategy(name);
+    for (const int threads : options.threads) {
+      for (const auto& pregrow : options.pregrow) {
+        for (const Harness harness : options.harness) {
+          StrategyConfig config{threads, options.batch, options.uring};
+          config.harness = harness;
+          combinations.push_back({&strategy, config, pregrow, ""});
+        }
+      }
+    }
+  }
+  return combinations;
+}
+
 OpenPlan::OpenPlan(const OpenOptions& options, std::vector<Combination> combinations,
                    std::string_view what_to_lower, const FileSet::CreationProgress& progress)
     : options_(options),

@@ -75,6 +75,8 @@ Section section_of(const WorkloadRecipe& work, const Repeat& repeat, int warmup)
 // open's combinations: every strategy at every thread count, each harness (--keep-open: each
 // pregrow setting instead, in a fresh child).
 std::vector<Combination> open_combinations(const OpenOptions& options);
+// socket's: every strategy, thread count, pregrow setting and harness, each in a fresh child.
+std::vector<Combination> socket_combinations(const SocketOptions& options);
 
 // The plan of a command that opens files (`open`, `tune`): its combinations, measured on one
 // set of files prepared once. Its planned results refer to it: it outlives their measurement.

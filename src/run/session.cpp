@@ -37,12 +37,6 @@ namespace {
 // How long a run waits for another's hold on rcu_expedited when no --timeout is given.
 constexpr std::chrono::milliseconds kRcuLockWait = std::chrono::seconds(60);
 
-const StrategyInfo& strategy_named(const std::string& name) {
-  const StrategyInfo* strategy = find_strategy(name);
-  FDBENCH_ASSERT(strategy != nullptr);  // the CLI validated the names
-  return *strategy;
-}
-
 // --rcu-expedited: sets /sys/kernel/rcu_expedited for the results that ask for it, and puts
 // the original value back on every way out: the normal end, an Error, Ctrl-C and SIGTERM
 // (their handlers only record the signal; the run unwinds through this destructor). For the
@@ -83,24 +77,6 @@ class RcuSetting {
   std::chrono::milliseconds wait_limit_;
   std::unique_ptr<platform::RcuExpeditedWatcher> watcher_;  // set once the lock is held
 };
-
-// socket's combinations: every strategy, thread count, pregrow setting and harness.
-std::vector<Combination> socket_combinations(const SocketOptions& options) {
-  std::vector<Combination> combinations;
-  for (const auto& name : options.strategies) {
-    const StrategyInfo& strategy = strategy_named(name);
-    for (const int threads : options.threads) {
-      for (const auto& pregrow : options.pregrow) {
-        for (const Harness harness : options.harness) {
-          StrategyConfig config{threads, options.batch, options.uring};
-          config.harness = harness;
-          combinations.push_back({&strategy, config, pregrow, ""});
-        }
-      }
-    }
-  }
-  return combinations;
-}
 
 // socket's results, each in a fresh child per repetition, each thread holding `per_thread`
 // descriptors; recipes[t] is the workload of options.threads[t] threads.

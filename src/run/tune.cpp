@@ -160,6 +160,16 @@ Section sweep_section(const OpenPlan& plan, double precision, double budget_s, i
   return section;
 }
 
+// open's settings, in turns whatever the options say (so that drift hits every combination
+// alike), without --latency.
+SchedulerSettings sweep_settings(const OpenPlan& plan) {
+  SchedulerSettings settings = plan.settings();
+  settings.order = Order::interleaved;
+  settings.latency = false;
+  settings.latency_bytes = {};
+  return settings;
+}
+
 // Measures `plan` to `stop` through `session`, each result in its combination's place.
 std::vector<Result> measured(Session& session, std::span<const PlannedResult> plan,
                              const StopRule& stop, SchedulerSettings settings) {
@@ -186,7 +196,7 @@ void check_stall(Session& session, const OpenPlan& plan, const Combination& best
   off_setting.pregrow = Pregrow{};
   off_setting.label.clear();
   const PlannedResult again[] = {plan.planned(off_setting)};
-  Result off = std::move(measured(session, again, stop, plan.settings()).front());
+  Result off = std::move(measured(session, again, stop, sweep_settings(plan)).front());
   report.stall_seen = off.ok() &&
                       separation(off.median_ci, pregrown.median_ci) == Separation::separated &&
                       off.stats.median > pregrown.stats.median;
@@ -245,9 +255,9 @@ TuneSummary run_tune(Session& session, const TuneOptions& options,
   session.announce(sweep_section(*plan, options.precision, options.budget_seconds, warmup),
                    open.kernel_trace);
   turns.sweep_begins(sweep_budget, warmup);
-  report.sweep =
-      measured(session, plan->planned(),
-               StopRule::within_budget(options.precision, sweep_budget, warmup), plan->settings());
+  report.sweep = measured(session, plan->planned(),
+                          StopRule::within_budget(options.precision, sweep_budget, warmup),
+                          sweep_settings(*plan));
   turns.sweep_done();
   for (const auto& r : report.sweep) session.add(r);  // in the combinations' order
   report.recommendation = recommend_from(report.sweep, options.eligibility);
