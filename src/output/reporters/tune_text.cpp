@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "engine/strategy.hpp"
 #include "model/format.hpp"
 #include "model/statistics.hpp"
 
@@ -18,15 +17,16 @@ namespace {
 
 constexpr std::size_t kAlternativesShown = 8;
 
-// "2 threads", or "2 processes" for a strategy whose workers are processes (the registry's
-// data: a setting names its strategy only).
-std::string workers_text(std::string_view strategy, int count) {
-  const StrategyInfo* info = find_strategy(strategy);
-  return worker_count_text(info != nullptr ? info->workers : WorkerKind::threads, count);
+// "2 threads", or "2 processes" for a strategy whose workers are processes (as its results in
+// the sweep record it: a setting names its strategy only).
+std::string workers_text(std::span<const Result> sweep, std::string_view strategy, int count) {
+  const auto it = std::find_if(sweep.begin(), sweep.end(),
+                               [&](const Result& r) { return r.strategy == strategy; });
+  return worker_count_text(it != sweep.end() ? it->workers : WorkerKind::threads, count);
 }
 
-std::string setting_text(const TunedSetting& s) {
-  return fmt::format("{}, {}{}", s.strategy, workers_text(s.strategy, s.threads),
+std::string setting_text(std::span<const Result> sweep, const TunedSetting& s) {
+  return fmt::format("{}, {}{}", s.strategy, workers_text(sweep, s.strategy, s.threads),
                      s.batch > 1 ? fmt::format(", batch {}", s.batch) : "");
 }
 
@@ -179,14 +179,16 @@ std::string recommendation_block(const TuneSummary& report) {
         "  inconclusive:  none of the {} settings is separated from the fastest ({}: {} files/s), "
         "so the simplest is recommended; a larger --budget or a quieter machine may tell them "
         "apart\n",
-        rec.compared, setting_text(rec.fastest), format_rate(rec.fastest.ops_per_sec));
+        rec.compared, setting_text(report.sweep, rec.fastest),
+        format_rate(rec.fastest.ops_per_sec));
   } else if (tied > 1) {
     text += fmt::format(
         "  {} of {} settings are not separated from the fastest ({}: {} files/s): the simplest "
         "of them is recommended\n",
-        tied, rec.compared, setting_text(rec.fastest), format_rate(rec.fastest.ops_per_sec));
+        tied, rec.compared, setting_text(report.sweep, rec.fastest),
+        format_rate(rec.fastest.ops_per_sec));
   }
-  text += fmt::format("  use:           {}: {} files/s\n", setting_text(rec.best),
+  text += fmt::format("  use:           {}: {} files/s\n", setting_text(report.sweep, rec.best),
                       format_rate(rec.best.ops_per_sec));
   if (rec.within_noise.empty()) {
     text += "  not separated: none: it is ahead of every other setting\n";
@@ -194,7 +196,7 @@ std::string recommendation_block(const TuneSummary& report) {
   const std::size_t shown = std::min(rec.within_noise.size(), kAlternativesShown);
   for (std::size_t i = 0; i < shown; ++i) {
     text += fmt::format("  {:<15}{}: {} files/s\n", i == 0 ? "not separated:" : "",
-                        setting_text(rec.within_noise[i]),
+                        setting_text(report.sweep, rec.within_noise[i]),
                         format_rate(rec.within_noise[i].ops_per_sec));
   }
   if (shown < rec.within_noise.size()) {
@@ -203,7 +205,7 @@ std::string recommendation_block(const TuneSummary& report) {
   }
   text += fmt::format(
       "  knee:          {} (the fewest with which {} is the same within 10% as its fastest)\n",
-      workers_text(rec.fastest.strategy, rec.knee_threads), rec.fastest.strategy);
+      workers_text(report.sweep, rec.fastest.strategy, rec.knee_threads), rec.fastest.strategy);
   return text + table_advice(report) + nofile_advice(report.nofile) + ineligible_note(report);
 }
 
