@@ -22,6 +22,7 @@
 #include <variant>
 
 #include "analysis/compare.hpp"
+#include "common/errors.hpp"
 #include "completion.hpp"
 #include "engine/strategy.hpp"
 #include "fdbench/error.hpp"

@@ -14,6 +14,8 @@
 #include "analysis/compare.hpp"
 #include "analysis/findings.hpp"
 #include "cli.hpp"
+#include "common/errors.hpp"
+#include "engine/capture.hpp"
 #include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
 #include "file_export.hpp"

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <map>
 
+#include "common/errors.hpp"
 #include "fdbench/error.hpp"
 #include "fdbench/version.hpp"
 

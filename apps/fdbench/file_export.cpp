@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "common/errors.hpp"
 #include "fdbench/error.hpp"
 #include "output/atomic_file.hpp"
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/errors.hpp"
 #include "perf/child_run.hpp"
 #include "perf/performance_run.hpp"
 

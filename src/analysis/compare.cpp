@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 
+#include "common/errors.hpp"
 #include "fdbench/error.hpp"
 
 namespace fdbench {

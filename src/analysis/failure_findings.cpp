@@ -21,31 +21,42 @@ void failure_finding(const char* kind, std::string text, std::vector<FindingSubj
   out.push_back({{kind, std::move(text), {{"results", results}}, std::move(subjects)}, {}});
 }
 
-}  // namespace
-
-void failure_findings(std::span<const Result> results, Findings& out) {
-  std::vector<FindingSubject> failed;
-  std::vector<FindingSubject> input_failed;
+// The results that went wrong, by what went wrong; each result in one group at most, besides
+// `changed`.
+struct WentWrong {
+  std::vector<FindingSubject> failed;        // failed calls where a failure voids the times
+  std::vector<FindingSubject> input_failed;  // failed opens of the user's own files
   std::vector<FindingSubject> broke;
   std::vector<FindingSubject> unavailable;
   std::vector<FindingSubject> stuck;
-  std::vector<FindingSubject> changed;
+  std::vector<FindingSubject> changed;  // rcu_expedited changed while measured
+};
+
+WentWrong went_wrong(std::span<const Result> results) {
+  WentWrong w;
   for (const auto& r : results) {
     if (r.ran() && r.has_warning(WarningKind::setting_changed)) {
-      changed.push_back(subject(r, "setting-changed"));
+      w.changed.push_back(subject(r, "setting-changed"));
     }
     if (r.hung()) {
-      stuck.push_back(subject(r, "hung"));
+      w.stuck.push_back(subject(r, "hung"));
     } else if (r.status == Status::unavailable) {
-      unavailable.push_back(subject(r, "unavailable"));
+      w.unavailable.push_back(subject(r, "unavailable"));
     } else if (r.status == Status::failed) {
-      broke.push_back(subject(r, "failed"));
+      w.broke.push_back(subject(r, "failed"));
     } else if (r.failures != 0 && r.failures_are_work()) {
-      input_failed.push_back(subject(r, "failed-opens"));
+      w.input_failed.push_back(subject(r, "failed-opens"));
     } else if (r.failures != 0) {
-      failed.push_back(subject(r, "failed-calls"));
+      w.failed.push_back(subject(r, "failed-calls"));
     }
   }
+  return w;
+}
+
+}  // namespace
+
+void failure_findings(std::span<const Result> results, Findings& out) {
+  auto [failed, input_failed, broke, unavailable, stuck, changed] = went_wrong(results);
   const std::size_t n_failed = failed.size();
   const std::size_t n_input = input_failed.size();
   const std::size_t n_broke = broke.size();

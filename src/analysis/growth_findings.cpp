@@ -10,7 +10,6 @@
 
 #include "analysis/compare.hpp"
 #include "analysis/finding_parts.hpp"
-#include "engine/strategy.hpp"
 #include "model/format.hpp"
 
 namespace fdbench::findings_parts {
@@ -204,14 +203,28 @@ ClaimedFinding events_line(const Result& r, const Latency& latency, const Result
   return {{"events", text + ".", std::move(numbers), std::move(subjects)}, std::move(claims)};
 }
 
-// "separate processes (`process`) and io_uring direct descriptors (`uring-direct`)": every
-// registered strategy whose workers never share a descriptor table, whatever was measured.
-std::string unshared_strategies() {
+// How a strategy's workers keep clear of a shared table: "separate processes".
+std::string_view unshared_by(FdTable table) {
+  switch (table) {
+    case FdTable::per_worker:
+      return "separate processes";
+    case FdTable::none:
+      return "io_uring direct descriptors";
+    case FdTable::shared:
+      break;
+  }
+  return {};
+}
+
+// "separate processes (`process`) and io_uring direct descriptors (`uring-direct`)": the
+// strategies of the run whose workers never share a descriptor table (recorded in each
+// result), each named once.
+std::string unshared_strategies(std::span<const Result> results) {
   std::vector<std::string> parts;
-  for (const auto& info : strategy_registry()) {
-    if (info.fd_table != FdTable::shared) {
-      parts.push_back(fmt::format("{} (`{}`)", info.unshared_by, info.name));
-    }
+  for (const Result& r : results) {
+    if (r.fd_table == FdTable::shared || !comparable(r)) continue;
+    std::string part = fmt::format("{} (`{}`)", unshared_by(r.fd_table), r.strategy);
+    if (std::find(parts.begin(), parts.end(), part) == parts.end()) parts.push_back(std::move(part));
   }
   std::string text;
   for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -223,7 +236,8 @@ std::string unshared_strategies() {
 // Why the table stalled the `stalled` pairs, and what avoids it. Pre-growing is said to remove
 // every stall only where --latency counted none in every pre-grown twin; otherwise it removes
 // the growths' waits, which is what the pairs show.
-ClaimedFinding why_line(std::span<const GrowthPair* const> stalled) {
+ClaimedFinding why_line(std::span<const GrowthPair* const> stalled,
+                        std::span<const Result> results) {
   int fewest = 0;
   int most = 0;
   bool none_stalled = true;
@@ -243,7 +257,7 @@ ClaimedFinding why_line(std::span<const GrowthPair* const> stalled) {
   const std::string times = most == 0 ? std::string(" (in the process that held the descriptors)")
                             : fewest == most ? fmt::format(" {} time{}", most, most == 1 ? "" : "s")
                                              : fmt::format(" {} to {} times", fewest, most);
-  const std::string avoid = unshared_strategies();
+  const std::string avoid = unshared_strategies(results);
   return {{"why_stall",
            fmt::format(
                "Why: the descriptor table grew{} while shared by more than one thread, and each "
@@ -482,7 +496,7 @@ void growth_findings(std::span<const Result> results, std::string_view workload,
     if (p.stalled() && growths(*p.grown) == 0) stalled.push_back(&p);
   }
   if (!stalled.empty()) {
-    out.push_back(why_line(stalled));
+    out.push_back(why_line(stalled, results));
   } else if (!pairs.empty()) {
     little_difference_finding(pairs, out);
   }

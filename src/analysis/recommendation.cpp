@@ -10,7 +10,6 @@
 #include <sstream>
 #include <tuple>
 
-#include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
 
 namespace fdbench {

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "fdbench/error.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/platform.hpp"

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "common/errors.hpp"
 #include "fdbench/error.hpp"
 #include "model/format.hpp"
 #include "platform/platform.hpp"

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "engine/child_process.hpp"
 #include "engine/child_report.hpp"
 #include "engine/measure.hpp"

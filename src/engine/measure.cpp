@@ -8,6 +8,7 @@
 #include <optional>
 #include <system_error>
 
+#include "common/errors.hpp"
 #include "engine/measurement.hpp"
 #include "fdbench/error.hpp"
 #include "platform/interrupt.hpp"

@@ -8,7 +8,7 @@
 #include <span>
 #include <string>
 
-#include "model/call_trace.hpp"
+#include "engine/call_trace.hpp"
 #include "engine/options.hpp"
 #include "model/result.hpp"
 #include "engine/strategy.hpp"

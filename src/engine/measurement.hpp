@@ -12,7 +12,7 @@
 #include "engine/measure.hpp"
 #include "engine/strategy.hpp"
 #include "engine/workload.hpp"
-#include "model/kernel_evidence.hpp"
+#include "engine/kernel_attribution.hpp"
 #include "model/latency.hpp"
 #include "model/result.hpp"
 

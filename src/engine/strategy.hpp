@@ -7,19 +7,20 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "engine/workload.hpp"
 #include "model/result.hpp"
 #include "uring/uring_options.hpp"
-#include "engine/workload.hpp"
 
 namespace fdbench {
 
 struct StrategyConfig {
   int threads = 1;
-  int batch = 64;  // items per task, where the strategy batches
+  int batch = 64;        // items per task, where the strategy batches
   UringOptions uring{};  // read by the io_uring strategies only
   // The runner does one repetition and is gone (a fresh child's): workers whose only job is
   // their share end with it, as the seed's threads do. The kernel shares the descriptor table
@@ -63,18 +64,23 @@ class Strategy {
   virtual Repetition run(Workload& work) = 0;
 };
 
+// Makes a strategy's workers for a configuration, untimed.
+using MakeStrategy = std::unique_ptr<Strategy> (*)(const StrategyConfig&);
+
+// What a strategy is and how it is made: constant data (plain function pointers, no state),
+// so that the registry is one constant table.
 struct StrategyInfo {
   std::string_view name;
-  std::string_view summary;  // one line for --help and `strategies`
+  std::string_view summary;                // one line for --help and `strategies`
   BatchUnit batch_unit = BatchUnit::none;  // what --batch counts; none: it changes nothing
-  std::function<std::unique_ptr<Strategy>(const StrategyConfig&)> make;
+  MakeStrategy make = nullptr;
   // Empty when the strategy can run here; otherwise why not ("io_uring_disabled is 2",
   // "built without liburing"). Cheap enough to call once per result.
-  std::function<std::string()> unavailable_reason = [] { return std::string(); };
+  std::string (*unavailable_reason)() = [] { return std::string(); };
   // Empty when it can make items of `op` here; otherwise why not: an item its workers have no
   // call for ("libuv opens files only"), or one this kernel lacks (io_uring's socket op). Read
   // before a command starts, so that what cannot run is refused or said up front.
-  std::function<std::string(ItemSpec::Op)> cannot_make = [](ItemSpec::Op) { return std::string(); };
+  std::string (*cannot_make)(ItemSpec::Op) = [](ItemSpec::Op) { return std::string(); };
   // Recorded with every result (JSON "parameters"): how work reaches the workers, and what
   // --batch means for this strategy (empty when it means nothing).
   std::string_view dispatch{};
@@ -82,7 +88,7 @@ struct StrategyInfo {
   // Parameters that depend on the configuration and on this machine, recorded beside those
   // (io_uring: the ring features the kernel accepted, which the strategy then uses exactly).
   // `holds` says whether the workload holds its descriptors. Must not throw.
-  std::function<std::map<std::string, std::string>(const StrategyConfig&, bool holds)> parameters{};
+  std::map<std::string, std::string> (*parameters)(const StrategyConfig&, bool holds) = nullptr;
   // Opens files by full path only (no *at() calls): --paths relative cannot apply to it.
   bool full_paths_only = false;
   // What findings and reporters need to know of it, recorded with every result so that they
@@ -91,16 +97,15 @@ struct StrategyInfo {
   // the reference, the seed's plain loop the others are compared with (exactly one is).
   WorkerKind workers = WorkerKind::threads;
   FdTable fd_table = FdTable::shared;
-  std::string_view unshared_by{};  // "separate processes"; empty for a shared table
   bool reference = false;
   // The most descriptors it holds at once with `config` (the descriptor budget adds the
   // workload's held ones, any pregrow and fdbench's own, and raises RLIMIT_NOFILE to fit).
-  std::function<DescriptorUse(const StrategyConfig&)> descriptors = [](const StrategyConfig&) {
+  DescriptorUse (*descriptors)(const StrategyConfig&) = [](const StrategyConfig&) {
     return DescriptorUse{};
   };
   // Threads or processes that can be on a CPU during its timed region with `config`: more
   // than --threads where a caller waits beside the workers or a loop thread drives them.
-  std::function<int(const StrategyConfig&)> runnable_threads = [](const StrategyConfig& config) {
+  int (*runnable_threads)(const StrategyConfig&) = [](const StrategyConfig& config) {
     return config.threads;
   };
   // Whether tune may recommend it: a way a program can adopt. False for a strategy measured
@@ -113,8 +118,8 @@ struct StrategyInfo {
   // from (the first seed opened files with direct threads and a pool; the second created
   // sockets with threads). Empty where no seed had one: such a result is unavailable and says
   // so (published_unavailable_reason), never measured with the minimal harness instead.
-  std::function<std::unique_ptr<Strategy>(const StrategyConfig&)> published_open{};
-  std::function<std::unique_ptr<Strategy>(const StrategyConfig&)> published_create{};
+  MakeStrategy published_open = nullptr;
+  MakeStrategy published_create = nullptr;
 
   // Whether --batch changes what it does.
   [[nodiscard]] bool uses_batch() const { return batch_unit != BatchUnit::none; }
@@ -131,7 +136,7 @@ std::unique_ptr<Strategy> make_strategy(const StrategyInfo& strategy, const Stra
                                         WorkloadKind kind);
 
 // Every strategy, in the order they are listed and run by default.
-const std::vector<StrategyInfo>& strategy_registry();
+std::span<const StrategyInfo> strategy_registry();
 // nullptr if `name` is unknown.
 const StrategyInfo* find_strategy(std::string_view name);
 std::vector<std::string> strategy_names();

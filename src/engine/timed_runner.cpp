@@ -7,6 +7,7 @@
 #include <system_error>
 #include <utility>
 
+#include "common/errors.hpp"
 #include "engine/child_process.hpp"
 #include "fdbench/error.hpp"
 #include "platform/interrupt.hpp"

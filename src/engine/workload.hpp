@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/call_trace.hpp"
+#include "engine/call_trace.hpp"
 #include "model/path_table.hpp"
 
 namespace fdbench {

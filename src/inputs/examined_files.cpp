@@ -15,6 +15,7 @@
 #include <span>
 #include <utility>
 
+#include "common/errors.hpp"
 #include "engine/child_process.hpp"
 #include "engine/timed_runner.hpp"
 #include "fdbench/error.hpp"

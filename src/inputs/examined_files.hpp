@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 
+#include "common/errors.hpp"
 #include "inputs/input_files.hpp"
 
 namespace fdbench {

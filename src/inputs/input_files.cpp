@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.hpp"
 #include "fdbench/error.hpp"
 #include "fdbench/unique_fd.hpp"
 #include "model/format.hpp"

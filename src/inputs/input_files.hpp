@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/errors.hpp"
 #include "model/path_table.hpp"
 
 namespace fdbench {

@@ -10,6 +10,7 @@
 #include <exception>
 #include <string>
 
+#include "common/errors.hpp"
 #include "fdbench/error.hpp"
 #include "library/open_engine.hpp"
 #include "uring/ring.hpp"

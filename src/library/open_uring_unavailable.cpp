@@ -1,5 +1,6 @@
 // Stands in for open_uring.cpp when fdbench is built without liburing: open_many says so
 // before any worker starts, so open_share_uring is never reached.
+#include "common/errors.hpp"
 #include "fdbench/error.hpp"
 #include "library/open_engine.hpp"
 

@@ -3,19 +3,34 @@
 // which user, with what command line, and how loaded the machine was before and after it (a
 // busy machine makes slow results, and this says so). The results document's `context`,
 // since schema 3; documents written before have none, and none is invented for them.
+// engine/capture.hpp reads it.
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "platform/platform.hpp"
-
 namespace fdbench {
+
+// The load averages over 1, 5 and 15 minutes.
+struct LoadAverages {
+  double one = 0;
+  double five = 0;
+  double fifteen = 0;
+  bool operator==(const LoadAverages&) const = default;
+};
+
+// Pressure stall information for the CPU (Linux: /proc/pressure/cpu, its "some" line).
+struct CpuPressure {
+  double some_avg10 = 0;
+  double some_avg60 = 0;
+  std::uint64_t some_total_us = 0;
+  bool operator==(const CpuPressure&) const = default;
+};
 
 // How busy the machine was at one moment. Each part is absent where the system does not tell.
 struct LoadSnapshot {
-  std::optional<platform::LoadAverages> load_average;  // 1, 5 and 15 minutes
-  std::optional<platform::CpuPressure> cpu_pressure;   // Linux: /proc/pressure/cpu "some"
+  std::optional<LoadAverages> load_average;  // 1, 5 and 15 minutes
+  std::optional<CpuPressure> cpu_pressure;   // Linux: /proc/pressure/cpu "some"
 
   bool operator==(const LoadSnapshot&) const = default;
 };
@@ -30,10 +45,5 @@ struct RunContext {
 
   bool operator==(const RunContext&) const = default;
 };
-
-// The context of a run starting now, with the load before it; `command_line` is its argv.
-RunContext capture_context(std::vector<std::string> command_line);
-// The machine's load now.
-LoadSnapshot capture_load();
 
 }  // namespace fdbench

@@ -1,14 +1,19 @@
 #pragma once
-// The host context stored with every set of results.
+// The host context stored with every set of results (engine/capture.hpp reads it).
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "platform/platform.hpp"
-
 namespace fdbench {
+
+// RLIMIT_NOFILE as it was.
+struct NofileLimit {
+  std::uint64_t soft = 0;
+  std::uint64_t hard = 0;
+  bool operator==(const NofileLimit&) const = default;
+};
 
 struct Environment {
   std::string os;
@@ -16,7 +21,7 @@ struct Environment {
   std::string cpu_model;
   int logical_cpus = 0;
   std::string fs_type;  // of the directory the file set lives in
-  platform::NofileLimit rlimit_nofile;
+  NofileLimit rlimit_nofile;
   std::optional<int> fdsize_at_start;
   std::optional<int> io_uring_disabled;  // Linux: /proc/sys/kernel/io_uring_disabled
   std::optional<int> rcu_expedited;      // Linux: /sys/kernel/rcu_expedited
@@ -36,8 +41,5 @@ struct Environment {
   std::optional<std::string> fs_mount_options;  // of the directory, like fs_type
   std::vector<std::string> warnings;            // what makes these results less trustworthy
 };
-
-// Reads the environment; `dir` is where files will be created (for fs_type).
-Environment capture_environment(const std::string& dir);
 
 }  // namespace fdbench

@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "common/errors.hpp"
 #include "fdbench/error.hpp"
 #include "model/json_reader.hpp"
 
@@ -882,11 +883,11 @@ LoadSnapshot read_load(const JsonReader& in) {
       throw Error(in.path("load_average") + ": expected three numbers");
     }
     load.load_average =
-        platform::LoadAverages{a[0].get<double>(), a[1].get<double>(), a[2].get<double>()};
+        LoadAverages{a[0].get<double>(), a[1].get<double>(), a[2].get<double>()};
   }
   if (in.has("cpu_pressure")) {
     const JsonReader p(in.field("cpu_pressure"), in.path("cpu_pressure"));
-    load.cpu_pressure = platform::CpuPressure{p.number("some_avg10"), p.number("some_avg60"),
+    load.cpu_pressure = CpuPressure{p.number("some_avg10"), p.number("some_avg60"),
                                               p.integer<std::uint64_t>("some_total_us")};
   }
   return load;

@@ -1,19 +1,14 @@
 #pragma once
 // Kernel evidence (--kernel-trace): where the measuring threads were off their CPU during a
-// timed region, by cause, read from the kernel call chain at each switch (the records of
-// platform::KernelTracer). Pure: records, the timed region and which threads measure in; a
-// sample per repetition out; a result's figures from its median repetition's sample.
+// timed region, by cause, as data: a sample per repetition (engine/kernel_attribution.hpp
+// reads them from the kernel's records), a result's figures from its median repetition's.
 #include <array>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
-
-#include "platform/platform.hpp"
 
 namespace fdbench {
 
@@ -139,60 +134,5 @@ struct KernelEvidence {
 // The figures of the median one of `samples` (at least one), the steal time's mean and the
 // incomplete ones counted; `punts_counted` false leaves io_uring_punts out.
 KernelEvidence summarize_kernel(const std::vector<KernelSample>& samples, bool punts_counted);
-
-// Which traced threads measure: in a fresh child, the child's (any process but this one); in
-// this process, all but the harness's threads (those there when tracing began, bar the one
-// that runs the repetitions) — and only those that ran during the timed region, so that the
-// idle workers of results interleaved with this one are not counted, and that waited in it
-// for no child process to end (wait4, waitid: a fresh child's middle process, which forks the
-// one that measures when its inherited table is too big, and waits for it).
-struct MeasuringThreads {
-  int own_pid = 0;
-  bool in_child = false;
-  std::vector<int> harness;  // sorted
-  [[nodiscard]] bool may_measure(int pid, int tid) const;
-};
-
-using SymbolOf = std::function<std::string_view(std::uint64_t)>;
-
-// Follows a measurement's threads across repetitions: what each was doing when a repetition
-// began is known from the records before it.
-class KernelAttribution {
- public:
-  KernelAttribution(MeasuringThreads who, SymbolOf symbol);
-  // Each sample of during() keeps its off-CPU stretches too (KernelSample::spans).
-  void keep_spans(bool keep) { keep_spans_ = keep; }
-  // Records between repetitions: only each thread's state is kept.
-  void before(const platform::KernelRecords& records);
-  // The records of a repetition whose timed region was [start_ns, end_ns).
-  KernelSample during(const platform::KernelRecords& records, std::int64_t start_ns,
-                      std::int64_t end_ns);
-
- private:
-  struct ThreadState {
-    bool off = false;
-    bool exited = false;
-    std::int64_t since = 0;
-    OffCpuCause cause = OffCpuCause::other;
-    std::string stack;  // for "other"
-    std::string grace;  // the grace period's kind, for fd-table growth
-    bool reaping = false;  // off in wait4/waitid: waiting for a child process to end
-  };
-  struct Classified {
-    std::optional<OffCpuCause> cause;  // nullopt: the thread ended
-    std::string stack;
-    std::string grace;
-    bool reaping = false;
-  };
-  Classified classify(const platform::KernelRecords& records, const platform::KernelEvent& stack,
-                      bool preempted) const;
-  void step(const platform::KernelRecords& records, const platform::KernelEvent& e,
-            std::unordered_map<int, const platform::KernelEvent*>& stacks);
-
-  MeasuringThreads who_;
-  SymbolOf symbol_;
-  std::unordered_map<int, ThreadState> threads_;
-  bool keep_spans_ = false;
-};
 
 }  // namespace fdbench

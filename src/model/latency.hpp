@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "model/call_trace.hpp"
+#include "model/call_record.hpp"
 #include "model/kernel_evidence.hpp"
 
 namespace fdbench {

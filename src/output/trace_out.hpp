@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "output/atomic_file.hpp"
-#include "model/call_trace.hpp"
+#include "model/call_record.hpp"
 
 namespace fdbench {
 

@@ -204,6 +204,45 @@ std::string hidden_addresses() {
       settings.empty() ? "" : ": sudo sysctl ", fmt::join(settings, " "));
 }
 
+// One record's body, read at byte offsets (records are packed, not aligned).
+struct RecordBody {
+  const char* body;
+  std::size_t size;
+  [[nodiscard]] std::uint64_t u64_at(std::size_t offset) const {
+    std::uint64_t v = 0;
+    std::memcpy(&v, body + offset, sizeof v);
+    return v;
+  }
+  [[nodiscard]] std::uint32_t u32_at(std::size_t offset) const {
+    std::uint32_t v = 0;
+    std::memcpy(&v, body + offset, sizeof v);
+    return v;
+  }
+  // The sample_id every record but a sample ends with: pid, tid, time, identifier.
+  bool ids_at_end(KernelEvent& e) const {
+    if (size < 24) return false;
+    e.pid = static_cast<std::int32_t>(u32_at(size - 24));
+    e.tid = static_cast<std::int32_t>(u32_at(size - 20));
+    e.time_ns = static_cast<std::int64_t>(u64_at(size - 16));
+    return true;
+  }
+};
+
+// Records that say some were lost: how many, and from when.
+void note_lost(const perf_event_header& h, const RecordBody& r, KernelRecords& out) {
+  const auto from = [&](std::int64_t t) {
+    if (out.lost_from == 0 || t < out.lost_from) out.lost_from = t;
+  };
+  if (h.type == PERF_RECORD_LOST) {
+    if (r.size >= 16) out.lost += r.u64_at(8);
+    KernelEvent e;
+    if (r.ids_at_end(e)) from(e.time_ns);
+    return;
+  }
+  ++out.lost;  // throttled: samples are dropped until it is unthrottled, how many is not said
+  if (r.size >= 8) from(static_cast<std::int64_t>(r.u64_at(0)));
+}
+
 }  // namespace
 
 struct KernelTracer::State {
@@ -224,8 +263,14 @@ struct KernelTracer::State {
     }
   }
 
+  // What attach() did with one event.
+  enum class Attach { done, thread_gone, cpu_offline, refused };
+  Attach attach(TraceSource source, std::uint64_t punts, int tid, int cpu, int& leader,
+                std::string& why_not);
   void read_ring(Ring& ring, KernelRecords& out, bool keep);
   void parse(const perf_event_header& h, const char* body, KernelRecords& out);
+  bool parse_sample(const RecordBody& r, KernelEvent& e, KernelRecords& out) const;
+  static Ring map_ring(int fd, long page, std::string& why_not);
 };
 
 KernelTracer::KernelTracer(std::unique_ptr<State> state) : s_(std::move(state)) {
@@ -239,6 +284,59 @@ KernelTracer::~KernelTracer() {
   g_traced_fds.compare_exchange_strong(mine, nullptr);
 }
 
+// One CPU's buffer, mapped on its first event's descriptor: 2 MiB of records, less where the
+// locked-memory limit allows less. Empty `why_not` when it is mapped.
+KernelTracer::State::Ring KernelTracer::State::map_ring(int fd, long page, std::string& why_not) {
+  Ring ring;
+  for (const long pages : {512L, 128L, 32L}) {
+    ring.length = static_cast<std::size_t>((pages + 1) * page);
+    ring.base = mmap(nullptr, ring.length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (ring.base != MAP_FAILED) return ring;
+  }
+  why_not = fmt::format(
+      "kernel evidence needs a buffer of locked memory per CPU, refused: {} (raise "
+      "kernel.perf_event_mlock_kb or run as root)",
+      std::strerror(errno));
+  return ring;
+}
+
+// Opens `source`'s event for thread `tid` on `cpu`: the first of a CPU leads it and gets its
+// buffer, the others write into the leader's. What happened, with `why_not` for a refusal.
+KernelTracer::State::Attach KernelTracer::State::attach(TraceSource source, std::uint64_t punts,
+                                                        int tid, int cpu, int& leader,
+                                                        std::string& why_not) {
+  perf_event_attr attr = trace_attr(source, punts);
+  const int fd = perf_open(attr, tid, cpu);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ESRCH) return Attach::thread_gone;  // nothing to trace
+    if (err == ENODEV && leader < 0) return Attach::cpu_offline;
+    if (source == TraceSource::punts) {
+      punts_why = fmt::format("io_uring punts are not counted: {}", std::strerror(err));
+      return Attach::done;
+    }
+    why_not = trace_refused(err);
+    return Attach::refused;
+  }
+  fds.emplace_back(fd);
+  std::uint64_t id = 0;
+  if (ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0) {
+    why_not = fmt::format("perf events gave no event id: {}", std::strerror(errno));
+    return Attach::refused;
+  }
+  sources[id] = source;
+  if (leader >= 0) {
+    if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, leader) == 0) return Attach::done;
+    why_not = fmt::format("perf events could not share a buffer: {}", std::strerror(errno));
+    return Attach::refused;
+  }
+  leader = fd;
+  const Ring ring = map_ring(fd, sysconf(_SC_PAGESIZE), why_not);
+  if (ring.base == MAP_FAILED) return Attach::refused;
+  rings.push_back(ring);
+  return Attach::done;
+}
+
 std::unique_ptr<KernelTracer> KernelTracer::open(std::string& why_not) {
   if (!KernelSymbols::get().readable()) {
     why_not = hidden_addresses();
@@ -246,7 +344,6 @@ std::unique_ptr<KernelTracer> KernelTracer::open(std::string& why_not) {
   }
   auto s = std::make_unique<State>();
   const std::uint64_t punts = punt_tracepoint(s->punts_why);
-  const long page = sysconf(_SC_PAGESIZE);
   const int cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_CONF));
   s->threads = threads_of_self();
   std::vector<TraceSource> sources{TraceSource::switches, TraceSource::faults};
@@ -257,52 +354,10 @@ std::unique_ptr<KernelTracer> KernelTracer::open(std::string& why_not) {
     for (const int tid : s->threads) {
       if (offline) break;
       for (const TraceSource source : sources) {
-        perf_event_attr attr = trace_attr(source, punts);
-        const int fd = perf_open(attr, tid, cpu);
-        if (fd < 0) {
-          const int err = errno;
-          if (err == ESRCH) break;            // the thread is gone: nothing to trace
-          if (err == ENODEV && leader < 0) {  // an offline CPU
-            offline = true;
-            break;
-          }
-          if (source == TraceSource::punts) {
-            s->punts_why = fmt::format("io_uring punts are not counted: {}", std::strerror(err));
-            continue;
-          }
-          why_not = trace_refused(err);
-          return nullptr;
-        }
-        s->fds.emplace_back(fd);
-        std::uint64_t id = 0;
-        if (ioctl(fd, PERF_EVENT_IOC_ID, &id) != 0) {
-          why_not = fmt::format("perf events gave no event id: {}", std::strerror(errno));
-          return nullptr;
-        }
-        s->sources[id] = source;
-        if (leader >= 0) {
-          if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, leader) != 0) {
-            why_not = fmt::format("perf events could not share a buffer: {}", std::strerror(errno));
-            return nullptr;
-          }
-          continue;
-        }
-        leader = fd;
-        State::Ring ring;
-        // 2 MiB of records per CPU, less where the locked-memory limit allows less.
-        for (const long pages : {512L, 128L, 32L}) {
-          ring.length = static_cast<std::size_t>((pages + 1) * page);
-          ring.base = mmap(nullptr, ring.length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-          if (ring.base != MAP_FAILED) break;
-        }
-        if (ring.base == MAP_FAILED) {
-          why_not = fmt::format(
-              "kernel evidence needs a buffer of locked memory per CPU, refused: {} (raise "
-              "kernel.perf_event_mlock_kb or run as root)",
-              std::strerror(errno));
-          return nullptr;
-        }
-        s->rings.push_back(ring);
+        const State::Attach attached = s->attach(source, punts, tid, cpu, leader, why_not);
+        if (attached == State::Attach::refused) return nullptr;
+        offline = attached == State::Attach::cpu_offline;
+        if (attached != State::Attach::done) break;
       }
     }
   }
@@ -313,79 +368,61 @@ std::unique_ptr<KernelTracer> KernelTracer::open(std::string& why_not) {
   return std::unique_ptr<KernelTracer>(new KernelTracer(std::move(s)));
 }
 
-void KernelTracer::State::parse(const perf_event_header& h, const char* body, KernelRecords& out) {
-  const auto u64_at = [&](std::size_t offset) {
-    std::uint64_t v = 0;
-    std::memcpy(&v, body + offset, sizeof v);
-    return v;
-  };
-  const auto u32_at = [&](std::size_t offset) {
-    std::uint32_t v = 0;
-    std::memcpy(&v, body + offset, sizeof v);
-    return v;
-  };
-  const std::size_t size = h.size - sizeof h;
-  // The sample_id every other record ends with: pid, tid, time, identifier.
-  const auto ids_at_end = [&](KernelEvent& e) {
-    if (size < 24) return false;
-    e.pid = static_cast<std::int32_t>(u32_at(size - 24));
-    e.tid = static_cast<std::int32_t>(u32_at(size - 20));
-    e.time_ns = static_cast<std::int64_t>(u64_at(size - 16));
+// A sample: a page fault, an io_uring punt, or the call chain of a switch. False for one
+// that is cut short or not ours.
+bool KernelTracer::State::parse_sample(const RecordBody& r, KernelEvent& e,
+                                       KernelRecords& out) const {
+  if (r.size < 24) return false;
+  const auto source = sources.find(r.u64_at(0));
+  if (source == sources.end()) return false;
+  e.pid = static_cast<std::int32_t>(r.u32_at(8));
+  e.tid = static_cast<std::int32_t>(r.u32_at(12));
+  e.time_ns = static_cast<std::int64_t>(r.u64_at(16));
+  if (source->second == TraceSource::faults) {
+    e.kind = KernelEvent::Kind::page_fault;
     return true;
-  };
+  }
+  if (source->second == TraceSource::punts) {
+    e.kind = KernelEvent::Kind::io_uring_punt;
+    return true;
+  }
+  if (r.size < 32) return false;
+  const std::uint64_t n = r.u64_at(24);
+  if (n > (r.size - 32) / 8) return false;
+  e.kind = KernelEvent::Kind::stack;
+  e.frames_begin = static_cast<std::uint32_t>(out.frames.size());
+  for (std::uint64_t i = 0; i < n; ++i) {
+    const std::uint64_t ip = r.u64_at(32 + 8 * i);
+    if (ip >= static_cast<std::uint64_t>(PERF_CONTEXT_MAX)) continue;  // a context marker
+    out.frames.push_back(ip);
+  }
+  e.frames_size = static_cast<std::uint32_t>(out.frames.size() - e.frames_begin);
+  return true;
+}
+
+void KernelTracer::State::parse(const perf_event_header& h, const char* body, KernelRecords& out) {
+  const RecordBody r{body, h.size - sizeof h};
   KernelEvent e;
   switch (h.type) {
-    case PERF_RECORD_SAMPLE: {
-      if (size < 24) return;
-      const auto source = sources.find(u64_at(0));
-      if (source == sources.end()) return;
-      e.pid = static_cast<std::int32_t>(u32_at(8));
-      e.tid = static_cast<std::int32_t>(u32_at(12));
-      e.time_ns = static_cast<std::int64_t>(u64_at(16));
-      if (source->second == TraceSource::faults) {
-        e.kind = KernelEvent::Kind::page_fault;
-      } else if (source->second == TraceSource::punts) {
-        e.kind = KernelEvent::Kind::io_uring_punt;
-      } else {
-        if (size < 32) return;
-        const std::uint64_t n = u64_at(24);
-        if (n > (size - 32) / 8) return;
-        e.kind = KernelEvent::Kind::stack;
-        e.frames_begin = static_cast<std::uint32_t>(out.frames.size());
-        for (std::uint64_t i = 0; i < n; ++i) {
-          const std::uint64_t ip = u64_at(32 + 8 * i);
-          if (ip >= static_cast<std::uint64_t>(PERF_CONTEXT_MAX)) continue;  // a context marker
-          out.frames.push_back(ip);
-        }
-        e.frames_size = static_cast<std::uint32_t>(out.frames.size() - e.frames_begin);
-      }
+    case PERF_RECORD_SAMPLE:
+      if (!parse_sample(r, e, out)) return;
       break;
-    }
     case PERF_RECORD_SWITCH:
-      if (!ids_at_end(e)) return;
+      if (!r.ids_at_end(e)) return;
       e.kind = (h.misc & PERF_RECORD_MISC_SWITCH_OUT) != 0 ? KernelEvent::Kind::switched_out
                                                            : KernelEvent::Kind::switched_in;
       e.preempted = (h.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
       break;
     case PERF_RECORD_EXIT:  // pid, ppid, tid, ptid, time
-      if (size < 24) return;
+      if (r.size < 24) return;
       e.kind = KernelEvent::Kind::exited;
-      e.pid = static_cast<std::int32_t>(u32_at(0));
-      e.tid = static_cast<std::int32_t>(u32_at(8));
-      e.time_ns = static_cast<std::int64_t>(u64_at(16));
+      e.pid = static_cast<std::int32_t>(r.u32_at(0));
+      e.tid = static_cast<std::int32_t>(r.u32_at(8));
+      e.time_ns = static_cast<std::int64_t>(r.u64_at(16));
       break;
     case PERF_RECORD_LOST:
-      if (size >= 16) out.lost += u64_at(8);
-      if (ids_at_end(e) && (out.lost_from == 0 || e.time_ns < out.lost_from)) {
-        out.lost_from = e.time_ns;
-      }
-      return;
     case PERF_RECORD_THROTTLE:
-      ++out.lost;  // samples are dropped until it is unthrottled: how many is not said
-      if (size >= 8) {
-        const auto t = static_cast<std::int64_t>(u64_at(0));
-        if (out.lost_from == 0 || t < out.lost_from) out.lost_from = t;
-      }
+      note_lost(h, r, out);
       return;
     default:
       return;

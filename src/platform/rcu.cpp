@@ -35,6 +35,7 @@
 #include <memory>
 #include <string>
 
+#include "common/errors.hpp"
 #include "fdbench/error.hpp"
 #include "fdbench/unique_fd.hpp"
 #include "platform/os.hpp"

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "fdbench/error.hpp"
+#include "common/errors.hpp"
 #include "model/format.hpp"
 #include "platform/platform.hpp"
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "common/errors.hpp"
 #include "engine/child_process.hpp"
 #include "fdbench/error.hpp"
 #include "platform/interrupt.hpp"

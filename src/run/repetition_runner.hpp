@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "engine/measurement.hpp"
 #include "engine/timed_runner.hpp"
 #include "platform/platform.hpp"

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "common/errors.hpp"
 #include "engine/strategy.hpp"
 #include "engine/workload.hpp"
 #include "fdbench/error.hpp"

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "fdbench/error.hpp"
 #include "model/statistics.hpp"
 

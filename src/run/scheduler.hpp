@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "engine/measurement.hpp"
 #include "engine/options.hpp"
 #include "model/result.hpp"

@@ -15,13 +15,15 @@
 #include <vector>
 
 #include "analysis/findings.hpp"
+#include "common/errors.hpp"
+#include "engine/capture.hpp"
 #include "engine/child_process.hpp"
 #include "engine/descriptor_budget.hpp"
 #include "engine/measure.hpp"
 #include "engine/measurement.hpp"
 #include "fdbench/error.hpp"
 #include "inputs/open_input.hpp"
-#include "model/call_trace.hpp"
+#include "engine/call_trace.hpp"
 #include "model/format.hpp"
 #include "output/trace_out.hpp"
 #include "platform/interrupt.hpp"

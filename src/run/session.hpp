@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "engine/measure.hpp"
 #include "engine/options.hpp"
 #include "inputs/file_set.hpp"

@@ -4,13 +4,13 @@
 // `open`'s --repeat auto, through the same Session and Scheduler: the combinations take turns, a
 // repetition each, so that drift on a shared machine (another job, a cooling CPU) lands on every
 // combination alike instead of on whichever ran last, and each repeats until its median's 95%
-// interval is within --precision or its share of
-// --budget is spent.
+// interval is within --precision or its share of --budget is spent.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <memory>
 
+#include "common/errors.hpp"
 #include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
 #include "model/format.hpp"

@@ -19,9 +19,10 @@
 #include "model/context.hpp"
 #include "model/environment.hpp"
 #include "model/result.hpp"
-#include "run/session.hpp"
 
 namespace fdbench {
+
+class Session;  // run/session.hpp: the command's reporters, for `fdbench tune`
 
 struct TuneOptions {
   // The files (--files, --dir, --tree, --list, --keep-open); `strategies` names the ones to

@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "fdbench/error.hpp"
 #include "platform/platform.hpp"
 #include "platform/unavailable.hpp"

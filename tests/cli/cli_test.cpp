@@ -1,6 +1,7 @@
 // The built binary, end to end, on small sizes: exit codes, output in every format, the
 // JSON contract, --output, usage errors, and that nothing is left in --dir afterwards.
 #include "cli.hpp"
+#include "common/errors.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/hang_opens.hpp"
 #include "support/require.hpp"

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "model/results_json.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"

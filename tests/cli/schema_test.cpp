@@ -130,9 +130,9 @@ RunContext hand_built_context() {
   c.host = "test-host";
   c.command_line = {"fdbench", "open", "--dir", "/tmp/a b"};
   c.user = 1000;
-  c.load_before = LoadSnapshot{platform::LoadAverages{0.5, 0.25, 0.125},
-                               platform::CpuPressure{1.5, 0.75, 123456}};
-  c.load_after = LoadSnapshot{platform::LoadAverages{1.5, 0.5, 0.25}, std::nullopt};
+  c.load_before = LoadSnapshot{LoadAverages{0.5, 0.25, 0.125},
+                               CpuPressure{1.5, 0.75, 123456}};
+  c.load_after = LoadSnapshot{LoadAverages{1.5, 0.5, 0.25}, std::nullopt};
   return c;
 }
 

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "platform/platform.hpp"
 #include "support/child_pids.hpp"
 #include "support/fdbench_process.hpp"

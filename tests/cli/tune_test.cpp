@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "engine/strategy.hpp"
 #include "output/reporter.hpp"
 #include "run/tune_sweep.hpp"

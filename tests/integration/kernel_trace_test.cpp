@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/kernel_attribution.hpp"
 #include "model/kernel_evidence.hpp"
 #include "platform/platform.hpp"
 #include "support/require.hpp"

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/capture.hpp"
 #include "model/environment.hpp"
 #include "support/fd_table.hpp"
 #include "support/require.hpp"

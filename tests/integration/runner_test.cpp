@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/capture.hpp"
 #include "engine/measure.hpp"
 #include "fdbench/error.hpp"
 #include "inputs/file_set.hpp"

@@ -298,8 +298,6 @@ TEST(Strategies, RegistryPropertiesAreConsistent) {
     // Worker processes each have a table of their own; threads share one unless the
     // descriptors bypass the table altogether.
     EXPECT_EQ(info.workers == WorkerKind::processes, info.fd_table == FdTable::per_worker);
-    // The findings' advice names every strategy that never shares a table, in its own words.
-    EXPECT_EQ(info.unshared_by.empty(), info.fd_table == FdTable::shared);
   }
   EXPECT_EQ(references, 1);
   EXPECT_EQ(find_strategy("process")->fd_table, FdTable::per_worker);

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "engine/measure.hpp"
 #include "engine/strategy.hpp"
 #include "engine/workload.hpp"

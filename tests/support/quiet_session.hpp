@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/capture.hpp"
 #include "model/environment.hpp"
 #include "output/reporter.hpp"
 #include "run/session.hpp"

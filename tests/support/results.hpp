@@ -226,10 +226,10 @@ inline RunContext run_context() {
   c.host = "testhost";
   c.command_line = {"fdbench", "open", "--dir", "/tmp/a b", "--format", "json"};
   c.user = 1000;
-  c.load_before = LoadSnapshot{platform::LoadAverages{0.5, 0.25, 0.125},
-                               platform::CpuPressure{1.5, 0.75, 123456}};
-  c.load_after = LoadSnapshot{platform::LoadAverages{1.5, 0.5, 0.25},
-                              platform::CpuPressure{12.25, 3.5, 234567}};
+  c.load_before = LoadSnapshot{LoadAverages{0.5, 0.25, 0.125},
+                               CpuPressure{1.5, 0.75, 123456}};
+  c.load_after = LoadSnapshot{LoadAverages{1.5, 0.5, 0.25},
+                              CpuPressure{12.25, 3.5, 234567}};
   return c;
 }
 

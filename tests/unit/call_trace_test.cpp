@@ -1,7 +1,7 @@
 // CallTrace's worker numbers: 0, 1, ... in the order threads first work in a repetition, so a
 // result's records name workers 0 ... T-1 whether its workers are kept from one repetition to
 // the next or made for each (--order interleaved), and whatever other traces ran in between.
-#include "model/call_trace.hpp"
+#include "engine/call_trace.hpp"
 
 #include <gtest/gtest.h>
 

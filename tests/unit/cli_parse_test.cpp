@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "common/errors.hpp"
 #include "engine/strategy.hpp"
 #include "engine/workload.hpp"
 #include "fdbench/version.hpp"

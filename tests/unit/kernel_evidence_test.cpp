@@ -1,5 +1,6 @@
 // Attribution of off-CPU time on hand-made kernel records: each cause from its call chain,
 // the timed region's edges, which threads count, lost records, and a result's medians.
+#include "engine/kernel_attribution.hpp"
 #include "model/kernel_evidence.hpp"
 
 #include <gtest/gtest.h>

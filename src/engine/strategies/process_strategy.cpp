@@ -29,6 +29,7 @@
 #include <new>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "engine/child_process.hpp"
 #include "engine/strategies/registry.hpp"
 #include "engine/strategies/work_messages.hpp"

@@ -16,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "engine/strategies/registry.hpp"
 #include "engine/strategies/uring_workers.hpp"
 #include "engine/strategies/worker_group.hpp"

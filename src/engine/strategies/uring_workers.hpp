@@ -11,7 +11,7 @@
 
 #include "engine/strategies/worker_group.hpp"
 #include "engine/workload.hpp"
-#include "model/call_trace.hpp"
+#include "engine/call_trace.hpp"
 #include "platform/platform.hpp"
 #include "uring/ring.hpp"
 

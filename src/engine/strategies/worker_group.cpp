@@ -7,6 +7,7 @@
 #include <new>
 #include <system_error>
 
+#include "common/errors.hpp"
 #include "fdbench/error.hpp"
 #include "platform/platform.hpp"
 

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <utility>
 
+#include "common/errors.hpp"
 #include "fdbench/error.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/platform.hpp"

@@ -7,6 +7,7 @@
 
 #include <cerrno>
 
+#include "common/errors.hpp"
 #include "fdbench/error.hpp"
 #include "fdbench/unique_fd.hpp"
 #include "engine/workload.hpp"

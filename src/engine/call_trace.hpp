@@ -1,12 +1,10 @@
 #pragma once
 // Per-call timing (--latency): every item's creation call and, where the workload closes at
-// once, its close, timed on the worker that made them. The buffer holds one record per item
-// and is allocated before the clock starts; inside the timed region a worker only reads the
-// clock and writes its own items' records: no allocation, no lock, no I/O.
-// A strategy that submits its items in batches itself (io_uring) cannot time each call: it
-// writes one submission record per batch, on the slot of the batch's first item, and leaves
-// the batch's other slots "never run". So a trace keeps one record per item whoever writes
-// it, and a fresh child sends it to its parent the same way.
+// once, its close, timed on the worker that made them (model/call_record.hpp). The buffer holds
+// one record per item and is allocated before the clock starts; inside the timed region a
+// worker only reads the clock and writes its own items' records: no allocation, no lock, no
+// I/O. A trace keeps one record per item whoever writes it, and a fresh child sends it to its
+// parent the same way.
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -15,32 +13,10 @@
 #include <span>
 #include <vector>
 
+#include "model/call_record.hpp"
 #include "platform/platform.hpp"
 
 namespace fdbench {
-
-// What a record times.
-enum class CallKind : std::int16_t {
-  call,  // one creation call of the workload's loop, and its close
-  // One io_uring submission of a batch of creations: from just before it was submitted to
-  // the reaping of its last completion; its close is the batch's separate submission of
-  // closes, if it had one. `fd` is the highest descriptor of the process table the batch
-  // returned, -1 if none did (all failed, or direct descriptors: ring slots, not the table's).
-  submission,
-};
-
-struct CallRecord {
-  std::int64_t start_ns = 0;    // when the creation call began (the monotonic clock)
-  std::int64_t create_ns = -1;  // how long it took; -1: the item was never run
-  std::int64_t close_ns = -1;   // its close (-1: held to the end of the repetition)
-  std::int32_t fd = -1;         // the highest descriptor it returned; -1 when it failed
-  std::int16_t worker = -1;     // which worker made it, numbered 0, 1, ... per repetition
-  CallKind kind = CallKind::call;
-};
-// Small, as one is kept per item (and sent through a pipe by a fresh child): a worker number
-// fits 16 bits (--threads is at most 1024).
-static_assert(sizeof(CallRecord) == 32);
-inline constexpr std::size_t kMaxCallWorkers = 1024;
 
 class CallTrace {
  public:

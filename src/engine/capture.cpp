@@ -1,8 +1,11 @@
-#include "model/environment.hpp"
+#include "engine/capture.hpp"
 
 #include <fmt/format.h>
 
 #include <string_view>
+#include <utility>
+
+#include "platform/platform.hpp"
 
 namespace fdbench {
 
@@ -38,7 +41,8 @@ Environment capture_environment(const std::string& dir) {
   env.cpu_model = platform::cpu_model();
   env.logical_cpus = platform::logical_cpus();
   env.fs_type = platform::fs_type(dir);
-  env.rlimit_nofile = platform::nofile_limit();
+  const platform::NofileLimit nofile = platform::nofile_limit();
+  env.rlimit_nofile = {nofile.soft, nofile.hard};
   env.fdsize_at_start = platform::fd_table_size();
   env.io_uring_disabled = platform::io_uring_disabled();
   env.rcu_expedited = platform::rcu_expedited();
@@ -57,6 +61,27 @@ Environment capture_environment(const std::string& dir) {
         env.build_type));
   }
   return env;
+}
+
+LoadSnapshot capture_load() {
+  LoadSnapshot load;
+  if (const auto a = platform::load_averages()) {
+    load.load_average = LoadAverages{a->one, a->five, a->fifteen};
+  }
+  if (const auto p = platform::cpu_pressure()) {
+    load.cpu_pressure = CpuPressure{p->some_avg10, p->some_avg60, p->some_total_us};
+  }
+  return load;
+}
+
+RunContext capture_context(std::vector<std::string> command_line) {
+  RunContext context;
+  context.date = platform::utc_date_now();
+  context.host = platform::host_name();
+  context.command_line = std::move(command_line);
+  context.user = platform::user_id();
+  context.load_before = capture_load();
+  return context;
 }
 
 }  // namespace fdbench
