@@ -447,6 +447,9 @@ Command tune_command(const OptionValues& values) {
     command.tune.precision = parse_precision(values[Opt::precision]);
   }
   command.format = parse_format(values, Cmd::tune);
+  command.output = values[Opt::output];
+  check_output(flag(Opt::output), command.output);
+  command.exports = apply_exports(values);
   check_output(flag(Opt::save), values[Opt::save]);
   command.save = values[Opt::save];
   command.quiet = values.on(Opt::quiet);

@@ -178,7 +178,7 @@ std::optional<Recommendation> recommend_from(std::span<const Result> sweep,
   return rec;
 }
 
-std::string recommendation_json(const Recommendation& rec) {
+nlohmann::json recommendation_object(const Recommendation& rec) {
   json out = setting_json(rec.best);
   // A recommendation made by hand may leave fastest unset: then best is the fastest it knows.
   out["fastest"] = setting_json(rec.fastest.strategy.empty() ? rec.best : rec.fastest);
@@ -188,7 +188,11 @@ std::string recommendation_json(const Recommendation& rec) {
   for (const auto& s : rec.within_noise) out["within_noise"].push_back(setting_json(s));
   out["knee_threads"] = rec.knee_threads;
   out["pregrow_to"] = rec.pregrow_to ? json(*rec.pregrow_to) : json(nullptr);
-  return out.dump(2);
+  return out;
+}
+
+std::string recommendation_json(const Recommendation& rec) {
+  return recommendation_object(rec).dump(2);
 }
 
 Recommendation parse_recommendation(std::string_view text) {

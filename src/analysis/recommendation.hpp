@@ -1,6 +1,7 @@
 #pragma once
 // The recommendation a sweep of measured results supports (what `tune` and recommend() hand a
 // program), and its JSON form (declared with the public API in fdbench/tune.hpp).
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -36,5 +37,9 @@ std::vector<Ineligible> ineligible(std::span<const Result> sweep, const Eligibil
 // to the earlier result of the sweep.
 std::optional<Recommendation> recommend_from(std::span<const Result> sweep,
                                              const Eligibility& eligibility = {});
+
+// The recommendation as the JSON object recommendation_json() writes as text: `tune`'s
+// "recommendation", the whole of a --save file.
+nlohmann::json recommendation_object(const Recommendation& recommendation);
 
 }  // namespace fdbench

@@ -49,6 +49,7 @@ void FileExport::write(bool complete, std::span<const Finding> findings) {
     }
     if (i < results_.size()) reporter->add(results_[i]);
   }
+  if (tune_) reporter->recommendation(*tune_);
   reporter->end(results_, findings, complete);
   try {
     write_file_atomically(path_, text.str(), flag_);

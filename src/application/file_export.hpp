@@ -25,6 +25,8 @@ class FileExport final : public Reporter {
   // Rewrites the file (unless it streams). A failure is kept in error(), never thrown: the run
   // goes on without this file, which is not tried again.
   void add(const Result& result) override;
+  // tune's recommendation: kept for the final file.
+  void recommendation(const TuneSummary& summary) override { tune_ = summary; }
   // Writes the final file, unless a write already failed; a failure is kept in error().
   void end(std::span<const Result> all, std::span<const Finding> findings, bool complete) override;
 
@@ -45,6 +47,7 @@ class FileExport final : public Reporter {
   std::optional<RunContext> context_;
   std::vector<std::pair<std::size_t, Section>> sections_;  // each before result #first
   std::vector<Result> results_;
+  std::optional<TuneSummary> tune_;
   bool streams_;       // written in place: once, at the end
   std::string error_;  // a write failed: the file is not tried again
 };

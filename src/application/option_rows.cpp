@@ -256,7 +256,7 @@ std::vector<OptionRow> output_rows() {
        .default_text = [](Cmd) { return Command{}.format; },
        .show_default = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::tune, Cmd::env, Cmd::compare}},
       {.id = Opt::output, .names = "--output", .value = "FILE",
-       .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::report},
+       .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::tune, Cmd::report},
        .help = "Write the output to FILE instead of stdout (atomically: all or nothing)",
        .hint = kFiles,
        .help_for = {{Cmd::report, "Write the report to FILE instead of stdout (atomically)"}},
@@ -350,7 +350,7 @@ std::vector<OptionRow> export_option_rows() {
   std::vector<OptionRow> rows;
   for (const auto& [id, format] : kExportRows) {
     rows.push_back({.id = id, .names = fmt::format("--export-{}", format), .value = "FILE",
-                    .commands = kMeasuring,
+                    .commands = kAllMeasuring,
                     .help = fmt::format("Also keep the {} output in FILE, rewritten after every "
                                         "result (an interrupted run keeps what it measured)",
                                         format),
@@ -384,7 +384,6 @@ std::vector<OptionRow> make_rows() {
 std::vector<std::string> formats_of(Cmd command) {
   if (command == Cmd::env) return {"table", "json"};
   if (command == Cmd::compare) return compare_formats();
-  if (command == Cmd::tune) return {"table", "json"};
   return reporter_names();
 }
 

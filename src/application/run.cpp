@@ -33,6 +33,7 @@
 #include "output/reporters/environment_text.hpp"
 #include "output/results_file.hpp"
 #include "output/trace_out.hpp"
+#include "output/tune_text.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/platform.hpp"
 #include "application/progress_line.hpp"
@@ -184,6 +185,55 @@ int run_session(const Command& command, Session& session, std::ostream& err) {
   }
 }
 
+// What JSON and CSV have no place for, said on stderr: the budget overrun and the strategies
+// measured but kept out of the recommendation (the table, Markdown and HTML say both).
+void tune_notes(const TuneSummary& summary, std::ostream& err) {
+  if (const std::string over = budget_overrun_text(summary); !over.empty()) {
+    err << "fdbench tune: " << over << "\n";
+  }
+  for (const auto& group : ineligible(summary.sweep, summary.eligibility)) {
+    err << fmt::format("fdbench tune: not compared: {}: {}\n", fmt::join(group.strategies, ", "),
+                       group.why);
+  }
+}
+
+// tune through the session's reporters, as open and socket. Exit 1 when nothing could be
+// recommended: a script reading --save must not find an old file. Progress lines only to a
+// terminal, as open's progress line: a log or a pipe gets the results.
+int run_tune_session(const Command& command, Session& session, std::ostream& err) {
+  const bool show_progress = !command.quiet && platform::terminal_columns(2).has_value();
+  const auto progress = [&](std::string_view line) {
+    if (show_progress) err << "fdbench tune: " << line << "\n";
+  };
+  try {
+    const TuneSummary summary = run_tune(session, command.tune, progress);
+    session.finish(true);
+    if (command.format == "json" || command.format == "csv") tune_notes(summary, err);
+    if (!summary.recommendation) return 1;
+    if (!command.save.empty()) {
+      write_file_atomically(command.save, recommendation_json(*summary.recommendation) + "\n",
+                            flag(Opt::save));
+      err << fmt::format("fdbench: wrote {} (the recommendation)\n", printable(command.save));
+    }
+    return 0;
+  } catch (const Interrupted& e) {
+    session.finish(false);
+    err << fmt::format("fdbench: interrupted by signal {}\n", e.signal());
+    return 128 + e.signal();
+  } catch (const TimedOut& e) {  // nothing is recommended from a sweep that did not finish
+    session.finish(false);
+    err << fmt::format(
+        "fdbench: timed out: {}; the sweep stopped, nothing recommended (--timeout SECONDS "
+        "sets the limit)\n",
+        e.what());
+    return 1;
+  } catch (const Error& e) {
+    session.finish(false);
+    err << "Error: " << printable(e.what()) << "\n";
+    return dynamic_cast<const UsageError*>(&e) != nullptr ? 2 : 1;  // --list read as the wrong kind
+  }
+}
+
 // Once the run is over, every output is written or said to have failed, each on its own: one
 // that failed makes the exit code 1 unless it is an error already.
 int finish_outputs(const Command& command, std::size_t results, TraceOut* trace_out,
@@ -234,11 +284,14 @@ int measure(const Command& command, std::ostream& out, std::ostream& err) {
     reporters.push_back(std::make_unique<FileExport>(e.format, e.path, e.flag));
     exports.push_back(static_cast<const FileExport*>(reporters.back().get()));
   }
-  const std::string dir = command.open.dir.empty() ? default_dir() : command.open.dir;
+  const bool tune = command.kind == Command::Kind::tune;
+  const std::string& asked_dir = tune ? command.tune.open.dir : command.open.dir;
+  const std::string dir = asked_dir.empty() ? default_dir() : asked_dir;
   Session session(capture_environment(dir), std::move(reporters),
                   capture_context(command.command_line));
   std::optional<ProgressLine> progress;
-  if (const auto columns = platform::terminal_columns(2); columns && !command.quiet) {
+  // tune says its turns in lines of their own (run_tune).
+  if (const auto columns = platform::terminal_columns(2); columns && !command.quiet && !tune) {
     progress.emplace(err, *columns, platform::now_ns);
     session.set_progress(&*progress);
   }
@@ -258,7 +311,8 @@ int measure(const Command& command, std::ostream& out, std::ostream& err) {
     }
     session.set_trace_out(&*trace_out);
   }
-  const int code = run_session(command, session, err);
+  const int code =
+      tune ? run_tune_session(command, session, err) : run_session(command, session, err);
   return finish_outputs(command, session.results().size(), trace_out ? &*trace_out : nullptr,
                         exports, buffer.str(), err, code);
 }
@@ -370,88 +424,6 @@ int write_report(const Command& command, std::ostream& out, std::ostream& err) {
   return 0;
 }
 
-// The sweep through the table reporter (what `open` shows), then the recommendation block.
-void print_tune_table(const Environment& env, const TuneReport& report, std::ostream& out) {
-  const auto table = make_reporter("table", out);
-  table->begin(env);
-  Section section;
-  section.workload = "open";
-  section.kind = DescriptorKind::file;
-  section.input = report.input;
-  section.fs_type = report.fs_type;
-  section.repeat.precision = report.precision;  // auto, each within its share of the budget
-  section.budget_s = report.budget_seconds;
-  // As the sweep ran them (results record it): none where they took turns.
-  section.warmup = report.sweep.empty() ? 0 : report.sweep.front().warmup;
-  section.held = report.input.keep_open;
-  section.fresh_child = report.input.keep_open;
-  section.batch_column = true;  // the sweep tries batch sizes: rows differ by them too
-  section.kernel_trace = report.kernel_trace;
-  section.kernel_unavailable = report.kernel_unavailable;
-  table->section(section);
-  std::vector<Result> results = report.sweep;
-  if (report.pregrow_off) results.push_back(*report.pregrow_off);
-  for (const auto& r : results) table->add(r);
-  table->end(results, findings(results, env), true);
-  out << tune_text(report);
-}
-
-// What a JSON document has no place for, said on stderr: the budget overrun and the strategies
-// measured but kept out of the recommendation (the table's text says both).
-void tune_json_notes(const TuneReport& report, std::ostream& err) {
-  if (const std::string over = budget_overrun_text(report); !over.empty()) {
-    err << "fdbench tune: " << over << "\n";
-  }
-  for (const auto& group : ineligible(report.sweep, report.eligibility)) {
-    err << fmt::format("fdbench tune: not compared: {}: {}\n", fmt::join(group.strategies, ", "),
-                       group.why);
-  }
-}
-
-// Exit 1 when nothing could be recommended: a script reading --save must not find an old file.
-// Progress lines only to a terminal, as open's progress line: a log or a pipe gets the results.
-int tune(const Command& command, std::ostream& out, std::ostream& err) {
-  const bool show_progress = !command.quiet && platform::terminal_columns(2).has_value();
-  const auto progress = [&](std::string_view line) {
-    if (show_progress) err << "fdbench tune: " << line << "\n";
-  };
-  try {
-    const Environment env =
-        capture_environment(command.tune.open.dir.empty() ? default_dir() : command.tune.open.dir);
-    RunContext context = capture_context(command.command_line);
-    const TuneReport report = run_tune(command.tune, progress);
-    context.load_after = capture_load();
-    if (command.format == "json") {
-      out << tune_json_document(env, report, &context) << "\n";
-      tune_json_notes(report, err);
-    } else {  // the --tree or --list named in it escaped for the terminal, as open's table
-      PrintableLines lines(out);
-      std::ostream printable_out(&lines);
-      print_tune_table(env, report, printable_out);
-      printable_out.flush();
-    }
-    if (!report.recommendation) return 1;
-    if (!command.save.empty()) {
-      write_file_atomically(command.save, recommendation_json(*report.recommendation) + "\n",
-                            flag(Opt::save));
-      err << fmt::format("fdbench: wrote {} (the recommendation)\n", printable(command.save));
-    }
-    return 0;
-  } catch (const Interrupted& e) {
-    err << fmt::format("fdbench: interrupted by signal {}\n", e.signal());
-    return 128 + e.signal();
-  } catch (const TimedOut& e) {  // nothing is recommended from a sweep that did not finish
-    err << fmt::format(
-        "fdbench: timed out: {}; the sweep stopped, nothing recommended (--timeout SECONDS "
-        "sets the limit)\n",
-        e.what());
-    return 1;
-  } catch (const Error& e) {
-    err << "Error: " << printable(e.what()) << "\n";
-    return dynamic_cast<const UsageError*>(&e) != nullptr ? 2 : 1;  // --list read as the wrong kind
-  }
-}
-
 }  // namespace
 
 int look_at_inputs(const Command& command, std::ostream& err) {
@@ -498,9 +470,6 @@ int run(const Command& command, std::ostream& out, std::ostream& err) {
       break;
     case Command::Kind::completion:
       out << command.text;
-      break;
-    case Command::Kind::tune:
-      code = tune(command, out, err);
       break;
     default:
       code = measure(command, out, err);

@@ -18,7 +18,7 @@ Recommendation recommend(const RecommendOptions& options) {
   if (!options.dir.empty()) tune.open.dir = options.dir;
   tune.open.keep_open = options.keep_open;
   tune.budget_seconds = options.budget_seconds;
-  const TuneReport report = run_tune(tune);
+  const TuneSummary report = run_tune(tune);
   if (!report.recommendation) {
     std::string why = "no strategy ran without failures";
     for (const auto& r : report.sweep) {

@@ -13,6 +13,9 @@ namespace fdbench {
 struct ReportInput {
   std::string label;  // a file name, or "this run"
   ResultsDocument document;
+  // tune's Recommendation block as the table words it, shown under the findings; "" for none
+  // (a results file holds the recommendation's data, not its words).
+  std::string recommendation{};
 };
 
 std::string html_report(std::span<const ReportInput> inputs);

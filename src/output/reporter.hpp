@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analysis/findings.hpp"
+#include "analysis/tune_summary.hpp"
 #include "model/context.hpp"
 #include "model/environment.hpp"
 #include "model/result.hpp"
@@ -55,6 +56,10 @@ class Reporter {
   virtual void context(const RunContext& /*context*/) {}
   virtual void section(const Section& /*section*/) {}
   virtual void add(const Result& result) = 0;
+  // tune: what its sweep recommends, once every result is added and before end. Each format
+  // words it its own way (the table and Markdown a block under the findings, JSON a top-level
+  // "recommendation", HTML a section); CSV has rows only and leaves it out.
+  virtual void recommendation(const TuneSummary& /*summary*/) {}
   // `findings` are the run's, computed once from `all` (findings.hpp). `complete` is false
   // after an interruption or error: what was measured is still written.
   virtual void end(std::span<const Result> all, std::span<const Finding> findings,

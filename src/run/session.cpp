@@ -28,6 +28,7 @@
 #include "output/trace_out.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/platform.hpp"
+#include "run/planner.hpp"
 #include "run/repetition_runner.hpp"
 #include "run/scheduler.hpp"
 
@@ -37,42 +38,6 @@ namespace {
 
 // How long a run waits for another's hold on rcu_expedited when no --timeout is given.
 constexpr std::chrono::milliseconds kRcuLockWait = std::chrono::seconds(60);
-
-const StrategyInfo& strategy_named(const std::string& name) {
-  const StrategyInfo* strategy = find_strategy(name);
-  FDBENCH_ASSERT(strategy != nullptr);  // the CLI validated the names
-  return *strategy;
-}
-
-// "uring, 2 threads, pregrow auto": the progress line's name for a result (", published
-// harness" after it with --harness published).
-std::string progress_label(const TraceKey& key, Harness harness) {
-  std::string label = fmt::format("{}, {}", key.strategy, thread_count_text(key.threads));
-  if (key.pregrow) label += ", pregrow " + key.pregrow->label();
-  if (harness == Harness::published) label += ", published harness";
-  return label;
-}
-
-bool asks_published(const std::vector<Harness>& harnesses) {
-  return std::find(harnesses.begin(), harnesses.end(), Harness::published) != harnesses.end();
-}
-
-// What --latency keeps of one result while it is measured: measured in this process, a record
-// per item, and each timed repetition's call durations (two per item where it closes at once).
-LatencyBytes latency_bytes_of(bool latency, std::uint64_t items, bool in_process) {
-  if (!latency) return {};
-  return {in_process ? items * sizeof(CallRecord) : 0, items * 2 * sizeof(std::int64_t)};
-}
-
-Section section_of(const WorkloadRecipe& work, const Repeat& repeat, int warmup) {
-  Section s;
-  s.workload = work.facts.name;
-  s.kind = work.facts.kind;
-  s.descriptors_per_item = work.facts.descriptors_per_item;
-  s.repeat = repeat;
-  s.warmup = warmup;
-  return s;
-}
 
 // --rcu-expedited: sets /sys/kernel/rcu_expedited for the results that ask for it, and puts
 // the original value back on every way out: the normal end, an Error, Ctrl-C and SIGTERM
@@ -115,188 +80,25 @@ class RcuSetting {
   std::unique_ptr<platform::RcuExpeditedWatcher> watcher_;  // set once the lock is held
 };
 
-// How a result measured a repetition per fresh child starts; the arguments by reference must
-// outlive its measurement.
-auto in_fresh_children(const WorkloadRecipe& recipe, const StrategyInfo& strategy,
-                       const StrategyConfig& config, const Pregrow& pregrow) {
-  return [&recipe, &strategy, config, pregrow](const MeasurementStart& how) {
-    return fresh_child_measurement(recipe, strategy, config, pregrow, how.repeat, how.warmup,
-                                   how.extras);
-  };
-}
-
-// A planned result, named on the progress line (and in a hang's message) by its key.
-PlannedResult planned(
-    TraceKey key, Harness harness, MeasurementStarter start,
-    std::function<void(Result&)> complete = [](Result&) {}) {
-  std::string label = progress_label(key, harness);
-  return {std::move(key), std::move(label), std::move(start), std::move(complete)};
-}
-
-// The descriptors of a sweep's combinations: each one's budget beside fdbench's own (measured
-// once, when the sweep starts), and the RLIMIT_NOFILE reserved for those that fit.
-class SweepDescriptors {
- public:
-  SweepDescriptors() : held_(platform::open_descriptors()) {}
-
-  [[nodiscard]] DescriptorBudget budget(const StrategyInfo& strategy, const StrategyConfig& config,
-                                        const Pregrow& pregrow, std::uint64_t workload) const {
-    return budget_of(strategy, config, pregrow, workload, held_);
-  }
-  // Raises the limit for `combinations` (reserve_descriptors: Error when none fits).
-  void reserve(std::span<const DescriptorBudget> combinations, std::string_view what_to_lower) {
-    reserved_ = reserve_descriptors(combinations, what_to_lower);
-  }
-  // `measured`, or, for a combination whose budget does not fit, a result that says why (a
-  // strategy unavailable here says that instead: a higher limit would not help it).
-  [[nodiscard]] MeasurementStarter or_skipped(MeasurementStarter measured,
-                                              const WorkloadFacts& facts,
-                                              const StrategyInfo& strategy,
-                                              const StrategyConfig& config, const Pregrow& pregrow,
-                                              std::uint64_t workload) const {
-    const DescriptorBudget b = budget(strategy, config, pregrow, workload);
-    if (reserved_.fits(b) || !strategy.unavailable_reason().empty()) return measured;
-    return [&facts, &strategy, config, pregrow,
-            why = reserved_.skip_reason(b)](const MeasurementStart& how) {
-      return skipped_measurement(facts, strategy, config, pregrow, how.repeat, how.warmup, why);
-    };
-  }
-
- private:
-  std::vector<int> held_;
-  DescriptorReservation reserved_;
-};
-
-// open's combinations: every strategy at every thread count, with --keep-open once per
-// pregrow setting; `workload`: the descriptors each holds (--keep-open: every file).
-std::vector<DescriptorBudget> open_budgets(const OpenOptions& options,
-                                           const std::vector<std::string>& strategies,
-                                           const SweepDescriptors& descriptors,
-                                           std::uint64_t workload) {
-  const std::vector<Pregrow> pregrows =
-      options.keep_open ? options.pregrow : std::vector<Pregrow>{Pregrow{}};
-  std::vector<DescriptorBudget> budgets;
-  for (const auto& name : strategies) {
-    for (const int threads : options.threads) {
-      for (const auto& pregrow : pregrows) {
-        budgets.push_back(descriptors.budget(
-            strategy_named(name), {threads, options.batch, options.uring}, pregrow, workload));
-      }
-    }
-  }
-  return budgets;
-}
-
-// socket's combinations: every strategy, thread count and pregrow setting, each thread
-// holding `per_thread` descriptors.
-std::vector<DescriptorBudget> socket_budgets(const SocketOptions& options,
-                                             const SweepDescriptors& descriptors,
-                                             std::uint64_t per_thread) {
-  std::vector<DescriptorBudget> budgets;
-  for (const auto& name : options.strategies) {
-    for (const int threads : options.threads) {
-      for (const auto& pregrow : options.pregrow) {
-        budgets.push_back(descriptors.budget(strategy_named(name),
-                                             {threads, options.batch, options.uring}, pregrow,
-                                             static_cast<std::uint64_t>(threads) * per_thread));
-      }
-    }
-  }
-  return budgets;
-}
-
-Section open_section(const OpenOptions& options, const OpenInput& in,
-                     const WorkloadRecipe& recipe, const std::vector<std::string>& strategies) {
-  Section section = section_of(recipe, options.repeat, options.warmup);
-  section.paths = options.paths;
-  if (options.paths == PathMode::relative) {
-    for (const auto& name : strategies) {
-      const StrategyInfo* info = find_strategy(name);
-      if (info != nullptr && info->full_paths_only) section.by_full_path.push_back(name);
-    }
-  }
-  section.input = in.summary;
-  section.fs_type = in.fs_type();
-  section.subdirs = in.generated ? in.generated->subdirs() : 0;
-  section.held = options.keep_open;
-  // Only a fresh process shows a held table's growth; the user's files are opened in one too,
-  // which fdbench can abandon when an open never returns (measured_in_fresh_children).
-  section.fresh_child = measured_in_fresh_children(options, in);
-  section.harness_column = asks_published(options.harness);
-  return section;
-}
-
-// open's results: every strategy at every thread count, measured in this process, or in a fresh
-// child per repetition (--keep-open, once per pregrow setting; the user's files). The arguments
-// must outlive the plan's measurements.
-std::vector<PlannedResult> open_plan(const OpenOptions& options,
-                                     const std::vector<std::string>& strategies,
-                                     const OpenInput& in, const OpenSpec& spec,
-                                     const WorkloadRecipe& recipe,
-                                     const SweepDescriptors& descriptors) {
-  const std::uint64_t held = options.keep_open ? in.summary.files : 0;
-  const std::string op(to_string(recipe.facts.workload_kind));
-  std::vector<PlannedResult> plan;
-  for (const auto& name : strategies) {
-    const StrategyInfo& strategy = strategy_named(name);
-    const auto complete = [&in, &options, &strategy](Result& r) {
-      r.input = in.summary;
-      record_paths(r, options.paths, strategy);
-    };
-    for (const int threads : options.threads) {
-      StrategyConfig config{threads, options.batch, options.uring};
-      for (const Harness harness : options.keep_open ? std::vector<Harness>{} : options.harness) {
-        config.harness = harness;
-        MeasurementStarter start = [&spec, &in, &strategy, config](const MeasurementStart& how) {
-          auto work = config.harness == Harness::published
-                          ? make_published_open_workload(in.dir_path, in.paths())
-                          : make_open_workload(spec);
-          return in_process_measurement(std::move(work), strategy, config, how.repeat, how.warmup,
-                                        how.extras, how.workers);
-        };
-        if (measured_in_fresh_children(options, in)) {
-          start = in_fresh_children(recipe, strategy, config, Pregrow{});
-        }
-        start = descriptors.or_skipped(std::move(start), recipe.facts, strategy, config, {}, held);
-        plan.push_back(
-            planned({0, name, threads, std::nullopt, op}, harness, std::move(start), complete));
-      }
-      if (!options.keep_open) continue;
-      for (const auto& pregrow : options.pregrow) {
-        auto start = descriptors.or_skipped(in_fresh_children(recipe, strategy, config, pregrow),
-                                            recipe.facts, strategy, config, pregrow, held);
-        plan.push_back(
-            planned({0, name, threads, pregrow, op}, Harness::minimal, std::move(start), complete));
-      }
-    }
-  }
-  return plan;
-}
-
-// socket's results: every strategy at every thread count and pregrow setting, each in a
-// fresh child per repetition; recipes[t] is the workload of options.threads[t] threads.
+// socket's results, each in a fresh child per repetition, each thread holding `per_thread`
+// descriptors; recipes[t] is the workload of options.threads[t] threads.
 std::vector<PlannedResult> socket_plan(const SocketOptions& options,
+                                       std::span<const Combination> combinations,
                                        const std::vector<WorkloadRecipe>& recipes,
                                        const SweepDescriptors& descriptors) {
   const std::string op(to_string(WorkloadKind::create));
   std::vector<PlannedResult> plan;
-  for (const auto& name : options.strategies) {
-    const StrategyInfo& strategy = strategy_named(name);
-    for (std::size_t t = 0; t < options.threads.size(); ++t) {
-      const WorkloadRecipe& recipe = recipes[t];
-      const std::uint64_t held =
-          recipe.facts.ops * static_cast<std::uint64_t>(recipe.facts.descriptors_per_item);
-      for (const auto& pregrow : options.pregrow) {
-        for (const Harness harness : options.harness) {
-          StrategyConfig config{options.threads[t], options.batch, options.uring};
-          config.harness = harness;
-          auto start = descriptors.or_skipped(in_fresh_children(recipe, strategy, config, pregrow),
-                                              recipe.facts, strategy, config, pregrow, held);
-          plan.push_back(
-              planned({0, name, config.threads, pregrow, op}, harness, std::move(start)));
-        }
-      }
-    }
+  for (const auto& c : combinations) {
+    const auto t = static_cast<std::size_t>(
+        std::find(options.threads.begin(), options.threads.end(), c.config.threads) -
+        options.threads.begin());
+    const WorkloadRecipe& recipe = recipes[t];
+    const std::uint64_t held =
+        recipe.facts.ops * static_cast<std::uint64_t>(recipe.facts.descriptors_per_item);
+    auto start = descriptors.or_skipped(in_fresh_children(recipe, c), recipe.facts, c, held);
+    plan.push_back(planned_result(
+        c, {0, std::string(c.strategy->name), c.config.threads, c.pregrow, op},
+        std::move(start)));
   }
   return plan;
 }
@@ -326,10 +128,6 @@ void Session::plan_progress(std::size_t results, const Repeat& repeat, int warmu
   } else {
     progress_->plan(results, repeat.count + warmup, 0);
   }
-}
-
-void Session::announce(const Section& section) {
-  for (auto& reporter : reporters_) reporter->section(section);
 }
 
 void Session::finish(bool complete) {
@@ -385,36 +183,33 @@ void Session::trace_kernel(bool asked, Section& section) {
   section.kernel_unavailable = kernel_unavailable_;
 }
 
-void Session::run_open(const OpenOptions& options) {
-  const auto strategies = options.strategies.empty() ? strategy_names() : options.strategies;
-  const bool generated = options.tree.empty() && options.list.empty();
+std::unique_ptr<OpenPlan> Session::plan_open(const OpenOptions& options,
+                                             std::vector<Combination> combinations,
+                                             std::string_view what_to_lower) {
+  // First: the descriptor budget counts the tracer's descriptors, and every worker inherits it.
   attach_kernel(options.kernel_trace);
-  SweepDescriptors descriptors;
-  const std::uint64_t expected = options.keep_open && generated ? options.files.value_or(0) : 0;
-  descriptors.reserve(open_budgets(options, strategies, descriptors, expected),
-                      "--batch, --threads, --files or --pregrow");
-  const std::size_t per_strategy =
-      options.threads.size() *
-      (options.keep_open ? options.pregrow.size() : options.harness.size());
+  return std::make_unique<OpenPlan>(options, std::move(combinations), what_to_lower,
+                                    creation_progress());
+}
+
+void Session::announce(Section section, bool kernel_trace) {
+  trace_kernel(kernel_trace, section);
+  for (auto& reporter : reporters_) reporter->section(section);
+}
+
+void Session::recommend(const TuneSummary& summary) {
+  for (auto& reporter : reporters_) reporter->recommendation(summary);
+}
+
+void Session::run_open(const OpenOptions& options) {
+  std::vector<Combination> combinations = open_combinations(options);
   const std::size_t blocks = std::max<std::size_t>(1, options.rcu_expedited.size());
-  plan_progress(blocks * strategies.size() * per_strategy, options.repeat, options.warmup);
-  const OpenInput in = prepare_input(options, creation_progress());
-  // A tree's size, or a reused set's, is known only now.
-  if (options.keep_open && expected != in.summary.files) {
-    descriptors.reserve(open_budgets(options, strategies, descriptors, in.summary.files),
-                        "the number of files (use --list with fewer paths)");
-  }
-  const OpenSpec spec = open_spec(options, in);
-  const WorkloadRecipe recipe = open_workload_recipe(spec);
-  Section section = open_section(options, in, recipe, strategies);
-  const SchedulerSettings settings{
-      options.order, options.latency,
-      latency_bytes_of(options.latency, recipe.facts.ops, !measured_in_fresh_children(options, in)),
-      options.timeout_s, opening_text(options, in)};
-  trace_kernel(options.kernel_trace, section);
-  announce(section);
-  measure(open_plan(options, strategies, in, spec, recipe, descriptors),
-          StopRule::of(options.repeat, options.warmup), settings, options.rcu_expedited);
+  plan_progress(blocks * combinations.size(), options.repeat, options.warmup);
+  const auto plan =
+      plan_open(options, std::move(combinations), "--batch, --threads, --files or --pregrow");
+  announce(plan->section(), options.kernel_trace);
+  measure(plan->planned(), StopRule::of(options.repeat, options.warmup), plan->settings(),
+          options.rcu_expedited);
 }
 
 void Session::run_socket(const SocketOptions& options) {
@@ -423,17 +218,22 @@ void Session::run_socket(const SocketOptions& options) {
   const WorkloadRecipe one_thread = socket_workload_recipe(options.kind, options.per_thread);
   const std::uint64_t per_thread =
       one_thread.facts.ops * static_cast<std::uint64_t>(one_thread.facts.descriptors_per_item);
+  const std::vector<Combination> combinations = socket_combinations(options);
   SweepDescriptors descriptors;
-  descriptors.reserve(socket_budgets(options, descriptors, per_thread),
-                      "--threads, --per-thread, --batch or --pregrow");
-  plan_progress(std::max<std::size_t>(1, options.rcu_expedited.size()) * options.strategies.size() *
-                    options.threads.size() * options.pregrow.size() * options.harness.size(),
+  std::vector<DescriptorBudget> budgets;
+  for (const auto& c : combinations) {
+    budgets.push_back(
+        descriptors.budget(c, static_cast<std::uint64_t>(c.config.threads) * per_thread));
+  }
+  descriptors.reserve(budgets, "--threads, --per-thread, --batch or --pregrow");
+  plan_progress(std::max<std::size_t>(1, options.rcu_expedited.size()) * combinations.size(),
                 options.repeat, options.warmup);
   Section section = section_of(one_thread, options.repeat, options.warmup);
   section.per_thread = options.per_thread;
   section.held = true;
   section.fresh_child = true;
-  section.harness_column = asks_published(options.harness);
+  section.harness_column = std::find(options.harness.begin(), options.harness.end(),
+                                     Harness::published) != options.harness.end();
   std::vector<WorkloadRecipe> recipes;  // one per thread count, alive while measured
   for (const int threads : options.threads) {
     recipes.push_back(socket_workload_recipe(
@@ -445,10 +245,9 @@ void Session::run_socket(const SocketOptions& options) {
       latency_bytes_of(options.latency,
                        static_cast<std::uint64_t>(most_threads) * options.per_thread, false),
       options.timeout_s, fmt::format("creating {} descriptors", to_string(options.kind))};
-  trace_kernel(options.kernel_trace, section);
-  announce(section);
-  measure(socket_plan(options, recipes, descriptors), StopRule::of(options.repeat, options.warmup),
-          settings, options.rcu_expedited);
+  announce(section, options.kernel_trace);
+  measure(socket_plan(options, combinations, recipes, descriptors),
+          StopRule::of(options.repeat, options.warmup), settings, options.rcu_expedited);
 }
 
 FileSet::CreationProgress Session::creation_progress() const {
@@ -459,19 +258,20 @@ FileSet::CreationProgress Session::creation_progress() const {
 }
 
 void Session::measure(std::span<const PlannedResult> plan, const StopRule& stop,
-                      SchedulerSettings settings, const std::vector<int>& rcu_expedited) {
+                      SchedulerSettings settings, const std::vector<int>& rcu_expedited,
+                      const Scheduler::Emit& done) {
   const double timeout_s = settings.timeout_s;  // --timeout also bounds the wait for the lock
   settings.changed_setting = [this] {
     return rcu_expedited_changed(rcu_block_ ? rcu_block_ : env_.rcu_expedited,
                                  rcu_block_.has_value());
   };
+  const Scheduler::Emit emit_each = [this](std::size_t /*planned*/, Result r) {
+    emit(std::move(r));
+  };
   Scheduler scheduler(std::move(settings), progress_, trace_out_);
   scheduler.trace_kernel(kernel_request_);
-  each_rcu_setting(rcu_expedited, timeout_s, [&] {
-    scheduler.run(
-        plan, stop, [this](std::size_t /*planned*/, Result r) { emit(std::move(r)); },
-        results_.size());
-  });
+  each_rcu_setting(rcu_expedited, timeout_s,
+                   [&] { scheduler.run(plan, stop, done ? done : emit_each, results_.size()); });
 }
 
 }  // namespace fdbench

@@ -1,12 +1,16 @@
 #pragma once
 // A Session runs commands (a sweep of strategies, thread counts and pregrow settings), tells
-// its reporters what the next results measure, and hands each finished Result to them.
+// its reporters what the next results measure, and hands each finished Result to them. Every
+// measuring command goes through it: open and socket (run_open, run_socket) and tune
+// (run_tune in tune_sweep.hpp, from the same steps), each planned by planner.hpp and run by
+// the one Scheduler.
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/errors.hpp"
@@ -18,6 +22,7 @@
 #include "model/result.hpp"
 #include "output/reporter.hpp"
 #include "output/trace_out.hpp"
+#include "run/planner.hpp"
 #include "run/progress.hpp"
 #include "run/scheduler.hpp"
 
@@ -37,6 +42,28 @@ class Session {
   void set_say(std::function<void(const std::string&)> say) { say_ = std::move(say); }
   void run_open(const OpenOptions& options);
   void run_socket(const SocketOptions& options);
+
+  // The steps of a command, for one that arranges them itself (tune, run_tune):
+  // The plan of `combinations` on the files `options` name: the kernel tracer attached first
+  // where asked, the descriptors reserved (Error naming `what_to_lower` when none fits), the
+  // files prepared.
+  std::unique_ptr<OpenPlan> plan_open(const OpenOptions& options,
+                                      std::vector<Combination> combinations,
+                                      std::string_view what_to_lower);
+  // Tells the reporters what the next results measure, with the kernel tracer's state where
+  // `kernel_trace` asks for it (and has it recorded from then on).
+  void announce(Section section, bool kernel_trace);
+  // Measures the plan to `stop` with one Scheduler, once per --rcu-expedited value; each result
+  // goes to the reporters as it finishes, or to `done` where given (the command adds it
+  // later). After Ctrl-C or a hang, what the Scheduler says (Interrupted or TimedOut goes on).
+  void measure(std::span<const PlannedResult> plan, const StopRule& stop,
+               SchedulerSettings settings, const std::vector<int>& rcu_expedited,
+               const Scheduler::Emit& done = {});
+  // A finished result: kept, and handed to every reporter.
+  void add(Result result) { emit(std::move(result)); }
+  // tune's recommendation, to every reporter (before finish).
+  void recommend(const TuneSummary& summary);
+
   // Lets every reporter write what it has; call once, also after Interrupted or Error.
   void finish(bool complete);
   [[nodiscard]] std::span<const Result> results() const { return results_; }
@@ -44,18 +71,12 @@ class Session {
 
  private:
   void emit(Result result);
-  // Measures the plan to `stop` with one Scheduler, once per --rcu-expedited value, and
-  // emits each result; after Ctrl-C or a hang, what the Scheduler says (Interrupted or
-  // TimedOut goes on).
-  void measure(std::span<const PlannedResult> plan, const StopRule& stop,
-               SchedulerSettings settings, const std::vector<int>& rcu_expedited);
   // Runs `block` once per --rcu-expedited value with it set (once, as it is, without any).
   // Waits for another run's hold on the setting at most `timeout_s` (0: kRcuLockWait).
   void each_rcu_setting(const std::vector<int>& values, double timeout_s,
                         const std::function<void()>& block);
   // The progress line's view of the private file set being made.
   [[nodiscard]] FileSet::CreationProgress creation_progress() const;
-  void announce(const Section& section);
   // Tells the progress line what the command will measure.
   void plan_progress(std::size_t results, const Repeat& repeat, int warmup);
   Environment env_;

@@ -1,28 +1,25 @@
-// run_tune: the sweep behind `fdbench tune` and recommend(). Every combination of strategy,
-// threads and batch is measured by the rule of `open`'s --repeat auto, through the same
-// Scheduler: the combinations take turns, a repetition each, so that drift on a shared machine
-// (another job, a cooling CPU) lands on every combination alike instead of on whichever ran
-// last, and each repeats until its median's 95% interval is within --precision or its share of
-// --budget is spent.
+// run_tune: the sweep behind `fdbench tune` and recommend(), a planner of combinations plus a
+// recommendation step. Its combinations of strategy, threads and batch are planned as `open`'s
+// are (OpenPlan: the files prepared once, the descriptors reserved) and measured by the rule of
+// `open`'s --repeat auto, through the same Session and Scheduler: the combinations take turns, a
+// repetition each, so that drift on a shared machine (another job, a cooling CPU) lands on every
+// combination alike instead of on whichever ran last, and each repeats until its median's 95%
+// interval is within --precision or its share of --budget is spent.
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
+#include <memory>
 
-#include "analysis/findings.hpp"
 #include "common/errors.hpp"
-#include "engine/descriptor_budget.hpp"
-#include "engine/measure.hpp"
-#include "engine/measurement.hpp"
 #include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
-#include "inputs/open_input.hpp"
 #include "model/format.hpp"
 #include "model/statistics.hpp"
-#include "output/reporter.hpp"
 #include "platform/platform.hpp"
+#include "run/planner.hpp"
 #include "run/progress.hpp"
 #include "run/scheduler.hpp"
+#include "run/session.hpp"
 #include "run/tune_sweep.hpp"
 
 namespace fdbench {
@@ -31,13 +28,6 @@ namespace {
 
 constexpr int kBatches[] = {16, 64, 256};
 const Pregrow kAutomatic{Pregrow::Mode::automatic, 0};
-
-struct Combination {
-  const StrategyInfo* strategy = nullptr;
-  StrategyConfig config;
-  Result result;        // its repetitions, once the sweep is done
-  std::string skipped;  // why it is not measured (its descriptors do not fit), or ""
-};
 
 // 1, 2, 4, ... and twice the logical CPUs: past that only contention grows.
 std::vector<int> thread_counts() {
@@ -48,7 +38,11 @@ std::vector<int> thread_counts() {
   return counts;
 }
 
-std::vector<Combination> combinations_of(const std::vector<std::string>& extra) {
+// Every recommendable strategy available here and those asked for (`open.strategies`), at
+// every thread count, and those that batch at each batch size; pre-grown where a fresh child
+// holds the descriptors.
+std::vector<Combination> tune_combinations(const OpenOptions& open) {
+  const std::vector<std::string>& extra = open.strategies;
   std::vector<Combination> combos;
   for (const auto& info : strategy_registry()) {
     const bool asked = std::find(extra.begin(), extra.end(), info.name) != extra.end();
@@ -56,7 +50,13 @@ std::vector<Combination> combinations_of(const std::vector<std::string>& extra) 
     std::vector<int> batches{1};
     if (info.uses_batch()) batches.assign(std::begin(kBatches), std::end(kBatches));
     for (const int threads : thread_counts()) {
-      for (const int batch : batches) combos.push_back({&info, {threads, batch}, {}, {}});
+      for (const int batch : batches) {
+        combos.push_back({&info,
+                          {threads, batch, open.uring},
+                          open.keep_open ? kAutomatic : Pregrow{},
+                          fmt::format("{}, {}, batch {}", info.name,
+                                      worker_count_text(info.workers, threads), batch)});
+      }
     }
   }
   return combos;
@@ -123,86 +123,6 @@ class TurnProgress final : public Progress {
   std::size_t in_turn_ = 0;
 };
 
-// The files, prepared once, and how to measure combinations on them: each repetition as
-// `open` runs it, the combinations in turns, under --timeout's limit when there is one.
-class Bench {
- public:
-  Bench(const OpenOptions& options, Progress* progress)
-      : options_(options),
-        input_(prepare_input(options)),
-        spec_(open_spec(options, input_)),
-        recipe_(open_workload_recipe(spec_)),
-        scheduler_(
-            {Order::interleaved,
-             false,
-             {},
-             options.timeout_s,
-             opening_text(options, input_),
-             platform::now_ns,
-             [meant = platform::rcu_expedited()] { return rcu_expedited_changed(meant, false); }},
-            progress, nullptr) {
-    // After the files are made and before any worker exists: every one inherits it.
-    if (options.kernel_trace) {
-      kernel_ = platform::KernelTracer::open(kernel_unavailable_);
-      scheduler_.trace_kernel({true, kernel_.get(), kernel_unavailable_});
-    }
-  }
-  // --kernel-trace: why kernel evidence cannot be recorded here, or "".
-  [[nodiscard]] const std::string& kernel_unavailable() const { return kernel_unavailable_; }
-
-  // Held descriptors are measured from the kernel's smallest table in a fresh child, and so
-  // are the user's files, in a child fdbench can abandon (measured_in_fresh_children).
-  [[nodiscard]] PlannedResult planned(const Combination& combo, const Pregrow& pregrow) const {
-    const StrategyInfo& strategy = *combo.strategy;
-    const StrategyConfig config = combo.config;
-    MeasurementStarter start = [this, &strategy, config, pregrow](const MeasurementStart& how) {
-      return measured_in_fresh_children(options_, input_)
-                 ? fresh_child_measurement(recipe_, strategy, config, pregrow, how.repeat,
-                                           how.warmup, how.extras)
-                 : in_process_measurement(make_open_workload(spec_), strategy, config, how.repeat,
-                                          how.warmup, how.extras, how.workers);
-    };
-    if (!combo.skipped.empty()) {
-      start = [this, &strategy, config, pregrow, why = combo.skipped](const MeasurementStart& how) {
-        return skipped_measurement(recipe_.facts, strategy, config, pregrow, how.repeat, how.warmup,
-                                   why);
-      };
-    }
-    return {{0, std::string(strategy.name), config.threads, pregrow,
-             std::string(to_string(recipe_.facts.workload_kind))},
-            fmt::format("{}, {}, batch {}", strategy.name,
-                        worker_count_text(strategy.workers, config.threads), config.batch),
-            std::move(start),
-            [this](Result& r) { r.input = input_.summary; }};
-  }
-
-  // Every combination's result, pre-grown, to the stop rule.
-  void sweep(std::vector<Combination>& combos, const StopRule& stop) {
-    std::vector<PlannedResult> plan;
-    for (const auto& combo : combos) plan.push_back(planned(combo, kAutomatic));
-    scheduler_.run(plan, stop, [&](std::size_t i, Result r) { combos[i].result = std::move(r); });
-  }
-
-  // One combination, to the stop rule.
-  Result measure_one(const Combination& combo, const Pregrow& pregrow, const StopRule& stop) {
-    const PlannedResult plan[] = {planned(combo, pregrow)};
-    Result result;
-    scheduler_.run(plan, stop, [&](std::size_t, Result r) { result = std::move(r); });
-    return result;
-  }
-
-  [[nodiscard]] const OpenInput& input() const { return input_; }
-
- private:
-  const OpenOptions& options_;
-  OpenInput input_;
-  OpenSpec spec_;
-  WorkloadRecipe recipe_;
-  std::unique_ptr<platform::KernelTracer> kernel_;
-  std::string kernel_unavailable_;
-  Scheduler scheduler_;
-};
-
 // What a program adopting the recommendation needs: every descriptor the workload holds at
 // once, a worker's each and the program's own (kProgramDescriptors).
 NofileAdvice nofile_advice_for(std::uint64_t held) {
@@ -214,75 +134,111 @@ NofileAdvice nofile_advice_for(std::uint64_t held) {
   return advice;
 }
 
-// What each combination holds at once: RLIMIT_NOFILE raised to fit, those that cannot fit
-// under the hard limit skipped (each says why), or refused up front when none fits.
-void ensure_sweep_fits(std::vector<Combination>& combos, std::uint64_t held) {
-  const std::vector<int> own = platform::open_descriptors();
-  std::vector<DescriptorBudget> budgets;
-  for (const auto& combo : combos) {
-    budgets.push_back(budget_of(*combo.strategy, combo.config, kAutomatic, held, own));
+// Where a Session's progress goes while the sweep runs: to the sweep's turn lines, and back to
+// none however the sweep ends.
+class TurnsHeard {
+ public:
+  TurnsHeard(Session& session, Progress& turns) : session_(session) {
+    session_.set_progress(&turns);
   }
-  const DescriptorReservation reserved =
-      reserve_descriptors(budgets, "--files (use --list with fewer paths)");
-  for (std::size_t i = 0; i < combos.size(); ++i) {
-    // A strategy unavailable here (asked for by name) says that instead.
-    const bool fits =
-        reserved.fits(budgets[i]) || !combos[i].strategy->unavailable_reason().empty();
-    combos[i].skipped = fits ? "" : reserved.skip_reason(budgets[i]);
-  }
+  TurnsHeard(const TurnsHeard&) = delete;
+  TurnsHeard& operator=(const TurnsHeard&) = delete;
+  ~TurnsHeard() { session_.set_progress(nullptr); }
+
+ private:
+  Session& session_;
+};
+
+// The sweep's section: open's, with the budget the combinations share and a batch column.
+Section sweep_section(const OpenPlan& plan, double precision, double budget_s, int warmup) {
+  Section section = plan.section();
+  section.repeat = Repeat{};
+  section.repeat.precision = precision;  // auto, each within its share of the budget
+  section.budget_s = budget_s;
+  section.warmup = warmup;
+  section.batch_column = true;  // the sweep tries batch sizes: rows differ by them too
+  return section;
 }
 
-const Combination& combination_of(const std::vector<Combination>& combos, const TunedSetting& s) {
-  const auto it = std::find_if(combos.begin(), combos.end(), [&](const Combination& c) {
-    return c.result.config.strategy == s.strategy && c.result.config.threads == s.threads &&
-           c.result.config.batch == s.batch;
+// open's settings, in turns whatever the options say (so that drift hits every combination
+// alike), without --latency.
+SchedulerSettings sweep_settings(const OpenPlan& plan) {
+  SchedulerSettings settings = plan.settings();
+  settings.order = Order::interleaved;
+  settings.latency = false;
+  settings.latency_bytes = {};
+  return settings;
+}
+
+// Measures `plan` to `stop` through `session`, each result in its combination's place.
+std::vector<Result> measured(Session& session, std::span<const PlannedResult> plan,
+                             const StopRule& stop, SchedulerSettings settings) {
+  std::vector<Result> results(plan.size());
+  session.measure(plan, stop, std::move(settings), {},
+                  [&](std::size_t i, Result r) { results[i] = std::move(r); });
+  return results;
+}
+
+// Where in the sweep a recommended setting was measured.
+std::size_t index_of(std::span<const Result> sweep, const TunedSetting& s) {
+  const auto it = std::find_if(sweep.begin(), sweep.end(), [&](const Result& r) {
+    return r.config.strategy == s.strategy && r.config.threads == s.threads &&
+           r.config.batch == s.batch;
   });
-  FDBENCH_ASSERT(it != combos.end());  // the recommendation came from these results
-  return *it;
+  FDBENCH_ASSERT(it != sweep.end());  // the recommendation came from these results
+  return static_cast<std::size_t>(it - sweep.begin());
 }
 
 // With held descriptors: the recommended setting again without pre-growing, by the sweep's
 // rule within what is left of the budget, to tell whether the table's growth stalled it here.
-void check_stall(Bench& bench, const Combination& best, const StopRule& stop, TuneReport& report) {
-  const Result& pregrown = best.result;
-  Result off = bench.measure_one(best, Pregrow{}, stop);
+void check_stall(Session& session, const OpenPlan& plan, const Combination& best,
+                 const Result& pregrown, const StopRule& stop, TuneSummary& report) {
+  Combination off_setting = best;
+  off_setting.pregrow = Pregrow{};
+  off_setting.label.clear();
+  const PlannedResult again[] = {plan.planned(off_setting)};
+  Result off = std::move(measured(session, again, stop, sweep_settings(plan)).front());
   report.stall_seen = off.ok() &&
                       separation(off.median_ci, pregrown.median_ci) == Separation::separated &&
                       off.stats.median > pregrown.stats.median;
+  session.add(off);
   report.pregrow_off = std::move(off);
+}
+
+// "45 combinations in turns, each until its median is within ±3% or its share of 58.1 s is
+// spent (6 repetitions at least)": what the sweep's progress says first.
+std::string sweep_begins_text(const TuneSummary& report, double sweep_budget) {
+  return fmt::format(
+      "{} combinations in turns, each until its median is within ±{} or its share of {:.1f} s "
+      "is spent ({} repetitions at least){}",
+      report.combinations, format_percent(report.precision), sweep_budget, min_samples_for(),
+      report.skipped == 0
+          ? ""
+          : fmt::format(" ({} skipped: too many descriptors for the hard limit)", report.skipped));
 }
 
 }  // namespace
 
-TuneReport run_tune(const TuneOptions& options,
-                    const std::function<void(std::string_view)>& progress) {
+TuneSummary run_tune(Session& session, const TuneOptions& options,
+                     const std::function<void(std::string_view)>& progress) {
   const auto say = [&](const std::string& line) {
     if (progress) progress(line);
   };
-  TuneReport report;
+  TuneSummary report;
   report.budget_seconds = options.budget_seconds;
-  const std::int64_t start_ns = platform::now_ns();
-  const auto took = [&] {
-    report.seconds = static_cast<double>(platform::now_ns() - start_ns) / 1e9;
-  };
-  const OpenOptions& open = options.open;
-  const bool generated = open.tree.empty() && open.list.empty();
-  std::vector<Combination> combos = combinations_of(open.strategies);
-  ensure_sweep_fits(combos, open.keep_open && generated ? open.files.value_or(0) : 0);
-  TurnProgress turns(say);
-  Bench bench(open, &turns);
-  report.kernel_trace = open.kernel_trace;
-  report.kernel_unavailable = bench.kernel_unavailable();
-  const std::uint64_t held = open.keep_open ? bench.input().summary.files : 0;
-  if (open.keep_open && !generated) ensure_sweep_fits(combos, held);  // known only now
-  report.nofile = nofile_advice_for(held);
-  report.input = bench.input().summary;
-  report.fs_type = bench.input().fs_type();
-  const auto measured = static_cast<std::size_t>(std::count_if(
-      combos.begin(), combos.end(), [](const Combination& c) { return c.skipped.empty(); }));
-  report.combinations = static_cast<int>(measured);
-  report.skipped = static_cast<int>(combos.size() - measured);
   report.precision = options.precision;
+  report.eligibility = options.eligibility;
+  const std::int64_t start_ns = platform::now_ns();
+  const OpenOptions& open = options.open;
+  TurnProgress turns(say);
+  const TurnsHeard heard(session, turns);
+  const auto plan =
+      session.plan_open(open, tune_combinations(open), "--files (use --list with fewer paths)");
+  report.nofile = nofile_advice_for(plan->held());
+  report.input = plan->input().summary;
+  for (const auto& c : plan->combinations()) {
+    ++(plan->fits(c) ? report.combinations : report.skipped);
+  }
 
   // --budget is the whole command's: the files were made in it, and with held descriptors the
   // stall check gets as much of it as a combination does.
@@ -290,38 +246,45 @@ TuneReport run_tune(const TuneOptions& options,
     return std::max(
         0.0, options.budget_seconds - static_cast<double>(platform::now_ns() - start_ns) / 1e9);
   };
-  const double n = static_cast<double>(measured);
+  const double n = report.combinations;
   const double sweep_budget = budget_left() * (open.keep_open ? n / (n + 1) : 1.0);
-  say(fmt::format(
-      "{} combinations in turns, each until its median is within ±{} or its share of {:.1f} s "
-      "is spent ({} repetitions at least){}",
-      measured, format_percent(options.precision), sweep_budget, min_samples_for(),
-      report.skipped == 0
-          ? ""
-          : fmt::format(" ({} skipped: too many descriptors for the hard limit)", report.skipped)));
+  say(sweep_begins_text(report, sweep_budget));
   // Taking turns, every repetition's workers are made for it and primed by an untimed pass
   // (Scheduler::start_window): a warm-up turn would only do that again. Alone, a combination
   // keeps its workers, and the warm-up primes them.
-  const int warmup = measured > 1 ? 0 : 1;
+  const int warmup = report.combinations > 1 ? 0 : 1;
+  session.announce(sweep_section(*plan, options.precision, options.budget_seconds, warmup),
+                   open.kernel_trace);
   turns.sweep_begins(sweep_budget, warmup);
-  bench.sweep(combos, StopRule::within_budget(options.precision, sweep_budget, warmup));
+  report.sweep = measured(session, plan->planned(),
+                          StopRule::within_budget(options.precision, sweep_budget, warmup),
+                          sweep_settings(*plan));
   turns.sweep_done();
-  for (const auto& combo : combos) report.sweep.push_back(combo.result);
-  report.eligibility = options.eligibility;
+  for (const auto& r : report.sweep) session.add(r);  // in the combinations' order
   report.recommendation = recommend_from(report.sweep, options.eligibility);
-  if (!report.recommendation) {
-    took();
-    return report;
+  if (report.recommendation) {
+    const std::size_t best = index_of(report.sweep, report.recommendation->best);
+    const Result& pregrown = report.sweep[best];
+    report.best_interval_reached = pregrown.median_ci.reached;
+    // Only a table the workload grows can stall: not one whose descriptors live in a ring.
+    if (open.keep_open && report.recommendation->pregrow_to) {
+      say("the recommended setting again, without pre-growing the table");
+      check_stall(session, *plan, plan->combinations()[best], pregrown,
+                  StopRule::within_budget(options.precision, budget_left(), 1), report);
+    }
   }
-  const Combination& best = combination_of(combos, report.recommendation->best);
-  report.best_interval_reached = best.result.median_ci.reached;
-  // Only a table the workload grows can stall: not one whose descriptors live in a ring.
-  if (open.keep_open && report.recommendation->pregrow_to) {
-    say("the recommended setting again, without pre-growing the table");
-    check_stall(bench, best, StopRule::within_budget(options.precision, budget_left(), 1), report);
-  }
-  took();
+  report.seconds = static_cast<double>(platform::now_ns() - start_ns) / 1e9;
+  session.recommend(report);
   return report;
+}
+
+TuneSummary run_tune(const TuneOptions& options,
+                     const std::function<void(std::string_view)>& progress) {
+  // Only what the measurement reads: whether rcu_expedited changes while it runs.
+  Environment env;
+  env.rcu_expedited = platform::rcu_expedited();
+  Session session(std::move(env), {});
+  return run_tune(session, options, progress);
 }
 
 TuneOptions short_tune_options() {
@@ -330,18 +293,6 @@ TuneOptions short_tune_options() {
   options.open.dir = default_dir();
   options.budget_seconds = 3;
   return options;
-}
-
-std::string tune_json_document(const Environment& env, const TuneReport& report,
-                               const RunContext* context) {
-  std::vector<Result> results = report.sweep;
-  if (report.pregrow_off) results.push_back(*report.pregrow_off);
-  auto document =
-      nlohmann::json::parse(to_json_document(env, results, findings(results, env), context));
-  if (report.recommendation) {
-    document["recommendation"] = nlohmann::json::parse(recommendation_json(*report.recommendation));
-  }
-  return document.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace fdbench

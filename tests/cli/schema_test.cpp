@@ -466,7 +466,14 @@ TEST_F(Schema, ARealTuneWithItsRecommendation) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   ASSERT_TRUE(nlohmann::json::parse(run.out).contains("recommendation"));
   write_text(file, run.out);
-  expect_valid({file});
+  // The same document by --export-json, written beside another format.
+  const std::string exported = out_ / "tune-export.json";
+  const RunResult beside =
+      run_fdbench({"tune", "--files", "200", "--budget", "1", "--dir", work_.path(), "--format",
+                   "csv", "--export-json", exported});
+  ASSERT_EQ(beside.exit_code, 0) << beside.err;
+  ASSERT_TRUE(nlohmann::json::parse(read_text(exported)).contains("recommendation"));
+  expect_valid({file, exported});
 }
 
 TEST_F(Schema, AnInterruptedExport) {

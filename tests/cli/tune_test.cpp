@@ -10,6 +10,7 @@
 
 #include "common/errors.hpp"
 #include "engine/strategy.hpp"
+#include "output/reporter.hpp"
 #include "run/tune_sweep.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
@@ -147,12 +148,64 @@ TEST_F(Tune, HeldDescriptorsGetThePregrowSizeAndTheStallCheck) {
   EXPECT_EQ(off, 1) << "the recommended setting once more, without pre-growing";
 }
 
+// tune writes through the reporters as open does: every format, --output and every
+// --export-FORMAT, each wording the recommendation its own way (CSV has the sweep's rows only).
+TEST_F(Tune, EveryFormatThroughOutputAndExports) {
+  const std::string md = out_ / "tune.md";
+  const std::string json = out_ / "tune.json";
+  const std::string csv = out_ / "tune.csv";
+  const std::string html = out_ / "tune.html";
+  const RunResult run = run_fdbench(
+      {"tune", "--budget", "1", "--files", "200", "--dir", work_.path(), "--format", "markdown",
+       "--output", md, "--export-json", json, "--export-csv", csv, "--export-html", html});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "");
+  const std::string page = read_text(md);
+  EXPECT_NE(page.find("\n## Recommendation\n\n```text\n"), std::string::npos) << page;
+  EXPECT_NE(page.find("\n  use:           "), std::string::npos) << page;
+  EXPECT_NE(page.find("| strategy | threads |"), std::string::npos) << page;
+
+  const auto document = nlohmann::json::parse(read_text(json));
+  const auto& results = document.at("results");
+  EXPECT_EQ(document.at("complete"), true);
+  const std::string best = document.at("recommendation").at("strategy");
+  EXPECT_NE(page.find("  use:           " + best + ", "), std::string::npos) << page;
+
+  // CSV: a header and one row per result, nothing else (no comment rows).
+  const auto rows = lines_of(read_text(csv));
+  ASSERT_EQ(rows.size(), results.size() + 1) << read_text(csv);
+  EXPECT_EQ(rows.front(), csv_header());
+
+  const std::string report = read_text(html);
+  EXPECT_NE(report.find("<h3>Recommendation</h3>"), std::string::npos);
+  EXPECT_NE(report.find("use:           " + best + ", "), std::string::npos);
+  EXPECT_NE(report.find("</html>"), std::string::npos);
+}
+
+TEST_F(Tune, CsvAndHtmlOnStandardOutput) {
+  const RunResult csv = run_fdbench({"tune", "--budget", "1", "--files", "200", "--dir",
+                                     work_.path(), "--strategy", "threads", "--format", "csv"});
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  const auto rows = lines_of(csv.out);
+  ASSERT_GE(rows.size(), 2U) << csv.out;
+  EXPECT_EQ(rows.front(), csv_header());
+  EXPECT_EQ(csv.out.find("Recommendation"), std::string::npos) << csv.out;
+  // What CSV has no place for goes to stderr, as with JSON.
+  EXPECT_NE(csv.err.find("fdbench tune: not compared:"), std::string::npos) << csv.err;
+
+  const RunResult html = run_fdbench({"tune", "--budget", "1", "--files", "200", "--dir",
+                                      work_.path(), "--strategy", "threads", "--format", "html"});
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  EXPECT_NE(html.out.find("<h3>Recommendation</h3>"), std::string::npos);
+  EXPECT_NE(html.out.find("RLIMIT_NOFILE:"), std::string::npos);
+}
+
 TEST_F(Tune, UsageErrorsNameTheirFlag) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"tune", "--budget", "0"}, "--budget"},
       {{"tune", "--precision", "0"}, "--precision"},
       {{"tune", "--precision", "x"}, "--precision"},
-      {{"tune", "--format", "csv"}, "--format"},
+      {{"tune", "--format", "xml"}, "--format"},
       {{"tune", "--strategy", "nope"}, "--strategy"},
       {{"tune", "--files", "0"}, "--files"},
       {{"tune", "--save", "/nonexistent/dir/rec.json"}, "--save"},

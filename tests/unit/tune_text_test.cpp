@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "analysis/recommendation.hpp"
-#include "run/tune_sweep.hpp"
+#include "output/tune_text.hpp"
 #include "support/results.hpp"
 
 namespace fdbench {
@@ -17,8 +17,8 @@ namespace tune_text_test {
 using testing::around;
 using testing::ResultBuilder;
 
-TuneReport report_of(std::vector<Result> sweep, Eligibility eligibility = {}) {
-  TuneReport report;
+TuneSummary report_of(std::vector<Result> sweep, Eligibility eligibility = {}) {
+  TuneSummary report;
   report.input.keep_open = !sweep.empty() && sweep.front().holds_descriptors;
   report.sweep = std::move(sweep);
   report.combinations = static_cast<int>(report.sweep.size());
@@ -135,8 +135,8 @@ TEST(TuneText, WorkerProcessesAreNotComparedUnlessAllowedAndAreCalledProcesses) 
 
 // tune's text says when the sweep overran its --budget, and by how much (issue 21 item 16:
 // tune --budget 1 ran 21.6 s and said nothing of it).
-TuneReport timed_report(double seconds, double budget) {
-  TuneReport report;
+TuneSummary timed_report(double seconds, double budget) {
+  TuneSummary report;
   report.combinations = 24;
   report.precision = 0.03;
   report.seconds = seconds;
@@ -145,7 +145,7 @@ TuneReport timed_report(double seconds, double budget) {
 }
 
 TEST(TuneText, AnOverrunBudgetIsSaidWithTheFigure) {
-  const TuneReport over = timed_report(21.6, 1);
+  const TuneSummary over = timed_report(21.6, 1);
   EXPECT_EQ(budget_overrun_text(over), "the sweep took 21.6 s, more than its --budget of 1 s");
   const std::string text = tune_text(over);
   EXPECT_NE(text.find("(the sweep took 21.6 s, more than its --budget of 1 s: every combination "
@@ -156,7 +156,7 @@ TEST(TuneText, AnOverrunBudgetIsSaidWithTheFigure) {
 
 TEST(TuneText, TheSweepLineSaysTheRepetitionsTakenAndHowManyReachedThePrecision) {
   // around(): nine repetitions, a median known within about ±1%.
-  TuneReport report = report_of({
+  TuneSummary report = report_of({
       around(ResultBuilder::open("threads", 1), 40'000'000),
       around(ResultBuilder::open("uring", 2).batch(64), 10'000'000),
   });
@@ -181,7 +181,7 @@ TEST(TuneText, TheSweepLineSaysTheRepetitionsTakenAndHowManyReachedThePrecision)
 }
 
 TEST(TuneText, ASweepWithinItsBudgetSaysNothingOfIt) {
-  const TuneReport within = timed_report(19.2, 20);
+  const TuneSummary within = timed_report(19.2, 20);
   EXPECT_EQ(budget_overrun_text(within), "");
   EXPECT_EQ(tune_text(within).find("--budget of"), std::string::npos) << tune_text(within);
 }

@@ -485,6 +485,9 @@ std::string run_section(const ReportInput& in, std::size_t index, bool lettered)
     for (const auto& f : split.rest) out += "<li>" + prose(f.text) + "</li>\n";
     out += "</ul>\n";
   }
+  if (!in.recommendation.empty()) {
+    out += "<h3>Recommendation</h3>\n<pre>" + escape(in.recommendation) + "</pre>\n";
+  }
   out += kernel_unavailable_lines(doc.results);
   std::size_t chart = 0;
   for (const auto& group : groups_of(doc.results)) {

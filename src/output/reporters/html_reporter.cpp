@@ -9,6 +9,7 @@
 #include "output/html_report.hpp"
 #include "output/reporter.hpp"
 #include "output/reporters/registry.hpp"
+#include "output/tune_text.hpp"
 
 namespace fdbench {
 
@@ -23,16 +24,20 @@ class HtmlReporter final : public Reporter {
   void add(const Result& /*result*/) override {}
 
   void end(std::span<const Result> all, std::span<const Finding> findings, bool complete) override {
-    ReportInput run{"this run", parse_results_json(to_json_document(
-                                    env_, all, findings, context_ ? &*context_ : nullptr))};
+    ReportInput run{
+        "this run",
+        parse_results_json(to_json_document(env_, all, findings, context_ ? &*context_ : nullptr)),
+        tune_ ? recommendation_block(*tune_) : ""};
     run.document.complete = complete;
     out_ << html_report({&run, 1}) << std::flush;
   }
+  void recommendation(const TuneSummary& summary) override { tune_ = summary; }
 
  private:
   std::ostream& out_;
   Environment env_;
   std::optional<RunContext> context_;
+  std::optional<TuneSummary> tune_;  // tune's: its Recommendation is a section of the page
 };
 
 }  // namespace

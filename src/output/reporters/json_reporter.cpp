@@ -88,8 +88,14 @@ class JsonReporter final : public Reporter {
   void begin(const Environment& env) override { env_ = env; }
   void context(const RunContext& context) override { context_ = context; }
   void add(const Result& /*result*/) override {}
+  // tune's top-level "recommendation" (left out when there is none).
+  void recommendation(const TuneSummary& summary) override {
+    if (summary.recommendation) recommendation_ = recommendation_object(*summary.recommendation);
+  }
   void end(std::span<const Result> all, std::span<const Finding> findings, bool complete) override {
-    out_ << dump(document(env_, context_ ? &*context_ : nullptr, all, findings, complete)) << '\n';
+    auto doc = document(env_, context_ ? &*context_ : nullptr, all, findings, complete);
+    if (recommendation_) doc["recommendation"] = *recommendation_;
+    out_ << dump(doc) << '\n';
     out_.flush();
   }
 
@@ -97,6 +103,7 @@ class JsonReporter final : public Reporter {
   std::ostream& out_;
   Environment env_;
   std::optional<RunContext> context_;
+  std::optional<nlohmann::json> recommendation_;
 };
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "output/reporters/environment_text.hpp"
 #include "output/reporters/registry.hpp"
 #include "output/reporters/section_text.hpp"
+#include "output/tune_text.hpp"
 
 namespace fdbench {
 
@@ -112,10 +113,18 @@ class MarkdownReporter final : public Reporter {
       out_ << "\n## " << findings_heading(complete) << "\n\n";
       for (const auto& f : split.rest) out_ << "- " << f.text << "\n";
     }
+    if (tune_) out_ << recommendation_section(*tune_);
     out_ << std::flush;
   }
 
+  void recommendation(const TuneSummary& summary) override { tune_ = summary; }
+
  private:
+  // tune's Recommendation block as the table words it, aligned, in a fenced block of its own.
+  static std::string recommendation_section(const TuneSummary& summary) {
+    return "\n## Recommendation\n\n```text\n" + recommendation_block(summary) + "```\n";
+  }
+
   static std::string who(const Result& r) {
     return fmt::format("**{}, {}{}**", r.config.strategy, thread_count_text(r.config.threads),
                        r.holds_descriptors ? ", pregrow " + r.config.pregrow.label() : "");
@@ -150,9 +159,10 @@ class MarkdownReporter final : public Reporter {
   std::ostream& out_;
   std::string header_for_;
   std::vector<std::string> notes_;
-  bool noisy_seen_ = false;       // a row carries kNoisyMark: the legend goes under the tables
-  std::optional<Result> missed_;  // the first row with kMissedMark, for its legend
-  bool kernel_seen_ = false;      // a row has a kernel line: what its figures are goes below
+  bool noisy_seen_ = false;          // a row carries kNoisyMark: the legend goes under the tables
+  std::optional<Result> missed_;     // the first row with kMissedMark, for its legend
+  bool kernel_seen_ = false;         // a row has a kernel line: what its figures are goes below
+  std::optional<TuneSummary> tune_;  // tune's: its Recommendation section ends the page
 };
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "output/reporters/environment_text.hpp"
 #include "output/reporters/registry.hpp"
 #include "output/reporters/section_text.hpp"
+#include "output/tune_text.hpp"
 
 namespace fdbench {
 
@@ -116,8 +117,11 @@ class TableReporter final : public Reporter {
       out_ << "\n" << findings_heading(complete) << "\n";
       for (const auto& f : split.rest) out_ << "- " << f.text << "\n";
     }
+    if (tune_) out_ << tune_text(*tune_);
     out_ << std::flush;
   }
+
+  void recommendation(const TuneSummary& summary) override { tune_ = summary; }
 
  private:
   void failure_line(const Result& r) {
@@ -145,6 +149,7 @@ class TableReporter final : public Reporter {
   bool noisy_seen_ = false;       // a row carries kNoisyMark: the legend goes under the tables
   bool kernel_seen_ = false;      // a row has a kernel line: its legend goes there too
   std::optional<Result> missed_;  // the first row with kMissedMark, for its legend
+  std::optional<TuneSummary> tune_;  // tune's: its Recommendation block ends the output
 };
 
 }  // namespace

@@ -1,4 +1,6 @@
-// The "Recommendation" block `fdbench tune` prints under the sweep's table.
+// The "Recommendation" block of `fdbench tune`, as the table, Markdown and HTML reporters show it.
+#include "output/tune_text.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -6,10 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/strategy.hpp"
 #include "model/format.hpp"
 #include "model/statistics.hpp"
-#include "run/tune_sweep.hpp"
 
 namespace fdbench {
 
@@ -17,21 +17,22 @@ namespace {
 
 constexpr std::size_t kAlternativesShown = 8;
 
-// "2 threads", or "2 processes" for a strategy whose workers are processes (the registry's
-// data: a setting names its strategy only).
-std::string workers_text(std::string_view strategy, int count) {
-  const StrategyInfo* info = find_strategy(strategy);
-  return worker_count_text(info != nullptr ? info->workers : WorkerKind::threads, count);
+// "2 threads", or "2 processes" for a strategy whose workers are processes (as its results in
+// the sweep record it: a setting names its strategy only).
+std::string workers_text(std::span<const Result> sweep, std::string_view strategy, int count) {
+  const auto it = std::find_if(sweep.begin(), sweep.end(),
+                               [&](const Result& r) { return r.strategy == strategy; });
+  return worker_count_text(it != sweep.end() ? it->workers : WorkerKind::threads, count);
 }
 
-std::string setting_text(const TunedSetting& s) {
-  return fmt::format("{}, {}{}", s.strategy, workers_text(s.strategy, s.threads),
+std::string setting_text(std::span<const Result> sweep, const TunedSetting& s) {
+  return fmt::format("{}, {}{}", s.strategy, workers_text(sweep, s.strategy, s.threads),
                      s.batch > 1 ? fmt::format(", batch {}", s.batch) : "");
 }
 
 }  // namespace
 
-std::string budget_overrun_text(const TuneReport& report) {
+std::string budget_overrun_text(const TuneSummary& report) {
   // Each combination's last repetition may end past its share: what that adds is no overrun.
   if (report.seconds <= report.budget_seconds * kBudgetSlack) return "";
   return fmt::format("the sweep took {:.1f} s, more than its --budget of {:g} s", report.seconds,
@@ -41,7 +42,7 @@ std::string budget_overrun_text(const TuneReport& report) {
 namespace {
 
 // ", 6 to 31 repetitions each: 12 within ±3%, the others stopped by their share of --budget"
-std::string repetitions_line(const TuneReport& report) {
+std::string repetitions_line(const TuneSummary& report) {
   int least = 0;
   int most = 0;
   int ran = 0;
@@ -67,7 +68,7 @@ std::string repetitions_line(const TuneReport& report) {
                      precise, target);
 }
 
-std::string sweep_line(const TuneReport& report) {
+std::string sweep_line(const TuneSummary& report) {
   std::string line = fmt::format("Measured: {} combinations in turns{}\n", report.combinations,
                                  repetitions_line(report));
   if (report.skipped > 0) {
@@ -94,7 +95,7 @@ std::string sweep_line(const TuneReport& report) {
 
 // Whether the recommended setting stalled without pre-growing (`off`), by the rule of
 // statistics.hpp: a claim either way needs both medians' 95% intervals.
-std::string stall_text(const TuneReport& report, const Result& off) {
+std::string stall_text(const TuneSummary& report, const Result& off) {
   const std::string rate = format_rate(off.ops_per_sec);
   if (!off.median_ci.reached || !report.best_interval_reached) {
     return fmt::format(
@@ -112,7 +113,7 @@ std::string stall_text(const TuneReport& report, const Result& off) {
       rate);
 }
 
-std::string table_advice(const TuneReport& report) {
+std::string table_advice(const TuneSummary& report) {
   const Recommendation& rec = *report.recommendation;
   if (!rec.pregrow_to) {
     if (report.input.keep_open) {
@@ -150,7 +151,7 @@ std::string nofile_advice(const NofileAdvice& nofile) {
 // The strategies measured but kept out of the recommendation because the calling program
 // could not use their descriptors (recommendation.hpp's Eligibility), each kind with why and
 // the flag that lets it in.
-std::string ineligible_note(const TuneReport& report) {
+std::string ineligible_note(const TuneSummary& report) {
   std::string text;
   for (const auto& group : ineligible(report.sweep, report.eligibility)) {
     text += fmt::format("  {:<15}{} (measured above): {}\n", text.empty() ? "not compared:" : "",
@@ -161,8 +162,12 @@ std::string ineligible_note(const TuneReport& report) {
 
 }  // namespace
 
-std::string tune_text(const TuneReport& report) {
-  std::string text = "\nRecommendation\n" + sweep_line(report);
+std::string tune_text(const TuneSummary& summary) {
+  return "\nRecommendation\n" + recommendation_block(summary);
+}
+
+std::string recommendation_block(const TuneSummary& report) {
+  std::string text = sweep_line(report);
   if (!report.recommendation) {
     return text + "  nothing to recommend: no adoptable strategy ran without failures here\n" +
            ineligible_note(report);
@@ -174,14 +179,16 @@ std::string tune_text(const TuneReport& report) {
         "  inconclusive:  none of the {} settings is separated from the fastest ({}: {} files/s), "
         "so the simplest is recommended; a larger --budget or a quieter machine may tell them "
         "apart\n",
-        rec.compared, setting_text(rec.fastest), format_rate(rec.fastest.ops_per_sec));
+        rec.compared, setting_text(report.sweep, rec.fastest),
+        format_rate(rec.fastest.ops_per_sec));
   } else if (tied > 1) {
     text += fmt::format(
         "  {} of {} settings are not separated from the fastest ({}: {} files/s): the simplest "
         "of them is recommended\n",
-        tied, rec.compared, setting_text(rec.fastest), format_rate(rec.fastest.ops_per_sec));
+        tied, rec.compared, setting_text(report.sweep, rec.fastest),
+        format_rate(rec.fastest.ops_per_sec));
   }
-  text += fmt::format("  use:           {}: {} files/s\n", setting_text(rec.best),
+  text += fmt::format("  use:           {}: {} files/s\n", setting_text(report.sweep, rec.best),
                       format_rate(rec.best.ops_per_sec));
   if (rec.within_noise.empty()) {
     text += "  not separated: none: it is ahead of every other setting\n";
@@ -189,7 +196,7 @@ std::string tune_text(const TuneReport& report) {
   const std::size_t shown = std::min(rec.within_noise.size(), kAlternativesShown);
   for (std::size_t i = 0; i < shown; ++i) {
     text += fmt::format("  {:<15}{}: {} files/s\n", i == 0 ? "not separated:" : "",
-                        setting_text(rec.within_noise[i]),
+                        setting_text(report.sweep, rec.within_noise[i]),
                         format_rate(rec.within_noise[i].ops_per_sec));
   }
   if (shown < rec.within_noise.size()) {
@@ -198,7 +205,7 @@ std::string tune_text(const TuneReport& report) {
   }
   text += fmt::format(
       "  knee:          {} (the fewest with which {} is the same within 10% as its fastest)\n",
-      workers_text(rec.fastest.strategy, rec.knee_threads), rec.fastest.strategy);
+      workers_text(report.sweep, rec.fastest.strategy, rec.knee_threads), rec.fastest.strategy);
   return text + table_advice(report) + nofile_advice(report.nofile) + ineligible_note(report);
 }
 
