@@ -6,6 +6,7 @@
 // only, unless asked, and never on the kernel's pseudo-filesystems (proc, sysfs, tracefs, ...),
 // where opening and closing a file can change the kernel's state, unless asked.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -21,7 +22,8 @@ struct InputFiles {
   PathTable paths;
   std::map<std::string, std::uint64_t> skipped;  // "symlink", "fifo", "socket", "device",
                                                  // "directory", "other", "unreadable directory",
-                                                 // "no read permission", "other filesystem"
+                                                 // "no read permission", "other filesystem",
+                                                 // "changed during the scan"
   std::map<std::string, std::uint64_t> missing;  // --list entries that could not be examined,
                                                  // by errno text
   // The filesystem dir_path is on ("ext4"), named where the files were examined: in the child
@@ -33,6 +35,9 @@ struct InputFiles {
 struct TreeWalk {
   bool cross_mounts = false;     // --cross-mounts: descend into other filesystems mounted below
   bool allow_pseudo_fs = false;  // --allow-pseudo-fs: walk proc, sysfs, tracefs, ... too
+  // Called with each entry's path below the root once it has been looked at, before it is
+  // opened to check it: where tests change the tree under the walk.
+  std::function<void(const std::string&)> looked_at;
 };
 
 // Every regular file under `root`. Throws Error if root is missing or not a directory, or is

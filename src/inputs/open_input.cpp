@@ -88,8 +88,11 @@ OpenInput prepare_input(const OpenOptions& o, const FileSet::CreationProgress& p
     // Looked at under --timeout's limit, in a child process: a path on a dead mount hangs
     // lstat() as it hangs open().
     const auto examine = [&o] {
+      TreeWalk walk;
+      walk.cross_mounts = o.cross_mounts;
+      walk.allow_pseudo_fs = o.allow_pseudo_fs;
       InputFiles files = o.tree.empty() ? read_list(o.list, o.list0)
-                                        : scan_tree(o.tree, {o.cross_mounts, o.allow_pseudo_fs});
+                                        : scan_tree(o.tree, walk);
       files.fs_type = platform::fs_type(files.dir_path.empty() ? "." : files.dir_path);
       return files;
     };

@@ -415,6 +415,12 @@ InputFile open_input_file(const std::string& path);
 // Interrupted); another error throws Error with its errno text.
 std::size_t read_input(int fd, char* buffer, std::size_t size);
 
+// Whether `name` in the directory open at `dir_fd` is, once opened, the regular file on device
+// `dev` with inode `ino` that was looked at: opened without following a symlink and without
+// blocking (O_PATH where there is one, so nothing of the file's own open runs), its descriptor
+// examined, closed again. False for anything else: a FIFO, a device or a link swapped in since.
+bool is_the_regular_file(int dir_fd, const char* name, std::uint64_t dev, std::uint64_t ino);
+
 // ---- Mounts (src/platform/mounts.cpp)
 
 // Options of the mount holding `path`: the mount's own, then the filesystem's ("rw,relatime,

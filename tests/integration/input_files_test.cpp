@@ -120,6 +120,72 @@ TEST(InputFiles, AFileRemovedAfterTheScanIsAFailureNotAnAbort) {
   EXPECT_EQ(r.failures_by_errno.at("ENOENT").count, 3U);
 }
 
+TEST(InputFiles, AFileSwappedForAFifoAfterItWasLookedAtIsNotKept) {
+  TempDir dir;
+  write_text(dir / "stays.txt", "");
+  write_text(dir / "x.txt", "");
+  TreeWalk walk;
+  walk.looked_at = [&dir](const std::string& path) {
+    if (path != "x.txt") return;
+    std::filesystem::remove(dir / "x.txt");
+    ASSERT_EQ(mkfifo((dir / "x.txt").c_str(), 0644), 0);
+  };
+  const InputFiles input = scan_tree(dir.path(), walk);
+  ASSERT_EQ(input.paths.size(), 1U);
+  EXPECT_EQ(std::string(input.paths[0]), "stays.txt");
+  EXPECT_EQ(input.skipped.at("changed during the scan"), 1U);
+}
+
+TEST(InputFiles, AFileReplacedByAnotherAfterItWasLookedAtIsNotKept) {
+  TempDir dir;
+  write_text(dir / "x.txt", "");
+  write_text(dir / "other.txt", "");
+  TreeWalk walk;
+  walk.looked_at = [&dir](const std::string& path) {
+    // A regular file still, but not the one looked at: a hard link to another.
+    if (path == "x.txt") std::filesystem::remove(dir / "x.txt");
+    if (path == "x.txt") std::filesystem::create_hard_link(dir / "other.txt", dir / "x.txt");
+  };
+  const InputFiles input = scan_tree(dir.path(), walk);
+  EXPECT_EQ(input.skipped.at("changed during the scan"), 1U);
+}
+
+// tt/a/b/x.txt, with tt/a swapped for a link to elsewhere once tt/a/b has been looked at: the
+// walk must not follow the link into the other tree.
+TEST(InputFiles, ADirectorySwappedForALinkAfterItWasLookedAtIsNotFollowed) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "tt/a/b");
+  std::filesystem::create_directories(dir / "evil/b");
+  write_text(dir / "tt/a/b/x.txt", "");
+  write_text(dir / "evil/b/x.txt", "");
+  TreeWalk walk;
+  walk.looked_at = [&dir](const std::string& path) {
+    if (path != "a/b") return;
+    std::filesystem::rename(dir / "tt/a", dir / "a_orig");
+    std::filesystem::create_directory_symlink(dir / "evil", dir / "tt/a");
+  };
+  const InputFiles input = scan_tree(dir / "tt", walk);
+  EXPECT_TRUE(input.paths.empty()) << input.paths[0];
+  EXPECT_EQ(input.skipped.at("changed during the scan"), 1U);
+}
+
+TEST(InputFiles, ADirectoryReplacedByAnotherAfterItWasLookedAtIsNotRead) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "tt/s");
+  std::filesystem::create_directories(dir / "elsewhere");
+  write_text(dir / "tt/s/x.txt", "");
+  write_text(dir / "elsewhere/y.txt", "");
+  TreeWalk walk;
+  walk.looked_at = [&dir](const std::string& path) {
+    if (path != "s") return;
+    std::filesystem::rename(dir / "tt/s", dir / "s_orig");
+    std::filesystem::rename(dir / "elsewhere", dir / "tt/s");
+  };
+  const InputFiles input = scan_tree(dir / "tt", walk);
+  EXPECT_TRUE(input.paths.empty()) << input.paths[0];
+  EXPECT_EQ(input.skipped.at("changed during the scan"), 1U);
+}
+
 TEST(InputFiles, ListCountsMissingAndSpecialEntries) {
   TempDir dir;
   write_text(dir / "one.txt", "1");
