@@ -697,9 +697,13 @@ void apply_open_input(const OpenText& text, OpenOptions& open) {
     throw UsageError("--tree and --list: choose one input");
   }
   if (text.list0 && text.list.empty()) throw UsageError("--list0 needs --list FILE");
-  for (const auto& [given, flag] : {std::pair{text.cross_mounts, "--cross-mounts"},
-                                    std::pair{text.allow_pseudo_fs, "--allow-pseudo-fs"}}) {
-    if (given && text.tree.empty()) throw UsageError(fmt::format("{} needs --tree DIR", flag));
+  for (const auto& [given, flag] :
+       {std::pair{text.cross_mounts, "--cross-mounts"},
+        std::pair{text.allow_pseudo_fs && text.list.empty(), "--allow-pseudo-fs"}}) {
+    if (given && text.tree.empty()) {
+      throw UsageError(
+          fmt::format("{} needs --tree DIR{}", flag, text.cross_mounts ? "" : " or --list FILE"));
+    }
   }
   open.tree = text.tree;
   open.cross_mounts = text.cross_mounts;
@@ -934,8 +938,8 @@ OptionSpec cross_mounts_option(bool& flag) {
 }
 OptionSpec allow_pseudo_fs_option(bool& flag) {
   return {"--allow-pseudo-fs", "",
-          "With --tree: walk proc, sysfs, tracefs, debugfs, securityfs, cgroup, configfs and bpf "
-          "too, where opening a file can change the kernel's state (refused otherwise)",
+          "With --tree or --list: open proc, sysfs, tracefs, debugfs, securityfs, cgroup, configfs "
+          "and bpf too, where opening a file can change the kernel's state (refused otherwise)",
           &flag};
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "fdbench/error.hpp"
 #include "fdbench/unique_fd.hpp"
@@ -342,7 +343,42 @@ class ListReader {
 
 }  // namespace
 
-InputFiles read_list(const std::string& list_file, bool nul_separated) {
+namespace {
+
+// The filesystems a list's files are on, each looked at once (by device): a pseudo-filesystem
+// refused as --tree refuses it, and the others' names kept for the header.
+class ListedFilesystems {
+ public:
+  ListedFilesystems(const std::string& list_file, bool allow_pseudo_fs)
+      : list_file_(list_file), allow_pseudo_fs_(allow_pseudo_fs) {}
+
+  // `path`, a regular file on device `dev`: throws Error if that is a pseudo-filesystem not
+  // allowed.
+  void check(const std::string& path, dev_t dev) {
+    if (!seen_.insert(dev).second) return;
+    if (const auto pseudo = platform::pseudo_filesystem(path); pseudo && !allow_pseudo_fs_) {
+      throw Error(fmt::format(
+          "--list {}: {} is on {}, a pseudo-filesystem of the kernel's, where opening and "
+          "closing a file can change the kernel's state: not opened (give --allow-pseudo-fs to "
+          "open it anyway)",
+          list_file_, path, *pseudo));
+    }
+    const std::string type = platform::fs_type(path);
+    if (std::find(types_.begin(), types_.end(), type) == types_.end()) types_.push_back(type);
+  }
+  // "ext4", or "ext4, tmpfs": each filesystem the kept files are on, in the list's order.
+  [[nodiscard]] std::string names() const { return fmt::format("{}", fmt::join(types_, ", ")); }
+
+ private:
+  const std::string& list_file_;
+  bool allow_pseudo_fs_;
+  std::set<dev_t> seen_;
+  std::vector<std::string> types_;
+};
+
+}  // namespace
+
+InputFiles read_list(const std::string& list_file, bool nul_separated, bool allow_pseudo_fs) {
   InputFiles input;
   input.source = "list";
   input.origin = list_file;
@@ -350,6 +386,7 @@ InputFiles read_list(const std::string& list_file, bool nul_separated) {
   input.dir_path = getcwd(cwd, sizeof cwd) != nullptr ? cwd : ".";
   ListReader list(list_file, nul_separated);
   const ReadPermission readable;
+  ListedFilesystems filesystems(list_file, allow_pseudo_fs);
   const char separator = nul_separated ? '\0' : '\n';
   std::string entry;
   bool ended = false;
@@ -371,11 +408,13 @@ InputFiles read_list(const std::string& list_file, bool nul_separated) {
     std::string what = classify(info.st_mode);
     if (what.empty() && !readable.allows(info)) what = "no read permission";
     if (what.empty()) {
+      filesystems.check(entry, info.st_dev);
       input.paths.add(entry);
     } else {
       ++input.skipped[what == "dir" ? "directory" : what];
     }
   }
+  input.fs_type = filesystems.names();
   return input;
 }
 

@@ -91,8 +91,9 @@ OpenInput prepare_input(const OpenOptions& o, const FileSet::CreationProgress& p
       TreeWalk walk;
       walk.cross_mounts = o.cross_mounts;
       walk.allow_pseudo_fs = o.allow_pseudo_fs;
-      InputFiles files = o.tree.empty() ? read_list(o.list, o.list0)
+      InputFiles files = o.tree.empty() ? read_list(o.list, o.list0, o.allow_pseudo_fs)
                                         : scan_tree(o.tree, walk);
+      if (o.tree.empty()) return files;  // each listed file's own, named as it was read
       files.fs_type = platform::fs_type(files.dir_path.empty() ? "." : files.dir_path);
       return files;
     };

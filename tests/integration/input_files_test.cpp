@@ -14,6 +14,7 @@
 #include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
 #include "fdbench/unique_fd.hpp"
+#include "platform/platform.hpp"
 #include "support/temp_dir.hpp"
 #include "support/warnings.hpp"
 
@@ -184,6 +185,38 @@ TEST(InputFiles, ADirectoryReplacedByAnotherAfterItWasLookedAtIsNotRead) {
   const InputFiles input = scan_tree(dir / "tt", walk);
   EXPECT_TRUE(input.paths.empty()) << input.paths[0];
   EXPECT_EQ(input.skipped.at("changed during the scan"), 1U);
+}
+
+// A list is held to --tree's rules: a file on one of the kernel's pseudo-filesystems is
+// refused before anything is opened, unless allowed.
+TEST(InputFiles, AListNamingAPseudoFilesystemFileIsRefusedUnlessAllowed) {
+  if (!platform::uses_linux_interfaces()) GTEST_SKIP() << "nothing is refused in this build";
+  TempDir dir;
+  write_text(dir / "one.txt", "1");
+  write_text(dir / "list", (dir / "one.txt") + "\n/proc/self/status\n");
+  try {
+    read_list(dir / "list", false);
+    ADD_FAILURE() << "a listed /proc file was kept";
+  } catch (const Error& e) {
+    const std::string text = e.what();
+    EXPECT_NE(text.find("/proc/self/status is on proc"), std::string::npos) << text;
+    EXPECT_NE(text.find("--allow-pseudo-fs"), std::string::npos) << text;
+  }
+  const InputFiles allowed = read_list(dir / "list", false, true);
+  EXPECT_EQ(allowed.paths.size(), 2U);
+}
+
+// The header names the filesystem of each listed file, not one of them (nor the cwd's).
+TEST(InputFiles, AListNamesEveryFilesystemItsFilesAreOn) {
+  if (!platform::uses_linux_interfaces()) GTEST_SKIP() << "filesystems are not told apart here";
+  TempDir dir;
+  write_text(dir / "one.txt", "1");
+  const std::string here = platform::fs_type(dir.path());
+  const std::string proc = platform::fs_type("/proc/self/status");
+  if (here == proc) GTEST_SKIP() << "the test directory is on " << here;
+  write_text(dir / "list", (dir / "one.txt") + "\n/proc/self/status\n" + (dir / "one.txt") + "\n");
+  const InputFiles input = read_list(dir / "list", false, true);
+  EXPECT_EQ(input.fs_type, here + ", " + proc);
 }
 
 TEST(InputFiles, ListCountsMissingAndSpecialEntries) {
