@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <new>
 #include <optional>
 #include <system_error>
 
@@ -323,6 +324,9 @@ class InProcessMeasurement final : public Measurement {
       runner_.reset();
       stop(Status::failed, fmt::format("could not start {} with {} threads: {}", strategy_.name,
                                        config_.threads, e.what()));
+    } catch (const std::bad_alloc&) {  // ulimit -v: this result fails, the run goes on
+      runner_.reset();
+      stop(Status::failed, platform::out_of_memory_text("while measuring"));
     } catch (const Unavailable& e) {  // the strategy cannot do this workload here
       runner_.reset();
       stop(Status::unavailable, e.what());

@@ -115,6 +115,10 @@ void wake_word(std::atomic<std::uint32_t>& word) noexcept;
 // /sys/fs/cgroup/pids/x (10 in use)" (Linux, the tightest along the cgroup's path), both, or,
 // when neither is set, the system-wide limits to look at (src/platform/task_limit.cpp).
 std::string task_limit_text();
+// The line for an allocation that failed `when` ("while measuring", or ""): "out of memory while
+// measuring: an allocation failed under the address-space limit (ulimit -v) of 30000 KiB: ..."
+// (src/platform/task_limit.cpp).
+std::string out_of_memory_text(std::string_view when);
 
 // Whether process `pid` exists and has not exited. A zombie counts as exited: always for a
 // child of ours; for other processes only where the OS shows it (Linux).
