@@ -355,6 +355,14 @@ std::optional<CpuPressure> cpu_pressure_from(std::string_view text);
 // pipe). 80 for a terminal that does not say.
 std::optional<int> terminal_columns(int fd) noexcept;
 
+// ---- Writes that failed (src/platform/write_failure.cpp)
+
+// Why writing to `fd` failed, in words, as well as it can be told once it has: "it is closed
+// (Bad file descriptor)", "nothing reads it any more (Broken pipe)", "No space left on device",
+// ..., from what `fd` is now and from `err`, the errno found after the failed write (used only
+// when a write can fail with it). "" when it cannot be told.
+std::string write_failure_cause(int fd, int err);
+
 // ---- CPU budget (src/platform/cpu_budget.cpp)
 
 // CPUs this process may run on (Linux: sched_getaffinity); nullopt where unknown.

@@ -473,5 +473,25 @@ TEST(Errors, MemoryThatRunsOutIsALineNotACrash) {
   }
 }
 
+// "cannot write to standard output" says why (issue 39 item 14): a full device, a closed
+// descriptor, one open for reading only. The shell sets up stdout as a user's would.
+TEST(Errors, AStandardOutputThatCannotBeWrittenIsNamedWithItsCause) {
+  struct Case {
+    const char* redirect;
+    const char* cause;
+  };
+  for (const Case& c : {Case{">/dev/full", "No space left on device"},
+                        Case{">&-", "it is closed (Bad file descriptor)"},
+                        Case{"1</dev/null", "it is open for reading only"}}) {
+    SCOPED_TRACE(c.redirect);
+    RunOptions shell;
+    shell.program = "/bin/sh";
+    const RunResult run = run_fdbench(
+        {"-c", std::string("exec \"$0\" env ") + c.redirect, fdbench_binary()}, shell);
+    EXPECT_EQ(run.exit_code, 1) << run.err;
+    EXPECT_EQ(run.err, std::string("Error: cannot write to standard output: ") + c.cause + "\n");
+  }
+}
+
 }  // namespace errors_test
 }  // namespace fdbench::testing
