@@ -6,7 +6,10 @@
 
 #include <cerrno>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <utility>
 
 #include "fdbench/error.hpp"
@@ -44,6 +47,15 @@ std::string left_out_text(const InputFiles& in) {
                         n == 1 ? "path" : "paths", parts);
   }
   return text;
+}
+
+// How many of `paths` differ, when fewer than all: a list may name one file many times.
+std::optional<std::uint64_t> distinct_if_fewer(const PathTable& paths) {
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(paths.size());
+  for (std::size_t i = 0; i < paths.size(); ++i) seen.insert(paths[i]);
+  if (seen.size() == paths.size()) return std::nullopt;
+  return seen.size();
 }
 
 // `dir` from the root: joined to the current directory when relative, as open() would.
@@ -105,6 +117,7 @@ OpenInput prepare_input(const OpenOptions& o, const FileSet::CreationProgress& p
     in.summary.skipped = in.existing.skipped;
     in.summary.missing = in.existing.missing;
     in.dir_path = in.existing.dir_path;
+    in.summary.distinct = distinct_if_fewer(in.existing.paths);
     if (in.existing.paths.empty()) {
       throw Error(fmt::format("no regular files to open in {} {}{}",
                               o.tree.empty() ? "--list" : "--tree", in.summary.origin,

@@ -257,6 +257,25 @@ TEST(Errors, ListWithEntriesThatCannotBeOpenedCountsThem) {
   EXPECT_NE(table.out.find("2 listed paths not found"), std::string::npos) << table.out;
 }
 
+// A list naming one file many times (issue 39 item 14): each copy is opened, and the title
+// says how many distinct files there are; a list of distinct paths says nothing more.
+TEST(Errors, AListNamingAFileAgainSaysHowManyAreDistinct) {
+  TempDir dir;
+  write_text(dir / "a.txt", "");
+  write_text(dir / "b.txt", "");
+  write_text(dir / "again", dir / "a.txt\n" + dir / "a.txt\n" + dir / "a.txt\n" + dir / "b.txt\n");
+  write_text(dir / "once", dir / "a.txt\n" + dir / "b.txt\n");
+  const auto title = [&dir](const std::string& list) {
+    const RunResult run = run_bounded({"open", "--list", dir / list, "--threads", "1",
+                                       "--strategy", "threads", "--repeat", "1", "--warmup", "0"});
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    return run.out;
+  };
+  EXPECT_NE(title("again").find("4 regular files (2 distinct) from --list"), std::string::npos)
+      << title("again");
+  EXPECT_NE(title("once").find("2 regular files from --list"), std::string::npos);
+}
+
 TEST(Errors, ListWithNothingToOpenIsAnError) {
   TempDir dir;
   write_text(dir / "empty", "");

@@ -53,7 +53,8 @@ Section open_section() {
   Section s;
   s.workload = "open";
   s.kind = "file";
-  s.input = InputSummary{"generated", "/tmp", "flat", "rdonly", false, 1000, {}, {}, "private", {}};
+  s.input = InputSummary{
+      "generated", "/tmp", "flat", "rdonly", false, 1000, {}, {}, "private", {}, {}};
   s.fs_type = "tmpfs";
   s.repeat = Repeat::fixed(3);
   s.warmup = 1;

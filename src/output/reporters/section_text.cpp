@@ -75,8 +75,10 @@ std::string section_title(const Section& s) {
           ? fmt::format("{} empty files {} {} ({}{})", files, set_place(in.file_set), in.origin,
                         s.fs_type,
                         s.subdirs == 0 ? "" : fmt::format(", {} subdirectories", s.subdirs))
-          : fmt::format("{} regular files from --{} {} ({})", files, in.source, in.origin,
-                        s.fs_type);
+          : fmt::format("{} regular files{} from --{} {} ({})", files,
+                        in.distinct ? fmt::format(" ({} distinct)", group_digits(*in.distinct))
+                                    : "",
+                        in.source, in.origin, s.fs_type);
   return fmt::format("{}: {}, {}{}{}, {}", s.workload, where, in.flags,
                      s.held ? ", kept open" : "",
                      s.paths == "absolute" ? ", opened by absolute path" : "", runs);
