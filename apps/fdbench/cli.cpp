@@ -216,10 +216,11 @@ void apply_open_input(const OptionValues& values, OpenOptions& open) {
   const std::string& list = values[Opt::list];
   if (!tree.empty() && !list.empty()) throw UsageError("--tree and --list: choose one input");
   if (values.on(Opt::list0) && list.empty()) throw UsageError("--list0 needs --list FILE");
-  for (const Opt id : {Opt::cross_mounts, Opt::allow_pseudo_fs}) {
-    if (values.on(id) && tree.empty()) {
-      throw UsageError(fmt::format("{} needs --tree DIR", flag(id)));
-    }
+  if (values.on(Opt::cross_mounts) && tree.empty()) {
+    throw UsageError(fmt::format("{} needs --tree DIR", flag(Opt::cross_mounts)));
+  }
+  if (values.on(Opt::allow_pseudo_fs) && tree.empty() && list.empty()) {
+    throw UsageError(fmt::format("{} needs --tree DIR or --list FILE", flag(Opt::allow_pseudo_fs)));
   }
   open.tree = tree;
   open.cross_mounts = values.on(Opt::cross_mounts);

@@ -2,17 +2,27 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <new>
 
 #include "cli.hpp"
 #include "platform/interrupt.hpp"
+#include "platform/platform.hpp"
 #include "run/repetition_runner.hpp"
 #include "run/session.hpp"
 
 int main(int argc, char** argv) {
   fdbench::install_interrupt_handlers();
-  const auto parsed = fdbench::cli::parse_command_line(argc, argv, std::cout, std::cerr);
-  if (!parsed.command) return parsed.exit_code;
-  const int code = fdbench::cli::run(*parsed.command, std::cout, std::cerr);
+  int code = 0;
+  try {
+    const auto parsed = fdbench::cli::parse_command_line(argc, argv, std::cout, std::cerr);
+    if (!parsed.command) return parsed.exit_code;
+    code = fdbench::cli::run(*parsed.command, std::cout, std::cerr);
+  } catch (const std::bad_alloc&) {
+    // Memory ran out outside a measurement (ulimit -v): caught here, so the stack unwinds and
+    // the private file set goes with it; one line, as for any failure.
+    std::cerr << "Error: " << fdbench::platform::out_of_memory_text("") << "\n";
+    code = 1;
+  }
   // Threads of an abandoned repetition still exist, parked or blocked in the kernel: no exit
   // handler or static destructor may wait for them (a leak checker stopping every thread
   // would wait for ever on one blocked in a dead mount). Everything is written by now.

@@ -137,8 +137,9 @@ std::vector<OptionRow> input_rows() {
                "the walk stays on DIR's own)",
        .bind = Bind::flag},
       {.id = Opt::allow_pseudo_fs, .names = "--allow-pseudo-fs", .commands = kOpenAndTune,
-       .help = "With --tree: walk proc, sysfs, tracefs, debugfs, securityfs, cgroup, configfs and "
-               "bpf too, where opening a file can change the kernel's state (refused otherwise)",
+       .help = "With --tree or --list: open proc, sysfs, tracefs, debugfs, securityfs, cgroup, "
+               "configfs and bpf too, where opening a file can change the kernel's state "
+               "(refused otherwise)",
        .bind = Bind::flag},
       {.id = Opt::list, .names = "--list", .value = "FILE", .commands = kOpenAndTune,
        .help = "Open the paths listed in this file (one per line) instead", .hint = kFiles},

@@ -479,7 +479,8 @@ int run(const Command& command, std::ostream& out, std::ostream& err) {
   if (FileSet::left_unremoved() && code == 0) code = 1;
   out.flush();
   if (!out) {
-    err << "Error: cannot write to standard output\n";
+    const std::string cause = platform::write_failure_cause(1, errno);  // errno: the flush's
+    err << "Error: cannot write to standard output" << (cause.empty() ? "" : ": " + cause) << "\n";
     code = code == 0 ? 1 : code;
   }
   // A signal that came once the work was done, while the outputs were written (each was

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <new>
 #include <optional>
 #include <system_error>
 
@@ -314,10 +315,19 @@ class InProcessMeasurement final : public Measurement {
       }
       run_once(timed);
       if (workers_ == Workers::per_repetition) runner_.reset();
+    } catch (const Interrupted&) {
+      // Workers made for this repetition alone go with it however it ends: the results it
+      // interleaves with are finished, their descriptors checked, while this one waits to be
+      // (or, with no timed repetition yet, is never finished at all).
+      if (workers_ == Workers::per_repetition) runner_.reset();
+      throw;
     } catch (const std::system_error& e) {  // e.g. EAGAIN creating the 1,000th thread
       runner_.reset();
       stop(Status::failed, fmt::format("could not start {} with {} threads: {}", strategy_.name,
                                        config_.threads, e.what()));
+    } catch (const std::bad_alloc&) {  // ulimit -v: this result fails, the run goes on
+      runner_.reset();
+      stop(Status::failed, platform::out_of_memory_text("while measuring"));
     } catch (const Unavailable& e) {  // the strategy cannot do this workload here
       runner_.reset();
       stop(Status::unavailable, e.what());

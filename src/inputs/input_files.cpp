@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/errors.hpp"
 #include "fdbench/error.hpp"
@@ -101,78 +102,147 @@ void refuse_pseudo_fs(const std::string& root, const std::string& path, bool bel
 
 }  // namespace
 
+namespace {
+
+// A directory still to be read: its path below the root, and the device and inode it had when
+// it was looked at, so that what is opened later is known to be the same directory.
+struct PendingDir {
+  std::string rel;
+  dev_t dev;
+  ino_t ino;
+};
+
+// Opens `rel` below `root_fd` one component at a time, none of them followed if it is a
+// symlink: a directory swapped for a link after it was looked at leads nowhere else. -1 with
+// errno on failure.
+int open_directory_below(int root_fd, const std::string& rel) {
+  constexpr int kFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+  if (rel.empty()) return dup(root_fd);
+  UniqueFd at;
+  std::size_t begin = 0;
+  for (;;) {
+    const std::size_t end = rel.find('/', begin);
+    const std::string name = rel.substr(begin, end == std::string::npos ? end : end - begin);
+    const int fd = openat(at ? at.get() : root_fd, name.c_str(), kFlags);
+    if (fd < 0) return -1;
+    at.reset(fd);
+    if (end == std::string::npos) return at.release();
+    begin = end + 1;
+  }
+}
+
+// The walk of one tree: every directory opened below the root's descriptor, every kept file
+// opened once (without following a link, and without blocking: O_PATH where there is one) and
+// its descriptor checked to be the regular file that was looked at. What the walk finds
+// changed between looking and opening is counted "changed during the scan", never kept.
+class TreeScan {
+ public:
+  TreeScan(const std::string& root, const TreeWalk& walk, InputFiles& input)
+      : root_(root), walk_(walk), input_(input) {
+    root_fd_.reset(open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK));
+    struct stat root_info {};
+    if (!root_fd_ || fstat(root_fd_.get(), &root_info) != 0) {
+      throw Error(fmt::format("--tree {}: {}", root, errno_text(errno)));
+    }
+    walked_.insert(root_info.st_dev);
+    pending_.push_back({"", root_info.st_dev, root_info.st_ino});
+  }
+
+  void run() {
+    std::size_t visited = 0;
+    while (!pending_.empty()) {
+      if ((++visited & 255) == 0) throw_if_interrupted();
+      const PendingDir next = std::move(pending_.back());
+      pending_.pop_back();
+      read_directory(next);
+    }
+  }
+
+ private:
+  void read_directory(const PendingDir& at) {
+    const int fd = open_directory_below(root_fd_.get(), at.rel);
+    if (fd < 0) {
+      ++input_.skipped[errno == ELOOP || errno == ENOTDIR ? kChanged : "unreadable directory"];
+      return;
+    }
+    struct stat opened {};
+    if (fstat(fd, &opened) == 0 && (opened.st_dev != at.dev || opened.st_ino != at.ino)) {
+      close(fd);
+      // Something was mounted there since it was looked at, or it is another directory now.
+      ++input_.skipped[opened.st_dev != at.dev ? "other filesystem" : kChanged];
+      return;
+    }
+    // Closed on every way out, a refusal's throw included.
+    const std::unique_ptr<DIR, int (*)(DIR*)> listing(fdopendir(fd), closedir);
+    if (!listing) {
+      close(fd);
+      ++input_.skipped["unreadable directory"];
+      return;
+    }
+    while (const dirent* entry = readdir(listing.get())) {
+      const std::string_view name = entry->d_name;
+      if (name == "." || name == "..") continue;
+      look_at(dirfd(listing.get()), *entry,
+              at.rel.empty() ? std::string(name) : at.rel + "/" + std::string(name));
+    }
+  }
+
+  // One entry of the directory open at `dir_fd`, named `path` below the root.
+  void look_at(int dir_fd, const dirent& entry, const std::string& path) {
+    std::string what = classify(entry.d_type);
+    // Files and directories are looked at before anything opens them: which filesystem they
+    // are on (a mount point's is the mounted one's), and a file's read permission.
+    struct stat info {};
+    if (what == "" || what == "dir" || what == "?") {
+      what = fstatat(dir_fd, entry.d_name, &info, AT_SYMLINK_NOFOLLOW) == 0
+                 ? classify(info.st_mode)
+                 : "other";
+    }
+    if ((what.empty() || what == "dir") && !walked_.contains(info.st_dev)) {
+      if (!walk_.cross_mounts) {
+        ++input_.skipped["other filesystem"];
+        return;
+      }
+      if (!walk_.allow_pseudo_fs) refuse_pseudo_fs(root_, joined(root_, path), true);
+      walked_.insert(info.st_dev);
+    }
+    if (what.empty() && !readable_.allows(info)) what = "no read permission";
+    if (walk_.looked_at) walk_.looked_at(path);
+    if (what.empty() && !platform::is_the_regular_file(dir_fd, entry.d_name, info.st_dev,
+                                                       info.st_ino)) {
+      what = kChanged;
+    }
+    if (what.empty()) {
+      input_.paths.add(path);
+    } else if (what == "dir") {
+      pending_.push_back({path, info.st_dev, info.st_ino});
+    } else {
+      ++input_.skipped[what];
+    }
+  }
+
+  static constexpr const char* kChanged = "changed during the scan";
+  const std::string& root_;
+  const TreeWalk& walk_;
+  InputFiles& input_;
+  UniqueFd root_fd_;
+  const ReadPermission readable_;
+  // The filesystems the walk may be on: the root's, and with --cross-mounts each one below it
+  // once looked at.
+  std::set<dev_t> walked_;
+  // One directory open at a time: a deep tree cannot run us out of descriptors.
+  std::vector<PendingDir> pending_;
+};
+
+}  // namespace
+
 InputFiles scan_tree(const std::string& root, const TreeWalk& walk) {
   InputFiles input;
   input.source = InputSource::tree;
   input.origin = root;
   input.dir_path = root;
   if (!walk.allow_pseudo_fs) refuse_pseudo_fs(root, root, false);
-  UniqueFd root_fd(open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK));
-  struct stat root_info {};
-  if (!root_fd || fstat(root_fd.get(), &root_info) != 0) {
-    throw Error(fmt::format("--tree {}: {}", root, errno_text(errno)));
-  }
-  const ReadPermission readable;
-  // The filesystems the walk may be on: the root's, and with --cross-mounts each one below it
-  // once looked at.
-  std::set<dev_t> walked{root_info.st_dev};
-  // One directory open at a time: a deep tree cannot run us out of descriptors.
-  std::vector<std::pair<std::string, dev_t>> pending{{"", root_info.st_dev}};
-  std::size_t visited = 0;
-  while (!pending.empty()) {
-    if ((++visited & 255) == 0) throw_if_interrupted();
-    const auto [rel, dev] = std::move(pending.back());
-    pending.pop_back();
-    const int fd = rel.empty() ? dup(root_fd.get())
-                               : openat(root_fd.get(), rel.c_str(),
-                                        O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC |
-                                            O_NONBLOCK);
-    struct stat opened {};
-    if (fd >= 0 && fstat(fd, &opened) == 0 && opened.st_dev != dev) {
-      close(fd);  // something was mounted there since it was looked at
-      ++input.skipped["other filesystem"];
-      continue;
-    }
-    // Closed on every way out, a refusal's throw included.
-    const std::unique_ptr<DIR, int (*)(DIR*)> listing(fd >= 0 ? fdopendir(fd) : nullptr,
-                                                      closedir);
-    DIR* dir = listing.get();
-    if (dir == nullptr) {
-      if (fd >= 0) close(fd);
-      ++input.skipped["unreadable directory"];
-      continue;
-    }
-    while (const dirent* entry = readdir(dir)) {
-      const std::string_view name = entry->d_name;
-      if (name == "." || name == "..") continue;
-      const std::string path = rel.empty() ? std::string(name) : rel + "/" + std::string(name);
-      std::string what = classify(entry->d_type);
-      // Files and directories are looked at before anything opens them: which filesystem they
-      // are on (a mount point's is the mounted one's), and a file's read permission.
-      struct stat info {};
-      if (what == "" || what == "dir" || what == "?") {
-        what = fstatat(dirfd(dir), entry->d_name, &info, AT_SYMLINK_NOFOLLOW) == 0
-                   ? classify(info.st_mode)
-                   : "other";
-      }
-      if ((what.empty() || what == "dir") && !walked.contains(info.st_dev)) {
-        if (!walk.cross_mounts) {
-          ++input.skipped["other filesystem"];
-          continue;
-        }
-        if (!walk.allow_pseudo_fs) refuse_pseudo_fs(root, joined(root, path), true);
-        walked.insert(info.st_dev);
-      }
-      if (what.empty() && !readable.allows(info)) what = "no read permission";
-      if (what.empty()) {
-        input.paths.add(path);
-      } else if (what == "dir") {
-        pending.emplace_back(path, info.st_dev);
-      } else {
-        ++input.skipped[what];
-      }
-    }
-  }
+  TreeScan(root, walk, input).run();
   return input;
 }
 
@@ -274,7 +344,42 @@ class ListReader {
 
 }  // namespace
 
-InputFiles read_list(const std::string& list_file, bool nul_separated) {
+namespace {
+
+// The filesystems a list's files are on, each looked at once (by device): a pseudo-filesystem
+// refused as --tree refuses it, and the others' names kept for the header.
+class ListedFilesystems {
+ public:
+  ListedFilesystems(const std::string& list_file, bool allow_pseudo_fs)
+      : list_file_(list_file), allow_pseudo_fs_(allow_pseudo_fs) {}
+
+  // `path`, a regular file on device `dev`: throws Error if that is a pseudo-filesystem not
+  // allowed.
+  void check(const std::string& path, dev_t dev) {
+    if (!seen_.insert(dev).second) return;
+    if (const auto pseudo = platform::pseudo_filesystem(path); pseudo && !allow_pseudo_fs_) {
+      throw Error(fmt::format(
+          "--list {}: {} is on {}, a pseudo-filesystem of the kernel's, where opening and "
+          "closing a file can change the kernel's state: not opened (give --allow-pseudo-fs to "
+          "open it anyway)",
+          list_file_, path, *pseudo));
+    }
+    const std::string type = platform::fs_type(path);
+    if (std::find(types_.begin(), types_.end(), type) == types_.end()) types_.push_back(type);
+  }
+  // "ext4", or "ext4, tmpfs": each filesystem the kept files are on, in the list's order.
+  [[nodiscard]] std::string names() const { return fmt::format("{}", fmt::join(types_, ", ")); }
+
+ private:
+  const std::string& list_file_;
+  bool allow_pseudo_fs_;
+  std::set<dev_t> seen_;
+  std::vector<std::string> types_;
+};
+
+}  // namespace
+
+InputFiles read_list(const std::string& list_file, bool nul_separated, bool allow_pseudo_fs) {
   InputFiles input;
   input.source = InputSource::list;
   input.origin = list_file;
@@ -282,6 +387,7 @@ InputFiles read_list(const std::string& list_file, bool nul_separated) {
   input.dir_path = getcwd(cwd, sizeof cwd) != nullptr ? cwd : ".";
   ListReader list(list_file, nul_separated);
   const ReadPermission readable;
+  ListedFilesystems filesystems(list_file, allow_pseudo_fs);
   const char separator = nul_separated ? '\0' : '\n';
   std::string entry;
   bool ended = false;
@@ -303,11 +409,13 @@ InputFiles read_list(const std::string& list_file, bool nul_separated) {
     std::string what = classify(info.st_mode);
     if (what.empty() && !readable.allows(info)) what = "no read permission";
     if (what.empty()) {
+      filesystems.check(entry, info.st_dev);
       input.paths.add(entry);
     } else {
       ++input.skipped[what == "dir" ? "directory" : what];
     }
   }
+  input.fs_type = filesystems.names();
   return input;
 }
 

@@ -6,7 +6,10 @@
 
 #include <cerrno>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <utility>
 
 #include "fdbench/error.hpp"
@@ -44,6 +47,15 @@ std::string left_out_text(const InputFiles& in) {
                         n == 1 ? "path" : "paths", parts);
   }
   return text;
+}
+
+// How many of `paths` differ, when fewer than all: a list may name one file many times.
+std::optional<std::uint64_t> distinct_if_fewer(const PathTable& paths) {
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(paths.size());
+  for (std::size_t i = 0; i < paths.size(); ++i) seen.insert(paths[i]);
+  if (seen.size() == paths.size()) return std::nullopt;
+  return seen.size();
 }
 
 // `dir` from the root: joined to the current directory when relative, as open() would.
@@ -88,8 +100,12 @@ OpenInput prepare_input(const OpenOptions& o, const FileSet::CreationProgress& p
     // Looked at under --timeout's limit, in a child process: a path on a dead mount hangs
     // lstat() as it hangs open().
     const auto examine = [&o] {
-      InputFiles files = o.tree.empty() ? read_list(o.list, o.list0)
-                                        : scan_tree(o.tree, {o.cross_mounts, o.allow_pseudo_fs});
+      TreeWalk walk;
+      walk.cross_mounts = o.cross_mounts;
+      walk.allow_pseudo_fs = o.allow_pseudo_fs;
+      InputFiles files = o.tree.empty() ? read_list(o.list, o.list0, o.allow_pseudo_fs)
+                                        : scan_tree(o.tree, walk);
+      if (o.tree.empty()) return files;  // each listed file's own, named as it was read
       files.fs_type = platform::fs_type(files.dir_path.empty() ? "." : files.dir_path);
       return files;
     };
@@ -101,6 +117,7 @@ OpenInput prepare_input(const OpenOptions& o, const FileSet::CreationProgress& p
     in.summary.skipped = in.existing.skipped;
     in.summary.missing = in.existing.missing;
     in.dir_path = in.existing.dir_path;
+    in.summary.distinct = distinct_if_fewer(in.existing.paths);
     if (in.existing.paths.empty()) {
       throw Error(fmt::format("no regular files to open in {} {}{}",
                               o.tree.empty() ? "--list" : "--tree", in.summary.origin,

@@ -105,6 +105,9 @@ struct InputSummary {
   // Untimed set-up before the first repetition: making the set (reused: checking it), or
   // reading the tree or list. Written as the result's "setup_ns".
   std::optional<std::int64_t> setup_ns;
+  // --list: how many of `files` are distinct paths, where fewer (a path listed again is opened
+  // again); said in the table's title, not written to the JSON.
+  std::optional<std::uint64_t> distinct;
 };
 
 // Failed calls that returned one errno value, and that value's message on the machine that ran.

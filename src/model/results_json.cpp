@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -75,7 +76,7 @@ void flatten(const json& node, const std::string& prefix, int depth,
   }
 }
 
-ResultsDocument read_document(const json& root);
+ResultsDocument read_document(const json& root, const std::function<void()>& poll);
 
 // Where a text stops being JSON, in words: empty, cut short, or the line and column.
 std::string not_json(std::string_view text, std::size_t byte) {
@@ -92,17 +93,24 @@ std::string not_json(std::string_view text, std::size_t byte) {
 
 }  // namespace
 
-ResultsDocument parse_results_json(std::string_view text) {
+ResultsDocument parse_results_json(std::string_view text, const std::function<void()>& poll) {
   json root;
   try {
-    root = json::parse(text.begin(), text.end());
+    // `poll` every so many values: a large document takes seconds to parse.
+    std::size_t values = 0;
+    const auto every_so_often = [&poll, &values](int, json::parse_event_t, json&) {
+      if ((++values & 0x3FFF) == 0) poll();
+      return true;
+    };
+    root = poll ? json::parse(text.begin(), text.end(), every_so_often)
+                : json::parse(text.begin(), text.end());
   } catch (const json::parse_error& e) {
     throw Error(not_json(text, e.byte));
   } catch (const json::exception&) {  // out_of_range: a number beyond any double
     throw Error("not valid JSON: it holds a number too large to read");
   }
   try {
-    return read_document(root);
+    return read_document(root, poll);
   } catch (const json::exception& e) {  // a conversion the JsonReader did not foresee
     throw Error(fmt::format("malformed document: {}", e.what()));
   }
@@ -168,7 +176,7 @@ Finding read_finding(const json& node, const std::string& path) {
   return f;
 }
 
-ResultsDocument read_document(const json& root) {
+ResultsDocument read_document(const json& root, const std::function<void()>& poll) {
   const JsonReader doc(root, "document");
   ResultsDocument out;
   out.schema_version = doc.integer<int>("schema_version");
@@ -188,6 +196,7 @@ ResultsDocument read_document(const json& root) {
   const json& results = doc.field("results");
   if (!results.is_array()) throw Error("results: expected an array");
   for (std::size_t i = 0; i < results.size(); ++i) {
+    if (poll) poll();
     out.results.push_back(read_result(JsonReader(results[i], fmt::format("results[{}]", i))));
   }
   if (doc.has("findings")) {

@@ -1,6 +1,7 @@
 #pragma once
 // Reading a JSON results document back: for `compare` and `report`, which only read
 // Results. Writing is the json reporter's job (reporter.hpp).
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -43,7 +44,9 @@ struct ResultsDocument {
 // Parses a document written by `fdbench --format json`. Throws Error naming what is wrong
 // ("results[3].times_ns: expected an array of integers", "not valid JSON at line 3, column
 // 7") for anything malformed (output/results_file.hpp says what else a file is); unknown
-// fields are ignored (fields may be added, never renamed).
-ResultsDocument parse_results_json(std::string_view text);
+// fields are ignored (fields may be added, never renamed). `poll`, where given, is called every
+// so often while it parses (every few thousand values, and between results) and may throw to
+// end the parse (Interrupted, at a signal).
+ResultsDocument parse_results_json(std::string_view text, const std::function<void()>& poll = {});
 
 }  // namespace fdbench

@@ -3,10 +3,13 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <limits.h>
+#include <poll.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -16,6 +19,7 @@
 #include <random>
 
 #include "fdbench/error.hpp"
+#include "model/format.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/platform.hpp"
 
@@ -165,12 +169,19 @@ AtomicFile::AtomicFile(std::string path, std::string what)
     : path_(std::move(path)), what_(std::move(what)) {
   if (const auto stream = in_place(path_)) {
     in_place_ = true;
-    // A FIFO's open waits for a reader: a signal does not end that wait, a second one does
-    // (the output is then given up), as for a write.
+    // A FIFO's open waits for a reader: Ctrl-C does not end that wait, a second signal or a
+    // SIGTERM does (the output is then given up), as for a write.
     for (;;) {
+      // Once the run is to end without waiting, a FIFO nobody reads is not waited for (ENXIO).
+      const int nonblocking = interrupt_ends_waits() ? O_NONBLOCK : 0;
       fd_.reset(*stream >= 0 ? fcntl(*stream, F_DUPFD_CLOEXEC, 0)
-                             : open(path_.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC));
-      if (fd_ || errno != EINTR || interrupt_count() >= 2) break;
+                             : open(path_.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC | nonblocking));
+      if (fd_ || errno != EINTR || interrupt_ends_waits()) break;
+    }
+    if (!fd_ && (errno == EINTR || (errno == ENXIO && interrupt_ends_waits()))) {
+      throw Error(fmt::format("cannot write {} {}: given up at the signal (nothing opened it for "
+                              "reading)",
+                              what_, path_));
     }
     if (!fd_) fail(errno);
   } else {
@@ -239,6 +250,17 @@ void AtomicFile::name_unnamed() {
   fail(EEXIST);
 }
 
+namespace {
+
+// Whether a write of up to PIPE_BUF bytes to `fd` returns at once (a pipe or FIFO with room, a
+// file); false for a pipe its reader does not empty.
+bool writable_now(int fd) {
+  pollfd p{fd, POLLOUT, 0};
+  return poll(&p, 1, 0) == 1 && (p.revents & POLLOUT) != 0;
+}
+
+}  // namespace
+
 AtomicFile::~AtomicFile() {
   if (fd_ && !tmp_.empty()) unlink(tmp_.c_str());
 }
@@ -259,10 +281,20 @@ void AtomicFile::write(std::string_view content) {
   const char* p = content.data();
   std::size_t left = content.size();
   while (left > 0) {
-    const ssize_t n = ::write(fd_.get(), p, left);
-    // A signal finishes the output first (the run ends with its code then); a second one gives
-    // it up, so that a reader who never reads cannot keep fdbench alive.
-    if (n < 0 && errno == EINTR && interrupt_count() < 2) continue;
+    // Once the run is to end without waiting (below), only what does not block is written: a
+    // signal that came before a write blocked would not interrupt it.
+    const bool ending = interrupt_ends_waits();
+    if (ending && !writable_now(fd_.get())) {
+      write_error_ = EINTR;
+      throw Error(fmt::format("cannot write {} {}: given up at the signal with {} bytes unwritten "
+                              "(nothing was reading it)",
+                              what_, path_, group_digits(left)));
+    }
+    const ssize_t n = ::write(fd_.get(), p, ending ? std::min<std::size_t>(left, PIPE_BUF) : left);
+    // Ctrl-C finishes the output first (the run ends with its code then); a second signal, or
+    // one SIGTERM (`timeout` and systemd send only one), gives it up, so that a reader who never
+    // reads cannot keep fdbench alive.
+    if (n < 0 && errno == EINTR && !interrupt_ends_waits()) continue;
     if (n < 0) {
       // The descriptor stays until commit() or the destructor, so a run's descriptors do not
       // change under it (a result's leak check counts them); the file gives back the space it

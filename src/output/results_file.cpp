@@ -10,6 +10,7 @@
 #include "fdbench/tune.hpp"
 #include "output/reporter.hpp"
 #include "output/trace_out.hpp"
+#include "platform/interrupt.hpp"
 #include "platform/platform.hpp"
 
 namespace fdbench {
@@ -127,7 +128,8 @@ ResultsDocument read_results_file(const std::string& path, std::string_view comm
       "{} reads the JSON results of a run (written with --format json or --export-json)", command);
   const std::string text = results_file_text(path, reads);
   try {
-    return parse_results_json(text);
+    // Ctrl-C ends a parse of a large file within a fraction of a second (Interrupted).
+    return parse_results_json(text, throw_if_interrupted);
   } catch (const Error& e) {
     if (const std::string what = other_document(text); !what.empty()) {
       throw Error(fmt::format("{} is {}; {}", path, what, reads));

@@ -65,4 +65,17 @@ std::size_t read_input(int fd, char* buffer, std::size_t size) {
   }
 }
 
+bool is_the_regular_file(int dir_fd, const char* name, std::uint64_t dev, std::uint64_t ino) {
+#if defined(O_PATH)
+  constexpr int kLook = O_PATH;
+#else
+  constexpr int kLook = O_RDONLY | O_NONBLOCK | O_NOCTTY;
+#endif
+  const UniqueFd fd(openat(dir_fd, name, kLook | O_NOFOLLOW | O_CLOEXEC));
+  struct stat info {};
+  if (!fd || fstat(fd.get(), &info) != 0) return false;
+  return S_ISREG(info.st_mode) && static_cast<std::uint64_t>(info.st_dev) == dev &&
+         static_cast<std::uint64_t>(info.st_ino) == ino;
+}
+
 }  // namespace fdbench::platform

@@ -67,6 +67,11 @@ int interrupt_count() noexcept {
   return g_signal_count.load(std::memory_order_relaxed);
 }
 
+bool interrupt_ends_waits() noexcept {
+  const int count = interrupt_count();
+  return count >= 2 || (count == 1 && interrupted() != SIGINT);
+}
+
 void throw_if_interrupted() {
   if (const int sig = interrupted()) throw Interrupted(sig);
 }

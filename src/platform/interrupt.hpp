@@ -12,6 +12,11 @@ int interrupted() noexcept;
 // How many such signals arrived: a second one ends at once what the first could not (a
 // repetition stuck in an open, an output a reader does not take).
 int interrupt_count() noexcept;
+// Whether the signals so far end a wait that one Ctrl-C lets finish (an output a reader does not
+// take): a second signal, or a first that is not SIGINT. A terminal's Ctrl-C asks for what is
+// under way to be finished; SIGTERM comes from `timeout`, systemd or kill, which send it once,
+// and SIGHUP from a terminal that is gone.
+bool interrupt_ends_waits() noexcept;
 // Throws Interrupted if a signal arrived.
 void throw_if_interrupted();
 // For tests: forget a received signal.

@@ -115,6 +115,10 @@ void wake_word(std::atomic<std::uint32_t>& word) noexcept;
 // /sys/fs/cgroup/pids/x (10 in use)" (Linux, the tightest along the cgroup's path), both, or,
 // when neither is set, the system-wide limits to look at (src/platform/task_limit.cpp).
 std::string task_limit_text();
+// The line for an allocation that failed `when` ("while measuring", or ""): "out of memory while
+// measuring: an allocation failed under the address-space limit (ulimit -v) of 30000 KiB: ..."
+// (src/platform/task_limit.cpp).
+std::string out_of_memory_text(std::string_view when);
 
 // Whether process `pid` exists and has not exited. A zombie counts as exited: always for a
 // child of ours; for other processes only where the OS shows it (Linux).
@@ -351,6 +355,14 @@ std::optional<CpuPressure> cpu_pressure_from(std::string_view text);
 // pipe). 80 for a terminal that does not say.
 std::optional<int> terminal_columns(int fd) noexcept;
 
+// ---- Writes that failed (src/platform/write_failure.cpp)
+
+// Why writing to `fd` failed, in words, as well as it can be told once it has: "it is closed
+// (Bad file descriptor)", "nothing reads it any more (Broken pipe)", "No space left on device",
+// ..., from what `fd` is now and from `err`, the errno found after the failed write (used only
+// when a write can fail with it). "" when it cannot be told.
+std::string write_failure_cause(int fd, int err);
+
 // ---- CPU budget (src/platform/cpu_budget.cpp)
 
 // CPUs this process may run on (Linux: sched_getaffinity); nullopt where unknown.
@@ -414,6 +426,12 @@ InputFile open_input_file(const std::string& path);
 // read() of up to `size` bytes: 0 at the end. A signal ends a read that waits (throws
 // Interrupted); another error throws Error with its errno text.
 std::size_t read_input(int fd, char* buffer, std::size_t size);
+
+// Whether `name` in the directory open at `dir_fd` is, once opened, the regular file on device
+// `dev` with inode `ino` that was looked at: opened without following a symlink and without
+// blocking (O_PATH where there is one, so nothing of the file's own open runs), its descriptor
+// examined, closed again. False for anything else: a FIFO, a device or a link swapped in since.
+bool is_the_regular_file(int dir_fd, const char* name, std::uint64_t dev, std::uint64_t ino);
 
 // ---- Mounts (src/platform/mounts.cpp)
 

@@ -1,5 +1,6 @@
 // Which limit stopped the system from creating a thread or a process: the message that says
-// "cannot create 3 threads" also says where to look.
+// "cannot create 3 threads" also says where to look; and the one for memory that ran out.
+#include <fmt/format.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -117,6 +118,21 @@ std::string task_limit_text() {
   std::string text = limits.front();
   for (std::size_t i = 1; i < limits.size(); ++i) text += ", " + limits[i];
   return text;
+}
+
+std::string out_of_memory_text(std::string_view when) {
+  rlimit as{};
+  // Only the limit's text is built here: memory has just run out, and it fits in a small one.
+  const bool limited = getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY;
+  const std::string during = when.empty() ? "" : " " + std::string(when);
+  if (!limited) {
+    return fmt::format("out of memory{}: an allocation failed (lower --files or --threads)",
+                       during);
+  }
+  return fmt::format(
+      "out of memory{}: an allocation failed under the address-space limit (ulimit -v) of {} "
+      "KiB: raise it, or lower --files or --threads",
+      during, as.rlim_cur / 1024);
 }
 
 }  // namespace fdbench::platform

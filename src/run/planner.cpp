@@ -19,7 +19,7 @@ namespace {
 // harness" after it with --harness published).
 std::string progress_label(const TraceKey& key, Harness harness) {
   std::string label = fmt::format("{}, {}", key.strategy, thread_count_text(key.threads));
-  if (!key.pregrow.empty()) label += ", pregrow " + key.pregrow;
+  if (key.pregrow) label += ", pregrow " + key.pregrow->label();
   if (harness == Harness::published) label += ", published harness";
   return label;
 }
@@ -165,7 +165,7 @@ OpenPlan::OpenPlan(const OpenOptions& options, std::vector<Combination> combinat
 
 Section OpenPlan::section() const {
   Section section = section_of(recipe_, options_.repeat, options_.warmup);
-  section.paths = std::string(to_string(options_.paths));
+  section.paths = options_.paths;
   for (const auto& c : combinations_) {
     const auto& name = c.strategy->name;
     const bool listed = std::find(section.by_full_path.begin(), section.by_full_path.end(), name) !=
@@ -207,7 +207,7 @@ PlannedResult OpenPlan::planned(const Combination& c) const {
   if (measured_in_fresh_children(options_, in_)) start = in_fresh_children(recipe_, c);
   start = descriptors_.or_skipped(std::move(start), recipe_.facts, c, held());
   TraceKey key{0, std::string(c.strategy->name), c.config.threads,
-               options_.keep_open ? c.pregrow.label() : "",
+               options_.keep_open ? std::optional<Pregrow>(c.pregrow) : std::nullopt,
                std::string(to_string(recipe_.facts.workload_kind))};
   return planned_result(c, std::move(key), std::move(start),
                         [this, &strategy = *c.strategy](Result& r) {

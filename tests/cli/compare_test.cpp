@@ -197,6 +197,46 @@ TEST_F(Compare, NoTerminalCommandFromADocumentReachesTheTerminal) {
   }
 }
 
+// How many bytes process `pid` has read so far (/proc/PID/io's rchar), or -1.
+long long bytes_read_by(pid_t pid) {
+  const std::string io = read_text(fmt::format("/proc/{}/io", pid));
+  const auto at = io.find("rchar: ");
+  return at == std::string::npos ? -1 : std::stoll(io.substr(at + 7));
+}
+
+// A signal while compare or report parses a large input (issue 39 item 9): they stop there,
+// exit 130 and write nothing, -o untouched; before, the parse ran to its end and the output
+// was written anyway. The signal is sent once the whole file has been read: what is left is
+// the parse, seconds of it for a document this size.
+TEST_F(Compare, ASignalWhileParsingEndsItAndWritesNothing) {
+  if (read_text("/proc/self/io").empty()) GTEST_SKIP() << "no /proc/PID/io to see the reading";
+  TempDir dir;
+  auto doc = nlohmann::json::parse(read_text(path("b.json")));
+  std::vector<std::int64_t> times(3'000'000);
+  for (std::size_t i = 0; i < times.size(); ++i) times[i] = 10'000'000 + static_cast<int>(i % 997);
+  doc["results"][0]["times_ns"] = times;
+  const std::string big = dir / "big.json";
+  write_text(big, doc.dump());
+  // Both inputs: a.json is read first.
+  const auto size = static_cast<long long>(read_text(big).size() + read_text(path("a.json")).size());
+  const std::string page = dir / "page.html";
+  for (const std::string command : {"compare", "report"}) {
+    SCOPED_TRACE(command);
+    write_text(page, "before");
+    std::vector<std::string> args{command, path("a.json"), big};
+    if (command == "report") args.insert(args.end(), {"-o", page});
+    FdbenchProcess run(args);
+    ASSERT_TRUE(wait_until([&] { return bytes_read_by(run.pid()) >= size; }))
+        << "the file was never read whole";
+    run.signal(SIGINT);
+    const RunResult done = run.wait();
+    EXPECT_EQ(done.exit_code, 130) << done.err;
+    EXPECT_NE(done.err.find("interrupted by signal 2"), std::string::npos) << done.err;
+    EXPECT_EQ(done.out, "");
+    EXPECT_EQ(read_text(page), "before");
+  }
+}
+
 // The table's section titles name --tree's directory: escaped as well.
 TEST(TreeName, IsEscapedInTheTable) {
   TempDir parent;

@@ -20,6 +20,7 @@
 #include "support/fdbench_process.hpp"
 #include "support/hang_opens.hpp"
 #include "support/require.hpp"
+#include "support/sanitizers.hpp"
 #include "support/temp_dir.hpp"
 #include "support/tmpfs.hpp"
 
@@ -256,6 +257,25 @@ TEST(Errors, ListWithEntriesThatCannotBeOpenedCountsThem) {
   EXPECT_NE(table.out.find("2 listed paths not found"), std::string::npos) << table.out;
 }
 
+// A list naming one file many times (issue 39 item 14): each copy is opened, and the title
+// says how many distinct files there are; a list of distinct paths says nothing more.
+TEST(Errors, AListNamingAFileAgainSaysHowManyAreDistinct) {
+  TempDir dir;
+  write_text(dir / "a.txt", "");
+  write_text(dir / "b.txt", "");
+  write_text(dir / "again", dir / "a.txt\n" + dir / "a.txt\n" + dir / "a.txt\n" + dir / "b.txt\n");
+  write_text(dir / "once", dir / "a.txt\n" + dir / "b.txt\n");
+  const auto title = [&dir](const std::string& list) {
+    const RunResult run = run_bounded({"open", "--list", dir / list, "--threads", "1",
+                                       "--strategy", "threads", "--repeat", "1", "--warmup", "0"});
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    return run.out;
+  };
+  EXPECT_NE(title("again").find("4 regular files (2 distinct) from --list"), std::string::npos)
+      << title("again");
+  EXPECT_NE(title("once").find("2 regular files from --list"), std::string::npos);
+}
+
 TEST(Errors, ListWithNothingToOpenIsAnError) {
   TempDir dir;
   write_text(dir / "empty", "");
@@ -447,6 +467,50 @@ TEST(Errors, ARunThatMeasuredNothingExitsOne) {
   EXPECT_EQ(some.err.find("nothing was measured"), std::string::npos) << some.err;
 }
 #endif  // FDBENCH_HANG_OPENS
+
+// Memory that runs out under `ulimit -v` (issue 39 item 11: std::bad_alloc in the pool's
+// repetition aborted the run, exit 134, its file set left): the result it hit fails with one
+// line and the run goes on, or ends with one line; never a crash, and nothing is left.
+TEST(Errors, MemoryThatRunsOutIsALineNotACrash) {
+  if (kSanitized) GTEST_SKIP() << "a sanitizer's runtime needs more address space than this";
+  for (const rlim_t kib : {30'000, 40'000}) {
+    SCOPED_TRACE(kib);
+    TempDir dir;
+    RunOptions limited = as_a_job();
+    limited.address_space = kib * 1024;
+    const RunResult run =
+        run_bounded({"open", "--files", "500", "--threads", "1,8,16", "--strategy", "pool",
+                     "--repeat", "2", "--dir", dir.path()},
+                    limited);
+    EXPECT_TRUE(run.exit_code == 0 || run.exit_code == 1) << run.err;
+    EXPECT_EQ(run.err.find("terminate"), std::string::npos) << run.err;
+    EXPECT_EQ(run.err.find("bad_alloc"), std::string::npos) << run.err;
+    if (run.exit_code == 1) {
+      EXPECT_NE(run.err.find("Error: "), std::string::npos) << run.err;
+    }
+    EXPECT_EQ(list_names(dir.path()), std::vector<std::string>{});
+  }
+}
+
+// "cannot write to standard output" says why (issue 39 item 14): a full device, a closed
+// descriptor, one open for reading only. The shell sets up stdout as a user's would.
+TEST(Errors, AStandardOutputThatCannotBeWrittenIsNamedWithItsCause) {
+  struct Case {
+    const char* redirect;
+    const char* cause;
+  };
+  for (const Case& c : {Case{">/dev/full", "No space left on device"},
+                        Case{">&-", "it is closed (Bad file descriptor)"},
+                        Case{"1</dev/null", "it is open for reading only"}}) {
+    SCOPED_TRACE(c.redirect);
+    RunOptions shell;
+    shell.program = "/bin/sh";
+    const RunResult run = run_fdbench(
+        {"-c", std::string("exec \"$0\" env ") + c.redirect, fdbench_binary()}, shell);
+    EXPECT_EQ(run.exit_code, 1) << run.err;
+    EXPECT_EQ(run.err, std::string("Error: cannot write to standard output: ") + c.cause + "\n");
+  }
+}
 
 }  // namespace errors_test
 }  // namespace fdbench::testing

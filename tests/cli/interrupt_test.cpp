@@ -380,6 +380,57 @@ TEST(Interrupt, CtrlCWhileTheOutputIsWrittenFinishesItAndExits130) {
   EXPECT_EQ(list_names(dir.path()), std::vector<std::string>{});
 }
 
+// One SIGTERM (what `timeout` and systemd send, once) ends a run whose output a reader stopped
+// taking (issue 39 item 8): the output is given up with a line, exit 143. Before, only a second
+// signal did, and `timeout 20 fdbench ... --output fifo` lived on.
+TEST(Interrupt, OneSigtermEndsARunBlockedOnAnOutputNobodyReads) {
+  FastTempDir dir;
+  TempDir out_dir;
+  const std::string fifo = out_dir / "results.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  ASSERT_GE(fcntl(reader, F_SETPIPE_SZ, 4096), 0);
+  RunOptions options = as_a_job();
+  options.timeout = std::chrono::seconds(30);
+  FdbenchProcess child({"open", "--files", "50", "--threads", "1", "--strategy", "threads",
+                        "--repeat", "1000", "--warmup", "0", "--format", "json", "--output", fifo,
+                        "--dir", dir.path(), "--quiet"},
+                       options);
+  char buffer[100];
+  EXPECT_TRUE(wait_until([&] { return read(reader, buffer, sizeof buffer) > 0; }))
+      << "fdbench never wrote its output";
+  child.signal(SIGTERM);  // and nothing more is read
+  const RunResult run = child.wait();
+  close(reader);
+  EXPECT_EQ(run.exit_code, 128 + SIGTERM) << run.err;
+  EXPECT_NE(run.err.find("cannot write --output " + fifo + ": given up at the signal"),
+            std::string::npos)
+      << run.err;
+  EXPECT_EQ(list_names(dir.path()), std::vector<std::string>{});
+}
+
+// The same for an export to a FIFO that no reader ever opens: its open waits, and one SIGTERM
+// ends the wait (or finds the run before it, and does not start it).
+TEST(Interrupt, OneSigtermEndsARunWaitingForAnExportsReader) {
+  FastTempDir dir;
+  TempDir out_dir;
+  const std::string fifo = out_dir / "export.fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  RunOptions options = as_a_job();
+  options.timeout = std::chrono::seconds(30);
+  FdbenchProcess child({"open", "--files", "50", "--threads", "1,2", "--strategy", "threads",
+                        "--repeat", "3", "--warmup", "0", "--export-json", fifo, "--dir",
+                        dir.path(), "--quiet"},
+                       options);
+  ASSERT_TRUE(child.wait_for_event("result-done")) << child.err_so_far();
+  child.signal(SIGTERM);
+  const RunResult run = child.wait();
+  EXPECT_EQ(run.exit_code, 128 + SIGTERM) << run.err;
+  EXPECT_NE(run.err.find("--export-json " + fifo), std::string::npos) << run.err;
+  EXPECT_EQ(list_names(dir.path()), std::vector<std::string>{});
+}
+
 // No zombies and no orphans after `process` runs: neither after a normal one nor when a
 // worker is killed under fdbench's feet (its result then carries the error; the run goes on,
 // and since that result, its only one, failed, it measured nothing: exit 1).

@@ -14,6 +14,7 @@
 #include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
 #include "fdbench/unique_fd.hpp"
+#include "platform/platform.hpp"
 #include "support/temp_dir.hpp"
 #include "support/warnings.hpp"
 
@@ -118,6 +119,104 @@ TEST(InputFiles, AFileRemovedAfterTheScanIsAFailureNotAnAbort) {
   const Result r = measure(*work, *find_strategy("threads"), {1, 1}, 3, 0);
   EXPECT_EQ(r.failures, 3U);  // once per repetition
   EXPECT_EQ(r.failures_by_errno.at("ENOENT").count, 3U);
+}
+
+TEST(InputFiles, AFileSwappedForAFifoAfterItWasLookedAtIsNotKept) {
+  TempDir dir;
+  write_text(dir / "stays.txt", "");
+  write_text(dir / "x.txt", "");
+  TreeWalk walk;
+  walk.looked_at = [&dir](const std::string& path) {
+    if (path != "x.txt") return;
+    std::filesystem::remove(dir / "x.txt");
+    ASSERT_EQ(mkfifo((dir / "x.txt").c_str(), 0644), 0);
+  };
+  const InputFiles input = scan_tree(dir.path(), walk);
+  ASSERT_EQ(input.paths.size(), 1U);
+  EXPECT_EQ(std::string(input.paths[0]), "stays.txt");
+  EXPECT_EQ(input.skipped.at("changed during the scan"), 1U);
+}
+
+TEST(InputFiles, AFileReplacedByAnotherAfterItWasLookedAtIsNotKept) {
+  TempDir dir;
+  write_text(dir / "x.txt", "");
+  write_text(dir / "other.txt", "");
+  TreeWalk walk;
+  walk.looked_at = [&dir](const std::string& path) {
+    // A regular file still, but not the one looked at: a hard link to another.
+    if (path == "x.txt") std::filesystem::remove(dir / "x.txt");
+    if (path == "x.txt") std::filesystem::create_hard_link(dir / "other.txt", dir / "x.txt");
+  };
+  const InputFiles input = scan_tree(dir.path(), walk);
+  EXPECT_EQ(input.skipped.at("changed during the scan"), 1U);
+}
+
+// tt/a/b/x.txt, with tt/a swapped for a link to elsewhere once tt/a/b has been looked at: the
+// walk must not follow the link into the other tree.
+TEST(InputFiles, ADirectorySwappedForALinkAfterItWasLookedAtIsNotFollowed) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "tt/a/b");
+  std::filesystem::create_directories(dir / "evil/b");
+  write_text(dir / "tt/a/b/x.txt", "");
+  write_text(dir / "evil/b/x.txt", "");
+  TreeWalk walk;
+  walk.looked_at = [&dir](const std::string& path) {
+    if (path != "a/b") return;
+    std::filesystem::rename(dir / "tt/a", dir / "a_orig");
+    std::filesystem::create_directory_symlink(dir / "evil", dir / "tt/a");
+  };
+  const InputFiles input = scan_tree(dir / "tt", walk);
+  EXPECT_TRUE(input.paths.empty()) << input.paths[0];
+  EXPECT_EQ(input.skipped.at("changed during the scan"), 1U);
+}
+
+TEST(InputFiles, ADirectoryReplacedByAnotherAfterItWasLookedAtIsNotRead) {
+  TempDir dir;
+  std::filesystem::create_directories(dir / "tt/s");
+  std::filesystem::create_directories(dir / "elsewhere");
+  write_text(dir / "tt/s/x.txt", "");
+  write_text(dir / "elsewhere/y.txt", "");
+  TreeWalk walk;
+  walk.looked_at = [&dir](const std::string& path) {
+    if (path != "s") return;
+    std::filesystem::rename(dir / "tt/s", dir / "s_orig");
+    std::filesystem::rename(dir / "elsewhere", dir / "tt/s");
+  };
+  const InputFiles input = scan_tree(dir / "tt", walk);
+  EXPECT_TRUE(input.paths.empty()) << input.paths[0];
+  EXPECT_EQ(input.skipped.at("changed during the scan"), 1U);
+}
+
+// A list is held to --tree's rules: a file on one of the kernel's pseudo-filesystems is
+// refused before anything is opened, unless allowed.
+TEST(InputFiles, AListNamingAPseudoFilesystemFileIsRefusedUnlessAllowed) {
+  if (!platform::uses_linux_interfaces()) GTEST_SKIP() << "nothing is refused in this build";
+  TempDir dir;
+  write_text(dir / "one.txt", "1");
+  write_text(dir / "list", (dir / "one.txt") + "\n/proc/self/status\n");
+  try {
+    read_list(dir / "list", false);
+    ADD_FAILURE() << "a listed /proc file was kept";
+  } catch (const Error& e) {
+    const std::string text = e.what();
+    EXPECT_NE(text.find("/proc/self/status is on proc"), std::string::npos) << text;
+    EXPECT_NE(text.find("--allow-pseudo-fs"), std::string::npos) << text;
+  }
+  const InputFiles allowed = read_list(dir / "list", false, true);
+  EXPECT_EQ(allowed.paths.size(), 2U);
+}
+
+// The header names the filesystem of each listed file, not one of them (nor the cwd's).
+TEST(InputFiles, AListNamesEveryFilesystemItsFilesAreOn) {
+  if (!platform::uses_linux_interfaces()) GTEST_SKIP() << "filesystems are not told apart here";
+  TempDir dir;
+  write_text(dir / "one.txt", "1");
+  const std::string here = platform::fs_type(dir.path());
+  const std::string proc = platform::fs_type("/proc/self/status");
+  if (here == proc) GTEST_SKIP() << "the test directory is on " << here;
+  write_text(dir / "list", (dir / "one.txt") + "\n/proc/self/status\n" + (dir / "one.txt") + "\n");
+  const InputFiles input = read_list(dir / "list", false, true);
+  EXPECT_EQ(input.fs_type, here + ", " + proc);
 }
 
 TEST(InputFiles, ListCountsMissingAndSpecialEntries) {

@@ -8,12 +8,15 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/measure.hpp"
+#include "engine/measurement.hpp"
 #include "fdbench/error.hpp"
+#include "platform/interrupt.hpp"
 #include "platform/platform.hpp"
 #include "support/temp_dir.hpp"
 #include "support/warnings.hpp"
@@ -126,6 +129,93 @@ TEST(LeakCheck, AStrategyThatThrowsInAFreshChildStillEndsTheRepetition) {
   const Result r = measure_in_fresh_child(recipe, throwing_strategy(), {1, 1}, Pregrow{}, 1, 0);
   EXPECT_EQ(r.error, "the strategy broke mid-repetition");
   EXPECT_EQ(testing::read_text(marker), "ran") << "after_repetition() did not run in the child";
+}
+
+// Holds a descriptor for as long as it exists, as a ring or a helper's pipe does.
+class HoldingStrategy final : public Strategy {
+ public:
+  HoldingStrategy() : held_(open("/dev/null", O_RDONLY | O_CLOEXEC)) {}
+  ~HoldingStrategy() override { close(held_); }
+  HoldingStrategy(const HoldingStrategy&) = delete;
+  HoldingStrategy& operator=(const HoldingStrategy&) = delete;
+  Repetition run(Workload& work) override {
+    Tally tally;
+    work.run_range(0, work.ops(), tally);
+    return {1, tally, std::nullopt, 0};
+  }
+
+ private:
+  int held_;
+};
+
+StrategyInfo holding_strategy() {
+  StrategyInfo info;
+  info.name = "holding";
+  info.make = [](const StrategyConfig&) -> std::unique_ptr<Strategy> {
+    return std::make_unique<HoldingStrategy>();
+  };
+  return info;
+}
+
+// Receives a signal (SIGHUP, as a closed terminal sends) at its `at`-th pass.
+class SignalledWorkload final : public Workload {
+ public:
+  explicit SignalledWorkload(int at) : at_(at) {}
+  [[nodiscard]] std::string_view name() const override { return "signalled"; }
+  [[nodiscard]] std::string kind() const override { return "test"; }
+  [[nodiscard]] std::size_t ops() const override { return 1; }
+  void run_range(std::size_t /*begin*/, std::size_t /*end*/, Tally& /*tally*/) noexcept override {
+    if (++passes_ == at_) raise(SIGHUP);
+  }
+  [[nodiscard]] ItemSpec spec() const override { return {}; }
+  void keep(std::size_t /*i*/, int fd) noexcept override { close(fd); }
+
+ private:
+  int at_;
+  int passes_ = 0;
+};
+
+// Two interleaved measurements, each with workers made per repetition, and a signal during one
+// of their passes: every result finished after it (the scheduler finishes the ones with timed
+// repetitions, in order) finds the descriptors it began with, and so does the process once both
+// are gone (issue 39 item 10b: a debug build stopped on "descriptor leak" when the signal
+// caught the second one's repetition, whose workers were not released). Each signal moment
+// in its own process, where the handlers are installed.
+int interleaved_and_signalled(int at) {
+  install_interrupt_handlers();
+  const auto before = platform::open_descriptors();
+  SignalledWorkload work(at);
+  std::vector<std::unique_ptr<Measurement>> running;
+  for (int i = 0; i < 2; ++i) {
+    running.push_back(in_process_measurement(work, holding_strategy(), {1, 1}, 3, 0, {},
+                                             Workers::per_repetition));
+  }
+  try {
+    for (int round = 0; round < 3; ++round) {
+      for (auto& m : running) m->run_next();
+    }
+    return 10;  // the signal never came
+  } catch (const Interrupted&) {
+  }
+  for (auto& m : running) {
+    if (m->timed_repetitions_run() == 0) continue;
+    const Result r = m->finish();  // cut short, and said so; a leak would be said too
+    for (const Warning& w : r.warnings) {
+      if (w.kind == WarningKind::leak) return 11;
+    }
+  }
+  running.clear();
+  return platform::open_descriptors() == before ? 0 : 12;
+}
+
+TEST(LeakCheckDeathTest, ASignalDuringAnInterleavedRepetitionLeaksNothing) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  // Each of the first passes: per repetition, an untimed one that primes the new workers, then
+  // the timed one; the first measurement's, then the second's.
+  for (int at = 1; at <= 8; ++at) {
+    SCOPED_TRACE(at);
+    EXPECT_EXIT(std::exit(interleaved_and_signalled(at)), ::testing::ExitedWithCode(0), "");
+  }
 }
 
 }  // namespace leak_check_test

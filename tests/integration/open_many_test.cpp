@@ -23,6 +23,7 @@
 #include "platform/platform.hpp"
 #include "support/require.hpp"
 #include "support/temp_dir.hpp"
+#include "support/wait_until.hpp"
 
 namespace fdbench {
 namespace open_many_test {
@@ -246,16 +247,16 @@ TEST_F(OpenManyTest, ClosesEverythingWhenCancelledMidway) {
                   options("threads", 1, 64, stop.get_token()));
     returned = true;
   });
-  while (platform::open_descriptors().size() < before_.size() + 100) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  EXPECT_TRUE(testing::wait_until(
+      [&] { return platform::open_descriptors().size() >= before_.size() + 100; }))
+      << "the worker never held its first 100 descriptors";
   stop.request_stop();
   // A non-blocking writer open succeeds once the reader waits in open(2), and releases it.
   UniqueFd writer;
-  while (!writer && !returned) {
+  EXPECT_TRUE(testing::wait_until([&] {
     writer.reset(open(fifo.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC));
-    if (!writer) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+    return writer || returned;
+  })) << "the worker never reached the FIFO";
   caller.join();
   EXPECT_EQ(r.error, ECANCELED);
   EXPECT_TRUE(r.fds.empty());
@@ -271,6 +272,8 @@ TEST_F(OpenManyTest, UringCancelledWhileRunningIsAllOrNothing) {
   for (int attempt = 0; attempt < 5; ++attempt) {
     std::stop_source stop;
     std::thread canceller([&] {
+      // Not a wait for an event: the stop lands at a different moment each attempt, and every
+      // moment must give all or nothing.
       std::this_thread::sleep_for(std::chrono::microseconds(200 * attempt));
       stop.request_stop();
     });

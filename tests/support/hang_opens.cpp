@@ -20,7 +20,8 @@
 // whose every call fails.
 //
 // Opens by other means are not seen: io_uring's IORING_OP_OPENAT, creat(), open_by_handle_at(),
-// and calls of another ABI (32-bit calls on a 64-bit kernel, x32).
+// and calls of another ABI (32-bit calls on a 64-bit kernel, x32). Nor are O_PATH opens, which
+// open nothing on a mount's server (only look the name up, as a stat does).
 //
 // Each open it holds is reported as a line "open-held PATH" appended to the file
 // $FDBENCH_TEST_EVENTS names, when it names one.
@@ -282,6 +283,29 @@ bool read_path(pid_t pid, std::uint64_t address, std::string& path) {
   return false;  // longer than PATH_MAX: the call fails with ENAMETOOLONG
 }
 
+// Whether the call is an O_PATH open: it asks a mount's server for no open (FUSE sends no
+// FUSE_OPEN, NFS no OPEN), only the lookup a stat makes too, which this program lets through as
+// well; so it never hangs here either (fdbench's --tree walk checks each file that way).
+bool opens_a_path_only(const seccomp_notif& request) {
+  std::uint64_t flags = 0;
+#ifdef __NR_open
+  if (request.data.nr == __NR_open) flags = request.data.args[1];
+#endif
+  if (request.data.nr == __NR_openat) flags = request.data.args[2];
+#ifdef __NR_openat2
+  if (request.data.nr == __NR_openat2) {  // struct open_how, its flags first
+    iovec local{&flags, sizeof flags};
+    iovec remote{reinterpret_cast<void*>(static_cast<std::uintptr_t>(request.data.args[2])),
+                 sizeof flags};
+    if (process_vm_readv(static_cast<pid_t>(request.pid), &local, 1, &remote, 1, 0) !=
+        static_cast<ssize_t>(sizeof flags)) {
+      flags = 0;
+    }
+  }
+#endif
+  return (flags & O_PATH) != 0;
+}
+
 // Whether `ioctl` on the listener succeeded, retrying after a signal.
 bool listener_ioctl(int listener, unsigned long request, void* argument) {
   for (;;) {
@@ -329,7 +353,8 @@ void handle_notification(int listener, std::string_view needle) {
 #endif
   std::string path;
   const bool have_path =
-      read_path(static_cast<pid_t>(request.pid), request.data.args[path_first ? 0 : 1], path);
+      read_path(static_cast<pid_t>(request.pid), request.data.args[path_first ? 0 : 1], path) &&
+      !opens_a_path_only(request);
   // Still the caller that made the call, so the memory read was its own.
   if (!listener_ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &request.id)) return;
   seccomp_notif_resp answer{};

@@ -188,6 +188,26 @@ void expect_same(const Result& a, const Result& b) {
   }
 }
 
+// A parse can be ended from outside (compare and report end it at a signal): the poll is
+// called while the text is parsed, not only once it is, and what it throws comes out as it is.
+TEST(ResultsJson, APollThatThrowsEndsTheParse) {
+  Result big = open_result();
+  big.times_ns.assign(100'000, 1'000'000);
+  const std::vector<Result> results{big};
+  const std::string text = to_json_document(full_environment(), results);
+  struct Stop {};
+  int polls = 0;
+  EXPECT_THROW(parse_results_json(text,
+                                  [&polls] {
+                                    if (++polls == 2) throw Stop{};
+                                  }),
+               Stop);
+  EXPECT_EQ(polls, 2);
+  int all = 0;
+  EXPECT_EQ(parse_results_json(text, [&all] { ++all; }).results.size(), 1U);
+  EXPECT_GE(all, 3);  // every so many of its 100,000 values, and once for the result
+}
+
 TEST(ResultsJson, RoundTripKeepsEveryField) {
   const Environment env = full_environment();
   const std::vector<Result> results{open_result(), socket_result(), uring_result()};

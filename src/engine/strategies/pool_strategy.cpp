@@ -28,18 +28,27 @@ class PoolStrategy final : public Strategy {
 
     const auto before = platform::process_usage();
     const std::int64_t start = platform::now_ns();
-    for (std::size_t begin = 0; begin < n; begin += items_per_task_) {
-      const std::size_t end = std::min(n, begin + items_per_task_);
-      done.push_back(pool_.enqueue([&work, &shared, &shared_mutex, begin, end] {
-        Tally tally;
-        work.run_range(begin, end, tally);
-        if (tally.failures != 0) {  // rare path: only failures take the lock
-          std::lock_guard lock(shared_mutex);
-          shared.merge(tally);
-        }
-      }));
+    try {
+      for (std::size_t begin = 0; begin < n; begin += items_per_task_) {
+        const std::size_t end = std::min(n, begin + items_per_task_);
+        done.push_back(pool_.enqueue([&work, &shared, &shared_mutex, begin, end] {
+          Tally tally;
+          work.run_range(begin, end, tally);
+          if (tally.failures != 0) {  // rare path: only failures take the lock
+            std::lock_guard lock(shared_mutex);
+            shared.merge(tally);
+          }
+        }));
+      }
+      for (auto& f : done) f.get();
+    } catch (...) {
+      // An allocation that failed (ulimit -v) in an enqueue or a task: the tasks already queued
+      // use this frame's tally and mutex, so none may outlive it.
+      for (auto& f : done) {
+        if (f.valid()) f.wait();
+      }
+      throw;
     }
-    for (auto& f : done) f.get();
     const std::int64_t end = platform::now_ns();
     return {end - start, shared, taken_between(before, platform::process_usage()), start};
   }

@@ -81,8 +81,10 @@ std::string section_title(const Section& s) {
           ? fmt::format("{} empty files {} {} ({}{})", files, set_place(in.source), in.origin,
                         s.fs_type,
                         s.subdirs == 0 ? "" : fmt::format(", {} subdirectories", s.subdirs))
-          : fmt::format("{} regular files from --{} {} ({})", files, source_name(in.source),
-                        in.origin, s.fs_type);
+          : fmt::format("{} regular files{} from --{} {} ({})", files,
+                        in.distinct ? fmt::format(" ({} distinct)", group_digits(*in.distinct))
+                                    : "",
+                        source_name(in.source), in.origin, s.fs_type);
   return fmt::format("{}: {}, {}{}{}, {}", s.workload, where, in.flags, s.held ? ", kept open" : "",
                      s.paths == PathMode::absolute ? ", opened by absolute path" : "", runs);
 }
@@ -90,19 +92,21 @@ std::string section_title(const Section& s) {
 namespace {
 
 // "; 5 entries skipped (3 not regular files, 1 without read permission, 1 on another
-// filesystem)", or nothing when none was. A directory the walk could not read counts as
+// filesystem, 1 changed during the walk)", or nothing when none was. A directory the walk could not read counts as
 // without read permission: it is one.
 std::string skipped_text(const std::map<std::string, std::uint64_t>& skipped) {
   std::uint64_t total = 0;
   std::uint64_t unreadable = 0;
   std::uint64_t elsewhere = 0;
+  std::uint64_t changed = 0;
   for (const auto& [what, n] : skipped) {
     total += n;
     if (what == "no read permission" || what == "unreadable directory") unreadable += n;
     if (what == "other filesystem") elsewhere += n;
+    if (what == "changed during the scan") changed += n;
   }
   if (total == 0) return {};
-  const std::uint64_t irregular = total - unreadable - elsewhere;
+  const std::uint64_t irregular = total - unreadable - elsewhere - changed;
   if (irregular == total) return fmt::format("; {} entries skipped (not regular files)", total);
   std::string parts;
   const auto part = [&](std::uint64_t n, std::string_view what) {
@@ -111,6 +115,7 @@ std::string skipped_text(const std::map<std::string, std::uint64_t>& skipped) {
   part(irregular, "not regular files");
   part(unreadable, "without read permission");
   part(elsewhere, "on another filesystem (see --cross-mounts)");
+  part(changed, "changed during the walk");
   return fmt::format("; {} entries skipped ({})", total, parts);
 }
 

@@ -21,7 +21,7 @@ constexpr std::size_t kAlternativesShown = 8;
 // the sweep record it: a setting names its strategy only).
 std::string workers_text(std::span<const Result> sweep, std::string_view strategy, int count) {
   const auto it = std::find_if(sweep.begin(), sweep.end(),
-                               [&](const Result& r) { return r.strategy == strategy; });
+                               [&](const Result& r) { return r.config.strategy == strategy; });
   return worker_count_text(it != sweep.end() ? it->workers : WorkerKind::threads, count);
 }
 
