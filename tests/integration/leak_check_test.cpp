@@ -162,7 +162,7 @@ class SignalledWorkload final : public Workload {
  public:
   explicit SignalledWorkload(int at) : at_(at) {}
   [[nodiscard]] std::string_view name() const override { return "signalled"; }
-  [[nodiscard]] std::string kind() const override { return "test"; }
+  [[nodiscard]] DescriptorKind kind() const override { return DescriptorKind::file; }
   [[nodiscard]] std::size_t ops() const override { return 1; }
   void run_range(std::size_t /*begin*/, std::size_t /*end*/, Tally& /*tally*/) noexcept override {
     if (++passes_ == at_) raise(SIGHUP);
