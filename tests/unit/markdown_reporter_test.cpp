@@ -54,7 +54,7 @@ Section open_section() {
   s.workload = "open";
   s.kind = DescriptorKind::file;
   s.input =
-      InputSummary{InputSource::private_set, "/tmp", "flat", "rdonly", false, 1000, {}, {}, {}};
+      InputSummary{InputSource::private_set, "/tmp", "flat", "rdonly", false, 1000, {}, {}, {}, {}};
   s.fs_type = "tmpfs";
   s.repeat = Repeat::fixed(3);
   s.warmup = 1;
