@@ -105,7 +105,8 @@ std::vector<Result> hand_built_results() {
                          998,
                          {{"fifo", 1}},
                          {{"No such file or directory", 1}},
-                         1'500'000};
+                         1'500'000,
+                         {}};
   r.warnings = {{WarningKind::other, "a warning"}};
   r.timed_region_samples = {{2, 0, 14, 1}, {3, 1, 20, 0}};  // a page fault: its warning too
   finalize(r);
