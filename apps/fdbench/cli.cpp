@@ -1,6 +1,6 @@
 // argv -> Command. CLI11 binds each row of the one option table (option_rows.hpp) to text; one
-// function per subcommand then turns that text into validated options, so that every message
-// names its flag (by its row).
+// function per subcommand (command_builders.hpp) then turns that text into its command's
+// struct, so that every message names its flag (by its row).
 #include "cli.hpp"
 
 #include <fmt/format.h>
@@ -15,6 +15,7 @@
 #include "application/checks.hpp"
 #include "application/option_rows.hpp"
 #include "common/errors.hpp"
+#include "command_builders.hpp"
 #include "completion.hpp"
 #include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
@@ -78,257 +79,6 @@ void add_options(CLI::App& cmd, Cmd command, OptionValues& values, OptionHints& 
   }
 }
 
-// Every --export-FORMAT given, each to a file of its own.
-std::vector<Export> apply_exports(const OptionValues& values) {
-  std::vector<Export> exports;
-  for (const auto& [id, format] : export_rows()) {
-    const std::string& path = values[id];
-    if (path.empty()) continue;
-    check_output(flag(id), path);
-    std::string taken_by = !values[Opt::output].empty() && same_output_file(path, values[Opt::output])
-                               ? flag(Opt::output)
-                               : "";
-    for (const auto& other : exports) {
-      if (same_output_file(other.path, path)) taken_by = other.flag;
-    }
-    if (!taken_by.empty()) {
-      throw UsageError(
-          fmt::format("{} {}: {} writes that file too; name another file", flag(id), path, taken_by));
-    }
-    exports.push_back({flag(id), format, path});
-  }
-  return exports;
-}
-
-std::vector<std::pair<std::string, std::string>> outputs_of(const Command& command) {
-  std::vector<std::pair<std::string, std::string>> outputs;
-  if (!command.output.empty()) outputs.emplace_back(flag(Opt::output), command.output);
-  for (const auto& e : command.exports) outputs.emplace_back(e.flag, e.path);
-  if (!command.trace_out.empty()) outputs.emplace_back(flag(Opt::trace_out), command.trace_out);
-  if (!command.save.empty()) outputs.emplace_back(flag(Opt::save), command.save);
-  return outputs;
-}
-
-// An output that is a file the command reads would replace it (issue 39 item 3: report -o over
-// its input, --export-csv over the --list): refused, naming both. `what` names the input.
-void refuse_output_over_input(const Command& command, const std::string& what,
-                              const std::string& input) {
-  if (input.empty()) return;
-  for (const auto& [flag, path] : outputs_of(command)) {
-    if (same_output_file(path, input)) {
-      throw UsageError(
-          fmt::format("{} {}: it is {}, which fdbench reads; name another file", flag, path, what));
-    }
-  }
-}
-
-// --rcu-expedited keep|0|1|0,1: the values to set in turn (none for keep), refused up front
-// where they cannot be set.
-// --harness: minimal, published, or both in the order given (a repeated one counts once, as in
-
-// The first seed's published harness opens the names it made itself (1.txt .. N.txt, flat,
-// relative, read-only, closed at once): what cannot be done that way is refused up front.
-void check_published_open(const OpenOptions& open) {
-  if (std::find(open.harness.begin(), open.harness.end(), Harness::published) ==
-      open.harness.end()) {
-    return;
-  }
-  const auto refuse = [](std::string_view what) {
-    throw UsageError(
-        fmt::format("--harness published opens the first seed's files as its "
-                    "program does; {}, or use --harness minimal",
-                    what));
-  };
-  if (!open.tree.empty() || !open.list.empty()) {
-    refuse("it needs a set fdbench makes (1.txt .. N.txt): drop --tree or --list");
-  }
-  if (open.subdirs.value_or(0) != 0) refuse("its set is flat: drop --layout");
-  if (open.keep_open) refuse("it closes each file at once: drop --keep-open");
-  if (open.paths != PathMode::relative) refuse("it names them relative, tmp/N.txt: drop --paths");
-  if (open.flags != OpenFlags::rdonly) refuse("std::ifstream opens them read-only: drop --flags");
-}
-
-// --latency or --no-latency, or `otherwise` when neither is given; --trace-out needs it.
-bool latency_of(const OptionValues& values, bool otherwise) {
-  const bool latency = values.on(Opt::latency);
-  const bool no_latency = values.on(Opt::no_latency);
-  if (latency && no_latency) {
-    throw UsageError("--latency and --no-latency: give one of them");
-  }
-  if (!values[Opt::trace_out].empty() && no_latency) {
-    throw UsageError("--trace-out writes the calls --latency times: drop --no-latency");
-  }
-  return latency || !values[Opt::trace_out].empty() || (otherwise && !no_latency);
-}
-
-// --output, --export-*, --trace-out and --quiet: where a measuring command writes.
-void apply_outputs(const OptionValues& values, Command& command) {
-  command.output = values[Opt::output];
-  check_output(flag(Opt::output), command.output);
-  command.exports = apply_exports(values);
-  const std::string& trace_out = values[Opt::trace_out];
-  check_output(flag(Opt::trace_out), trace_out);
-  if (!trace_out.empty()) {
-    for (const auto& e : command.exports) {
-      if (same_output_file(e.path, trace_out)) {
-        throw UsageError(fmt::format("{} {}: {} writes that file too; name another file",
-                                     flag(Opt::trace_out), trace_out, e.flag));
-      }
-    }
-    if (!command.output.empty() && same_output_file(trace_out, command.output)) {
-      throw UsageError(fmt::format("{} {}: {} writes that file too; name another file",
-                                   flag(Opt::trace_out), trace_out, flag(Opt::output)));
-    }
-  }
-  command.trace_out = trace_out;
-  command.quiet = values.on(Opt::quiet);
-}
-
-// The settings every measuring command shares, applied once to each of its sweeps (the suite
-// has two). --timeout is the caller's: its default depends on the input.
-void apply_common(const OptionValues& values, Command& command,
-                  std::initializer_list<SweepOptions*> sweeps) {
-  const Repeat repeat = parse_repeat(values);
-  const int warmup =
-      static_cast<int>(parse_number(flag(Opt::warmup), values[Opt::warmup], 0, 100000));
-  command.format = parse_format(values, Cmd::open);
-  apply_outputs(values, command);
-  const auto rcu = parse_rcu_expedited(values[Opt::rcu_expedited]);
-  Order order{};
-  if (!parse_order(values[Opt::order], order)) {
-    throw BadValue(fmt::format("{}: unknown value '{}' (choose from interleaved, sequential)",
-                               flag(Opt::order), values[Opt::order]));
-  }
-  const auto harness = parse_harness_list(values[Opt::harness]);
-  for (SweepOptions* sweep : sweeps) {
-    sweep->repeat = repeat;
-    sweep->warmup = warmup;
-    sweep->rcu_expedited = rcu;
-    sweep->order = order;
-    sweep->harness = harness;
-    sweep->kernel_trace = values.on(Opt::kernel_trace);
-  }
-}
-
-// The user's files instead of a generated set: --tree or --list.
-void apply_open_input(const OptionValues& values, OpenOptions& open) {
-  const std::string& tree = values[Opt::tree];
-  const std::string& list = values[Opt::list];
-  if (!tree.empty() && !list.empty()) throw UsageError("--tree and --list: choose one input");
-  if (values.on(Opt::list0) && list.empty()) throw UsageError("--list0 needs --list FILE");
-  if (values.on(Opt::cross_mounts) && tree.empty()) {
-    throw UsageError(fmt::format("{} needs --tree DIR", flag(Opt::cross_mounts)));
-  }
-  if (values.on(Opt::allow_pseudo_fs) && tree.empty() && list.empty()) {
-    throw UsageError(fmt::format("{} needs --tree DIR or --list FILE", flag(Opt::allow_pseudo_fs)));
-  }
-  open.tree = tree;
-  open.cross_mounts = values.on(Opt::cross_mounts);
-  open.allow_pseudo_fs = values.on(Opt::allow_pseudo_fs);
-  open.list = list;
-  open.list0 = values.on(Opt::list0);
-  const bool existing = !open.tree.empty() || !open.list.empty();
-  if (existing && open.flags == OpenFlags::rdwr) {
-    throw UsageError(
-        "--flags rdwr works only on fdbench's own files: --tree and --list "
-        "inputs are never opened for writing");
-  }
-  const std::string& dir = values[Opt::dir];
-  open.dir = dir;  // empty: $TMPDIR or /tmp, named TMPDIR in messages (never passed --dir)
-  const bool kept = !values[Opt::keep_files].empty() || !values[Opt::reuse_files].empty();
-  if (!existing && !kept) check_directory(dir_flag(dir), dir_or_default(dir), true);
-}
-
-// --files and --layout shape the set fdbench makes; with --tree or --list there is none, and
-// a run that left them unused would look like one that used them.
-
-// --files and --layout shape the set fdbench makes; with --tree or --list there is none, and
-// a run that left them unused would look like one that used them.
-void reject_set_options(const OptionValues& values) {
-  if (values[Opt::tree].empty() && values[Opt::list].empty()) return;
-  const std::string input = flag(values[Opt::tree].empty() ? Opt::list : Opt::tree);
-  for (const Opt id : {Opt::files, Opt::layout}) {
-    if (values.given(id)) {
-      throw UsageError(fmt::format(
-          "{} and {}: {} is for the set of files fdbench makes, {} opens files that exist; "
-          "drop {}",
-          input, flag(id), flag(id), input, flag(id)));
-    }
-  }
-}
-
-// --keep-files DIR or --reuse-files DIR: the generated set at a directory of its own that
-// outlives the run, instead of a private one under --dir. What the set holds is checked when
-// the run starts (exit 1); here only what the command line says (exit 2). With --reuse-files,
-// where --files or --layout was not named, the set's marker supplies it.
-void apply_kept_set(const OptionValues& values, OpenOptions& open) {
-  const std::string& keep_files = values[Opt::keep_files];
-  const std::string& reuse_files = values[Opt::reuse_files];
-  if (keep_files.empty() && reuse_files.empty()) return;
-  if (!keep_files.empty() && !reuse_files.empty()) {
-    throw UsageError("--keep-files and --reuse-files: give one (keep makes a set, reuse uses one)");
-  }
-  const bool keep = !keep_files.empty();
-  const std::string name = flag(keep ? Opt::keep_files : Opt::reuse_files);
-  if (!values[Opt::tree].empty() || !values[Opt::list].empty()) {
-    const std::string input = flag(values[Opt::tree].empty() ? Opt::list : Opt::tree);
-    throw UsageError(fmt::format("{} and {}: {} is for fdbench's own files, {} opens yours", name,
-                                 input, name, input));
-  }
-  if (!values[Opt::dir].empty()) {
-    throw UsageError(fmt::format("{} and {}: {} DIR is the set's own directory; leave out {}",
-                                 name, flag(Opt::dir), name, flag(Opt::dir)));
-  }
-  if (keep) {
-    open.keep_files = keep_files;
-    open.dir = parent_of(keep_files);  // the filesystem the environment describes
-    check_directory(fmt::format("{} {}: its parent", name, keep_files), open.dir, true);
-    return;
-  }
-  check_reused_set(name, reuse_files);
-  open.reuse_files = reuse_files;
-  open.dir = reuse_files;
-  if (!values.given(Opt::files)) open.files.reset();     // the set's marker says
-  if (!values.given(Opt::layout)) open.subdirs.reset();  // the set's marker says
-}
-
-void apply_open(const OptionValues& values, OpenOptions& open) {
-  open.files =
-      static_cast<std::size_t>(parse_number(flag(Opt::files), values[Opt::files], 1, kMaxFiles));
-  open.threads = parse_threads(values[Opt::threads]);
-  open.strategies = parse_strategies(values[Opt::strategy]);
-  open.batch = static_cast<int>(parse_number(flag(Opt::batch), values[Opt::batch], 1, kMaxFiles));
-  open.subdirs = parse_layout(values[Opt::layout]);
-  apply_choice(Opt::flags, values[Opt::flags], parse_open_flags, open_flags_names(), "value",
-               open.flags);
-  apply_choice(Opt::paths, values[Opt::paths], parse_path_mode, path_mode_names(), "value",
-               open.paths);
-  open.keep_open = values.on(Opt::keep_open);
-  apply_uring_tuning(values[Opt::uring_tuning], open.uring);
-  apply_choice(Opt::uring_close, values[Opt::uring_close], parse_uring_close, uring_close_names(),
-               "value", open.uring.close);
-  open.pregrow = parse_pregrow_list(values[Opt::pregrow]);
-  if (!open.keep_open && (open.pregrow.size() != 1 || open.pregrow[0].mode != Pregrow::Mode::off)) {
-    throw UsageError(
-        "--pregrow needs --keep-open: open+close never holds more than a few "
-        "descriptors, so the table does not grow");
-  }
-  apply_open_input(values, open);
-}
-
-void apply_socket(const OptionValues& values, SocketOptions& socket) {
-  socket.strategies = parse_strategies(values[Opt::strategy]);
-  socket.batch =
-      static_cast<int>(parse_number(flag(Opt::batch), values[Opt::batch], 1, kMaxPerThread));
-  socket.threads = parse_threads(values[Opt::threads]);
-  socket.per_thread = static_cast<std::size_t>(
-      parse_number(flag(Opt::per_thread), values[Opt::per_thread], 1, kMaxPerThread));
-  apply_choice(Opt::kind, values[Opt::kind], parse_socket_kind, socket_kind_names(), "kind",
-               socket.kind);
-  socket.pregrow = parse_pregrow_list(values[Opt::pregrow]);
-  apply_uring_tuning(values[Opt::uring_tuning], socket.uring);
-}
-
 // Every command and its options, made from the rows and the commands' help.
 Subcommands add_subcommands(CLI::App& app, std::map<Cmd, OptionValues>& values,
                             OptionHints& hints, std::vector<Named>& named) {
@@ -379,156 +129,22 @@ void reject_suite_options(const CLI::App& app, std::string_view subcommand) {
   }
 }
 
-// A command none of whose strategy x harness pairs can run here is refused before anything is
-// made or started; where only some cannot, the run names them as it starts (measure()).
-void refuse_unrunnable(const Runnability& runnability) {
-  if (runnability.nothing_runs()) throw UsageError(nothing_runs_text(runnability));
-}
-
-Command open_command(const OptionValues& values) {
-  Command command;
-  command.kind = Command::Kind::open;
-  reject_set_options(values);
-  apply_open(values, command.open);
-  apply_kept_set(values, command.open);
-  apply_common(values, command, {&command.open});
-  command.open.timeout_s = parse_timeout(values[Opt::timeout],
-                                         !command.open.tree.empty() || !command.open.list.empty());
-  check_published_open(command.open);
-  refuse_unrunnable(runnability(command.open));
-  command.open.latency = latency_of(values, command.open.keep_open);
-  refuse_output_over_input(command, flag(Opt::list) + " " + command.open.list, command.open.list);
-  return command;
-}
-
-Command socket_command(const OptionValues& values) {
-  Command command;
-  command.kind = Command::Kind::socket;
-  apply_socket(values, command.socket);
-  apply_common(values, command, {&command.socket});
-  command.socket.timeout_s = parse_timeout(values[Opt::timeout], false);
-  refuse_unrunnable(runnability(command.socket));
-  command.socket.latency = latency_of(values, true);
-  return command;
-}
-
-Command suite_command(const OptionValues& values) {
-  Command command;
-  command.kind = Command::Kind::suite;
-  OptionValues open = defaults_of(Cmd::open);
-  open.text[Opt::dir] = values[Opt::dir];
-  apply_open(open, command.open);
-  apply_common(values, command, {&command.open, &command.socket});
-  command.open.timeout_s = command.socket.timeout_s = parse_timeout(values[Opt::timeout], false);
-  command.open.latency = latency_of(values, false);
-  command.socket.latency = latency_of(values, true);
-  // The seed's two threads, then the two ways around the shared table.
-  command.socket.strategies = {"threads", "process", "uring-direct"};
-  refuse_unrunnable(runnability(command.open));
-  refuse_unrunnable(runnability(command.socket));
-  return command;
-}
-
-Command tune_command(const OptionValues& values) {
-  Command command;
-  command.kind = Command::Kind::tune;
-  reject_set_options(values);
-  OpenOptions& open = command.tune.open;
-  open.files =
-      static_cast<std::size_t>(parse_number(flag(Opt::files), values[Opt::files], 1, kMaxFiles));
-  open.keep_open = values.on(Opt::keep_open);
-  command.tune.eligibility = {values.on(Opt::allow_process), values.on(Opt::allow_direct)};
-  open.kernel_trace = values.on(Opt::kernel_trace);
-  if (!values[Opt::strategy].empty()) open.strategies = parse_strategies(values[Opt::strategy]);
-  apply_open_input(values, open);
-  open.timeout_s = parse_timeout(values[Opt::timeout], !open.tree.empty() || !open.list.empty());
-  command.tune.budget_seconds =
-      static_cast<double>(parse_number(flag(Opt::budget), values[Opt::budget], 1, 86400));
-  if (!values[Opt::precision].empty()) {
-    command.tune.precision = parse_precision(values[Opt::precision]);
-  }
-  command.format = parse_format(values, Cmd::tune);
-  command.output = values[Opt::output];
-  check_output(flag(Opt::output), command.output);
-  command.exports = apply_exports(values);
-  check_output(flag(Opt::save), values[Opt::save]);
-  command.save = values[Opt::save];
-  command.quiet = values.on(Opt::quiet);
-  refuse_output_over_input(command, flag(Opt::list) + " " + open.list, open.list);
-  return command;
-}
-
-Command clean_command(const OptionValues& values) {
-  Command command;
-  command.kind = Command::Kind::clean;
-  const auto& sets = values.list.at(Opt::sets);
-  check_kept_sets(sets);
-  command.clean_sets = sets;
-  const std::string& dir = values[Opt::dir];
-  if (sets.empty() || !dir.empty()) {
-    command.clean_dir = dir_or_default(dir);
-    check_directory(dir_flag(dir), command.clean_dir, true);
-  }
-  return command;
-}
-
-Command env_command(const OptionValues& values) {
-  Command command;
-  command.kind = Command::Kind::env;
-  command.env_dir = dir_or_default(values[Opt::dir]);
-  check_directory(dir_flag(values[Opt::dir]), command.env_dir, false);
-  command.format = parse_format(values, Cmd::env);
-  return command;
-}
-
-Command compare_command(const OptionValues& values) {
-  Command command;
-  command.kind = Command::Kind::compare;
-  const auto& files = values.list.at(Opt::results);
-  if (files.empty() || (files.size() == 1 && !values.on(Opt::references))) {
-    throw UsageError(
-        "name two or more results files (written with --format json or "
-        "--export-json), or one with --references");
-  }
-  command.format = parse_format(values, Cmd::compare);
-  command.compare_files = files;
-  command.references = values.on(Opt::references);
-  return command;
-}
-
-Command completion_command(const CLI::App& app, const OptionHints& hints,
-                           const std::string& shell) {
+// The completion script for `shell`, made from the commands and their rows' hints.
+CompletionCommand completion_command(const CLI::App& app, const OptionHints& hints,
+                                     const std::string& shell) {
   if (shell != "bash") {
     throw BadValue(fmt::format("'{}' is not a shell fdbench writes for (bash)", shell));
   }
-  Command command;
-  command.kind = Command::Kind::completion;
+  CompletionCommand command;
   command.text = bash_completion_script(app, [&hints](const CLI::App&, const CLI::Option& option) {
     const auto it = hints.find(&option);
     return it == hints.end() ? ValueHint{} : it->second;
   });
   return command;
 }
-Command report_command(const OptionValues& values) {
-  const auto& files = values.list.at(Opt::results);
-  if (files.empty()) {
-    throw UsageError(
-        "name one or more results files (written with --format json or "
-        "--export-json)");
-  }
-  check_output(flag(Opt::output), values[Opt::output]);
-  Command command;
-  command.kind = Command::Kind::report;
-  command.compare_files = files;
-  command.output = values[Opt::output];
-  for (const auto& file : files) {
-    refuse_output_over_input(command, "the results file " + file, file);
-  }
-  return command;
-}
 
-Command make_command(const CLI::App& app, const Subcommands& sub,
-                     const std::map<Cmd, OptionValues>& values, const OptionHints& hints) {
+CommandKind make_command(const CLI::App& app, const Subcommands& sub,
+                         const std::map<Cmd, OptionValues>& values, const OptionHints& hints) {
   for (const Cmd measuring : {Cmd::open, Cmd::socket, Cmd::tune}) {
     if (sub.at(measuring)->parsed()) reject_suite_options(app, sub.at(measuring)->get_name());
   }
@@ -543,11 +159,7 @@ Command make_command(const CLI::App& app, const Subcommands& sub,
   }
   if (parsed(Cmd::report)) return report_command(values.at(Cmd::report));
   if (parsed(Cmd::tune)) return tune_command(values.at(Cmd::tune));
-  if (parsed(Cmd::strategies)) {
-    Command command;
-    command.kind = Command::Kind::strategies;
-    return command;
-  }
+  if (parsed(Cmd::strategies)) return StrategiesCommand{};
   return suite_command(values.at(Cmd::suite));
 }
 
@@ -565,8 +177,7 @@ Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out, 
     if (option->count() > 0) of->named.insert(id);
   }
   try {
-    Command command = make_command(app, sub, values, hints);
-    command.command_line.assign(argv, argv + argc);
+    Command command{make_command(app, sub, values, hints), {argv, argv + argc}};
     return {std::move(command), 0};
   } catch (const UsageError& e) {
     const bool see_help = dynamic_cast<const BadValue*>(&e) != nullptr;

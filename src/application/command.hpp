@@ -4,6 +4,7 @@
 // command does besides reading argv is here.
 #include <iosfwd>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "engine/options.hpp"
@@ -18,35 +19,62 @@ struct Export {
   std::string path;
 };
 
-struct Command {
-  enum class Kind {
-    suite,
-    open,
-    socket,
-    strategies,
-    clean,
-    env,
-    compare,
-    report,
-    completion,
-    tune
-  } kind = Kind::suite;
-  OpenOptions open;
-  SocketOptions socket;
+// Where a measuring command writes: --format, --output, --export-*, --trace-out, --quiet.
+struct OutputSettings {
   std::string format = "table";
   std::string output;  // empty: stdout
   std::vector<Export> exports;
-  std::string trace_out;                   // --trace-out FILE: every timed call as CSV
-  bool quiet = false;                      // no progress on stderr
-  std::string clean_dir;                   // clean: where to look for leftovers ("": not at all)
-  std::vector<std::string> clean_sets;     // clean: kept sets to remove
-  std::string env_dir;                     // env: where files would be created (fs_type)
-  std::vector<std::string> compare_files;  // compare, report: results files (compare: the first
-                                           // is the baseline)
-  bool references = false;                 // compare: also against the published figures
-  std::string text;                        // completion: the script to print
+  std::string trace_out;  // --trace-out FILE: every timed call as CSV
+  bool quiet = false;     // no progress on stderr
+};
+
+// Each command with only its own fields.
+struct SuiteCommand {  // no subcommand: open's and socket's sweeps in turn
+  OpenOptions open;
+  SocketOptions socket;
+  OutputSettings outputs;
+};
+struct OpenCommand {
+  OpenOptions open;
+  OutputSettings outputs;
+};
+struct SocketCommand {
+  SocketOptions socket;
+  OutputSettings outputs;
+};
+struct TuneCommand {
   TuneOptions tune;
-  std::string save;                       // tune --save FILE: the recommendation's JSON
+  OutputSettings outputs;
+  std::string save;  // --save FILE: the recommendation's JSON
+};
+struct StrategiesCommand {};
+struct CleanCommand {
+  std::string dir;                // where to look for leftovers ("": not at all)
+  std::vector<std::string> sets;  // kept sets to remove
+};
+struct EnvCommand {
+  std::string dir;  // where files would be created (fs_type)
+  std::string format = "table";
+};
+struct CompareCommand {
+  std::vector<std::string> files;  // results files, the first the baseline
+  bool references = false;         // also against the published figures
+  std::string format = "table";
+};
+struct ReportCommand {
+  std::vector<std::string> files;  // results files
+  std::string output;              // empty: stdout
+};
+struct CompletionCommand {
+  std::string text;  // the script to print
+};
+
+using CommandKind =
+    std::variant<SuiteCommand, OpenCommand, SocketCommand, TuneCommand, StrategiesCommand,
+                 CleanCommand, EnvCommand, CompareCommand, ReportCommand, CompletionCommand>;
+
+struct Command {
+  CommandKind what;
   std::vector<std::string> command_line;  // argv as given: the results' context records it
 };
 

@@ -254,7 +254,7 @@ std::vector<OptionRow> output_rows() {
       // Its help and choices per command: formats_of().
       {.id = Opt::format, .names = "--format", .value = "FORMAT",
        .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::tune, Cmd::env, Cmd::compare},
-       .default_text = [](Cmd) { return Command{}.format; },
+       .default_text = [](Cmd) { return OutputSettings{}.format; },
        .show_default = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::tune, Cmd::env, Cmd::compare}},
       {.id = Opt::output, .names = "--output", .value = "FILE",
        .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::tune, Cmd::report},

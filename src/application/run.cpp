@@ -68,26 +68,26 @@ int list_strategies(std::ostream& out) {
 
 // Named sets first: each one not removed is an error (exit 1). Then leftovers under
 // --dir, where what is left is only reported.
-int clean(const Command& command, std::ostream& out, std::ostream& err) {
+int clean(const CleanCommand& command, std::ostream& out, std::ostream& err) {
   int code = 0;
-  for (const auto& set : command.clean_sets) {
+  for (const auto& set : command.sets) {
     const auto report = FileSet::clean_kept(set);
     for (const auto& path : report.removed) out << "removed " << path << "\n";
     for (const auto& why : report.kept) err << "Error: " << printable(why) << "\n";
     if (!report.kept.empty()) code = 1;
   }
-  if (command.clean_dir.empty()) return code;
+  if (command.dir.empty()) return code;
   try {
-    const auto report = FileSet::clean_leftovers(command.clean_dir);
+    const auto report = FileSet::clean_leftovers(command.dir);
     for (const auto& path : report.removed) out << "removed " << path << "\n";
     for (const auto& why : report.kept) out << "left " << why << "\n";
     // An output's temporary, named where the filesystem has no O_TMPFILE, of a killed run.
-    const auto temporaries = clean_output_temporaries(command.clean_dir);
+    const auto temporaries = clean_output_temporaries(command.dir);
     for (const auto& path : temporaries.removed) out << "removed " << path << "\n";
     for (const auto& why : temporaries.kept) out << "left " << why << "\n";
     if (report.removed.empty() && report.kept.empty() && temporaries.removed.empty() &&
         temporaries.kept.empty()) {
-      out << "nothing to clean in " << command.clean_dir << "\n";
+      out << "nothing to clean in " << command.dir << "\n";
     }
     return code;
   } catch (const Error& e) {
@@ -131,16 +131,23 @@ int measured_code(std::span<const Result> results, std::ostream& err) {
   return 1;
 }
 
+// A measuring command as measure() runs it: the sweeps it has (suite: both), or tune's.
+struct Measuring {
+  const OpenOptions* open = nullptr;
+  const SocketOptions* socket = nullptr;
+  const TuneCommand* tune = nullptr;
+  const OutputSettings& outputs;
+};
+
 // What of the command cannot run here, said before anything starts, a line for each of its
 // parts (a command none of whose combinations can run was refused as it was parsed).
-void say_unavailable(const Command& command, std::ostream& err) {
-  const bool suite = command.kind == Command::Kind::suite;
+void say_unavailable(const Measuring& command, std::ostream& err) {
   std::vector<std::pair<const char*, std::string>> lines;
-  if (suite || command.kind == Command::Kind::open) {
-    lines.emplace_back("open", unavailable_text(runnability(command.open)));
+  if (command.open != nullptr) {
+    lines.emplace_back("open", unavailable_text(runnability(*command.open)));
   }
-  if (suite || command.kind == Command::Kind::socket) {
-    lines.emplace_back("socket", unavailable_text(runnability(command.socket)));
+  if (command.socket != nullptr) {
+    lines.emplace_back("socket", unavailable_text(runnability(*command.socket)));
   }
   for (const auto& [part, line] : lines) {
     if (!line.empty()) err << "fdbench " << part << ": " << printable(line) << "\n";
@@ -148,14 +155,10 @@ void say_unavailable(const Command& command, std::ostream& err) {
 }
 
 // Runs the suite, open or socket; every reporter sees each result as it finishes.
-int run_session(const Command& command, Session& session, std::ostream& err) {
+int run_session(const Measuring& command, Session& session, std::ostream& err) {
   try {
-    if (command.kind == Command::Kind::suite || command.kind == Command::Kind::open) {
-      session.run_open(command.open);
-    }
-    if (command.kind == Command::Kind::suite || command.kind == Command::Kind::socket) {
-      session.run_socket(command.socket);
-    }
+    if (command.open != nullptr) session.run_open(*command.open);
+    if (command.socket != nullptr) session.run_socket(*command.socket);
     session.finish(true);
     return measured_code(session.results(), err);
   } catch (const Interrupted& e) {
@@ -200,15 +203,15 @@ void tune_notes(const TuneSummary& summary, std::ostream& err) {
 // tune through the session's reporters, as open and socket. Exit 1 when nothing could be
 // recommended: a script reading --save must not find an old file. Progress lines only to a
 // terminal, as open's progress line: a log or a pipe gets the results.
-int run_tune_session(const Command& command, Session& session, std::ostream& err) {
-  const bool show_progress = !command.quiet && platform::terminal_columns(2).has_value();
+int run_tune_session(const TuneCommand& command, Session& session, std::ostream& err) {
+  const bool show_progress = !command.outputs.quiet && platform::terminal_columns(2).has_value();
   const auto progress = [&](std::string_view line) {
     if (show_progress) err << "fdbench tune: " << line << "\n";
   };
   try {
     const TuneSummary summary = run_tune(session, command.tune, progress);
     session.finish(true);
-    if (command.format == "json" || command.format == "csv") tune_notes(summary, err);
+    if (command.outputs.format == "json" || command.outputs.format == "csv") tune_notes(summary, err);
     if (!summary.recommendation) return 1;
     if (!command.save.empty()) {
       write_file_atomically(command.save, recommendation_json(*summary.recommendation) + "\n",
@@ -236,7 +239,7 @@ int run_tune_session(const Command& command, Session& session, std::ostream& err
 
 // Once the run is over, every output is written or said to have failed, each on its own: one
 // that failed makes the exit code 1 unless it is an error already.
-int finish_outputs(const Command& command, std::size_t results, TraceOut* trace_out,
+int finish_outputs(const OutputSettings& command, std::size_t results, TraceOut* trace_out,
                    const std::vector<const FileExport*>& exports, const std::string& buffered,
                    std::ostream& err, int code) {
   const auto failed = [&](const std::string& why) {
@@ -272,8 +275,10 @@ int finish_outputs(const Command& command, std::size_t results, TraceOut* trace_
   return code;
 }
 
-int measure(const Command& command, std::ostream& out, std::ostream& err) {
-  say_unavailable(command, err);
+int measure(const Measuring& measuring, const std::vector<std::string>& command_line,
+            std::ostream& out, std::ostream& err) {
+  say_unavailable(measuring, err);
+  const OutputSettings& command = measuring.outputs;
   std::ostringstream buffer;
   std::ostream& sink = command.output.empty() ? out : buffer;
   std::vector<std::unique_ptr<Reporter>> reporters;
@@ -284,11 +289,13 @@ int measure(const Command& command, std::ostream& out, std::ostream& err) {
     reporters.push_back(std::make_unique<FileExport>(e.format, e.path, e.flag));
     exports.push_back(static_cast<const FileExport*>(reporters.back().get()));
   }
-  const bool tune = command.kind == Command::Kind::tune;
-  const std::string& asked_dir = tune ? command.tune.open.dir : command.open.dir;
+  const bool tune = measuring.tune != nullptr;
+  const std::string& asked_dir = tune ? measuring.tune->tune.open.dir : measuring.open != nullptr
+                                                                          ? measuring.open->dir
+                                                                          : std::string();
   const std::string dir = asked_dir.empty() ? default_dir() : asked_dir;
   Session session(capture_environment(dir), std::move(reporters),
-                  capture_context(command.command_line));
+                  capture_context(command_line));
   std::optional<ProgressLine> progress;
   // tune says its turns in lines of their own (run_tune).
   if (const auto columns = platform::terminal_columns(2); columns && !command.quiet && !tune) {
@@ -312,7 +319,7 @@ int measure(const Command& command, std::ostream& out, std::ostream& err) {
     session.set_trace_out(&*trace_out);
   }
   const int code =
-      tune ? run_tune_session(command, session, err) : run_session(command, session, err);
+      tune ? run_tune_session(*measuring.tune, session, err) : run_session(measuring, session, err);
   return finish_outputs(command, session.results().size(), trace_out ? &*trace_out : nullptr,
                         exports, buffer.str(), err, code);
 }
@@ -369,10 +376,10 @@ int print_environment(const std::string& dir, const std::string& format, std::os
 }
 
 // Unreadable, malformed or truncated input is a usage error: one line, exit 2.
-int compare_files(const Command& command, std::ostream& out, std::ostream& err) {
+int compare_files(const CompareCommand& command, std::ostream& out, std::ostream& err) {
   std::vector<ResultsDocument> documents;
   try {
-    for (const auto& path : command.compare_files)
+    for (const auto& path : command.files)
       documents.push_back(read_results_file(path, "compare"));
   } catch (const Error& e) {
     err << "Error: " << printable(e.what()) << "\n";
@@ -382,12 +389,12 @@ int compare_files(const Command& command, std::ostream& out, std::ostream& err) 
     return 128 + e.signal();
   }
   CompareReport report;
-  if (documents.size() >= 2) report.comparison = compare(documents, command.compare_files);
+  if (documents.size() >= 2) report.comparison = compare(documents, command.files);
   if (command.references) {
     const auto references = shipped_references();
     for (std::size_t i = 0; i < documents.size(); ++i) {
       report.references.push_back(
-          {command.compare_files[i], stand_against(documents[i], references)});
+          {command.files[i], stand_against(documents[i], references)});
     }
   }
   write_compare_report(out, report, command.format);
@@ -395,10 +402,10 @@ int compare_files(const Command& command, std::ostream& out, std::ostream& err) 
 }
 
 // One page for every file named; unreadable input is one line and exit 2, like compare.
-int write_report(const Command& command, std::ostream& out, std::ostream& err) {
+int write_report(const ReportCommand& command, std::ostream& out, std::ostream& err) {
   std::vector<ReportInput> inputs;
   try {
-    for (const auto& path : command.compare_files) {
+    for (const auto& path : command.files) {
       inputs.push_back({path, read_results_file(path, "report")});
     }
   } catch (const Error& e) {
@@ -426,11 +433,60 @@ int write_report(const Command& command, std::ostream& out, std::ostream& err) {
 
 }  // namespace
 
+namespace {
+
+// The --tree or --list a command opens (open, tune), or none.
+const OpenOptions* inputs_of(const Command& command) {
+  if (const auto* open = std::get_if<OpenCommand>(&command.what)) return &open->open;
+  if (const auto* tune = std::get_if<TuneCommand>(&command.what)) return &tune->tune.open;
+  return nullptr;
+}
+
+template <class... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
+
+// The command's own function, by its kind.
+int dispatch(const Command& command, std::ostream& out, std::ostream& err) {
+  const auto& line = command.command_line;
+  return std::visit(
+      Overloaded{
+          [&](const SuiteCommand& c) {
+            return measure({&c.open, &c.socket, nullptr, c.outputs}, line, out, err);
+          },
+          [&](const OpenCommand& c) {
+            return measure({&c.open, nullptr, nullptr, c.outputs}, line, out, err);
+          },
+          [&](const SocketCommand& c) {
+            return measure({nullptr, &c.socket, nullptr, c.outputs}, line, out, err);
+          },
+          [&](const TuneCommand& c) {
+            return measure({nullptr, nullptr, &c, c.outputs}, line, out, err);
+          },
+          [&](const StrategiesCommand&) { return list_strategies(out); },
+          [&](const CleanCommand& c) { return clean(c, out, err); },
+          [&](const EnvCommand& c) { return print_environment(c.dir, c.format, out); },
+          [&](const CompareCommand& c) { return compare_files(c, out, err); },
+          [&](const ReportCommand& c) { return write_report(c, out, err); },
+          [&](const CompletionCommand& c) {
+            out << c.text;
+            return 0;
+          },
+      },
+      command.what);
+}
+
+}  // namespace
+
 int look_at_inputs(const Command& command, std::ostream& err) {
-  const bool is_tune = command.kind == Command::Kind::tune;
-  if (!is_tune && command.kind != Command::Kind::open) return 0;
+  const OpenOptions* inputs = inputs_of(command);
+  if (inputs == nullptr) return 0;
+  const bool is_tune = std::holds_alternative<TuneCommand>(command.what);
   try {
-    check_input_paths(is_tune ? command.tune.open : command.open);
+    check_input_paths(*inputs);
     return 0;
   } catch (const UsageError& e) {
     err << "Error: "
@@ -451,30 +507,7 @@ int look_at_inputs(const Command& command, std::ostream& err) {
 
 int run(const Command& command, std::ostream& out, std::ostream& err) {
   if (const int refused = look_at_inputs(command, err); refused != 0) return refused;
-  int code = 0;
-  switch (command.kind) {
-    case Command::Kind::strategies:
-      code = list_strategies(out);
-      break;
-    case Command::Kind::clean:
-      code = clean(command, out, err);
-      break;
-    case Command::Kind::env:
-      code = print_environment(command.env_dir, command.format, out);
-      break;
-    case Command::Kind::compare:
-      code = compare_files(command, out, err);
-      break;
-    case Command::Kind::report:
-      code = write_report(command, out, err);
-      break;
-    case Command::Kind::completion:
-      out << command.text;
-      break;
-    default:
-      code = measure(command, out, err);
-      break;
-  }
+  int code = dispatch(command, out, err);
   // A private file set that could not be removed was said in a line; the exit code says so.
   if (FileSet::left_unremoved() && code == 0) code = 1;
   out.flush();

@@ -22,6 +22,7 @@
 #include "fdbench/version.hpp"
 #include "output/reporter.hpp"
 #include "platform/platform.hpp"
+#include "support/commands.hpp"
 #include "support/contract.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/require.hpp"
@@ -49,7 +50,7 @@ std::vector<std::string> strategies_for(const std::vector<std::string>& args) {
   std::ostringstream err;
   const auto parsed = cli::parse_command_line(static_cast<int>(argv.size()), argv.data(), out, err);
   EXPECT_TRUE(parsed.command.has_value()) << err.str();
-  return parsed.command ? parsed.command->open.strategies : std::vector<std::string>{};
+  return parsed.command ? open_of(*parsed.command).strategies : std::vector<std::string>{};
 }
 
 bool available(const std::string& strategy) {

@@ -14,12 +14,20 @@
 #include "engine/strategy.hpp"
 #include "engine/workload.hpp"
 #include "fdbench/version.hpp"
+#include "support/commands.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench::cli {
 namespace cli_parse_test {
 
+using fdbench::testing::as;
+using fdbench::testing::format_of;
+using fdbench::testing::is;
+using fdbench::testing::open_of;
+using fdbench::testing::outputs_of;
+using fdbench::testing::socket_of;
 using fdbench::testing::TempDir;
+using namespace app;  // NOLINT: the command structs under test
 
 struct Outcome {
   Parsed parsed;
@@ -125,26 +133,26 @@ TEST_F(OpenFlags, BadRepeatAndWarmup) {
 
 TEST_F(OpenFlags, RepeatAutoIsTheDefaultWithItsPrecisionAndTimeLimit) {
   const Command defaults = expect_command(open({}));
-  EXPECT_TRUE(defaults.open.repeat.automatic());
-  EXPECT_DOUBLE_EQ(defaults.open.repeat.precision, 0.03);
-  EXPECT_GT(defaults.open.repeat.max_time_s, 0);
+  EXPECT_TRUE(open_of(defaults).repeat.automatic());
+  EXPECT_DOUBLE_EQ(open_of(defaults).repeat.precision, 0.03);
+  EXPECT_GT(open_of(defaults).repeat.max_time_s, 0);
 
   const Command asked =
       expect_command(open({"--repeat", "auto", "--precision", "1.5", "--max-time", "0.25"}));
-  EXPECT_TRUE(asked.open.repeat.automatic());
-  EXPECT_DOUBLE_EQ(asked.open.repeat.precision, 0.015);
-  EXPECT_DOUBLE_EQ(asked.open.repeat.max_time_s, 0.25);
+  EXPECT_TRUE(open_of(asked).repeat.automatic());
+  EXPECT_DOUBLE_EQ(open_of(asked).repeat.precision, 0.015);
+  EXPECT_DOUBLE_EQ(open_of(asked).repeat.max_time_s, 0.25);
   // A percent sign is taken too, and both apply to the default, auto.
   const Command with_sign = expect_command(open({"--precision", "5%"}));
-  EXPECT_DOUBLE_EQ(with_sign.open.repeat.precision, 0.05);
+  EXPECT_DOUBLE_EQ(open_of(with_sign).repeat.precision, 0.05);
 
   const Command fixed = expect_command(open({"--repeat", "7"}));
-  EXPECT_EQ(fixed.open.repeat, Repeat::fixed(7));
-  EXPECT_FALSE(fixed.open.repeat.automatic());
+  EXPECT_EQ(open_of(fixed).repeat, Repeat::fixed(7));
+  EXPECT_FALSE(open_of(fixed).repeat.automatic());
 
   const Command socket = expect_command({"socket", "--precision", "2", "--max-time", "9"});
-  EXPECT_DOUBLE_EQ(socket.socket.repeat.precision, 0.02);
-  EXPECT_DOUBLE_EQ(socket.socket.repeat.max_time_s, 9);
+  EXPECT_DOUBLE_EQ(socket_of(socket).repeat.precision, 0.02);
+  EXPECT_DOUBLE_EQ(socket_of(socket).repeat.max_time_s, 9);
 }
 
 TEST_F(OpenFlags, PrecisionAndMaxTimeAreCheckedAndNeedRepeatAuto) {
@@ -163,9 +171,9 @@ TEST_F(OpenFlags, PrecisionAndMaxTimeAreCheckedAndNeedRepeatAuto) {
 }
 
 TEST_F(OpenFlags, TuneTakesThePrecisionItsCombinationsRepeatTo) {
-  EXPECT_DOUBLE_EQ(expect_command({"tune"}).tune.precision, Repeat{}.precision);
-  EXPECT_DOUBLE_EQ(expect_command({"tune", "--precision", "1.5"}).tune.precision, 0.015);
-  EXPECT_DOUBLE_EQ(expect_command({"tune", "--precision", "5%"}).tune.precision, 0.05);
+  EXPECT_DOUBLE_EQ(as<TuneCommand>(expect_command({"tune"})).tune.precision, Repeat{}.precision);
+  EXPECT_DOUBLE_EQ(as<TuneCommand>(expect_command({"tune", "--precision", "1.5"})).tune.precision, 0.015);
+  EXPECT_DOUBLE_EQ(as<TuneCommand>(expect_command({"tune", "--precision", "5%"})).tune.precision, 0.05);
   for (const std::string bad : {"0", "51", "x"}) {
     expect_usage_error({"tune", "--precision", bad}, "--precision");
   }
@@ -260,28 +268,28 @@ TEST_F(OpenFlags, ValidValuesParse) {
   const Command c = expect_command(
       open({"--files", "500", "--threads", "3,1", "--strategy", "pool,threads", "--batch", "8",
             "--repeat", "3", "--warmup", "0", "--format", "csv", "--output", output}));
-  EXPECT_EQ(c.kind, Command::Kind::open);
-  EXPECT_EQ(c.open.files, 500U);
-  EXPECT_EQ(c.open.threads, (std::vector<int>{3, 1}));
-  EXPECT_EQ(c.open.strategies, (std::vector<std::string>{"pool", "threads"}));
-  EXPECT_EQ(c.open.batch, 8);
-  EXPECT_EQ(c.open.repeat, Repeat::fixed(3));
-  EXPECT_EQ(c.open.warmup, 0);
-  EXPECT_EQ(c.open.dir, dir_.path());
-  EXPECT_EQ(c.format, "csv");
-  EXPECT_EQ(c.output, output);
+  EXPECT_TRUE(is<OpenCommand>(c));
+  EXPECT_EQ(open_of(c).files, 500U);
+  EXPECT_EQ(open_of(c).threads, (std::vector<int>{3, 1}));
+  EXPECT_EQ(open_of(c).strategies, (std::vector<std::string>{"pool", "threads"}));
+  EXPECT_EQ(open_of(c).batch, 8);
+  EXPECT_EQ(open_of(c).repeat, Repeat::fixed(3));
+  EXPECT_EQ(open_of(c).warmup, 0);
+  EXPECT_EQ(open_of(c).dir, dir_.path());
+  EXPECT_EQ(format_of(c), "csv");
+  EXPECT_EQ(outputs_of(c).output, output);
 }
 
 TEST_F(OpenFlags, PathsParse) {
-  EXPECT_EQ(expect_command(open({"--paths", "absolute"})).open.paths, PathMode::absolute);
-  EXPECT_EQ(expect_command(open({"--paths", "relative"})).open.paths, PathMode::relative);
+  EXPECT_EQ(open_of(expect_command(open({"--paths", "absolute"}))).paths, PathMode::absolute);
+  EXPECT_EQ(open_of(expect_command(open({"--paths", "relative"}))).paths, PathMode::relative);
 }
 
 TEST_F(OpenFlags, LimitsAreAccepted) {
   const Command c = expect_command(open({"--threads", "1,1024", "--files", "1", "--batch", "1"}));
-  EXPECT_EQ(c.open.threads, (std::vector<int>{1, 1024}));
-  EXPECT_EQ(c.open.files, 1U);
-  EXPECT_EQ(c.open.batch, 1);
+  EXPECT_EQ(open_of(c).threads, (std::vector<int>{1, 1024}));
+  EXPECT_EQ(open_of(c).files, 1U);
+  EXPECT_EQ(open_of(c).batch, 1);
 }
 
 TEST_F(OpenFlags, EveryRegisteredStrategyIsAccepted) {
@@ -292,7 +300,7 @@ TEST_F(OpenFlags, EveryRegisteredStrategyIsAccepted) {
       continue;
     }
     const Command c = expect_command(open({"--strategy", name}));
-    EXPECT_EQ(c.open.strategies, std::vector<std::string>{name});
+    EXPECT_EQ(open_of(c).strategies, std::vector<std::string>{name});
   }
 }
 
@@ -305,9 +313,9 @@ TEST_F(OpenFlags, UringTuningAndClose) {
     expect_usage_error(open({"--uring-close", bad}), "--uring-close");
   }
   const Command defaults = expect_command(open({}));
-  EXPECT_TRUE(defaults.open.uring.setup_flags);
-  EXPECT_TRUE(defaults.open.uring.register_ring_fd);
-  EXPECT_EQ(defaults.open.uring.close, UringOptions{}.close);
+  EXPECT_TRUE(open_of(defaults).uring.setup_flags);
+  EXPECT_TRUE(open_of(defaults).uring.register_ring_fd);
+  EXPECT_EQ(open_of(defaults).uring.close, UringOptions{}.close);
   const struct {
     const char* tuning;
     bool flags;
@@ -319,35 +327,35 @@ TEST_F(OpenFlags, UringTuningAndClose) {
   for (const auto& t : kTunings) {
     SCOPED_TRACE(t.tuning);
     const Command c = expect_command(open({"--uring-tuning", t.tuning, "--uring-close", "linked"}));
-    EXPECT_EQ(c.open.uring.setup_flags, t.flags);
-    EXPECT_EQ(c.open.uring.register_ring_fd, t.ring_fd);
-    EXPECT_EQ(c.open.uring.close, UringOptions::Close::linked);
+    EXPECT_EQ(open_of(c).uring.setup_flags, t.flags);
+    EXPECT_EQ(open_of(c).uring.register_ring_fd, t.ring_fd);
+    EXPECT_EQ(open_of(c).uring.close, UringOptions::Close::linked);
     const Command s = expect_command({"socket", "--uring-tuning", t.tuning});
-    EXPECT_EQ(s.socket.uring.setup_flags, t.flags);
-    EXPECT_EQ(s.socket.uring.register_ring_fd, t.ring_fd);
+    EXPECT_EQ(socket_of(s).uring.setup_flags, t.flags);
+    EXPECT_EQ(socket_of(s).uring.register_ring_fd, t.ring_fd);
   }
-  EXPECT_EQ(expect_command(open({"--uring-close", "batched"})).open.uring.close,
+  EXPECT_EQ(open_of(expect_command(open({"--uring-close", "batched"}))).uring.close,
             UringOptions::Close::batched);
 }
 
 TEST(OpenDefaults, MatchTheSeedExperiment) {
   const Command c = expect_command({"open"});
-  EXPECT_EQ(c.kind, Command::Kind::open);
-  EXPECT_EQ(c.open.files, 10000U);
-  EXPECT_EQ(c.open.threads, (std::vector<int>{1, 2, 4, 8, 16}));
+  EXPECT_TRUE(is<OpenCommand>(c));
+  EXPECT_EQ(open_of(c).files, 10000U);
+  EXPECT_EQ(open_of(c).threads, (std::vector<int>{1, 2, 4, 8, 16}));
   // Every registered strategy, in registry order: the seed's three come first.
-  EXPECT_EQ(c.open.strategies, strategy_names());
-  ASSERT_GE(c.open.strategies.size(), 3U);
-  EXPECT_EQ(std::vector<std::string>(c.open.strategies.begin(), c.open.strategies.begin() + 3),
+  EXPECT_EQ(open_of(c).strategies, strategy_names());
+  ASSERT_GE(open_of(c).strategies.size(), 3U);
+  EXPECT_EQ(std::vector<std::string>(open_of(c).strategies.begin(), open_of(c).strategies.begin() + 3),
             (std::vector<std::string>{"threads", "pool", "pool-batch"}));
-  EXPECT_EQ(c.open.batch, 64);
-  EXPECT_EQ(c.open.repeat, Repeat{});  // auto
-  EXPECT_TRUE(c.open.repeat.automatic());
-  EXPECT_EQ(c.open.warmup, 1);
-  EXPECT_EQ(c.open.paths, PathMode::relative);
-  EXPECT_EQ(c.open.dir, "");  // $TMPDIR or /tmp, resolved where the set is made
-  EXPECT_EQ(c.format, "table");
-  EXPECT_EQ(c.output, "");
+  EXPECT_EQ(open_of(c).batch, 64);
+  EXPECT_EQ(open_of(c).repeat, Repeat{});  // auto
+  EXPECT_TRUE(open_of(c).repeat.automatic());
+  EXPECT_EQ(open_of(c).warmup, 1);
+  EXPECT_EQ(open_of(c).paths, PathMode::relative);
+  EXPECT_EQ(open_of(c).dir, "");  // $TMPDIR or /tmp, resolved where the set is made
+  EXPECT_EQ(format_of(c), "table");
+  EXPECT_EQ(outputs_of(c).output, "");
 }
 
 TEST(SocketFlags, BadValues) {
@@ -371,15 +379,15 @@ TEST(SocketFlags, BadValues) {
 }
 
 TEST(HarnessFlag, MinimalByDefaultPublishedOrBothWhenAsked) {
-  EXPECT_EQ(expect_command({"open"}).open.harness, (std::vector<Harness>{Harness::minimal}));
-  EXPECT_EQ(expect_command({"socket"}).socket.harness, (std::vector<Harness>{Harness::minimal}));
+  EXPECT_EQ(open_of(expect_command({"open"})).harness, (std::vector<Harness>{Harness::minimal}));
+  EXPECT_EQ(socket_of(expect_command({"socket"})).harness, (std::vector<Harness>{Harness::minimal}));
   const Command both = expect_command({"open", "--harness", "minimal,published"});
-  EXPECT_EQ(both.open.harness, (std::vector<Harness>{Harness::minimal, Harness::published}));
-  EXPECT_EQ(expect_command({"socket", "--harness", "published"}).socket.harness,
+  EXPECT_EQ(open_of(both).harness, (std::vector<Harness>{Harness::minimal, Harness::published}));
+  EXPECT_EQ(socket_of(expect_command({"socket", "--harness", "published"})).harness,
             (std::vector<Harness>{Harness::published}));
   const Command suite = expect_command({"--harness", "published,minimal"});
-  EXPECT_EQ(suite.open.harness, (std::vector<Harness>{Harness::published, Harness::minimal}));
-  EXPECT_EQ(suite.socket.harness, suite.open.harness);
+  EXPECT_EQ(open_of(suite).harness, (std::vector<Harness>{Harness::published, Harness::minimal}));
+  EXPECT_EQ(socket_of(suite).harness, open_of(suite).harness);
 }
 
 TEST(HarnessFlag, BadValuesAndWhatThePublishedOpenCannotDoAreRefused) {
@@ -410,19 +418,19 @@ TEST(SocketFlags, ValidValuesParse) {
   const Command c = expect_command({"socket", "--threads", "2,4", "--per-thread", "32", "--kind",
                                     "udp", "--pregrow", "off,auto,1023", "--repeat", "2",
                                     "--warmup", "0", "--format", "json"});
-  EXPECT_EQ(c.kind, Command::Kind::socket);
-  EXPECT_EQ(c.socket.threads, (std::vector<int>{2, 4}));
-  EXPECT_EQ(c.socket.per_thread, 32U);
-  EXPECT_EQ(c.socket.kind, SocketKind::udp);
-  ASSERT_EQ(c.socket.pregrow.size(), 3U);
-  EXPECT_EQ(c.socket.pregrow[0].mode, Pregrow::Mode::off);
-  EXPECT_EQ(c.socket.pregrow[1].mode, Pregrow::Mode::automatic);
-  EXPECT_EQ(c.socket.pregrow[2].mode, Pregrow::Mode::fd);
-  EXPECT_EQ(c.socket.pregrow[2].fd, 1023);
-  EXPECT_EQ(c.socket.pregrow[2].label(), "1023");
-  EXPECT_EQ(c.socket.repeat, Repeat::fixed(2));
-  EXPECT_EQ(c.socket.warmup, 0);
-  EXPECT_EQ(c.format, "json");
+  EXPECT_TRUE(is<SocketCommand>(c));
+  EXPECT_EQ(socket_of(c).threads, (std::vector<int>{2, 4}));
+  EXPECT_EQ(socket_of(c).per_thread, 32U);
+  EXPECT_EQ(socket_of(c).kind, SocketKind::udp);
+  ASSERT_EQ(socket_of(c).pregrow.size(), 3U);
+  EXPECT_EQ(socket_of(c).pregrow[0].mode, Pregrow::Mode::off);
+  EXPECT_EQ(socket_of(c).pregrow[1].mode, Pregrow::Mode::automatic);
+  EXPECT_EQ(socket_of(c).pregrow[2].mode, Pregrow::Mode::fd);
+  EXPECT_EQ(socket_of(c).pregrow[2].fd, 1023);
+  EXPECT_EQ(socket_of(c).pregrow[2].label(), "1023");
+  EXPECT_EQ(socket_of(c).repeat, Repeat::fixed(2));
+  EXPECT_EQ(socket_of(c).warmup, 0);
+  EXPECT_EQ(format_of(c), "json");
 }
 
 TEST(SocketFlags, EveryKindIsAccepted) {
@@ -435,23 +443,23 @@ TEST(SocketFlags, EveryKindIsAccepted) {
       continue;
     }
     const Command c = expect_command({"socket", "--kind", name});
-    EXPECT_EQ(to_string(c.socket.kind), name);
+    EXPECT_EQ(to_string(socket_of(c).kind), name);
   }
 }
 
 TEST(SocketDefaults, MatchTheSeedExperiment) {
   const Command c = expect_command({"socket"});
-  EXPECT_EQ(c.kind, Command::Kind::socket);
-  EXPECT_EQ(c.socket.strategies, std::vector<std::string>{"threads"});
-  EXPECT_EQ(c.socket.threads, std::vector<int>{2});
-  EXPECT_EQ(c.socket.per_thread, 256U);
-  EXPECT_EQ(c.socket.kind, SocketKind::tcp);
-  ASSERT_EQ(c.socket.pregrow.size(), 2U);
-  EXPECT_EQ(c.socket.pregrow[0].label(), "off");
-  EXPECT_EQ(c.socket.pregrow[1].label(), "auto");
-  EXPECT_EQ(c.socket.repeat, Repeat{});  // auto
-  EXPECT_TRUE(c.socket.repeat.automatic());
-  EXPECT_EQ(c.socket.warmup, 1);
+  EXPECT_TRUE(is<SocketCommand>(c));
+  EXPECT_EQ(socket_of(c).strategies, std::vector<std::string>{"threads"});
+  EXPECT_EQ(socket_of(c).threads, std::vector<int>{2});
+  EXPECT_EQ(socket_of(c).per_thread, 256U);
+  EXPECT_EQ(socket_of(c).kind, SocketKind::tcp);
+  ASSERT_EQ(socket_of(c).pregrow.size(), 2U);
+  EXPECT_EQ(socket_of(c).pregrow[0].label(), "off");
+  EXPECT_EQ(socket_of(c).pregrow[1].label(), "auto");
+  EXPECT_EQ(socket_of(c).repeat, Repeat{});  // auto
+  EXPECT_TRUE(socket_of(c).repeat.automatic());
+  EXPECT_EQ(socket_of(c).warmup, 1);
 }
 
 TEST(SuiteFlags, BadTopLevelValues) {
@@ -466,14 +474,14 @@ TEST(SuiteFlags, BadTopLevelValues) {
 TEST(SuiteFlags, NoSubcommandRunsBothExperiments) {
   TempDir dir;
   const Command c = expect_command({"--repeat", "3", "--warmup", "0", "--dir", dir.path()});
-  EXPECT_EQ(c.kind, Command::Kind::suite);
-  EXPECT_EQ(c.open.dir, dir.path());
-  EXPECT_EQ(c.open.repeat, Repeat::fixed(3));
-  EXPECT_EQ(c.open.warmup, 0);
-  EXPECT_EQ(c.socket.repeat, Repeat::fixed(3));
-  EXPECT_EQ(c.socket.warmup, 0);
-  EXPECT_EQ(c.open.files, 10000U);
-  EXPECT_EQ(c.socket.per_thread, 256U);
+  EXPECT_TRUE(is<SuiteCommand>(c));
+  EXPECT_EQ(open_of(c).dir, dir.path());
+  EXPECT_EQ(open_of(c).repeat, Repeat::fixed(3));
+  EXPECT_EQ(open_of(c).warmup, 0);
+  EXPECT_EQ(socket_of(c).repeat, Repeat::fixed(3));
+  EXPECT_EQ(socket_of(c).warmup, 0);
+  EXPECT_EQ(open_of(c).files, 10000U);
+  EXPECT_EQ(socket_of(c).per_thread, 256U);
 }
 
 TEST(SuiteFlags, TopLevelOptionBeforeASubcommandIsRejected) {
@@ -482,11 +490,11 @@ TEST(SuiteFlags, TopLevelOptionBeforeASubcommandIsRejected) {
 }
 
 TEST(OtherCommands, StrategiesAndClean) {
-  EXPECT_EQ(expect_command({"strategies"}).kind, Command::Kind::strategies);
+  EXPECT_TRUE(is<StrategiesCommand>(expect_command({"strategies"})));
   TempDir dir;
   const Command c = expect_command({"clean", "--dir", dir.path()});
-  EXPECT_EQ(c.kind, Command::Kind::clean);
-  EXPECT_EQ(c.clean_dir, dir.path());
+  EXPECT_TRUE(is<CleanCommand>(c));
+  EXPECT_EQ(as<CleanCommand>(c).dir, dir.path());
   expect_usage_error({"clean", "--dir", dir / "missing"}, "--dir");
 }
 
@@ -495,17 +503,17 @@ TEST(ExportFlags, EachFormatToItsOwnFile) {
   const Command c = expect_command({"open", "--dir", dir.path(), "--export-json", dir / "a.json",
                                     "--export-csv", dir / "a.csv", "--export-markdown",
                                     dir / "a.md", "--format", "json", "--output", dir / "out"});
-  ASSERT_EQ(c.exports.size(), 3U);
-  EXPECT_EQ(c.exports[0].flag, "--export-json");
-  EXPECT_EQ(c.exports[0].format, "json");
-  EXPECT_EQ(c.exports[0].path, dir / "a.json");
-  EXPECT_EQ(c.exports[1].format, "csv");
-  EXPECT_EQ(c.exports[2].format, "markdown");
-  EXPECT_EQ(c.output, dir / "out");
-  EXPECT_EQ(expect_command({"socket", "--export-json", dir / "s.json"}).exports.size(), 1U);
-  EXPECT_EQ(expect_command({"--dir", dir.path(), "--export-csv", dir / "suite.csv"}).exports.size(),
+  ASSERT_EQ(outputs_of(c).exports.size(), 3U);
+  EXPECT_EQ(outputs_of(c).exports[0].flag, "--export-json");
+  EXPECT_EQ(outputs_of(c).exports[0].format, "json");
+  EXPECT_EQ(outputs_of(c).exports[0].path, dir / "a.json");
+  EXPECT_EQ(outputs_of(c).exports[1].format, "csv");
+  EXPECT_EQ(outputs_of(c).exports[2].format, "markdown");
+  EXPECT_EQ(outputs_of(c).output, dir / "out");
+  EXPECT_EQ(outputs_of(expect_command({"socket", "--export-json", dir / "s.json"})).exports.size(), 1U);
+  EXPECT_EQ(outputs_of(expect_command({"--dir", dir.path(), "--export-csv", dir / "suite.csv"})).exports.size(),
             1U);
-  EXPECT_TRUE(expect_command({"open", "--dir", dir.path()}).exports.empty());
+  EXPECT_TRUE(outputs_of(expect_command({"open", "--dir", dir.path()})).exports.empty());
 }
 
 TEST(ExportFlags, BadFilesAreUsageErrors) {
@@ -525,11 +533,11 @@ TEST(ExportFlags, BadFilesAreUsageErrors) {
 TEST(EnvCommand, ParsesDirAndFormat) {
   TempDir dir;
   const Command c = expect_command({"env", "--dir", dir.path(), "--format", "json"});
-  EXPECT_EQ(c.kind, Command::Kind::env);
-  EXPECT_EQ(c.env_dir, dir.path());
-  EXPECT_EQ(c.format, "json");
-  EXPECT_EQ(expect_command({"env"}).env_dir, default_dir());
-  EXPECT_EQ(expect_command({"env"}).format, "table");
+  EXPECT_TRUE(is<EnvCommand>(c));
+  EXPECT_EQ(as<EnvCommand>(c).dir, dir.path());
+  EXPECT_EQ(format_of(c), "json");
+  EXPECT_EQ(as<EnvCommand>(expect_command({"env"})).dir, default_dir());
+  EXPECT_EQ(format_of(expect_command({"env"})), "table");
   expect_usage_error({"env", "--format", "csv"}, "--format");
   expect_usage_error({"env", "--dir", dir / "missing"}, "--dir");
 }
@@ -537,14 +545,14 @@ TEST(EnvCommand, ParsesDirAndFormat) {
 TEST(CompareCommand, ParsesFilesReferencesAndFormat) {
   const Command c =
       expect_command({"compare", "a.json", "b.json", "c.json", "--format", "markdown"});
-  EXPECT_EQ(c.kind, Command::Kind::compare);
-  EXPECT_EQ(c.compare_files, (std::vector<std::string>{"a.json", "b.json", "c.json"}));
-  EXPECT_FALSE(c.references);
-  EXPECT_EQ(c.format, "markdown");
+  EXPECT_TRUE(is<CompareCommand>(c));
+  EXPECT_EQ(as<CompareCommand>(c).files, (std::vector<std::string>{"a.json", "b.json", "c.json"}));
+  EXPECT_FALSE(as<CompareCommand>(c).references);
+  EXPECT_EQ(format_of(c), "markdown");
   const Command refs = expect_command({"compare", "--references", "mine.json"});
-  EXPECT_TRUE(refs.references);
-  EXPECT_EQ(refs.compare_files, std::vector<std::string>{"mine.json"});
-  EXPECT_EQ(refs.format, "table");
+  EXPECT_TRUE(as<CompareCommand>(refs).references);
+  EXPECT_EQ(as<CompareCommand>(refs).files, std::vector<std::string>{"mine.json"});
+  EXPECT_EQ(format_of(refs), "table");
 }
 
 TEST(CompareCommand, TooFewFilesOrABadFormat) {
@@ -650,20 +658,20 @@ namespace cli_parse_test {
 
 TEST(Timeout, NoneForPrivateSetsAMinuteForTheUsersFiles) {
   const TempDir tree;
-  EXPECT_EQ(expect_command({"open"}).open.timeout_s, 0);
-  EXPECT_EQ(expect_command({"socket"}).socket.timeout_s, 0);
-  EXPECT_EQ(expect_command({"open", "--tree", tree.path()}).open.timeout_s, 60);
-  EXPECT_EQ(expect_command({"open", "--tree", tree.path(), "--timeout", "none"}).open.timeout_s, 0);
-  EXPECT_EQ(expect_command({"open", "--timeout", "0.5"}).open.timeout_s, 0.5);
-  EXPECT_EQ(expect_command({"socket", "--timeout", "2"}).socket.timeout_s, 2);
+  EXPECT_EQ(open_of(expect_command({"open"})).timeout_s, 0);
+  EXPECT_EQ(socket_of(expect_command({"socket"})).timeout_s, 0);
+  EXPECT_EQ(open_of(expect_command({"open", "--tree", tree.path()})).timeout_s, 60);
+  EXPECT_EQ(open_of(expect_command({"open", "--tree", tree.path(), "--timeout", "none"})).timeout_s, 0);
+  EXPECT_EQ(open_of(expect_command({"open", "--timeout", "0.5"})).timeout_s, 0.5);
+  EXPECT_EQ(socket_of(expect_command({"socket", "--timeout", "2"})).timeout_s, 2);
   // tune: the same option, the same defaults.
-  EXPECT_EQ(expect_command({"tune"}).tune.open.timeout_s, 0);
-  EXPECT_EQ(expect_command({"tune", "--tree", tree.path()}).tune.open.timeout_s, 60);
-  EXPECT_EQ(expect_command({"tune", "--timeout", "2.5"}).tune.open.timeout_s, 2.5);
+  EXPECT_EQ(open_of(expect_command({"tune"})).timeout_s, 0);
+  EXPECT_EQ(open_of(expect_command({"tune", "--tree", tree.path()})).timeout_s, 60);
+  EXPECT_EQ(open_of(expect_command({"tune", "--timeout", "2.5"})).timeout_s, 2.5);
   expect_usage_error({"tune", "--timeout", "soon"}, "--timeout");
   const Command suite = expect_command({"--timeout", "30"});
-  EXPECT_EQ(suite.open.timeout_s, 30);
-  EXPECT_EQ(suite.socket.timeout_s, 30);
+  EXPECT_EQ(open_of(suite).timeout_s, 30);
+  EXPECT_EQ(socket_of(suite).timeout_s, 30);
 }
 
 // 0 is not a quiet way to say none (issue 21 item 14): it is refused, saying to write none.
@@ -716,8 +724,8 @@ TEST(Timeout, OnlyPlainDecimalSecondsOfAtLeastTheClocksResolution) {
     }
   }
   EXPECT_NE(parse({"open", "--timeout", "0.0000000001"}).err.find("resolution"), std::string::npos);
-  EXPECT_EQ(expect_command({"open", "--timeout", "0.000000001"}).open.timeout_s, 1e-9);
-  EXPECT_EQ(expect_command({"open", "--timeout", "007.25"}).open.timeout_s, 7.25);
+  EXPECT_EQ(open_of(expect_command({"open", "--timeout", "0.000000001"})).timeout_s, 1e-9);
+  EXPECT_EQ(open_of(expect_command({"open", "--timeout", "007.25"})).timeout_s, 7.25);
 }
 
 // An option given "" is refused, not taken as not given (issue 39 items 7 and 14).

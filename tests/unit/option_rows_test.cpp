@@ -105,16 +105,11 @@ Outcome parse(const std::vector<std::string>& args) {
 
 // The sweeps a parsed command ran with: the suite has two (open's and socket's).
 std::vector<const SweepOptions*> sweeps_of(const Command& command) {
-  switch (command.kind) {
-    case Command::Kind::open:
-      return {&command.open};
-    case Command::Kind::socket:
-      return {&command.socket};
-    case Command::Kind::tune:
-      return {&command.tune.open};
-    default:
-      return {&command.open, &command.socket};
-  }
+  if (const auto* open = std::get_if<OpenCommand>(&command.what)) return {&open->open};
+  if (const auto* socket = std::get_if<SocketCommand>(&command.what)) return {&socket->socket};
+  if (const auto* tune = std::get_if<TuneCommand>(&command.what)) return {&tune->tune.open};
+  const auto& suite = std::get<SuiteCommand>(command.what);
+  return {&suite.open, &suite.socket};
 }
 
 // A shared setting: a value other than its default, and how a sweep shows it.
