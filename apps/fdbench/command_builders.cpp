@@ -30,15 +30,16 @@ std::vector<Export> apply_exports(const OptionValues& values) {
     const std::string& path = values[id];
     if (path.empty()) continue;
     check_output(flag(id), path);
-    std::string taken_by = !values[Opt::output].empty() && same_output_file(path, values[Opt::output])
-                               ? flag(Opt::output)
-                               : "";
+    std::string taken_by =
+        !values[Opt::output].empty() && same_output_file(path, values[Opt::output])
+            ? flag(Opt::output)
+            : "";
     for (const auto& other : exports) {
       if (same_output_file(other.path, path)) taken_by = other.flag;
     }
     if (!taken_by.empty()) {
-      throw UsageError(
-          fmt::format("{} {}: {} writes that file too; name another file", flag(id), path, taken_by));
+      throw UsageError(fmt::format("{} {}: {} writes that file too; name another file", flag(id),
+                                   path, taken_by));
     }
     exports.push_back({flag(id), format, path});
   }
@@ -216,8 +217,8 @@ void apply_kept_set(const OptionValues& values, OpenOptions& open) {
                                  input, name, input));
   }
   if (!values[Opt::dir].empty()) {
-    throw UsageError(fmt::format("{} and {}: {} DIR is the set's own directory; leave out {}",
-                                 name, flag(Opt::dir), name, flag(Opt::dir)));
+    throw UsageError(fmt::format("{} and {}: {} DIR is the set's own directory; leave out {}", name,
+                                 flag(Opt::dir), name, flag(Opt::dir)));
   }
   if (keep) {
     open.keep_files = keep_files;
@@ -283,8 +284,8 @@ OpenCommand open_command(const OptionValues& values) {
   apply_open(values, command.open);
   apply_kept_set(values, command.open);
   apply_common(values, command.outputs, {&command.open});
-  command.open.timeout_s = parse_timeout(values[Opt::timeout],
-                                         !command.open.tree.empty() || !command.open.list.empty());
+  command.open.timeout_s =
+      parse_timeout(values[Opt::timeout], !command.open.tree.empty() || !command.open.list.empty());
   check_published_open(command.open);
   refuse_unrunnable(runnability(command.open));
   command.open.latency = latency_of(values, command.open.keep_open);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "application/option_rows.hpp"
+#include "common/errors.hpp"
 #include "engine/options.hpp"
 #include "fdbench/error.hpp"
 

@@ -211,7 +211,8 @@ int run_tune_session(const TuneCommand& command, Session& session, std::ostream&
   try {
     const TuneSummary summary = run_tune(session, command.tune, progress);
     session.finish(true);
-    if (command.outputs.format == "json" || command.outputs.format == "csv") tune_notes(summary, err);
+    if (command.outputs.format == "json" || command.outputs.format == "csv")
+      tune_notes(summary, err);
     if (!summary.recommendation) return 1;
     if (!command.save.empty()) {
       write_file_atomically(command.save, recommendation_json(*summary.recommendation) + "\n",
@@ -290,12 +291,11 @@ int measure(const Measuring& measuring, const std::vector<std::string>& command_
     exports.push_back(static_cast<const FileExport*>(reporters.back().get()));
   }
   const bool tune = measuring.tune != nullptr;
-  const std::string& asked_dir = tune ? measuring.tune->tune.open.dir : measuring.open != nullptr
-                                                                          ? measuring.open->dir
-                                                                          : std::string();
+  const std::string& asked_dir = tune                        ? measuring.tune->tune.open.dir
+                                 : measuring.open != nullptr ? measuring.open->dir
+                                                             : std::string();
   const std::string dir = asked_dir.empty() ? default_dir() : asked_dir;
-  Session session(capture_environment(dir), std::move(reporters),
-                  capture_context(command_line));
+  Session session(capture_environment(dir), std::move(reporters), capture_context(command_line));
   std::optional<ProgressLine> progress;
   // tune says its turns in lines of their own (run_tune).
   if (const auto columns = platform::terminal_columns(2); columns && !command.quiet && !tune) {
@@ -379,8 +379,7 @@ int print_environment(const std::string& dir, const std::string& format, std::os
 int compare_files(const CompareCommand& command, std::ostream& out, std::ostream& err) {
   std::vector<ResultsDocument> documents;
   try {
-    for (const auto& path : command.files)
-      documents.push_back(read_results_file(path, "compare"));
+    for (const auto& path : command.files) documents.push_back(read_results_file(path, "compare"));
   } catch (const Error& e) {
     err << "Error: " << printable(e.what()) << "\n";
     return 2;
@@ -393,8 +392,7 @@ int compare_files(const CompareCommand& command, std::ostream& out, std::ostream
   if (command.references) {
     const auto references = shipped_references();
     for (std::size_t i = 0; i < documents.size(); ++i) {
-      report.references.push_back(
-          {command.files[i], stand_against(documents[i], references)});
+      report.references.push_back({command.files[i], stand_against(documents[i], references)});
     }
   }
   write_compare_report(out, report, command.format);

@@ -1,7 +1,6 @@
 // The built binary, end to end, on small sizes: exit codes, output in every format, the
 // JSON contract, --output, usage errors, and that nothing is left in --dir afterwards.
 #include "cli.hpp"
-#include "common/errors.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -18,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "engine/strategy.hpp"
 #include "fdbench/version.hpp"
 #include "output/reporter.hpp"

@@ -172,8 +172,10 @@ TEST_F(OpenFlags, PrecisionAndMaxTimeAreCheckedAndNeedRepeatAuto) {
 
 TEST_F(OpenFlags, TuneTakesThePrecisionItsCombinationsRepeatTo) {
   EXPECT_DOUBLE_EQ(as<TuneCommand>(expect_command({"tune"})).tune.precision, Repeat{}.precision);
-  EXPECT_DOUBLE_EQ(as<TuneCommand>(expect_command({"tune", "--precision", "1.5"})).tune.precision, 0.015);
-  EXPECT_DOUBLE_EQ(as<TuneCommand>(expect_command({"tune", "--precision", "5%"})).tune.precision, 0.05);
+  EXPECT_DOUBLE_EQ(as<TuneCommand>(expect_command({"tune", "--precision", "1.5"})).tune.precision,
+                   0.015);
+  EXPECT_DOUBLE_EQ(as<TuneCommand>(expect_command({"tune", "--precision", "5%"})).tune.precision,
+                   0.05);
   for (const std::string bad : {"0", "51", "x"}) {
     expect_usage_error({"tune", "--precision", bad}, "--precision");
   }
@@ -346,8 +348,9 @@ TEST(OpenDefaults, MatchTheSeedExperiment) {
   // Every registered strategy, in registry order: the seed's three come first.
   EXPECT_EQ(open_of(c).strategies, strategy_names());
   ASSERT_GE(open_of(c).strategies.size(), 3U);
-  EXPECT_EQ(std::vector<std::string>(open_of(c).strategies.begin(), open_of(c).strategies.begin() + 3),
-            (std::vector<std::string>{"threads", "pool", "pool-batch"}));
+  EXPECT_EQ(
+      std::vector<std::string>(open_of(c).strategies.begin(), open_of(c).strategies.begin() + 3),
+      (std::vector<std::string>{"threads", "pool", "pool-batch"}));
   EXPECT_EQ(open_of(c).batch, 64);
   EXPECT_EQ(open_of(c).repeat, Repeat{});  // auto
   EXPECT_TRUE(open_of(c).repeat.automatic());
@@ -380,7 +383,8 @@ TEST(SocketFlags, BadValues) {
 
 TEST(HarnessFlag, MinimalByDefaultPublishedOrBothWhenAsked) {
   EXPECT_EQ(open_of(expect_command({"open"})).harness, (std::vector<Harness>{Harness::minimal}));
-  EXPECT_EQ(socket_of(expect_command({"socket"})).harness, (std::vector<Harness>{Harness::minimal}));
+  EXPECT_EQ(socket_of(expect_command({"socket"})).harness,
+            (std::vector<Harness>{Harness::minimal}));
   const Command both = expect_command({"open", "--harness", "minimal,published"});
   EXPECT_EQ(open_of(both).harness, (std::vector<Harness>{Harness::minimal, Harness::published}));
   EXPECT_EQ(socket_of(expect_command({"socket", "--harness", "published"})).harness,
@@ -510,8 +514,10 @@ TEST(ExportFlags, EachFormatToItsOwnFile) {
   EXPECT_EQ(outputs_of(c).exports[1].format, "csv");
   EXPECT_EQ(outputs_of(c).exports[2].format, "markdown");
   EXPECT_EQ(outputs_of(c).output, dir / "out");
-  EXPECT_EQ(outputs_of(expect_command({"socket", "--export-json", dir / "s.json"})).exports.size(), 1U);
-  EXPECT_EQ(outputs_of(expect_command({"--dir", dir.path(), "--export-csv", dir / "suite.csv"})).exports.size(),
+  EXPECT_EQ(outputs_of(expect_command({"socket", "--export-json", dir / "s.json"})).exports.size(),
+            1U);
+  EXPECT_EQ(outputs_of(expect_command({"--dir", dir.path(), "--export-csv", dir / "suite.csv"}))
+                .exports.size(),
             1U);
   EXPECT_TRUE(outputs_of(expect_command({"open", "--dir", dir.path()})).exports.empty());
 }
@@ -661,7 +667,8 @@ TEST(Timeout, NoneForPrivateSetsAMinuteForTheUsersFiles) {
   EXPECT_EQ(open_of(expect_command({"open"})).timeout_s, 0);
   EXPECT_EQ(socket_of(expect_command({"socket"})).timeout_s, 0);
   EXPECT_EQ(open_of(expect_command({"open", "--tree", tree.path()})).timeout_s, 60);
-  EXPECT_EQ(open_of(expect_command({"open", "--tree", tree.path(), "--timeout", "none"})).timeout_s, 0);
+  EXPECT_EQ(open_of(expect_command({"open", "--tree", tree.path(), "--timeout", "none"})).timeout_s,
+            0);
   EXPECT_EQ(open_of(expect_command({"open", "--timeout", "0.5"})).timeout_s, 0.5);
   EXPECT_EQ(socket_of(expect_command({"socket", "--timeout", "2"})).timeout_s, 2);
   // tune: the same option, the same defaults.
