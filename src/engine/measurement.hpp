@@ -180,6 +180,13 @@ std::unique_ptr<Measurement> in_process_measurement(std::unique_ptr<Workload> wo
                                                     const StrategyConfig& config, int repeat,
                                                     int warmup, const MeasureExtras& extras,
                                                     Workers workers);
+// A measurement keeps a reference to its strategy: a temporary one would dangle.
+std::unique_ptr<Measurement> in_process_measurement(Workload&, StrategyInfo&&, const StrategyConfig&,
+                                                    int, int, const MeasureExtras&,
+                                                    Workers) = delete;
+std::unique_ptr<Measurement> in_process_measurement(std::unique_ptr<Workload>, StrategyInfo&&,
+                                                    const StrategyConfig&, int, int,
+                                                    const MeasureExtras&, Workers) = delete;
 // measure_in_fresh_child() one repetition at a time; `work` must outlive the measurement.
 std::unique_ptr<Measurement> fresh_child_measurement(const WorkloadRecipe& work,
                                                      const StrategyInfo& strategy,

@@ -148,12 +148,16 @@ class HoldingStrategy final : public Strategy {
   int held_;
 };
 
-StrategyInfo holding_strategy() {
-  StrategyInfo info;
-  info.name = "holding";
-  info.make = [](const StrategyConfig&) -> std::unique_ptr<Strategy> {
-    return std::make_unique<HoldingStrategy>();
-  };
+// A measurement keeps a reference to its strategy, as to a registry entry: one that lives as long.
+const StrategyInfo& holding_strategy() {
+  static const StrategyInfo info = [] {
+    StrategyInfo made;
+    made.name = "holding";
+    made.make = [](const StrategyConfig&) -> std::unique_ptr<Strategy> {
+      return std::make_unique<HoldingStrategy>();
+    };
+    return made;
+  }();
   return info;
 }
 
