@@ -10,8 +10,8 @@
 
 #include "application/option_rows.hpp"
 #include "common/errors.hpp"
-#include "engine/options.hpp"
 #include "fdbench/error.hpp"
+#include "run/options.hpp"
 
 namespace fdbench::cli {
 

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/options.hpp"
+#include "run/options.hpp"
 
 namespace fdbench::app {
 

@@ -7,7 +7,7 @@
 #include <variant>
 #include <vector>
 
-#include "engine/options.hpp"
+#include "run/options.hpp"
 #include "run/tune_sweep.hpp"
 
 namespace fdbench::app {

@@ -11,7 +11,6 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/options.hpp"
 #include "engine/strategy.hpp"
 
 namespace fdbench {

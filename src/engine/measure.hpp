@@ -9,10 +9,9 @@
 #include <string>
 
 #include "engine/call_trace.hpp"
-#include "engine/options.hpp"
-#include "model/result.hpp"
 #include "engine/strategy.hpp"
 #include "engine/workload.hpp"
+#include "model/result.hpp"
 
 namespace fdbench {
 

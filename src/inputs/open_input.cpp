@@ -70,7 +70,7 @@ std::string absolute_dir(const std::string& dir) {
 
 // The generated set: made for this run under --dir, made at --keep-files DIR and kept, or the
 // one kept at --reuse-files DIR, checked.
-FileSet generated_set(const OpenOptions& o, const FileSet::CreationProgress& progress,
+FileSet generated_set(const InputOptions& o, const FileSet::CreationProgress& progress,
                       InputSummary& summary) {
   if (!o.reuse_files.empty()) {
     summary.origin = o.reuse_files;
@@ -91,7 +91,8 @@ FileSet generated_set(const OpenOptions& o, const FileSet::CreationProgress& pro
 
 }  // namespace
 
-OpenInput prepare_input(const OpenOptions& o, const FileSet::CreationProgress& progress) {
+OpenInput prepare_input(const InputOptions& o, double timeout_s,
+                        const FileSet::CreationProgress& progress) {
   OpenInput in;
   const std::int64_t start = platform::now_ns();
   in.summary.flags = std::string(to_string(o.flags));
@@ -109,7 +110,7 @@ OpenInput prepare_input(const OpenOptions& o, const FileSet::CreationProgress& p
       files.fs_type = platform::fs_type(files.dir_path.empty() ? "." : files.dir_path);
       return files;
     };
-    in.existing = examine_in_child(examine, o.timeout_s,
+    in.existing = examine_in_child(examine, timeout_s,
                                    o.tree.empty() ? "--list " + o.list : "--tree " + o.tree);
     in.summary.source = in.existing.source;
     in.summary.origin = in.existing.origin;
@@ -139,16 +140,16 @@ OpenInput prepare_input(const OpenOptions& o, const FileSet::CreationProgress& p
   return in;
 }
 
-std::string opening_text(const OpenOptions& options, const OpenInput& in) {
+std::string opening_text(const InputOptions& options, const OpenInput& in) {
   if (!options.list.empty()) return "opening the files --list " + options.list + " names";
   return "opening files under " + in.dir_path;
 }
 
-bool measured_in_fresh_children(const OpenOptions& options, const OpenInput& in) {
+bool measured_in_fresh_children(const InputOptions& options, const OpenInput& in) {
   return options.keep_open || !in.generated;
 }
 
-OpenSpec open_spec(const OpenOptions& options, const OpenInput& in) {
+OpenSpec open_spec(const InputOptions& options, const OpenInput& in) {
   OpenSpec spec;
   spec.dir_path = in.dir_path;
   spec.dir_fd = in.dir_fd;

@@ -4,11 +4,11 @@
 #include <optional>
 #include <string>
 
-#include "engine/options.hpp"
 #include "engine/strategy.hpp"
 #include "engine/workload.hpp"
 #include "inputs/file_set.hpp"
 #include "inputs/input_files.hpp"
+#include "inputs/input_options.hpp"
 #include "model/path_table.hpp"
 #include "model/result.hpp"
 
@@ -33,9 +33,11 @@ struct OpenInput {
   [[nodiscard]] std::string fs_type() const;
 };
 
-// Creates the generated set, or reads the tree or list; throws Error if nothing is left to open.
-// `progress` hears how the creation of a generated set goes.
-OpenInput prepare_input(const OpenOptions& o, const FileSet::CreationProgress& progress = {});
+// Creates the generated set, or reads the tree or list (abandoned after `timeout_s` seconds,
+// 0: no limit); throws Error if nothing is left to open. `progress` hears how the creation of
+// a generated set goes.
+OpenInput prepare_input(const InputOptions& o, double timeout_s,
+                        const FileSet::CreationProgress& progress = {});
 
 // Whether each repetition on `in` runs in a fresh child process rather than in this one: with
 // --keep-open (only a fresh process shows a held table's growth), and on the user's files
@@ -43,13 +45,13 @@ OpenInput prepare_input(const OpenOptions& o, const FileSet::CreationProgress& p
 // open can be killed, or at worst left behind, and fdbench exits at its --timeout; a thread of
 // fdbench stuck there would keep fdbench itself from ever exiting (not even SIGKILL ends a wait
 // a FUSE server never answers). fdbench's generated set is its own, on a local filesystem.
-bool measured_in_fresh_children(const OpenOptions& options, const OpenInput& in);
+bool measured_in_fresh_children(const InputOptions& options, const OpenInput& in);
 // What the run is doing, for a hang's message: "opening files under DIR", or with --list
 // "opening the files --list FILE names" (they may be anywhere).
-std::string opening_text(const OpenOptions& options, const OpenInput& in);
+std::string opening_text(const InputOptions& options, const OpenInput& in);
 
 // How a workload opens `in`'s files with `options`' flags (and holds them with --keep-open).
-OpenSpec open_spec(const OpenOptions& options, const OpenInput& in);
+OpenSpec open_spec(const InputOptions& options, const OpenInput& in);
 
 // Records in an open result's configuration how its files were named (config.paths), and, for
 // a strategy that can only open by full path, that --paths relative did not apply to it (the

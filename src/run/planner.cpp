@@ -153,7 +153,7 @@ OpenPlan::OpenPlan(const OpenOptions& options, std::vector<Combination> combinat
     : options_(options),
       combinations_(std::move(combinations)),
       descriptors_(reserved_for(combinations_, options, what_to_lower)),
-      in_(prepare_input(options, progress)),
+      in_(prepare_input(options, options.timeout_s, progress)),
       spec_(open_spec(options, in_)),
       recipe_(open_workload_recipe(spec_)) {
   // A tree's size, or a reused set's, is known only now.

@@ -14,12 +14,12 @@
 #include "engine/descriptor_budget.hpp"
 #include "engine/measure.hpp"
 #include "engine/measurement.hpp"
-#include "engine/options.hpp"
 #include "engine/strategy.hpp"
 #include "inputs/file_set.hpp"
 #include "inputs/open_input.hpp"
 #include "output/reporter.hpp"
 #include "output/trace_out.hpp"
+#include "run/options.hpp"
 #include "run/scheduler.hpp"
 
 namespace fdbench {

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/options.hpp"
 #include "model/settings.hpp"
+#include "run/options.hpp"
 
 namespace fdbench {
 

@@ -18,11 +18,11 @@
 
 #include "common/errors.hpp"
 #include "engine/measurement.hpp"
-#include "engine/options.hpp"
 #include "model/result.hpp"
 #include "model/settings.hpp"
 #include "output/trace_out.hpp"
 #include "platform/platform.hpp"
+#include "run/options.hpp"
 #include "run/progress.hpp"
 #include "run/repetition_runner.hpp"
 

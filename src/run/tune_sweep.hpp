@@ -14,11 +14,11 @@
 
 #include "analysis/recommendation.hpp"
 #include "analysis/tune_summary.hpp"
-#include "engine/options.hpp"
 #include "fdbench/tune.hpp"
 #include "model/context.hpp"
 #include "model/environment.hpp"
 #include "model/result.hpp"
+#include "run/options.hpp"
 
 namespace fdbench {
 

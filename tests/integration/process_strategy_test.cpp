@@ -20,12 +20,12 @@
 #include <vector>
 
 #include "engine/measure.hpp"
-#include "engine/options.hpp"
 #include "engine/strategy.hpp"
 #include "engine/workload.hpp"
 #include "fdbench/error.hpp"
 #include "inputs/file_set.hpp"
 #include "platform/platform.hpp"
+#include "run/options.hpp"
 #include "support/child_pids.hpp"
 #include "support/fd_table.hpp"
 #include "support/read_within.hpp"

@@ -27,7 +27,7 @@
 #include "model/result.hpp"
 
 namespace fdbench {
-namespace {
+namespace identity_strings_test {
 
 namespace fs = std::filesystem;
 
@@ -161,5 +161,5 @@ TEST(IdentityStrings, NotComparedOutsideTheConverters) {
       << listed;
 }
 
-}  // namespace
+}  // namespace identity_strings_test
 }  // namespace fdbench

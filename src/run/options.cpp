@@ -1,6 +1,4 @@
-#include "engine/options.hpp"
-
-#include <cstdlib>
+#include "run/options.hpp"
 
 namespace fdbench {
 
@@ -16,11 +14,6 @@ bool parse_order(std::string_view text, Order& order) {
     }
   }
   return false;
-}
-
-std::string default_dir() {
-  const char* tmp = std::getenv("TMPDIR");
-  return tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
 }
 
 }  // namespace fdbench

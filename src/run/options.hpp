@@ -1,5 +1,6 @@
 #pragma once
-// Validated options for each command (the CLI builds them; the library takes them as they are).
+// Validated options for each measuring command (the command line builds them; the planner
+// takes them as they are).
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "engine/workload.hpp"
+#include "inputs/input_options.hpp"
 #include "model/settings.hpp"
 #include "uring/uring_options.hpp"
 
@@ -46,27 +48,8 @@ struct SweepOptions {
   std::vector<Harness> harness{Harness::minimal};
 };
 
-struct OpenOptions : SweepOptions {
-  // --files. Empty only with --reuse-files when --files was not given: the set's marker says.
-  std::optional<std::size_t> files = 10000;
-  std::string dir;  // empty: $TMPDIR or /tmp
-  // --layout dirs:K (0: flat). Empty only with --reuse-files when --layout was not given.
-  std::optional<std::size_t> subdirs = 0;
-  // --keep-files DIR: the generated set is made at DIR itself and left there afterwards.
-  std::string keep_files;
-  // --reuse-files DIR: the set a --keep-files run left at DIR is checked and opened, nothing is
-  // made. It must hold `files` files laid out as `subdirs` says where these are given; where
-  // they are empty, the set's marker says.
-  std::string reuse_files;
-  std::string tree;              // --tree DIR: open the regular files under DIR instead
-  bool cross_mounts = false;     // --cross-mounts: the --tree walk enters other filesystems
-  bool allow_pseudo_fs = false;  // --allow-pseudo-fs: ... and proc, sysfs, tracefs, ... too
-  std::string list;              // --list FILE: open the paths listed in FILE instead
-  bool list0 = false;            // --list0: the list is NUL-separated
-  OpenFlags flags = OpenFlags::rdonly;
-  PathMode paths = PathMode::relative;  // --paths
-  bool keep_open = false;               // hold every descriptor to the end of the repetition
-};
+// `open`: the sweep's options and the files' (inputs/input_options.hpp).
+struct OpenOptions : SweepOptions, InputOptions {};
 
 struct SocketOptions : SweepOptions {
   // The seed's experiment: two threads, pre-grown or not.
@@ -78,8 +61,5 @@ struct SocketOptions : SweepOptions {
   std::size_t per_thread = 256;
   SocketKind kind = SocketKind::tcp;
 };
-
-// $TMPDIR if set and non-empty, else /tmp.
-std::string default_dir();
 
 }  // namespace fdbench
