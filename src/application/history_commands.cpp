@@ -17,8 +17,8 @@
 #include "analysis/compare.hpp"
 #include "analysis/findings.hpp"
 #include "application/option_rows.hpp"
-#include "common/errors.hpp"
 #include "application/test_events.hpp"
+#include "common/errors.hpp"
 #include "history/history.hpp"
 #include "model/format.hpp"
 #include "output/atomic_file.hpp"
@@ -47,8 +47,8 @@ int save_in_history(const OutputSettings& outputs, const std::string& document, 
                     std::ostream& err) {
   if (!outputs.save_history) return code;
   if (code != 0) {
-    err << fmt::format("fdbench: the run was not saved in {}: it did not measure everything\n",
-                       printable(outputs.history));
+    err << fmt::format("fdbench: the run was not saved in {}: it did not end cleanly (exit {})\n",
+                       printable(outputs.history), code);
     return code;
   }
   try {
@@ -203,12 +203,13 @@ int import_files(history::History& history, const HistoryCommand& command, std::
 }
 
 std::string series_title(const history::TrendSeries& s) {
-  std::string title = fmt::format("{}, {}, {} descriptors: {}, {}", s.workload, to_string(s.config.kind),
-                                  group_digits(s.ops), s.config.strategy,
-                                  thread_count_text(s.config.threads));
+  std::string title =
+      fmt::format("{}, {}, {} descriptors: {}, {}", s.workload, to_string(s.config.kind),
+                  group_digits(s.ops), s.config.strategy, thread_count_text(s.config.threads));
   if (s.config.batch != 1) title += fmt::format(", batch {}", s.config.batch);
   if (s.config.pregrow.grows()) title += ", pregrow " + s.config.pregrow.label();
-  if (s.config.harness != Harness::minimal) title += fmt::format(", {} harness", to_string(s.config.harness));
+  if (s.config.harness != Harness::minimal)
+    title += fmt::format(", {} harness", to_string(s.config.harness));
   if (s.config.paths) title += fmt::format(", {} paths", to_string(*s.config.paths));
   if (s.config.rcu_expedited) title += fmt::format(", rcu_expedited {}", *s.config.rcu_expedited);
   return title;
@@ -219,7 +220,8 @@ bool wanted(const history::TrendSeries& s, const HistoryCommand& command) {
   const auto& threads = command.threads;
   return (strategies.empty() ||
           std::find(strategies.begin(), strategies.end(), s.config.strategy) != strategies.end()) &&
-         (threads.empty() || std::find(threads.begin(), threads.end(), s.config.threads) != threads.end());
+         (threads.empty() ||
+          std::find(threads.begin(), threads.end(), s.config.threads) != threads.end());
 }
 
 void print_series(const history::TrendSeries& s, std::ostream& out) {
@@ -232,12 +234,10 @@ void print_series(const history::TrendSeries& s, std::ostream& out) {
                          printable(p.host), to_string(p.status));
       continue;
     }
-    const std::string interval =
-        fmt::format("{} - {}{}", format_ms(p.low_ns), format_ms(p.high_ns),
-                    p.interval_reached ? "" : " (min-max)");
-    out << fmt::format("  {:>4}  {:<20}  {:<16}  {:>11}  {:<25}  {:>4}\n", p.run,
-                       printable(p.date), printable(p.host), format_ms(p.median_ns), interval,
-                       p.repetitions);
+    const std::string interval = fmt::format("{} - {}{}", format_ms(p.low_ns), format_ms(p.high_ns),
+                                             p.interval_reached ? "" : " (min-max)");
+    out << fmt::format("  {:>4}  {:<20}  {:<16}  {:>11}  {:<25}  {:>4}\n", p.run, printable(p.date),
+                       printable(p.host), format_ms(p.median_ns), interval, p.repetitions);
   }
 }
 
@@ -303,9 +303,8 @@ struct Side {
 };
 
 bool names_a_run(const std::string& text) {
-  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
-    return c >= '0' && c <= '9';
-  });
+  return !text.empty() &&
+         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
 Side history_run(history::History& history, std::int64_t id, const std::string& path) {
@@ -353,9 +352,10 @@ Side baseline_side(const CompareCommand& command, const Side& current,
   }
   const auto last = opened_history.latest(current.text);
   if (!last) {
-    throw Error(fmt::format("no run in {} to compare with but the one compared: save a baseline "
-                            "first with {}",
-                            command.history, flag(Opt::save)));
+    throw Error(
+        fmt::format("no run in {} to compare with but the one compared: save a baseline "
+                    "first with {}",
+                    command.history, flag(Opt::save)));
   }
   return history_run(opened_history, *last, command.history);
 }
@@ -372,14 +372,14 @@ std::vector<const CompareRow*> too_slow(const Comparison& comparison, double per
   return rows;
 }
 
-void say_too_slow(const std::vector<const CompareRow*>& rows, double percent,
-                  std::ostream& out) {
-  out << fmt::format("slower than the baseline by more than {}% (significant, p < {}):\n",
-                     percent, kSignificanceLevel);
+void say_too_slow(const std::vector<const CompareRow*>& rows, double percent, std::ostream& out) {
+  out << fmt::format("slower than the baseline by more than {}% (significant, p < {}):\n", percent,
+                     kSignificanceLevel);
   for (const CompareRow* row : rows) {
     const CompareCell& cell = row->cells.at(1);
-    std::string what = fmt::format("{}, {}, {}, {}", row->key.workload, to_string(row->key.config.kind),
-                                   row->key.config.strategy, thread_count_text(row->key.config.threads));
+    std::string what =
+        fmt::format("{}, {}, {}, {}", row->key.workload, to_string(row->key.config.kind),
+                    row->key.config.strategy, thread_count_text(row->key.config.threads));
     if (row->key.config.batch != 1) what += fmt::format(", batch {}", row->key.config.batch);
     if (row->key.config.pregrow.grows()) what += ", pregrow " + row->key.config.pregrow.label();
     out << fmt::format("  {}: {} ms against {} ms, +{:.1f}% (p = {:.3g})\n", what,
@@ -411,7 +411,8 @@ int compare_with_baseline(const CompareCommand& command, std::ostream& out, std:
   report.comparison = compare(documents, labels);
   std::vector<const CompareRow*> slower;
   if (command.fail_if_slower) slower = too_slow(*report.comparison, *command.fail_if_slower);
-  if (!slower.empty()) say_too_slow(slower, *command.fail_if_slower, command.format == "json" ? err : out);
+  if (!slower.empty())
+    say_too_slow(slower, *command.fail_if_slower, command.format == "json" ? err : out);
   write_compare_report(out, report, command.format);
   if (slower.empty()) return 0;
   err << fmt::format("fdbench: {} slower than the baseline by more than {}%: exit 3\n",

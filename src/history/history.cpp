@@ -149,9 +149,14 @@ std::vector<RunSummary> History::runs() {
       "(SELECT count(*) FROM results WHERE run_id = runs.id) FROM runs ORDER BY id");
   std::vector<RunSummary> runs;
   while (select.step()) {
-    runs.push_back({.id = select.integer(0), .date = select.text(1), .host = select.text(2),
-                    .kernel = select.text(3), .command = select.text(4), .origin = select.text(5),
-                    .results = select.integer(7), .complete = select.integer(6) != 0});
+    runs.push_back({.id = select.integer(0),
+                    .date = select.text(1),
+                    .host = select.text(2),
+                    .kernel = select.text(3),
+                    .command = select.text(4),
+                    .origin = select.text(5),
+                    .results = select.integer(7),
+                    .complete = select.integer(6) != 0});
   }
   return runs;
 }
@@ -165,7 +170,8 @@ std::optional<std::string> History::document(std::int64_t id) {
 
 std::optional<std::int64_t> History::latest(std::string_view except_document) {
   const std::string except = except_document.empty() ? "" : content_hash(except_document);
-  auto select = db_.prepare("SELECT id FROM runs WHERE content_hash != ?1 ORDER BY id DESC LIMIT 1");
+  auto select =
+      db_.prepare("SELECT id FROM runs WHERE content_hash != ?1 ORDER BY id DESC LIMIT 1");
   select.bind(1, except);
   if (!select.step()) return std::nullopt;
   return select.integer(0);

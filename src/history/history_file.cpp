@@ -2,6 +2,7 @@
 // or damaged file is refused without being opened for writing), then its schema migrated to
 // this fdbench's in one transaction, then WAL and the busy timeout for concurrent runs.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,7 +10,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fmt/format.h>
 
 #include "history/history.hpp"
 #include "history/schema.hpp"
@@ -21,12 +21,13 @@ namespace {
 constexpr int kBusyTimeoutMs = 30'000;  // a concurrent run's transaction is milliseconds
 
 std::string refusal(const std::string& path, std::string_view what) {
-  return fmt::format("{} {}: left as it is; move it away or name another with --history FILE",
-                     path, what);
+  return fmt::format("{} {}: left as it is; move it away or name another with --history FILE", path,
+                     what);
 }
 
 std::int32_t big_endian_32(const unsigned char* bytes) {
-  return static_cast<std::int32_t>((std::uint32_t{bytes[0]} << 24) | (std::uint32_t{bytes[1]} << 16) |
+  return static_cast<std::int32_t>((std::uint32_t{bytes[0]} << 24) |
+                                   (std::uint32_t{bytes[1]} << 16) |
                                    (std::uint32_t{bytes[2]} << 8) | std::uint32_t{bytes[3]});
 }
 
@@ -117,8 +118,10 @@ History History::open_for_reading(const std::string& path) {
     throw Refused(fmt::format("no history at {} yet: a run saves into it with --save", path));
   }
   if (!is_history_file(path)) {
-    throw Refused(fmt::format("{} is an empty file, not yet a history: a run saves into it "
-                              "with --save", path));
+    throw Refused(
+        fmt::format("{} is an empty file, not yet a history: a run saves into it "
+                    "with --save",
+                    path));
   }
   sqlite::Database db(path, sqlite::Database::Mode::read_write);
   db.busy_timeout(kBusyTimeoutMs);

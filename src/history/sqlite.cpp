@@ -26,8 +26,7 @@ int open_flags(Database::Mode mode) {
 }  // namespace
 
 Database::Database(const std::string& path, Mode mode) : path_(path) {
-  const int rc = sqlite3_open_v2(path.c_str(), &db_, open_flags(mode),
-                                 nullptr);
+  const int rc = sqlite3_open_v2(path.c_str(), &db_, open_flags(mode), nullptr);
   if (rc != SQLITE_OK) {
     const std::string why = db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close(db_);
@@ -72,8 +71,8 @@ std::string Database::message() const {
 }
 
 Statement::Statement(Database& db, std::string_view sql) : db_(&db) {
-  if (sqlite3_prepare_v2(db.handle(), sql.data(), static_cast<int>(sql.size()), &stmt_,
-                         nullptr) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(db.handle(), sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr) !=
+      SQLITE_OK) {
     throw Error(fmt::format("{}: {}", db.path(), db.message()));
   }
 }

@@ -20,9 +20,9 @@ namespace history_cli_test {
 
 // A short socket run: 2 threads × 64 descriptors, 6 repetitions (a 95% interval), no progress.
 std::vector<std::string> short_run(const std::string& history, std::vector<std::string> more = {}) {
-  std::vector<std::string> args = {"socket", "--threads", "2", "--per-thread", "64",
-                                   "--pregrow", "off", "--repeat", "6", "--warmup", "0",
-                                   "--quiet", "--history", history};
+  std::vector<std::string> args = {"socket",    "--threads", "2", "--per-thread", "64", "--pregrow",
+                                   "off",       "--repeat",  "6", "--warmup",     "0",  "--quiet",
+                                   "--history", history};
   args.insert(args.end(), more.begin(), more.end());
   return args;
 }
@@ -98,8 +98,8 @@ TEST(HistoryCli, TheGatePassesAnUnchangedPairAndFailsASlowerOne) {
   EXPECT_EQ(gated.exit_code, 3) << gated.out << gated.err;
   EXPECT_EQ(gated.out.rfind("slower than the baseline by more than 10%", 0), 0U) << gated.out;
   // A file against a run of the history, and against another file: the same verdicts.
-  const auto file = run_fdbench({"compare", "--baseline", "1", "--fail-if-slower", "10",
-                                 "--history", db, slower});
+  const auto file = run_fdbench(
+      {"compare", "--baseline", "1", "--fail-if-slower", "10", "--history", db, slower});
   EXPECT_EQ(file.exit_code, 3) << file.err;
   EXPECT_EQ(run_fdbench({"compare", "--baseline", first, "--fail-if-slower", "10", same}).exit_code,
             0);
@@ -136,6 +136,19 @@ TEST(HistoryCli, ARunKilledWhileSavingLeavesNoPartOfIt) {
   EXPECT_NE(next.err.find("saved as run 2"), std::string::npos) << next.err;
 }
 
+TEST(HistoryCli, NothingIsWrittenWhenTheRunFailsBeforeMeasuring) {
+  TempDir dir;
+  const std::string db = dir / "history.db";
+  const auto no_dir = run_fdbench(
+      {"open", "--files", "10", "--dir", dir / "missing", "--save", "--history", db, "--quiet"});
+  EXPECT_EQ(no_dir.exit_code, 2) << no_dir.err;
+  RunOptions few;
+  few.nofile = 32;  // 2 threads × 64 sockets cannot be held
+  const auto no_fds = run_fdbench(short_run(db, {"--save"}), few);
+  EXPECT_NE(no_fds.exit_code, 0) << no_fds.err;
+  EXPECT_FALSE(exists(db)) << no_fds.err;
+}
+
 // A run that cannot save says so in one line and exits 1; the file is as it was.
 void expect_refused(const RunResult& run, const std::string& path, const std::string& before,
                     const std::string& words) {
@@ -153,7 +166,8 @@ TEST(HistoryCli, AHistoryFromANewerFdbenchIsRefused) {
   sqlite3* handle = nullptr;
   ASSERT_EQ(sqlite3_open(db.c_str(), &handle), SQLITE_OK);
   ASSERT_EQ(sqlite3_exec(handle, "PRAGMA user_version=999", nullptr, nullptr, nullptr), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(handle, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(handle, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr),
+            SQLITE_OK);
   sqlite3_close(handle);
   const std::string before = read_text(db);
   expect_refused(run_fdbench(short_run(db, {"--save"})), db, before, "newer fdbench");
