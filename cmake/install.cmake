@@ -18,7 +18,7 @@ install(EXPORT fdbenchTargets NAMESPACE fdbench:: DESTINATION ${FDBENCH_CMAKE_DI
 # What the static library links privately, for the package config and fdbench.pc.
 set(FDBENCH_WITH_URING_LIB OFF)
 set(FDBENCH_WITH_LIBUV_LIB OFF)
-set(fdbench_pc_requires fmt)
+set(fdbench_pc_requires "fmt sqlite3")
 if(LIBURING_FOUND)
   set(FDBENCH_WITH_URING_LIB ON)
   string(APPEND fdbench_pc_requires " liburing")

@@ -63,15 +63,16 @@ void add_options(CLI::App& cmd, Cmd command, OptionValues& values, OptionHints& 
     const std::string& names = row.names_in(command);
     const std::string& help = row.help_in(command);
     CLI::Option* option = nullptr;
-    if (row.bind == Bind::flag) {
+    const std::string& value = row.value_in(command);
+    if (row.bind_in(command) == Bind::flag) {
       option = cmd.add_flag(names, values.set.at(row.id), help);
-    } else if (row.bind == Bind::list) {
+    } else if (row.bind_in(command) == Bind::list) {
       option = cmd.add_option(names, values.list.at(row.id), help);
     } else {
       option = cmd.add_option(names, values.text.at(row.id), help);
     }
-    if (!row.value.empty()) option->type_name(row.value);
-    if (!row.value.empty()) option->check(kNotEmpty);
+    if (!value.empty()) option->type_name(value);
+    if (!value.empty()) option->check(kNotEmpty);
     if (row.show_default.has(command)) option->capture_default_str();
     if (row.required) option->required();
     hints[option] = row.hint_in(command);
@@ -158,6 +159,7 @@ CommandKind make_command(const CLI::App& app, const Subcommands& sub,
     return completion_command(app, hints, values.at(Cmd::completion)[Opt::shell]);
   }
   if (parsed(Cmd::report)) return report_command(values.at(Cmd::report));
+  if (parsed(Cmd::history)) return history_command(values.at(Cmd::history));
   if (parsed(Cmd::tune)) return tune_command(values.at(Cmd::tune));
   if (parsed(Cmd::strategies)) return StrategiesCommand{};
   return suite_command(values.at(Cmd::suite));

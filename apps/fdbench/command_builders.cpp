@@ -6,9 +6,11 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "application/checks.hpp"
 #include "application/option_rows.hpp"
+#include "history/history.hpp"
 #include "common/errors.hpp"
 #include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
@@ -105,6 +107,25 @@ bool latency_of(const OptionValues& values, bool otherwise) {
   return latency || !values[Opt::trace_out].empty() || (otherwise && !no_latency);
 }
 
+// --history FILE, or where the history lives by default; "" where nothing says.
+std::string history_path(const OptionValues& values) {
+  const std::string& given = values[Opt::history_file];
+  if (!given.empty()) return given;
+  return history::default_history_path();
+}
+
+// --save (tune: FDBENCH_HISTORY=1 only), and the history it saves into.
+void apply_history(const OptionValues& values, OutputSettings& command) {
+  const char* variable = std::getenv("FDBENCH_HISTORY");
+  const bool by_variable = variable != nullptr && std::string_view(variable) == "1";
+  command.save_history = by_variable || values.on(Opt::save);
+  command.history = history_path(values);
+  if (command.save_history && command.history.empty()) {
+    throw UsageError(fmt::format("{}: neither XDG_DATA_HOME nor HOME is set: name the file with {}",
+                                 flag(Opt::save), flag(Opt::history_file)));
+  }
+}
+
 // --output, --export-*, --trace-out and --quiet: where a measuring command writes.
 void apply_outputs(const OptionValues& values, OutputSettings& command) {
   command.output = values[Opt::output];
@@ -126,6 +147,7 @@ void apply_outputs(const OptionValues& values, OutputSettings& command) {
   }
   command.trace_out = trace_out;
   command.quiet = values.on(Opt::quiet);
+  apply_history(values, command);
 }
 
 // The settings every measuring command shares, applied once to each of its sweeps (the suite
@@ -344,6 +366,7 @@ TuneCommand tune_command(const OptionValues& values) {
   check_output(flag(Opt::save), values[Opt::save]);
   command.save = values[Opt::save];
   command.outputs.quiet = values.on(Opt::quiet);
+  apply_history(values, command.outputs);
   refuse_output_over_input(command.outputs, flag(Opt::list) + " " + open.list, open.list,
                            command.save);
   return command;
@@ -373,6 +396,25 @@ EnvCommand env_command(const OptionValues& values) {
 CompareCommand compare_command(const OptionValues& values) {
   CompareCommand command;
   const auto& files = values.list.at(Opt::results);
+  command.baseline = values[Opt::baseline];
+  command.history = history_path(values);
+  if (!values[Opt::fail_if_slower].empty()) {
+    if (command.baseline.empty()) {
+      throw UsageError(fmt::format("{} needs {} last|ID|FILE", flag(Opt::fail_if_slower),
+                                   flag(Opt::baseline)));
+    }
+    command.fail_if_slower =
+        parse_decimal(flag(Opt::fail_if_slower), values[Opt::fail_if_slower], "percent", 0, 1e6, "%");
+  }
+  if (!command.baseline.empty()) {
+    if (files.size() > 1 || values.on(Opt::references)) {
+      throw UsageError(fmt::format("{}: name at most one results file, the one compared with it",
+                                   flag(Opt::baseline)));
+    }
+    command.format = parse_format(values, Cmd::compare);
+    command.files = files;
+    return command;
+  }
   if (files.empty() || (files.size() == 1 && !values.on(Opt::references))) {
     throw UsageError(
         "name two or more results files (written with --format json or "
@@ -400,6 +442,59 @@ ReportCommand report_command(const OptionValues& values) {
   for (const auto& file : files) {
     refuse_output_over_input(outputs, "the results file " + file, file);
   }
+  return command;
+}
+
+namespace {
+
+// What `history ACTION` does, by its word.
+HistoryAction history_action(const std::string& word) {
+  static const std::vector<std::pair<std::string, HistoryAction>> kActions = {
+      {"list", HistoryAction::list},          {"show", HistoryAction::show},
+      {"import", HistoryAction::import},      {"export", HistoryAction::export_run},
+      {"rm", HistoryAction::remove},          {"trend", HistoryAction::trend}};
+  for (const auto& [name, action] : kActions) {
+    if (name == word) return action;
+  }
+  throw BadValue(fmt::format("history: unknown action '{}' (choose from list, show, import, "
+                             "export, rm, trend)",
+                             word));
+}
+
+// How many arguments each action takes: at least, at most.
+void check_history_arguments(HistoryAction action, std::size_t given) {
+  const bool ok = action == HistoryAction::list || action == HistoryAction::trend
+                      ? given == 0
+                  : action == HistoryAction::show || action == HistoryAction::export_run
+                      ? given == 1
+                      : given >= 1;
+  if (ok) return;
+  throw UsageError(
+      "history: list and trend take no argument, show and export one run's ID, rm one or more "
+      "IDs, import one or more results files");
+}
+
+}  // namespace
+
+HistoryCommand history_command(const OptionValues& values) {
+  HistoryCommand command;
+  command.action = history_action(values[Opt::action]);
+  command.arguments = values.list.at(Opt::arguments);
+  check_history_arguments(command.action, command.arguments.size());
+  command.history = history_path(values);
+  if (command.history.empty()) {
+    throw UsageError(fmt::format("neither XDG_DATA_HOME nor HOME is set: name the file with {}",
+                                 flag(Opt::history_file)));
+  }
+  command.format = parse_format(values, Cmd::history);
+  command.output = values[Opt::output];
+  check_output(flag(Opt::output), command.output);
+  if ((command.action == HistoryAction::export_run) != !command.output.empty()) {
+    throw UsageError(fmt::format("history: {} names the file of export, and only of export",
+                                 flag(Opt::output)));
+  }
+  if (values.given(Opt::strategy)) command.strategies = parse_strategies(values[Opt::strategy]);
+  if (values.given(Opt::threads)) command.threads = parse_threads(values[Opt::threads]);
   return command;
 }
 

@@ -15,5 +15,6 @@ app::CleanCommand clean_command(const OptionValues& values);
 app::EnvCommand env_command(const OptionValues& values);
 app::CompareCommand compare_command(const OptionValues& values);
 app::ReportCommand report_command(const OptionValues& values);
+app::HistoryCommand history_command(const OptionValues& values);
 
 }  // namespace fdbench::cli

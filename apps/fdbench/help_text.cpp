@@ -64,7 +64,14 @@ controlled comparison.
 Examples:
   fdbench open --export-json ext4.json --dir /tmp && fdbench open --export-json shm.json --dir /dev/shm
   fdbench compare ext4.json shm.json
-  fdbench compare --references --format markdown ext4.json)";
+  fdbench compare --references --format markdown ext4.json
+  fdbench compare --baseline last --fail-if-slower 10
+
+With --baseline the run compared is the file named, or else the history's latest run; the
+baseline is the last run saved before it (last), a run's ID, or a results FILE. With
+--fail-if-slower PERCENT the exit status is 3 when any result present on both sides is slower
+than the baseline's by more than PERCENT and the difference is significant (Mann-Whitney U,
+p < 0.05); those rows are printed first. Results on one side only are listed, never a failure.)";
 
 constexpr const char* const kReportFooter = R"(
 One HTML file that needs nothing else to be viewed (inline SVG, no script, no network): each
@@ -76,6 +83,26 @@ A run can write the same page for itself with --export-html FILE.
 Examples:
   fdbench open --export-json ext4.json --export-html ext4.html
   fdbench report ext4.json shm.json -o report.html)";
+
+constexpr const char* const kHistoryFooter = R"(
+The history is one SQLite file: every run saved with --save (or FDBENCH_HISTORY=1; tune only
+by the variable, since its --save names the recommendation's file), each with its JSON
+document, its context (date, host, kernel, CPU, rcu_expedited) and a row per result. Runs
+from elsewhere come in with import; the same document is never added twice. A file that is not
+an fdbench history, is damaged or was written by a newer fdbench is refused and left as it is.
+  list                  every run: id, date, host, kernel, command, results
+  show ID               the run as it printed (--format table, json, csv, markdown, html)
+  import FILE...        results documents (--format json, --export-json) from anywhere
+  export ID -o FILE     the run's JSON document
+  rm ID...              remove runs
+  trend                 each configuration's median and 95% interval across the runs
+                        (--strategy, --threads: only those)
+
+Examples:
+  fdbench open --save
+  fdbench history list
+  fdbench history trend --strategy threads --threads 2
+  fdbench compare --baseline last --fail-if-slower 10)";
 
 constexpr const char* const kTuneFooter = R"(
 Sweeps every strategy a program can adopt that runs here (not `pool`, the seed's naive pool:
@@ -131,6 +158,8 @@ const std::vector<CommandHelp> kCommands = {
     {Cmd::compare, "compare",
      "Compare results files (--format json), or one against published figures", kCompareFooter},
     {Cmd::report, "report", "Write an HTML report of results files", kReportFooter},
+    {Cmd::history, "history", "List, show, import, export or remove saved runs, and trends",
+     kHistoryFooter},
     {Cmd::completion, "completion", "Print a shell completion script", kCompletionFooter},
     {Cmd::tune, "tune", "Find the fastest strategy, threads and batch for opening files here",
      kTuneFooter},

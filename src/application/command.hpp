@@ -3,6 +3,7 @@
 // output files and exports. apps/ turns argv into a Command and calls run(); everything a
 // command does besides reading argv is here.
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -26,6 +27,10 @@ struct OutputSettings {
   std::vector<Export> exports;
   std::string trace_out;  // --trace-out FILE: every timed call as CSV
   bool quiet = false;     // no progress on stderr
+  // --save (or FDBENCH_HISTORY=1): the run's JSON document recorded in the history, at
+  // `history`, once it has measured everything.
+  bool save_history = false;
+  std::string history;  // the history's file, as --history names it or by default
 };
 
 // Each command with only its own fields.
@@ -60,10 +65,26 @@ struct CompareCommand {
   std::vector<std::string> files;  // results files, the first the baseline
   bool references = false;         // also against the published figures
   std::string format = "table";
+  // --baseline: "last", a run's id in the history, or a results file; "" without it. Then
+  // `files` holds the one compared (none: the history's latest run).
+  std::string baseline;
+  std::string history;                  // the history's file
+  std::optional<double> fail_if_slower;  // --fail-if-slower PERCENT: the gate, in percent
 };
 struct ReportCommand {
   std::vector<std::string> files;  // results files
   std::string output;              // empty: stdout
+};
+// fdbench history ACTION ...: the runs saved with --save.
+enum class HistoryAction { list, show, import, export_run, remove, trend };
+struct HistoryCommand {
+  HistoryAction action = HistoryAction::list;
+  std::vector<std::string> arguments;  // ids (show, export, rm) or files (import)
+  std::string history;                 // the history's file
+  std::string output;                  // export: the file written
+  std::string format = "table";        // show: how the run is printed
+  std::vector<std::string> strategies;  // trend: only these (empty: every one)
+  std::vector<int> threads;             // trend: only these thread counts (empty: every one)
 };
 struct CompletionCommand {
   std::string text;  // the script to print
@@ -71,7 +92,8 @@ struct CompletionCommand {
 
 using CommandKind =
     std::variant<SuiteCommand, OpenCommand, SocketCommand, TuneCommand, StrategiesCommand,
-                 CleanCommand, EnvCommand, CompareCommand, ReportCommand, CompletionCommand>;
+                 CleanCommand, EnvCommand, CompareCommand, ReportCommand, CompletionCommand,
+                 HistoryCommand>;
 
 struct Command {
   CommandKind what;

@@ -76,14 +76,16 @@ std::vector<OptionRow> sweep_rows() {
        .help = "Number of files",
        .default_text = [](Cmd) { return std::to_string(*OpenOptions{}.files); },
        .show_default = kOpenAndTune},
-      {.id = Opt::threads, .names = "--threads", .value = "LIST", .commands = kSweeps,
+      {.id = Opt::threads, .names = "--threads", .value = "LIST",
+       .commands = {Cmd::open, Cmd::socket, Cmd::history},
        .help = "Thread counts, a comma list (1 to 1024)",
        .hint = choices({"1", "2", "4", "8", "16"}, true),
        .default_text = [](Cmd c) { return flag_list(sweep_of(c).threads); },
        .show_default = kSweeps,
-       .help_for = {{Cmd::socket, "Thread counts, a comma list; 2 = the main thread plus one"}}},
+       .help_for = {{Cmd::socket, "Thread counts, a comma list; 2 = the main thread plus one"},
+                    {Cmd::history, "trend: only the results with these thread counts"}}},
       {.id = Opt::strategy, .names = "--strategy", .value = "LIST",
-       .commands = {Cmd::open, Cmd::socket, Cmd::tune},
+       .commands = {Cmd::open, Cmd::socket, Cmd::tune, Cmd::history},
        .help = "Strategies, a comma list of " + listed(strategy_names()) + ", or all",
        .hint = strategy_choices(),
        .default_text =
@@ -94,7 +96,8 @@ std::vector<OptionRow> sweep_rows() {
            },
        .show_default = kSweeps,
        .help_for = {{Cmd::tune,
-                     "Also measure these strategies, a comma list of " + listed(strategy_names())}}},
+                     "Also measure these strategies, a comma list of " + listed(strategy_names())},
+                    {Cmd::history, "trend: only the results of these strategies"}}},
       {.id = Opt::batch, .names = "--batch", .value = "N", .commands = kSweeps,
        .help = "Files per task (pool-batch), per submission (uring) or in flight (libuv)",
        .default_text = [](Cmd c) { return std::to_string(sweep_of(c).batch); },
@@ -248,27 +251,23 @@ std::vector<OptionRow> repeat_rows() {
 
 std::vector<OptionRow> output_rows() {
   return {
-      {.id = Opt::save,
-       .names = "--save",
-       .value = "FILE",
-       .commands = {Cmd::tune},
-       .help = "Write the recommendation's JSON to FILE (atomically), for load_recommendation",
-       .hint = kFiles},
       // Its help and choices per command: formats_of().
       {.id = Opt::format,
        .names = "--format",
        .value = "FORMAT",
-       .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::tune, Cmd::env, Cmd::compare},
+       .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::tune, Cmd::env, Cmd::compare,
+                    Cmd::history},
        .default_text = [](Cmd) { return OutputSettings{}.format; },
        .show_default = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::tune, Cmd::env, Cmd::compare}},
       {.id = Opt::output,
        .names = "--output",
        .value = "FILE",
-       .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::tune, Cmd::report},
+       .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::tune, Cmd::report, Cmd::history},
        .help = "Write the output to FILE instead of stdout (atomically: all or nothing)",
        .hint = kFiles,
-       .help_for = {{Cmd::report, "Write the report to FILE instead of stdout (atomically)"}},
-       .names_for = {{Cmd::report, "-o,--output"}}},
+       .help_for = {{Cmd::report, "Write the report to FILE instead of stdout (atomically)"},
+                    {Cmd::history, "export: the FILE the run's JSON document is written to"}},
+       .names_for = {{Cmd::report, "-o,--output"}, {Cmd::history, "-o,--output"}}},
       {.id = Opt::latency,
        .names = "--latency",
        .commands = kMeasuring,
@@ -355,6 +354,48 @@ std::vector<OptionRow> other_rows() {
   };
 }
 
+// The run history: --save and --history, compare's baseline and gate, history's positionals.
+std::vector<OptionRow> history_rows() {
+  return {
+      // tune's --save was its recommendation's file before the history existed, and stays so:
+      // tune saves its run in the history with FDBENCH_HISTORY=1.
+      {.id = Opt::save,
+       .names = "--save",
+       .commands = kAllMeasuring,
+       .help = "Also record the run in the history (--history), once it has measured "
+               "everything; FDBENCH_HISTORY=1 does the same",
+       .bind = Bind::flag,
+       .help_for = {{Cmd::tune,
+                     "Write the recommendation's JSON to FILE (atomically), for "
+                     "load_recommendation"}},
+       .hint_for = {{Cmd::tune, kFiles}},
+       .value_for = {{Cmd::tune, "FILE"}},
+       .bind_for = {{Cmd::tune, Bind::text}}},
+      {.id = Opt::history_file,
+       .names = "--history",
+       .value = "FILE",
+       .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::tune, Cmd::compare, Cmd::history},
+       .help = "The run history (default $XDG_DATA_HOME/fdbench/history.db, else "
+               "~/.local/share/fdbench/history.db)",
+       .hint = kFiles},
+      {.id = Opt::baseline, .names = "--baseline", .value = "last|ID|FILE",
+       .commands = {Cmd::compare},
+       .help = "Compare with a baseline: the last run saved in the history (before the one "
+               "compared), a run's ID there, or a results FILE",
+       .hint = kFiles},
+      {.id = Opt::fail_if_slower, .names = "--fail-if-slower", .value = "PERCENT",
+       .commands = {Cmd::compare},
+       .help = "With --baseline: exit 3 when a result is slower than the baseline's by more than "
+               "PERCENT and the difference is significant"},
+      {.id = Opt::action, .names = "action", .value = "ACTION", .commands = {Cmd::history},
+       .help = "list, show ID, import FILE..., export ID -o FILE, rm ID..., or trend",
+       .hint = choices({"list", "show", "import", "export", "rm", "trend"}), .required = true},
+      {.id = Opt::arguments, .names = "args", .value = "ID|FILE", .commands = {Cmd::history},
+       .help = "The runs (IDs, as list shows them) or the files (import)", .hint = kFiles,
+       .bind = Bind::list},
+  };
+}
+
 const std::vector<ExportRow> kExportRows = {
     {Opt::export_json, "json"},
     {Opt::export_csv, "csv"},
@@ -379,7 +420,8 @@ std::vector<OptionRow> export_option_rows() {
 
 // --format's help and choices are the formats each command writes.
 void add_formats(OptionRow& row) {
-  for (const Cmd c : {Cmd::suite, Cmd::open, Cmd::socket, Cmd::tune, Cmd::env, Cmd::compare}) {
+  for (const Cmd c :
+       {Cmd::suite, Cmd::open, Cmd::socket, Cmd::tune, Cmd::env, Cmd::compare, Cmd::history}) {
     row.help_for[c] = "Output format: " + listed(formats_of(c));
     row.hint_for[c] = choices(formats_of(c));
   }
@@ -388,7 +430,7 @@ void add_formats(OptionRow& row) {
 std::vector<OptionRow> make_rows() {
   std::vector<OptionRow> rows;
   for (auto part : {sweep_rows(), input_rows(), open_rows(), tune_rows(), repeat_rows(), output_rows(),
-                    run_rows(), export_option_rows(), other_rows()}) {
+                    history_rows(), run_rows(), export_option_rows(), other_rows()}) {
     for (auto& row : part) rows.push_back(std::move(row));
   }
   for (auto& row : rows) {
@@ -412,6 +454,14 @@ const std::string& OptionRow::help_in(Cmd c) const {
 const ValueHint& OptionRow::hint_in(Cmd c) const {
   const auto it = hint_for.find(c);
   return it == hint_for.end() ? hint : it->second;
+}
+const std::string& OptionRow::value_in(Cmd c) const {
+  const auto it = value_for.find(c);
+  return it == value_for.end() ? value : it->second;
+}
+Bind OptionRow::bind_in(Cmd c) const {
+  const auto it = bind_for.find(c);
+  return it == bind_for.end() ? bind : it->second;
 }
 const std::string& OptionRow::names_in(Cmd c) const {
   const auto it = names_for.find(c);
@@ -454,7 +504,7 @@ OptionValues defaults_of(Cmd command) {
   OptionValues values;
   for (const auto& row : option_rows()) {
     if (!row.commands.has(command)) continue;
-    switch (row.bind) {
+    switch (row.bind_in(command)) {
       case Bind::flag:
         values.set[row.id] = false;
         break;

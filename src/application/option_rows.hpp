@@ -31,7 +31,8 @@ enum class Cmd : unsigned {
   env,
   compare,
   report,
-  completion
+  completion,
+  history
 };
 
 // A set of commands.
@@ -94,6 +95,11 @@ enum class Opt {
   results,     // compare, report: the results files (a positional)
   sets,        // clean: kept sets to remove (a positional)
   references,  // compare --references
+  history_file,    // --history FILE: the run history's file
+  baseline,        // compare --baseline last|ID|FILE
+  fail_if_slower,  // compare --fail-if-slower PCT: the CI gate
+  action,          // history: what to do (a positional)
+  arguments,       // history: the runs or files it is done to (a positional)
   shell,       // completion: the shell (a positional)
 };
 
@@ -118,10 +124,14 @@ struct OptionRow {
   std::map<Cmd, std::string> help_for{};
   std::map<Cmd, ValueHint> hint_for{};
   std::map<Cmd, std::string> names_for{};
+  std::map<Cmd, std::string> value_for{};
+  std::map<Cmd, Bind> bind_for{};
 
   [[nodiscard]] const std::string& help_in(Cmd c) const;
   [[nodiscard]] const ValueHint& hint_in(Cmd c) const;
   [[nodiscard]] const std::string& names_in(Cmd c) const;
+  [[nodiscard]] const std::string& value_in(Cmd c) const;
+  [[nodiscard]] Bind bind_in(Cmd c) const;
 };
 
 // The rows, in the order --help lists them.

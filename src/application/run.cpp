@@ -20,6 +20,7 @@
 #include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
 #include "application/file_export.hpp"
+#include "application/history_commands.hpp"
 #include "inputs/file_set.hpp"
 #include "model/context.hpp"
 #include "model/environment.hpp"
@@ -282,9 +283,11 @@ int measure(const Measuring& measuring, const std::vector<std::string>& command_
   const OutputSettings& command = measuring.outputs;
   std::ostringstream buffer;
   std::ostream& sink = command.output.empty() ? out : buffer;
+  std::ostringstream saved;  // --save: the run's JSON document, for the history
   std::vector<std::unique_ptr<Reporter>> reporters;
   reporters.push_back(make_reporter(command.format, sink));
   FDBENCH_ASSERT(reporters.back() != nullptr);
+  if (command.save_history) reporters.push_back(make_reporter("json", saved));
   std::vector<const FileExport*> exports;
   for (const auto& e : command.exports) {
     reporters.push_back(std::make_unique<FileExport>(e.format, e.path, e.flag));
@@ -320,8 +323,11 @@ int measure(const Measuring& measuring, const std::vector<std::string>& command_
   }
   const int code =
       tune ? run_tune_session(*measuring.tune, session, err) : run_session(measuring, session, err);
-  return finish_outputs(command, session.results().size(), trace_out ? &*trace_out : nullptr,
-                        exports, buffer.str(), err, code);
+  return save_in_history(command,  saved.str(),
+                         finish_outputs(command, session.results().size(),
+                                        trace_out ? &*trace_out : nullptr, exports, buffer.str(),
+                                        err, code),
+                         err);
 }
 
 // The context a run started now would record, as "context.date", "context.load_before..."
@@ -467,7 +473,11 @@ int dispatch(const Command& command, std::ostream& out, std::ostream& err) {
           [&](const StrategiesCommand&) { return list_strategies(out); },
           [&](const CleanCommand& c) { return clean(c, out, err); },
           [&](const EnvCommand& c) { return print_environment(c.dir, c.format, out); },
-          [&](const CompareCommand& c) { return compare_files(c, out, err); },
+          [&](const CompareCommand& c) {
+            return c.baseline.empty() ? compare_files(c, out, err)
+                                      : compare_with_baseline(c, out, err);
+          },
+          [&](const HistoryCommand& c) { return run_history(c, out, err); },
           [&](const ReportCommand& c) { return write_report(c, out, err); },
           [&](const CompletionCommand& c) {
             out << c.text;

@@ -19,6 +19,10 @@
 
 namespace fdbench::app {
 
+// One line appended to FDBENCH_TEST_EVENTS' file, where it is set, for steps no Progress sees
+// ("history-saving": a run's transaction is open in the history). Nothing otherwise.
+void test_event(std::string_view line);
+
 class TestEvents final : public Progress {
  public:
   // The events FDBENCH_TEST_EVENTS asks for, passing every call on to `inner` (nullptr: none;

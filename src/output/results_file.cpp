@@ -123,19 +123,25 @@ std::string other_document(std::string_view text) {
   return other_json(text);
 }
 
-ResultsDocument read_results_file(const std::string& path, std::string_view command) {
+ResultsFile read_results_file_whole(const std::string& path, std::string_view command) {
   const std::string reads = fmt::format(
       "{} reads the JSON results of a run (written with --format json or --export-json)", command);
-  const std::string text = results_file_text(path, reads);
+  ResultsFile file;
+  file.text = results_file_text(path, reads);
   try {
     // Ctrl-C ends a parse of a large file within a fraction of a second (Interrupted).
-    return parse_results_json(text, throw_if_interrupted);
+    file.document = parse_results_json(file.text, throw_if_interrupted);
+    return file;
   } catch (const Error& e) {
-    if (const std::string what = other_document(text); !what.empty()) {
+    if (const std::string what = other_document(file.text); !what.empty()) {
       throw Error(fmt::format("{} is {}; {}", path, what, reads));
     }
     throw Error(fmt::format("{}: {}; {}", path, e.what(), reads));
   }
+}
+
+ResultsDocument read_results_file(const std::string& path, std::string_view command) {
+  return read_results_file_whole(path, command).document;
 }
 
 }  // namespace fdbench

@@ -20,4 +20,11 @@ std::string other_document(std::string_view text);
 // the file: "a.csv is fdbench's CSV export; compare reads ...", or what the reader found wrong.
 ResultsDocument read_results_file(const std::string& path, std::string_view command);
 
+// The same, with the file's text as read (what the history stores and hashes).
+struct ResultsFile {
+  std::string text;
+  ResultsDocument document;
+};
+ResultsFile read_results_file_whole(const std::string& path, std::string_view command);
+
 }  // namespace fdbench

@@ -87,6 +87,7 @@ TEST_F(ManPage, DescribesEveryOptionOfEveryCommandAndNoOther) {
       {"fdbench env", {"env", "--help"}},       {"fdbench compare", {"compare", "--help"}},
       {"fdbench clean", {"clean", "--help"}},   {"fdbench completion", {"completion", "--help"}},
       {"fdbench report", {"report", "--help"}}, {"fdbench tune", {"tune", "--help"}},
+      {"fdbench history", {"history", "--help"}},
   };
   const auto shared = described(sections_[kOutputOptions]);
   ASSERT_FALSE(shared.empty());

@@ -166,7 +166,9 @@ TEST(OptionRows, EverySharedRowIsCoveredHere) {
   const std::set<Opt> outputs = {Opt::format,     Opt::output,      Opt::quiet,
                                  Opt::trace_out,  Opt::no_latency,  Opt::export_json,
                                  Opt::export_csv, Opt::export_html, Opt::export_markdown,
-                                 Opt::dir,        Opt::rcu_expedited, Opt::latency};
+                                 Opt::dir,        Opt::rcu_expedited, Opt::latency,
+                                 Opt::save,       Opt::history_file};
+  // --save and --history are where a run is recorded (history_options_test.cpp holds them).
   // --rcu-expedited needs root to be set; --latency's default is each command's (on for socket
   // and --keep-open): the parse tests hold both.
   for (const auto& row : option_rows()) {

@@ -1,0 +1,214 @@
+// --save, `fdbench history` and the CI gate `compare --baseline --fail-if-slower`, through the
+// binary and a real SQLite file; and the history's reliability: runs saving at once, a run
+// killed while saving, a read-only history, one from a newer fdbench, a damaged one. Nothing
+// here asserts a duration: the slower document is the same run with its times scaled.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include <csignal>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "support/fdbench_process.hpp"
+#include "support/other_user.hpp"
+#include "support/temp_dir.hpp"
+
+namespace fdbench::testing {
+namespace history_cli_test {
+
+// A short socket run: 2 threads × 64 descriptors, 6 repetitions (a 95% interval), no progress.
+std::vector<std::string> short_run(const std::string& history, std::vector<std::string> more = {}) {
+  std::vector<std::string> args = {"socket",    "--threads", "2", "--per-thread", "64", "--pregrow",
+                                   "off",       "--repeat",  "6", "--warmup",     "0",  "--quiet",
+                                   "--history", history};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+std::size_t count_lines(const std::string& text) {
+  return lines_of(text).size();
+}
+
+// `path`'s results with every repetition time multiplied by `factor`, and its date changed so
+// that it is another document.
+void write_scaled(const std::string& from, const std::string& to, std::int64_t factor,
+                  const std::string& date) {
+  auto doc = nlohmann::json::parse(read_text(from));
+  for (auto& result : doc.at("results")) {
+    for (auto& t : result.at("times_ns")) t = t.get<std::int64_t>() * factor;
+  }
+  doc.at("context").at("date") = date;
+  write_text(to, doc.dump(2));
+}
+
+TEST(HistoryCli, SavesTwiceAndListsShowsExportsAndRemoves) {
+  TempDir dir;
+  const std::string db = dir / "history.db";
+  for (int run = 1; run <= 2; ++run) {
+    const auto saved = run_fdbench(short_run(db, {"--save"}));
+    ASSERT_EQ(saved.exit_code, 0) << saved.err;
+    EXPECT_NE(saved.err.find("saved as run " + std::to_string(run)), std::string::npos)
+        << saved.err;
+  }
+  const auto list = run_fdbench({"history", "list", "--history", db});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_EQ(count_lines(list.out), 3U) << list.out;  // a heading and two runs
+  EXPECT_NE(list.out.find("socket"), std::string::npos) << list.out;
+  const auto shown = run_fdbench({"history", "show", "1", "--history", db});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("threads"), std::string::npos) << shown.out;
+  const std::string exported = dir / "run1.json";
+  const auto exp = run_fdbench({"history", "export", "1", "-o", exported, "--history", db});
+  ASSERT_EQ(exp.exit_code, 0) << exp.err;
+  const auto json = run_fdbench({"history", "show", "1", "--format", "json", "--history", db});
+  EXPECT_EQ(read_text(exported), json.out);
+  const auto again = run_fdbench({"history", "import", exported, "--history", db});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("already in the history as run 1"), std::string::npos) << again.out;
+  const auto trend = run_fdbench({"history", "trend", "--history", db});
+  ASSERT_EQ(trend.exit_code, 0) << trend.err;
+  EXPECT_NE(trend.out.find("threads, 2 threads"), std::string::npos) << trend.out;
+  EXPECT_EQ(run_fdbench({"history", "rm", "1", "--history", db}).exit_code, 0);
+  const auto missing = run_fdbench({"history", "show", "1", "--history", db});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(count_lines(missing.err), 1U) << missing.err;
+}
+
+TEST(HistoryCli, TheGatePassesAnUnchangedPairAndFailsASlowerOne) {
+  TempDir dir;
+  const std::string db = dir / "history.db";
+  const std::string first = dir / "first.json";
+  const auto run = run_fdbench(short_run(db, {"--save", "--export-json", first}));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  // The same times again, as a second run that changed nothing would have them.
+  const std::string same = dir / "same.json";
+  write_scaled(first, same, 1, "2030-01-01T00:00:00Z");
+  ASSERT_EQ(run_fdbench({"history", "import", same, "--history", db}).exit_code, 0);
+  const auto unchanged =
+      run_fdbench({"compare", "--baseline", "last", "--fail-if-slower", "10", "--history", db});
+  EXPECT_EQ(unchanged.exit_code, 0) << unchanged.out << unchanged.err;
+  // 100 times slower: every repetition slower than every one of the baseline's.
+  const std::string slower = dir / "slower.json";
+  write_scaled(first, slower, 100, "2030-01-02T00:00:00Z");
+  ASSERT_EQ(run_fdbench({"history", "import", slower, "--history", db}).exit_code, 0);
+  const auto gated =
+      run_fdbench({"compare", "--baseline", "last", "--fail-if-slower", "10", "--history", db});
+  EXPECT_EQ(gated.exit_code, 3) << gated.out << gated.err;
+  EXPECT_EQ(gated.out.rfind("slower than the baseline by more than 10%", 0), 0U) << gated.out;
+  // A file against a run of the history, and against another file: the same verdicts.
+  const auto file = run_fdbench(
+      {"compare", "--baseline", "1", "--fail-if-slower", "10", "--history", db, slower});
+  EXPECT_EQ(file.exit_code, 3) << file.err;
+  EXPECT_EQ(run_fdbench({"compare", "--baseline", first, "--fail-if-slower", "10", same}).exit_code,
+            0);
+}
+
+TEST(HistoryCli, TwoRunsSavingAtOnceBothLand) {
+  TempDir dir;
+  const std::string db = dir / "history.db";
+  FdbenchProcess a(short_run(db, {"--save"}));
+  FdbenchProcess b(short_run(db, {"--save"}));
+  const auto ra = a.wait();
+  const auto rb = b.wait();
+  ASSERT_EQ(ra.exit_code, 0) << ra.err;
+  ASSERT_EQ(rb.exit_code, 0) << rb.err;
+  const auto list = run_fdbench({"history", "list", "--history", db});
+  EXPECT_EQ(count_lines(list.out), 3U) << list.out;
+}
+
+TEST(HistoryCli, ARunKilledWhileSavingLeavesNoPartOfIt) {
+  TempDir dir;
+  const std::string db = dir / "history.db";
+  ASSERT_EQ(run_fdbench(short_run(db, {"--save"})).exit_code, 0);
+  RunOptions hold;
+  hold.env = {"FDBENCH_TEST_HOLD_SAVE=1"};
+  FdbenchProcess killed(short_run(db, {"--save"}), hold);
+  ASSERT_TRUE(killed.wait_for_event("history-saving", 1, std::chrono::seconds(120)));
+  killed.signal(SIGKILL);
+  EXPECT_EQ(killed.wait().exit_code, 128 + SIGKILL);
+  const auto list = run_fdbench({"history", "list", "--history", db});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_EQ(count_lines(list.out), 2U) << list.out;  // the heading and the first run alone
+  const auto next = run_fdbench(short_run(db, {"--save"}));
+  EXPECT_EQ(next.exit_code, 0) << next.err;
+  EXPECT_NE(next.err.find("saved as run 2"), std::string::npos) << next.err;
+}
+
+TEST(HistoryCli, NothingIsWrittenWhenTheRunFailsBeforeMeasuring) {
+  TempDir dir;
+  const std::string db = dir / "history.db";
+  const auto no_dir = run_fdbench(
+      {"open", "--files", "10", "--dir", dir / "missing", "--save", "--history", db, "--quiet"});
+  EXPECT_EQ(no_dir.exit_code, 2) << no_dir.err;
+  RunOptions few;
+  few.nofile = 32;  // 2 threads × 64 sockets cannot be held
+  const auto no_fds = run_fdbench(short_run(db, {"--save"}), few);
+  EXPECT_NE(no_fds.exit_code, 0) << no_fds.err;
+  EXPECT_FALSE(exists(db)) << no_fds.err;
+}
+
+// A run that cannot save says so in one line and exits 1; the file is as it was.
+void expect_refused(const RunResult& run, const std::string& path, const std::string& before,
+                    const std::string& words) {
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_EQ(count_lines(run.err), 1U) << run.err;
+  EXPECT_NE(run.err.find(words), std::string::npos) << run.err;
+  EXPECT_NE(run.out.find("threads"), std::string::npos) << "the results are still printed";
+  EXPECT_EQ(read_text(path), before);
+}
+
+TEST(HistoryCli, AHistoryFromANewerFdbenchIsRefused) {
+  TempDir dir;
+  const std::string db = dir / "history.db";
+  ASSERT_EQ(run_fdbench(short_run(db, {"--save"})).exit_code, 0);
+  sqlite3* handle = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &handle), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(handle, "PRAGMA user_version=999", nullptr, nullptr, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(handle, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(handle);
+  const std::string before = read_text(db);
+  expect_refused(run_fdbench(short_run(db, {"--save"})), db, before, "newer fdbench");
+}
+
+TEST(HistoryCli, ADamagedHistoryIsRefusedUntouched) {
+  TempDir dir;
+  const std::string db = dir / "history.db";
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(run_fdbench(short_run(db, {"--save"})).exit_code, 0);
+  std::string bytes = read_text(db);
+  ASSERT_GT(bytes.size(), 8192U);
+  for (std::size_t i = 4096; i < bytes.size(); ++i) bytes[i] = static_cast<char>(0x5A);
+  write_text(db, bytes);
+  expect_refused(run_fdbench(short_run(db, {"--save"})), db, bytes, "damaged");
+  const auto list = run_fdbench({"history", "list", "--history", db});
+  EXPECT_EQ(list.exit_code, 1);
+  EXPECT_EQ(count_lines(list.err), 1U) << list.err;
+}
+
+TEST(HistoryCli, AForeignFileIsRefusedUntouched) {
+  TempDir dir;
+  const std::string db = dir / "notes.txt";
+  write_text(db, std::string(200, 'n'));
+  expect_refused(run_fdbench(short_run(db, {"--save"})), db, std::string(200, 'n'),
+                 "not an fdbench history");
+}
+
+TEST(HistoryCli, AReadOnlyHistoryIsReportedAndKept) {
+  if (const std::string why = cannot_switch_user(); !why.empty()) GTEST_SKIP() << why;
+  TempDir dir;
+  const std::string db = dir / "history.db";
+  ASSERT_EQ(run_fdbench(short_run(db, {"--save"})).exit_code, 0);
+  ASSERT_EQ(chmod(dir.path().c_str(), 0755), 0);  // the other user may read it, not write
+  const std::string before = read_text(db);
+  RunOptions options;
+  const auto args = as_user(unused_uid(), short_run(db, {"--save"}), options);
+  const auto run = FdbenchProcess(args, options).wait();
+  expect_refused(run, db, before, "not saved");
+  const auto list = run_fdbench({"history", "list", "--history", db});
+  EXPECT_EQ(count_lines(list.out), 2U) << list.out;
+}
+
+}  // namespace history_cli_test
+}  // namespace fdbench::testing
