@@ -229,7 +229,7 @@ void Scheduler::run_window(std::span<const PlannedResult> plan, std::span<const 
   for (bool more = true; more;) {
     more = false;
     for (std::size_t k = 0; k < running.size(); ++k) {
-      if (!running[k] || running[k]->done()) continue;
+      if (running[k]->done()) continue;
       Measurement& m = *running[k];
       const std::string& label = plan[window[k]].label;
       if (progress_ != nullptr) {
@@ -274,14 +274,17 @@ void Scheduler::run_windows(std::span<const PlannedResult> plan, int repeat, int
     const auto emit_from = [&](std::size_t k) {
       Result r = runner_.finish(running, k, plan[window[k]].label);
       stamp(plan[window[k]], r, goals[k], changed[k]);
-      running[k].reset();
+      emitted_[k] = true;
       emit(window[k], std::move(r));
     };
     // Results are emitted in the plan's order, each as soon as it and those before it are done:
-    // a result that stopped early is shown while the others still race.
-    std::size_t emitted = 0;
+    // a result that stopped early is shown while the others still race. Its measurement lives
+    // on to the window's end: what it holds (an open workload's directory) is part of what the
+    // others' leak checks found before their first repetition.
+    emitted_.assign(running.size(), false);
+    std::size_t next = 0;
     const auto ready = [&] {
-      for (; emitted < running.size() && running[emitted]->done(); ++emitted) emit_from(emitted);
+      for (; next < running.size() && running[next]->done(); ++next) emit_from(next);
     };
     try {
       run_window(plan, window, running, goals, changed, ready);
@@ -309,7 +312,8 @@ void Scheduler::emit_what_ran(std::span<const PlannedResult> plan,
       goals[k].stopped = RepeatStop::interrupted;
       stamp(plan[window[k]], *hung, goals[k], changed[k]);
       emit(window[k], std::move(*hung));
-    } else if (running[k] && (running[k]->done() || running[k]->timed_repetitions_run() > 0)) {
+    } else if (running[k] && !emitted_[k] &&
+               (running[k]->done() || running[k]->timed_repetitions_run() > 0)) {
       if (!running[k]->done()) goals[k].stopped = RepeatStop::interrupted;
       emit_from(k);
     }

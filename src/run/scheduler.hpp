@@ -146,7 +146,7 @@ class Scheduler {
   // ceiling), in windows.
   void run_windows(std::span<const PlannedResult> plan, int repeat, int warmup, const Emit& emit);
   // After Ctrl-C or a hung repetition: the window's results with timed repetitions, cut short,
-  // and the one that hung, in the plan's order (those emitted already are null in `running`).
+  // and the one that hung, in the plan's order (but those emitted already).
   void emit_what_ran(std::span<const PlannedResult> plan, std::span<const std::size_t> window,
                      std::vector<std::unique_ptr<Measurement>>& running,
                      std::vector<AutoRepeat>& goals, const std::vector<std::string>& changed,
@@ -158,8 +158,7 @@ class Scheduler {
   // Runs the window's repetitions in turns until each is done; with --repeat auto, concludes
   // each once it has repetitions enough and says in `goals` why and with what time it had.
   // A repetition of result k has run: `changed` gets what changed_setting says, if it is
-  // the first thing said of that result; then `ready` may emit the results that are done (an
-  // emitted one is left null in `running`).
+  // the first thing said of that result; then `ready` may emit the results that are done.
   void run_window(std::span<const PlannedResult> plan, std::span<const std::size_t> window,
                   std::vector<std::unique_ptr<Measurement>>& running,
                   std::vector<AutoRepeat>& goals, std::vector<std::string>& changed,
@@ -211,6 +210,7 @@ class Scheduler {
     bool out = false;  // ended without an interval (unavailable, failed): none to decide against
   };
   std::vector<Standing> standings_;  // by plan index
+  std::vector<bool> emitted_;        // by the window's index: the result was emitted
   std::size_t started_ = 0;       // results started so far, for the progress line
   std::size_t first_result_ = 0;  // run()'s first_result: --trace-out's index of plan[0]
 };
