@@ -17,6 +17,7 @@
 #include "inputs/file_set.hpp"
 #include "model/format.hpp"
 #include "platform/platform.hpp"
+#include "run/planner.hpp"
 #include "run/runnable.hpp"
 
 namespace fdbench::cli {
@@ -326,6 +327,18 @@ SocketCommand socket_command(const OptionValues& values) {
   return command;
 }
 
+// The suite's --budget, shared by its two sweeps in proportion to the results each plans (each
+// --rcu-expedited value measures a sweep's plan once more, to a share of its own).
+void share_budget(SuiteCommand& command, double budget_s) {
+  const auto open_results = static_cast<double>(open_combinations(command.open).size());
+  const auto socket_results = static_cast<double>(socket_combinations(command.socket).size());
+  const auto blocks = static_cast<double>(std::max<std::size_t>(
+      1, std::max(command.open.rcu_expedited.size(), command.socket.rcu_expedited.size())));
+  const double each = budget_s / std::max(1.0, open_results + socket_results) / blocks;
+  command.open.repeat.budget_s = each * open_results;
+  command.socket.repeat.budget_s = each * socket_results;
+}
+
 SuiteCommand suite_command(const OptionValues& values) {
   SuiteCommand command;
   OptionValues open = defaults_of(Cmd::open);
@@ -339,6 +352,9 @@ SuiteCommand suite_command(const OptionValues& values) {
   command.socket.strategies = {"threads", "process", "uring-direct"};
   refuse_unrunnable(runnability(command.open));
   refuse_unrunnable(runnability(command.socket));
+  command.budget_s =
+      static_cast<double>(parse_number(flag(Opt::budget), values[Opt::budget], 1, 86400));
+  if (command.open.repeat.automatic()) share_budget(command, command.budget_s);
   return command;
 }
 

@@ -38,6 +38,10 @@ struct SuiteCommand {  // no subcommand: open's and socket's sweeps in turn
   OpenOptions open;
   SocketOptions socket;
   OutputSettings outputs;
+  // --budget: with --repeat auto, the seconds both sweeps' repetitions may take, shared by the
+  // results still racing (open's and socket's shares in proportion to their results), so that
+  // the first answer comes in under a minute; --max-time still bounds each result.
+  double budget_s = 40;
 };
 struct OpenCommand {
   OpenOptions open;

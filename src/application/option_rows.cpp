@@ -208,12 +208,21 @@ std::vector<OptionRow> tune_rows() {
        .help = "May recommend uring-direct: its descriptors live in the io_uring and are no "
                "descriptors a program can use elsewhere (measured either way)",
        .bind = Bind::flag},
-      {.id = Opt::budget, .names = "--budget", .value = "SECONDS", .commands = {Cmd::tune},
+      {.id = Opt::budget, .names = "--budget", .value = "SECONDS",
+       .commands = {Cmd::suite, Cmd::tune},
        .help = "Seconds the sweep may take, shared by the combinations (6 repetitions of each at "
                "least)",
        .hint = choices({"5", "20", "60"}),
-       .default_text = [](Cmd) { return fmt::format("{}", TuneOptions{}.budget_seconds); },
-       .show_default = {Cmd::tune}},
+       .default_text =
+           [](Cmd c) {
+             return fmt::format("{}", c == Cmd::suite ? app::SuiteCommand{}.budget_s
+                                                      : TuneOptions{}.budget_seconds);
+           },
+       .show_default = {Cmd::suite, Cmd::tune},
+       .help_for = {{Cmd::suite,
+                     "With --repeat auto: seconds the results' repetitions may take in all, shared "
+                     "by those whose order is still open (6 repetitions of each at least; "
+                     "--max-time still bounds each)"}}},
   };
 }
 

@@ -708,10 +708,18 @@ Written write_precision(const Result& r) {
   if (const auto& goal = r.auto_repeat) {
     j["target"] = goal->precision;
     j["max_time_s"] = goal->max_time_s;
-    j["met"] = !r.missed_precision();
+    j["met"] = reached && *reached <= goal->precision;
     j["stopped_by"] = to_string(goal->stopped);
   }
   return j;
+}
+
+// Why the repetitions stopped, and after how many timed ones: {"reason": "decided",
+// "repetitions": 8}. Derived from the precision's stopped_by (or a fixed --repeat) and the
+// times, so a reader takes it from those.
+Written write_stopped(const Result& r) {
+  if (!r.ran()) return std::nullopt;
+  return json{{"reason", to_string(r.stopped())}, {"repetitions", r.times_ns.size()}};
 }
 
 void read_precision(const JsonReader& in, const char* name, Result& r) {
@@ -832,6 +840,7 @@ constexpr ResultField kResultFields[] = {
     derived("median_ci_level", [](const Result& r) -> Written { return r.median_ci.level; }),
     derived("outliers", [](const Result& r) -> Written { return r.outliers; }),
     derived("ops_per_sec", [](const Result& r) -> Written { return r.ops_per_sec; }).csv(14),
+    custom<Result>("stopped", &write_stopped, FieldRead::derived).added_in(10),
 };
 // clang-format on
 

@@ -216,11 +216,19 @@ struct Result {
   [[nodiscard]] std::optional<double> precision() const {
     return relative_half_width(median_ci, stats.median);
   }
-  // With --repeat auto, whether that precision reached the one asked for.
+  // With --repeat auto, whether that precision fell short of the one asked for where it
+  // mattered: a result decided against its contenders needed no more.
   [[nodiscard]] bool missed_precision() const {
-    if (!auto_repeat || !ran()) return false;
+    if (!auto_repeat || !ran() || auto_repeat->stopped == RepeatStop::decided) return false;
     const auto reached = precision();
     return !reached || *reached > auto_repeat->precision;
+  }
+  // Why its repetitions stopped: --repeat auto's reason, a fixed --repeat's count run, or an
+  // interruption.
+  [[nodiscard]] RepeatStop stopped() const {
+    if (auto_repeat) return auto_repeat->stopped;
+    return status == Status::cut_short || hung() ? RepeatStop::interrupted
+                                                 : RepeatStop::fixed_repeat;
   }
   // The value --rcu-expedited set for it, as text: "0", "1"; "" when it was kept as it was.
   [[nodiscard]] std::string rcu_setting() const;

@@ -25,7 +25,7 @@ namespace fdbench {
 // finding kinds. Every version from
 // 1 on reads; what an older one lacks is derived once, by the field tables (json_fields.hpp),
 // or left absent where nothing can tell it (the context, the timed region).
-inline constexpr int kSchemaVersion = 9;
+inline constexpr int kSchemaVersion = 10;
 
 struct ResultsDocument {
   int schema_version = kSchemaVersion;

@@ -36,6 +36,8 @@ std::string_view to_string(RepeatStop stop) {
   switch (stop) {
     case RepeatStop::precision:
       return "precision";
+    case RepeatStop::decided:
+      return "decided";
     case RepeatStop::max_time:
       return "max-time";
     case RepeatStop::budget:
@@ -44,13 +46,16 @@ std::string_view to_string(RepeatStop stop) {
       return "max-repetitions";
     case RepeatStop::interrupted:
       return "interrupted";
+    case RepeatStop::fixed_repeat:
+      return "fixed-repeat";
   }
   return "precision";
 }
 
 bool parse_repeat_stop(std::string_view text, RepeatStop& stop) {
-  for (const RepeatStop s : {RepeatStop::precision, RepeatStop::max_time, RepeatStop::budget,
-                             RepeatStop::max_repetitions, RepeatStop::interrupted}) {
+  for (const RepeatStop s : {RepeatStop::precision, RepeatStop::decided, RepeatStop::max_time,
+                             RepeatStop::budget, RepeatStop::max_repetitions,
+                             RepeatStop::interrupted, RepeatStop::fixed_repeat}) {
     if (text == to_string(s)) {
       stop = s;
       return true;

@@ -28,21 +28,28 @@ struct Repeat {
   int count = 0;            // 0: auto
   double precision = 0.03;  // --precision: the interval's larger half, as a share of the median
   double max_time_s = 3;    // --max-time
+  // --budget (the default suite's): the seconds all its results' repetitions may take, shared
+  // by those still undecided; 0: none, each result has --max-time alone.
+  double budget_s = 0;
 
   [[nodiscard]] bool automatic() const { return count == 0; }
   [[nodiscard]] static Repeat fixed(int n) { return Repeat{n}; }
   bool operator==(const Repeat&) const = default;
 };
 
-// Why the repetitions of a --repeat auto result stopped.
+// Why the repetitions of a result stopped.
 enum class RepeatStop {
   precision,        // its median's 95% interval reached ±precision
+  decided,          // its median's 95% interval is separated from (or shown the same as) each
+                    // contender's: more repetitions would not change how it ranks
   max_time,         // --max-time was spent first
   budget,           // its share of the whole plan's budget (tune's --budget) was spent first
   max_repetitions,  // the most repetitions a result may take (what --latency keeps, or the cap)
   interrupted,      // Ctrl-C or a hung repetition came first
+  fixed_repeat,     // a fixed --repeat N: it ran its N
 };
-// The JSON spellings: "precision", "max-time", "budget", "max-repetitions", "interrupted".
+// The JSON spellings: "precision", "decided", "max-time", "budget", "max-repetitions",
+// "interrupted", "fixed-repeat".
 std::string_view to_string(RepeatStop stop);
 bool parse_repeat_stop(std::string_view text, RepeatStop& stop);
 

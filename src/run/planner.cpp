@@ -93,7 +93,9 @@ MeasurementStarter in_fresh_children(const WorkloadRecipe& recipe, const Combina
 PlannedResult planned_result(const Combination& c, TraceKey key, MeasurementStarter start,
                              std::function<void(Result&)> complete) {
   std::string label = c.label.empty() ? progress_label(key, c.config.harness) : c.label;
-  return {std::move(key), std::move(label), std::move(start), std::move(complete)};
+  Contest contest{key.strategy, c.config.threads, c.config.batch, key.pregrow, c.config.harness};
+  return {std::move(key), std::move(label), std::move(start), std::move(complete),
+          std::move(contest)};
 }
 
 LatencyBytes latency_bytes_of(bool latency, std::uint64_t items, bool in_process) {

@@ -40,36 +40,51 @@ struct MeasurementStart {
 // How a planned result's measurement starts.
 using MeasurementStarter = std::function<std::unique_ptr<Measurement>(const MeasurementStart&)>;
 
+// What tells a planned result apart from the others of its plan, for --repeat auto's racing:
+// two results are contenders (a finding may rank one against the other) when they differ in
+// exactly one of these: the strategies at one thread count, the thread counts of one strategy,
+// a strategy's batch sizes, pregrow settings, harnesses.
+struct Contest {
+  std::string strategy;
+  int threads = 0;
+  int batch = 0;
+  std::optional<Pregrow> pregrow;
+  Harness harness = Harness::minimal;
+};
+bool contenders(const Contest& a, const Contest& b);
+
 // One result to measure: what it is (--trace-out's columns; its index is set when it starts),
 // its name on the progress line and in a hang's message ("uring, 2 threads, pregrow auto"),
-// how its measurement starts, and what the command adds to its result (the input, the paths).
+// how its measurement starts, what the command adds to its result (the input, the paths), and
+// what it contends on (nullopt: with none of the plan).
 struct PlannedResult {
   TraceKey key;
   std::string label;
   MeasurementStarter start;
   std::function<void(Result&)> complete = [](Result&) {};
+  std::optional<Contest> contest = std::nullopt;
 };
 
 // When the results have repetitions enough.
 struct StopRule {
   int repeat = 5;  // timed repetitions of each result
   int warmup = 1;  // untimed ones before them
-  // --repeat auto (`repeat` is then ignored): each result's repetitions go on until its
-  // median's 95% interval is within ±precision of it, or it has spent its time (its warm-ups
-  // and repetitions, wall time: max_time_s, or with a budget its share of it), after at least
-  // min_samples_for() timed ones, and never beyond kMaxAutoRepetitions or what --latency may
-  // keep.
+  // --repeat auto (`repeat` is then ignored), a race: after at least min_samples_for() timed
+  // repetitions, each result's go on until its median's 95% interval is separated from, or
+  // shown the same as (separation()), every contender's twice in a row (decided), or is within
+  // ±precision of it, or it has spent its time (its warm-ups and repetitions, wall time:
+  // max_time_s, and with a budget no more than its share of it); never beyond
+  // kMaxAutoRepetitions or what --latency may keep.
   std::optional<Repeat> automatic = std::nullopt;
-  // With `automatic`: the seconds the whole plan may take (tune's --budget), if it has a
-  // budget, which then replaces max_time_s. After each repetition, every result still
-  // measuring may have spent an equal part of what is left once the run's other time is taken
-  // out (results that have stopped, measurements being started; results not started yet get
-  // their part too): so a result precise early leaves its turns to the others, and the plan
-  // ends within the budget but for each result's last repetition and the least a 95% interval
-  // needs.
+  // With `automatic`: the seconds the whole plan may take (tune's and the suite's --budget), if
+  // it has a budget. After each repetition, every result still measuring may have spent an
+  // equal part of what is left once the run's other time is taken out (results that have
+  // stopped, measurements being started; results not started yet get their part too): so a
+  // result decided early leaves its turns to the others, and the plan ends within the budget
+  // but for each result's last repetition and the least a 95% interval needs.
   std::optional<double> budget_s = std::nullopt;
 
-  // The rule for a command's --repeat and --warmup.
+  // The rule for a command's --repeat and --warmup (and Repeat::budget_s, where set).
   static StopRule of(const Repeat& repeat, int warmup);
   // --repeat auto to `precision`, the whole plan within `budget_s` seconds (tune).
   static StopRule within_budget(double precision, double budget_s, int warmup);
@@ -130,6 +145,12 @@ class Scheduler {
   // The plan's results, each to `repeat` after `warmup` (with --repeat auto, `repeat` is the
   // ceiling), in windows.
   void run_windows(std::span<const PlannedResult> plan, int repeat, int warmup, const Emit& emit);
+  // After Ctrl-C or a hung repetition: the window's results with timed repetitions, cut short,
+  // and the one that hung, in the plan's order (but those emitted already).
+  void emit_what_ran(std::span<const PlannedResult> plan, std::span<const std::size_t> window,
+                     std::vector<std::unique_ptr<Measurement>>& running,
+                     std::vector<AutoRepeat>& goals, const std::vector<std::string>& changed,
+                     const Emit& emit, const std::function<void(std::size_t)>& emit_from);
   // Starts the measurements of the window's results.
   [[nodiscard]] std::vector<std::unique_ptr<Measurement>> start_window(
       std::span<const PlannedResult> plan, std::span<const std::size_t> window, int repeat,
@@ -137,18 +158,27 @@ class Scheduler {
   // Runs the window's repetitions in turns until each is done; with --repeat auto, concludes
   // each once it has repetitions enough and says in `goals` why and with what time it had.
   // A repetition of result k has run: `changed` gets what changed_setting says, if it is
-  // the first thing said of that result.
+  // the first thing said of that result; then `ready` may emit the results that are done.
   void run_window(std::span<const PlannedResult> plan, std::span<const std::size_t> window,
                   std::vector<std::unique_ptr<Measurement>>& running,
-                  std::vector<AutoRepeat>& goals, std::vector<std::string>& changed);
+                  std::vector<AutoRepeat>& goals, std::vector<std::string>& changed,
+                  const std::function<void()>& ready);
+  // With --repeat auto, after a repetition of the plan's result `i` (measured by `m`): its
+  // interval noted, and whether the rule concludes it; `goal` gets why.
+  [[nodiscard]] bool conclude(std::size_t i, const Measurement& m, double spent_s,
+                              AutoRepeat& goal);
+  // Whether the plan's result `i` has a real interval, decided against every contender's.
+  [[nodiscard]] bool decided(std::size_t i) const;
+  // Each planned result's contenders in the plan (by index).
+  void find_contenders(std::span<const PlannedResult> plan);
   // With --repeat auto, the seconds the window's result may spend: --max-time, or with a budget
   // its share, from what each result of the window has spent so far (`spent`).
   [[nodiscard]] double time_allowed(std::span<const std::unique_ptr<Measurement>> running,
                                     std::span<const double> spent) const;
-  // With --repeat auto, why a measurement that has taken `spent_s` of the `allowed_s` it may
-  // take may stop now, if it may.
-  [[nodiscard]] std::optional<RepeatStop> enough(const Measurement& m, double spent_s,
-                                                 double allowed_s) const;
+  // With --repeat auto, why the plan's result `i`, whose measurement `m` has taken `spent_s`
+  // of the `allowed_s` it may take, may stop now, if it may.
+  [[nodiscard]] std::optional<RepeatStop> enough(std::size_t i, const Measurement& m,
+                                                 double spent_s, double allowed_s) const;
   // How many results are measured at once, and the order as results record it; with --repeat
   // auto, the most repetitions one result may take (what --latency keeps bounds it).
   void size_window(std::size_t planned, const StopRule& stop);
@@ -171,6 +201,16 @@ class Scheduler {
   std::int64_t began_ns_ = 0;                   // when run() began
   std::size_t waiting_ = 0;  // results of the plan after the current window, not started yet
   std::string order_text_;
+  std::vector<std::vector<std::size_t>> contenders_;  // by plan index
+  // Where a result stands, as last taken (--repeat auto).
+  struct Standing {
+    MedianInterval interval;
+    std::optional<double> half_width;  // relative_half_width() of it
+    int decided_in_a_row = 0;          // checks in a row it was decided at
+    bool out = false;  // ended without an interval (unavailable, failed): none to decide against
+  };
+  std::vector<Standing> standings_;  // by plan index
+  std::vector<bool> emitted_;        // by the window's index: the result was emitted
   std::size_t started_ = 0;       // results started so far, for the progress line
   std::size_t first_result_ = 0;  // run()'s first_result: --trace-out's index of plan[0]
 };

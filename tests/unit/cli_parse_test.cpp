@@ -488,6 +488,23 @@ TEST(SuiteFlags, NoSubcommandRunsBothExperiments) {
   EXPECT_EQ(socket_of(c).per_thread, 256U);
 }
 
+TEST(SuiteFlags, TheBudgetIsSharedByBothSweepsByTheirResults) {
+  TempDir dir;
+  const Command c = expect_command({"--budget", "46", "--dir", dir.path()});
+  const double open = open_of(c).repeat.budget_s;
+  const double socket = socket_of(c).repeat.budget_s;
+  EXPECT_NEAR(open + socket, 46, 1e-9);
+  EXPECT_GT(open, socket);  // open has the more results
+  EXPECT_GT(socket, 0);
+  // By default too; a fixed --repeat has none to share.
+  EXPECT_NEAR(open_of(expect_command({"--dir", dir.path()})).repeat.budget_s +
+                  socket_of(expect_command({"--dir", dir.path()})).repeat.budget_s,
+              SuiteCommand{}.budget_s, 1e-9);
+  EXPECT_EQ(open_of(expect_command({"--repeat", "5", "--dir", dir.path()})).repeat.budget_s, 0);
+  expect_usage_error({"--budget", "0"}, "--budget");
+  expect_usage_error({"--budget", "soon"}, "--budget");
+}
+
 TEST(SuiteFlags, TopLevelOptionBeforeASubcommandIsRejected) {
   expect_usage_error({"--repeat", "3", "open"}, "--repeat");
   expect_usage_error({"--format", "json", "socket"}, "--format");

@@ -74,12 +74,21 @@ TEST(TableSection, RepeatAutoSaysItsTargetAndItsTimeEachOrTunesSharedBudget) {
   s.repeat = Repeat{};
   EXPECT_EQ(header(s),
             "\nopen: 10,000 empty files in /tmp (ext4), rdonly, repetitions until each median is "
-            "within ±3% (95%), at most 3 s a result (+1 warm-up)\n"
+            "decided against its contenders or within ±3% (95%), at most 3 s a result (+1 "
+            "warm-up)\n"
             "(each file opened and closed again; thread and pool creation are not timed)\n");
+  s.repeat.budget_s = 35;  // the suite's share
+  EXPECT_EQ(header(s),
+            "\nopen: 10,000 empty files in /tmp (ext4), rdonly, repetitions until each median is "
+            "decided against its contenders or within ±3% (95%), at most 3 s a result and a "
+            "share of 35 s (+1 warm-up)\n"
+            "(each file opened and closed again; thread and pool creation are not timed)\n");
+  s.repeat.budget_s = 0;
   s.budget_s = 20;  // tune's sweep
   EXPECT_EQ(header(s),
             "\nopen: 10,000 empty files in /tmp (ext4), rdonly, repetitions until each median is "
-            "within ±3% (95%), at most a share of the 20 s --budget each (+1 warm-up)\n"
+            "decided against its contenders or within ±3% (95%), at most a share of the 20 s "
+            "--budget each (+1 warm-up)\n"
             "(each file opened and closed again; thread and pool creation are not timed)\n");
 }
 

@@ -55,19 +55,25 @@ std::string setup_text(const InputSummary& in) {
 }  // namespace
 
 // "10 repetitions (+1 warm-up)"; with --repeat auto, "repetitions until each median is
-// within ±3% (95%), at most 3 s a result (+1 warm-up)"; with tune's budget, "..., at most a
-// share of the 20 s --budget each (+1 warm-up)".
+// decided against its contenders or within ±3% (95%), at most 3 s a result (+1 warm-up)"; with
+// the suite's budget "..., at most 3 s a result and a share of 35 s"; with tune's, "..., at
+// most a share of the 20 s --budget each (+1 warm-up)".
 std::string repetitions_text(const Section& s) {
   const std::string warmup =
       s.warmup > 0 ? fmt::format(" (+{} warm-up)", s.warmup) : std::string(", no warm-up");
   if (!s.repeat.automatic()) {
     return fmt::format("{} repetition{}{}", s.repeat.count, s.repeat.count == 1 ? "" : "s", warmup);
   }
-  const std::string most = s.budget_s
-                               ? fmt::format("a share of the {:g} s --budget each", *s.budget_s)
-                               : fmt::format("{:g} s a result", s.repeat.max_time_s);
-  return fmt::format("repetitions until each median is within ±{} (95%), at most {}{}",
-                     format_percent(s.repeat.precision), most, warmup);
+  std::string most = s.budget_s
+                         ? fmt::format("a share of the {:g} s --budget each", *s.budget_s)
+                         : fmt::format("{:g} s a result", s.repeat.max_time_s);
+  if (!s.budget_s && s.repeat.budget_s > 0) {
+    most += fmt::format(" and a share of {:.3g} s", s.repeat.budget_s);
+  }
+  return fmt::format(
+      "repetitions until each median is decided against its contenders or within ±{} (95%), at "
+      "most {}{}",
+      format_percent(s.repeat.precision), most, warmup);
 }
 
 // "open: 10,000 empty files in /tmp (ext4), rdonly, 10 repetitions (+1 warm-up)"
