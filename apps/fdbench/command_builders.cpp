@@ -126,6 +126,7 @@ void apply_outputs(const OptionValues& values, OutputSettings& command) {
   }
   command.trace_out = trace_out;
   command.quiet = values.on(Opt::quiet);
+  command.details = values.on(Opt::details);
 }
 
 // The settings every measuring command shares, applied once to each of its sweeps (the suite
@@ -344,6 +345,7 @@ TuneCommand tune_command(const OptionValues& values) {
   check_output(flag(Opt::save), values[Opt::save]);
   command.save = values[Opt::save];
   command.outputs.quiet = values.on(Opt::quiet);
+  command.outputs.details = values.on(Opt::details);
   refuse_output_over_input(command.outputs, flag(Opt::list) + " " + open.list, open.list,
                            command.save);
   return command;

@@ -19,13 +19,15 @@ struct Export {
   std::string path;
 };
 
-// Where a measuring command writes: --format, --output, --export-*, --trace-out, --quiet.
+// Where a measuring command writes: --format, --output, --export-*, --trace-out, --quiet,
+// --details.
 struct OutputSettings {
   std::string format = "table";
   std::string output;  // empty: stdout
   std::vector<Export> exports;
   std::string trace_out;  // --trace-out FILE: every timed call as CSV
   bool quiet = false;     // no progress on stderr
+  bool details = false;   // --details: the table's small print under every row
 };
 
 // Each command with only its own fields.

@@ -283,7 +283,7 @@ int measure(const Measuring& measuring, const std::vector<std::string>& command_
   std::ostringstream buffer;
   std::ostream& sink = command.output.empty() ? out : buffer;
   std::vector<std::unique_ptr<Reporter>> reporters;
-  reporters.push_back(make_reporter(command.format, sink));
+  reporters.push_back(make_reporter(command.format, sink, {command.details}));
   FDBENCH_ASSERT(reporters.back() != nullptr);
   std::vector<const FileExport*> exports;
   for (const auto& e : command.exports) {
