@@ -149,6 +149,7 @@ void apply_outputs(const OptionValues& values, OutputSettings& command) {
   command.trace_out = trace_out;
   command.quiet = values.on(Opt::quiet);
   apply_history(values, command);
+  command.details = values.on(Opt::details);
 }
 
 // The settings every measuring command shares, applied once to each of its sweeps (the suite
@@ -383,6 +384,7 @@ TuneCommand tune_command(const OptionValues& values) {
   command.save = values[Opt::save];
   command.outputs.quiet = values.on(Opt::quiet);
   apply_history(values, command.outputs);
+  command.outputs.details = values.on(Opt::details);
   refuse_output_over_input(command.outputs, flag(Opt::list) + " " + open.list, open.list,
                            command.save);
   return command;

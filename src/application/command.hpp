@@ -20,7 +20,8 @@ struct Export {
   std::string path;
 };
 
-// Where a measuring command writes: --format, --output, --export-*, --trace-out, --quiet.
+// Where a measuring command writes: --format, --output, --export-*, --trace-out, --quiet, --save,
+// --history, --details.
 struct OutputSettings {
   std::string format = "table";
   std::string output;  // empty: stdout
@@ -31,6 +32,7 @@ struct OutputSettings {
   // `history`, once it has measured everything.
   bool save_history = false;
   std::string history;  // the history's file, as --history names it or by default
+  bool details = false;  // --details: the table's small print under every row
 };
 
 // Each command with only its own fields.

@@ -344,6 +344,11 @@ std::vector<OptionRow> run_rows() {
        .bind = Bind::flag,
        .help_for = {{Cmd::tune,
                      "No progress lines on stderr (shown only when stderr is a terminal)"}}},
+      {.id = Opt::details, .names = "--details", .commands = kAllMeasuring,
+       .help = "The table: under each row its per-call times, the timed region's page faults "
+               "and context switches, and kernel evidence (by default only where they matter; "
+               "the other formats always have them)",
+       .bind = Bind::flag},
   };
 }
 

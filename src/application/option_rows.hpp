@@ -88,6 +88,7 @@ enum class Opt {
   harness,
   timeout,
   quiet,
+  details,
   export_json,
   export_csv,
   export_markdown,

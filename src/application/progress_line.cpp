@@ -6,6 +6,8 @@
 #include <cmath>
 #include <ostream>
 
+#include "model/format.hpp"
+
 namespace fdbench::app {
 
 namespace {
@@ -25,6 +27,23 @@ std::string grouped(std::size_t n) {
 }
 
 }  // namespace
+
+std::string fitted(std::string line, std::size_t width) {
+  // Whole clauses off the end first: "..., result 5 of 24" reads better than half a clause.
+  while (display_width(line) > width) {
+    const auto clause = line.rfind(", ");
+    if (clause == std::string::npos || clause == 0) break;
+    line.resize(clause);
+  }
+  if (display_width(line) <= width) return line;
+  // Then whole words, with an ellipsis to say that something is missing.
+  while (display_width(line) + 1 > width) {
+    const auto word = line.rfind(' ');
+    if (word == std::string::npos || word == 0) return {};
+    line.resize(word);
+  }
+  return line + "…";
+}
 
 ProgressLine::ProgressLine(std::ostream& out, int columns, Clock clock)
     : out_(out), columns_(std::max(columns, 20)), clock_(std::move(clock)) {}
@@ -110,10 +129,8 @@ std::string ProgressLine::text() const {
 void ProgressLine::draw(bool now) {
   const std::int64_t t = clock_();
   if (!now && shown_ && t - drawn_ns_ < kRedrawNs) return;
-  std::string line = "fdbench: " + text();
   // One column spare: a line that fills the last column wraps on some terminals.
-  const auto width = static_cast<std::size_t>(columns_);
-  if (line.size() >= width) line.resize(width - 1);
+  const std::string line = fitted("fdbench: " + text(), static_cast<std::size_t>(columns_) - 1);
   out_ << "\r\033[K" << line << std::flush;
   shown_ = true;
   drawn_ns_ = t;

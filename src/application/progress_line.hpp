@@ -15,11 +15,15 @@
 
 namespace fdbench::app {
 
+// `line` within `width` terminal columns, never cut inside a word: its last ", " clauses are
+// dropped first, then its last words (an ellipsis says so); empty when no word fits.
+std::string fitted(std::string line, std::size_t width);
+
 class ProgressLine final : public Progress {
  public:
   using Clock = std::function<std::int64_t()>;  // nanoseconds, monotonic
-  // Draws on `out`, a terminal `columns` wide (a line never wraps, or it could not be
-  // rewritten).
+  // Draws on `out`, a terminal `columns` wide (TIOCGWINSZ: platform::terminal_columns); a line
+  // never wraps, or it could not be rewritten, and is never cut inside a word (fitted()).
   ProgressLine(std::ostream& out, int columns, Clock clock);
   ~ProgressLine() override;
 

@@ -285,7 +285,7 @@ int measure(const Measuring& measuring, const std::vector<std::string>& command_
   std::ostream& sink = command.output.empty() ? out : buffer;
   std::ostringstream saved;  // --save: the run's JSON document, for the history
   std::vector<std::unique_ptr<Reporter>> reporters;
-  reporters.push_back(make_reporter(command.format, sink));
+  reporters.push_back(make_reporter(command.format, sink, {command.details}));
   FDBENCH_ASSERT(reporters.back() != nullptr);
   if (command.save_history) reporters.push_back(make_reporter("json", saved));
   std::vector<const FileExport*> exports;

@@ -137,4 +137,36 @@ std::string printable(std::string_view text) {
   return out;
 }
 
+std::size_t display_width(std::string_view text) {
+  std::size_t n = 0;
+  for (const char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+std::string wrapped(std::string_view line, std::size_t columns) {
+  std::size_t indent = line.find_first_not_of(' ');
+  if (indent == std::string_view::npos) return std::string(line) + "\n";
+  const std::size_t hang = indent + 2;
+  std::string out;
+  std::string_view rest = line;
+  std::string lead;  // the continuation's indentation, once the first line is out
+  while (display_width(lead) + display_width(rest) > columns) {
+    // The last space that keeps the line within `columns`, past the indentation.
+    std::size_t cut = std::string_view::npos;
+    std::size_t width = display_width(lead);
+    for (std::size_t i = 0; i < rest.size() && width <= columns; ++i) {
+      if (rest[i] == ' ' && i > indent) cut = i;
+      width += (static_cast<unsigned char>(rest[i]) & 0xC0) != 0x80 ? 1 : 0;
+    }
+    if (cut == std::string_view::npos) break;  // one long word: left whole
+    out += lead;
+    out.append(rest.substr(0, cut));
+    out += '\n';
+    rest = rest.substr(cut + 1);
+    lead.assign(hang, ' ');
+    indent = 0;  // `rest` has no indentation of its own
+  }
+  return out + lead + std::string(rest) + "\n";
+}
+
 }  // namespace fdbench

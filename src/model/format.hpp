@@ -37,6 +37,14 @@ std::string threads_text(const Result& r);
 // For messages that echo what a file or an argument held.
 std::string printable(std::string_view text);
 
+// How many columns `text` takes on a terminal: one per character (UTF-8 code point). The
+// tables' characters (±, –, →, µ, ·) are each one column wide.
+std::size_t display_width(std::string_view text);
+// One line broken at spaces into lines of at most `columns` columns, each ending in '\n'; a
+// continuation is indented two columns past the line's own indentation (so under the text of
+// a "- " or "! " line), so a wrapped sentence reads as one. A word longer than the width stays whole.
+std::string wrapped(std::string_view line, std::size_t columns);
+
 // A command line as a POSIX shell would take it back: each word as it is where that is safe,
 // else in single quotes (fdbench open --dir '/tmp/a b').
 std::string shell_quoted(const std::vector<std::string>& words);

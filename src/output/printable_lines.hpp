@@ -4,6 +4,7 @@
 // document's host or CPU model) cannot reach the terminal as a command of its own (OSC 52
 // writes the clipboard, OSC 0 the window title, CSI 2J clears the screen). Newlines pass as
 // they are; every other control byte and every byte that is not valid UTF-8 becomes \xNN.
+#include <cstddef>
 #include <ostream>
 #include <streambuf>
 #include <string>
@@ -14,7 +15,8 @@ namespace fdbench {
 
 class PrintableLines final : public std::streambuf {
  public:
-  explicit PrintableLines(std::ostream& out) : out_(out) {}
+  // `wrap` > 0: a line wider than that many columns is broken at spaces (wrapped()).
+  explicit PrintableLines(std::ostream& out, std::size_t wrap = 0) : out_(out), wrap_(wrap) {}
   PrintableLines(const PrintableLines&) = delete;
   PrintableLines& operator=(const PrintableLines&) = delete;
   ~PrintableLines() override { pass_on(); }
@@ -44,10 +46,17 @@ class PrintableLines final : public std::streambuf {
 
  private:
   void pass_on() {
-    if (!line_.empty()) out_ << printable(line_);
+    if (line_.empty()) return;
+    std::string text = printable(line_);
+    if (wrap_ > 0 && display_width(text) > wrap_) {
+      text = wrapped(text, wrap_);
+      text.pop_back();  // the newline that ends the line is the caller's
+    }
+    out_ << text;
     line_.clear();
   }
   std::ostream& out_;
+  std::size_t wrap_;
   std::string line_;
 };
 

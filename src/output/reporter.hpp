@@ -66,8 +66,20 @@ class Reporter {
                    bool complete) = 0;
 };
 
+// How a reporter words what it reports, where the format lets the reader choose.
+struct ReportOptions {
+  // --details: the table's small print under each row (per-call times, the timed region's
+  // faults and switches, kernel evidence); without it, only what is material. Other formats
+  // always carry everything.
+  bool details = false;
+  // The table's width: its rows fit it, its sentences are wrapped to it (0: never wrapped, so
+  // a test can match a sentence whole).
+  std::size_t columns = 100;
+};
+
 // "table", "json", "csv", "markdown", "html"; nullptr if unknown. The reporter writes to `out`.
-std::unique_ptr<Reporter> make_reporter(std::string_view format, std::ostream& out);
+std::unique_ptr<Reporter> make_reporter(std::string_view format, std::ostream& out,
+                                        const ReportOptions& options = {});
 std::vector<std::string> reporter_names();
 
 // The JSON document of the output contract (schema_version kSchemaVersion); with the run's

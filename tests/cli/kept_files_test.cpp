@@ -81,8 +81,9 @@ TEST_F(KeptFiles, KeepThenReuseThenClean) {
 TEST_F(KeptFiles, TheTableSaysHowLongTheFilesTookToMake) {
   const RunResult run = open("--keep-files", {"--files", "30"}, "table");
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_NE(run.out.find("30 empty files kept in " + set_), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("30 files created beforehand in "), std::string::npos) << run.out;
+  const std::string text = unwrapped(run.out);
+  EXPECT_NE(text.find("30 empty files kept in " + set_), std::string::npos) << run.out;
+  EXPECT_NE(text.find("30 files created beforehand in "), std::string::npos) << run.out;
 }
 
 TEST_F(KeptFiles, ReuseRefusesATamperedSetWithOneLine) {

@@ -41,7 +41,7 @@ using namespace kernel_trace_cli_test;
 TEST(KernelTraceCli, TheSeedStallIsTheTablesGrowthAndPreGrowingRemovesIt) {
   TempDir dir;
   const std::string exported = dir / "run.json";
-  const auto run = run_fdbench(with(kSeed, {"--export-json", exported}));
+  const auto run = run_fdbench(with(kSeed, {"--export-json", exported, "--details"}));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json doc = json::parse(read_text(exported));
   expect_document_contract(doc);
@@ -89,7 +89,8 @@ TEST(KernelTraceCli, TheSeedStallIsTheTablesGrowthAndPreGrowingRemovesIt) {
     }
   }
   // The table's line under each result, and the section saying where it comes from.
-  EXPECT_NE(run.out.find("kernel evidence from perf events"), std::string::npos) << run.out;
+  EXPECT_NE(unwrapped(run.out).find("kernel evidence from perf events"), std::string::npos)
+      << run.out;
   EXPECT_NE(run.out.find("  kernel: "), std::string::npos) << run.out;
 }
 

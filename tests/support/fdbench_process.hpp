@@ -75,6 +75,16 @@ inline RunOptions as_a_job() {
   return options;
 }
 
+// The table's text with its wrapped sentences joined again (a wrap puts "\n" and two more
+// spaces of indentation where a space was), so a test can find a phrase whole.
+inline std::string unwrapped(std::string text) {
+  for (auto at = text.find("\n  "); at != std::string::npos; at = text.find("\n  ", at)) {
+    const auto words = text.find_first_not_of(' ', at + 1);
+    text.replace(at, words - at, " ");
+  }
+  return text;
+}
+
 struct RunResult {
   int exit_code = -1;  // the exit status, or 128 + signal like a shell; -1: no exit in time
   std::string out;

@@ -163,7 +163,7 @@ bool shapes_the_sweep(Opt id, Cmd command) {
 }
 
 TEST(OptionRows, EverySharedRowIsCoveredHere) {
-  const std::set<Opt> outputs = {Opt::format,     Opt::output,      Opt::quiet,
+  const std::set<Opt> outputs = {Opt::format,     Opt::output,      Opt::quiet, Opt::details,
                                  Opt::trace_out,  Opt::no_latency,  Opt::export_json,
                                  Opt::export_csv, Opt::export_html, Opt::export_markdown,
                                  Opt::dir,        Opt::rcu_expedited, Opt::latency,

@@ -8,6 +8,8 @@
 #include <sstream>
 #include <string>
 
+#include "model/format.hpp"
+
 namespace fdbench::app {
 namespace progress_line_test {
 
@@ -102,8 +104,21 @@ TEST_F(ProgressLineTest, NeverWiderThanTheTerminal) {
   line.repetition_started("uring-direct, 16 threads, pregrow auto", 1, 1);
   const std::string all = narrow.str();
   const std::string text = all.substr(all.rfind("\r\033[K") + 4);
-  EXPECT_EQ(text.size(), 29U) << text;
+  EXPECT_LE(display_width(text), 29U) << text;
   EXPECT_EQ(text.find('\n'), std::string::npos);
+  EXPECT_EQ(text, "fdbench: uring-direct") << text;
+}
+
+// The time left is a clause of its own: it goes whole, never as "at most about 12 s lef".
+TEST(ProgressLineFit, DropsWholeClausesThenWholeWords) {
+  const std::string line =
+      "fdbench: threads, 2 threads: repetition 3, result 5 of 24, at most about 12 s left";
+  EXPECT_EQ(fitted(line, 100), line);
+  EXPECT_EQ(fitted(line, 80), "fdbench: threads, 2 threads: repetition 3, result 5 of 24");
+  EXPECT_EQ(fitted(line, 20), "fdbench: threads");
+  EXPECT_EQ(fitted("fdbench: creating files: 1,000 of 10,000 (10%)", 30),
+            "fdbench: creating files:…");
+  EXPECT_EQ(fitted("fdbench:", 3), "");
 }
 
 TEST_F(ProgressLineTest, GoneBeforeAResultIsPrintedAndAtTheEnd) {

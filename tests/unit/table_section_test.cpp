@@ -14,7 +14,7 @@ namespace table_section_test {
 // The two header lines the table prints for `section`.
 std::string header(const Section& section) {
   std::ostringstream out;
-  auto table = make_reporter("table", out);
+  auto table = make_reporter("table", out, {.columns = 0});
   table->section(section);
   return out.str();
 }

@@ -89,16 +89,44 @@ TEST(TimedRegion, DetailLineShowsOnlyTheCountsAboveZero) {
   EXPECT_EQ(timed_region_text(r), "");
 }
 
-TEST(TimedRegion, TheTableShowsItUnderTheResult) {
+TEST(TimedRegion, TheTableShowsItUnderTheResultWithDetails) {
   const Result r =
       ResultBuilder::open("threads", 2).ops(100).times({10'000}).timed_region({0, 0, 12'000, 1});
   std::ostringstream out;
-  auto table = make_reporter("table", out);
+  auto table = make_reporter("table", out, {.details = true});
   table->add(r);
   EXPECT_NE(out.str().find("\n  while timed, per repetition: 12,000 voluntary switches, 1 "
                            "involuntary switch\n"),
             std::string::npos)
       << out.str();
+}
+
+// Without --details a row gets a line only when its events cost kMaterialShare of its median
+// at the stated per-event costs, and the legend says those costs once.
+TEST(TimedRegion, WithoutDetailsOnlyAMaterialCostIsALine) {
+  // 40 switches at 5 µs: 200 µs of a 2 ms median, 10%.
+  const Result costly = ResultBuilder::open("threads", 2).ops(100).times({2'000'000}).timed_region(
+      {0, 0, 20, 20});
+  // 1 switch and 3 minor faults: 8 µs of 2 ms, 0.4%.
+  const Result cheap =
+      ResultBuilder::open("threads", 1).ops(100).times({2'000'000}).timed_region({3, 0, 0, 1});
+  std::ostringstream out;
+  auto table = make_reporter("table", out);
+  table->add(cheap);
+  EXPECT_EQ(out.str().find("while timed"), std::string::npos) << out.str();
+  EXPECT_EQ(out.str().find("page faults while timed"), std::string::npos) << out.str();
+  table->add(costly);
+  table->end({}, {}, true);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("\n  ! per repetition: 20 voluntary and 20 involuntary switches ≈ 200 µs, "
+                      "10% of the median\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\n! per repetition: the page faults"), std::string::npos) << text;
+  EXPECT_NE(region_legend().find("at 5.0 µs a switch, 1.0 µs a minor and 100 µs a major fault"),
+            std::string::npos)
+      << region_legend();
+  EXPECT_NE(text.find("\n--details shows"), std::string::npos) << text;
 }
 
 // Kernel evidence of 2 threads, off their CPU `off_ns` of `window_ns` per repetition.

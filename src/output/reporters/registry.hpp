@@ -7,7 +7,7 @@
 
 namespace fdbench {
 
-std::unique_ptr<Reporter> make_table_reporter(std::ostream& out);
+std::unique_ptr<Reporter> make_table_reporter(std::ostream& out, const ReportOptions& options);
 std::unique_ptr<Reporter> make_json_reporter(std::ostream& out);
 std::unique_ptr<Reporter> make_csv_reporter(std::ostream& out);
 std::unique_ptr<Reporter> make_markdown_reporter(std::ostream& out);

@@ -352,4 +352,60 @@ std::string detail_text(const Result& r) {
   return latency + "; " + region;
 }
 
+namespace {
+
+// "1,287 voluntary and 1,285 involuntary switches", "1 involuntary switch": empty for none.
+std::string switches_text(std::uint64_t voluntary, std::uint64_t involuntary) {
+  const std::uint64_t n = voluntary + involuntary;
+  if (n == 0) return {};
+  const std::string_view noun = n == 1 ? "switch" : "switches";
+  if (voluntary == 0) return fmt::format("{} involuntary {}", group_digits(involuntary), noun);
+  if (involuntary == 0) return fmt::format("{} voluntary {}", group_digits(voluntary), noun);
+  return fmt::format("{} voluntary and {} involuntary {}", group_digits(voluntary),
+                     group_digits(involuntary), noun);
+}
+
+// "3 minor faults, 1 major fault": empty for none.
+std::string faults_text(std::uint64_t minor, std::uint64_t major) {
+  std::string text;
+  if (minor != 0) text = fmt::format("{} minor fault{}", group_digits(minor), minor == 1 ? "" : "s");
+  if (major != 0) {
+    text += fmt::format("{}{} major fault{}", text.empty() ? "" : ", ", group_digits(major),
+                        major == 1 ? "" : "s");
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string material_region_text(const Result& r) {
+  if (!r.timed_region || !r.ran() || r.stats.median <= 0) return {};
+  const TimedRegion& t = *r.timed_region;
+  const double faults_ns = static_cast<double>(t.minor_faults) * kMinorFaultNs +
+                           static_cast<double>(t.major_faults) * kMajorFaultNs;
+  const double switches_ns =
+      static_cast<double>(t.voluntary_switches + t.involuntary_switches) * kSwitchNs;
+  const double share = (faults_ns + switches_ns) / r.stats.median;
+  if (share < kMaterialShare) return {};
+  std::string events = switches_text(t.voluntary_switches, t.involuntary_switches);
+  const std::string faults = faults_text(t.minor_faults, t.major_faults);
+  if (!faults.empty()) events += (events.empty() ? "" : ", ") + faults;
+  return fmt::format("! per repetition: {} ≈ {}, {} of the median", events,
+                     format_duration(faults_ns + switches_ns), format_percent(share));
+}
+
+std::string region_legend() {
+  return fmt::format(
+      "! per repetition: the page faults and context switches of a row's timed region, where "
+      "they cost {} or more of its median at {} a switch, {} a minor and {} a major fault (low "
+      "estimates: they are counted, not timed)",
+      format_percent(kMaterialShare), format_duration(kSwitchNs), format_duration(kMinorFaultNs),
+      format_duration(kMajorFaultNs));
+}
+
+std::string details_legend() {
+  return "--details shows each row's page faults and switches, per-call times and kernel "
+         "evidence; JSON always has them";
+}
+
 }  // namespace fdbench

@@ -51,6 +51,26 @@ std::string markdown_cell(std::string_view text);
 // per repetition: "while timed, per repetition: 3 minor faults, 2 involuntary switches". Empty
 // when none is above zero or they were not counted.
 std::string timed_region_text(const Result& r);
+// What one event inside the timed region is taken to cost when the table judges whether the
+// events matter (page faults and context switches are counted, not timed). Low, so that a
+// line is printed only where the events surely matter: a minor fault is ~0.1-0.5 µs on bare
+// metal and ~1 µs in a VM with PTI; a major fault waits for storage (~100 µs for an SSD); a
+// switch's own cost (saving and restoring a thread, ~2-5 µs with cold caches), not the time
+// the thread then waited, which --kernel-trace measures.
+inline constexpr double kMinorFaultNs = 1'000;
+inline constexpr double kMajorFaultNs = 100'000;
+inline constexpr double kSwitchNs = 5'000;
+// A timed region's events matter when their estimated cost is this share of the median or more.
+inline constexpr double kMaterialShare = 0.05;
+// The table's one line for a result whose timed region's faults and switches cost, at the
+// costs above, at least kMaterialShare of its median: "! per repetition: 1,287 voluntary and
+// 1,285 involuntary switches ≈ 12.9 ms, 12% of the median". Empty
+// when they do not (or were not counted).
+std::string material_region_text(const Result& r);
+// The line under the tables that explains the "! per repetition" lines, when one was printed.
+std::string region_legend();
+// The line under the tables that says what --details adds, when a row had some it hid.
+std::string details_legend();
 // The line under a result: latency_text() and timed_region_text(), those that say something,
 // joined by "; ". Empty when neither does.
 std::string detail_text(const Result& r);
