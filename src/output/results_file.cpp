@@ -5,6 +5,9 @@
 #include <cerrno>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <string_view>
 
 #include "fdbench/error.hpp"
 #include "fdbench/tune.hpp"
@@ -27,36 +30,81 @@ std::string_view first_line(std::string_view text) {
   return text.substr(0, text.find('\n'));
 }
 
-// What a JSON value other than an object is, for the line that refuses it.
-std::string_view json_kind(const nlohmann::json& value) {
-  if (value.is_array()) return "an array";
-  if (value.is_string()) return "a string";
-  if (value.is_number()) return "a number";
-  return "a single value";
-}
+// What a JSON text is at its top: whether it is JSON at all, its kind ("an object", "an
+// array", ...) and an object's own keys. Read as a stream that keeps nothing else, so that
+// telling what a large file is costs no tree of it.
+struct JsonTop {
+  bool valid = false;
+  std::string_view kind;
+  std::set<std::string> keys;
+};
+
+class JsonTopReader : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  explicit JsonTopReader(JsonTop& top) : top_(top) {}
+  bool null() override { return value("a single value"); }
+  bool boolean(bool) override { return value("a single value"); }
+  bool number_integer(number_integer_t) override { return value("a number"); }
+  bool number_unsigned(number_unsigned_t) override { return value("a number"); }
+  bool number_float(number_float_t, const string_t&) override { return value("a number"); }
+  bool string(string_t&) override { return value("a string"); }
+  bool binary(binary_t&) override { return value("a single value"); }
+  bool start_object(std::size_t) override { return open("an object"); }
+  bool start_array(std::size_t) override { return open("an array"); }
+  bool end_object() override { return --depth_, true; }
+  bool end_array() override { return --depth_, true; }
+  bool key(string_t& k) override {
+    if (depth_ == 1) top_.keys.insert(k);
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  bool value(std::string_view kind) {
+    if (depth_ == 0) top_.kind = kind;
+    return true;
+  }
+  bool open(std::string_view kind) {
+    value(kind);
+    ++depth_;
+    return true;
+  }
+  JsonTop& top_;
+  int depth_ = 0;
+};
+
+// A recommendation is a few hundred bytes: a larger text is not one, and is never parsed whole.
+constexpr std::size_t kMaxRecommendationBytes = 1 << 20;
 
 std::string other_json(std::string_view text) {
-  const auto value = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-  if (value.is_discarded()) return "";  // not JSON: the reader says where
-  if (!value.is_object()) {
-    return fmt::format("JSON, but not an fdbench results document (it is {})", json_kind(value));
+  JsonTop top;
+  JsonTopReader reader(top);
+  top.valid = nlohmann::json::sax_parse(text.begin(), text.end(), &reader);
+  if (!top.valid) return "";  // not JSON: the reader says where
+  if (top.kind != "an object") {
+    return fmt::format("JSON, but not an fdbench results document (it is {})", top.kind);
   }
-  if (value.contains("schema_version")) return "";
-  if (value.contains("comparison") || value.contains("references")) {
+  if (top.keys.contains("schema_version")) return "";
+  if (top.keys.contains("comparison") || top.keys.contains("references")) {
     return "fdbench compare's JSON output";
   }
   try {
-    parse_recommendation(text);
-    return "a recommendation written by fdbench tune --save";
+    if (text.size() <= kMaxRecommendationBytes) {
+      parse_recommendation(text);
+      return "a recommendation written by fdbench tune --save";
+    }
   } catch (const Error&) {
-    return "JSON, but not an fdbench results document (it has no schema_version)";
   }
+  return "JSON, but not an fdbench results document (it has no schema_version)";
 }
 
 // The most of one results file compare and report read. The largest document fdbench writes
 // is the default suite's at the largest --repeat (100,000): about 50 results of 100,000
-// times at some 10 bytes each, 50 MB. The reader holds a document as a tree of about ten times its size, so a
-// larger file (an 88 MB one took 840 MB) is refused before it is read.
+// times at some 10 bytes each, 50 MB. The reader holds the text and the results it has read
+// (parse_results_json streams the results, never building the whole document's tree), so a
+// larger file is refused before it is read.
 constexpr std::uint64_t kMaxResultsFileBytes = 128ULL << 20;
 
 // Why a file too large to be results is refused: what its first line says it is (a trace, a
