@@ -196,8 +196,14 @@ class ResultsStream {
   }
   // `poll` every so many values: a large document takes seconds to parse.
   void tick() {
-    if (poll_ && (++values_ & 0x3FFF) == 0) poll_();
+    if ((++values_ & 0x3FFF) == 0 && poll_) poll_();
   }
+
+ public:
+  // Whether the parse met any value at all.
+  [[nodiscard]] bool started() const { return values_ > 0; }
+
+ private:
 
   DomParser root_parser_;
   json element_;
@@ -233,6 +239,42 @@ ResultsDocument parse_results_json(std::string_view text, const std::function<vo
     json::sax_parse(text.begin(), text.end(), &stream);
   } catch (const json::parse_error& e) {
     throw Error(not_json(text, e.byte));
+  } catch (const json::exception&) {  // out_of_range: a number beyond any double
+    throw Error("not valid JSON: it holds a number too large to read");
+  }
+  try {
+    return read_document(root, std::move(results));
+  } catch (const json::exception& e) {  // a conversion the JsonReader did not foresee
+    throw Error(fmt::format("malformed document: {}", e.what()));
+  }
+}
+
+namespace {
+
+// Where a stream stops being JSON, in the words not_json uses: at its end having met nothing
+// (empty), at its end inside the document (cut short), or the parser's line and column.
+std::string stream_not_json(const json::parse_error& e, bool at_end, bool started) {
+  if (at_end && !started) return "not valid JSON: the file is empty";
+  if (at_end) return "not valid JSON: it ends before the document does (cut short?)";
+  const std::string what = e.what();
+  const auto at = what.find(" at line ");
+  const auto colon = what.find(':', at == std::string::npos ? 0 : at);
+  if (at == std::string::npos || colon == std::string::npos) {
+    return fmt::format("not valid JSON at byte {}", e.byte);
+  }
+  return "not valid JSON" + what.substr(at, colon - at);  // " at line 3, column 7"
+}
+
+}  // namespace
+
+ResultsDocument parse_results_json(std::istream& in, const std::function<void()>& poll) {
+  json root;
+  StreamedResults results;
+  ResultsStream stream(root, results, poll);
+  try {
+    json::sax_parse(in, &stream);
+  } catch (const json::parse_error& e) {
+    throw Error(stream_not_json(e, in.eof(), stream.started()));
   } catch (const json::exception&) {  // out_of_range: a number beyond any double
     throw Error("not valid JSON: it holds a number too large to read");
   }

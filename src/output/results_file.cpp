@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstdint>
+#include <istream>
+#include <streambuf>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -125,10 +128,54 @@ std::string too_large(const std::string& path, int fd, const std::string& reads)
                      kMaxResultsFileBytes >> 20, reads);
 }
 
-// The whole of `path`: a regular file or a pipe, at most kMaxResultsFileBytes. Error names the
-// file and what it is when it is not one of those.
-std::string results_file_text(const std::string& path, const std::string& reads) {
-  const platform::InputFile input = platform::open_input_file(path);
+// `path` read as it is parsed: a regular file or a pipe, at most kMaxResultsFileBytes. What a
+// read says goes into an Error naming the file (said(): that Error is the whole story); the
+// first kHeadBytes are kept, to tell what a file that is no results document is.
+class ResultsFileBuffer : public std::streambuf {
+ public:
+  static constexpr std::size_t kHeadBytes = 1 << 20;
+  ResultsFileBuffer(int fd, const std::string& path, const std::string& reads)
+      : fd_(fd), path_(path), reads_(reads), piece_(1 << 16, '\0') {}
+  [[nodiscard]] const std::string& head() const { return head_; }
+  [[nodiscard]] bool said() const { return said_; }
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    std::size_t n = 0;
+    try {
+      n = platform::read_input(fd_, piece_.data(), piece_.size());
+    } catch (const Error& e) {  // EIO, or EISDIR where a directory slipped in
+      said_ = true;
+      throw Error(fmt::format("{}: {}", path_, e.what()));
+    }
+    if (n == 0) return traits_type::eof();
+    // A pipe says no size: read until its end, or until it has given more than a file can be.
+    if (total_ + n > kMaxResultsFileBytes) {
+      said_ = true;
+      throw Error(fmt::format("{} holds more than the {} MiB a results file can be; {}", path_,
+                              kMaxResultsFileBytes >> 20, reads_));
+    }
+    total_ += n;
+    if (head_.size() < kHeadBytes) head_.append(piece_.data(), std::min(n, kHeadBytes - head_.size()));
+    setg(piece_.data(), piece_.data(), piece_.data() + n);
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  int fd_;
+  const std::string& path_;
+  const std::string& reads_;
+  std::string piece_;
+  std::string head_;
+  std::uint64_t total_ = 0;
+  bool said_ = false;
+};
+
+// `path` opened to be read: a regular file or a pipe, not larger than a results file can be.
+// Error names the file and what it is when it is not one of those.
+platform::InputFile open_results_file(const std::string& path, const std::string& reads) {
+  platform::InputFile input = platform::open_input_file(path);
   if (!input.fd && input.error != 0) {
     throw Error(fmt::format("{}: {}", path, errno_text(input.error)));
   }
@@ -136,24 +183,7 @@ std::string results_file_text(const std::string& path, const std::string& reads)
     throw Error(fmt::format("{} is {}; {}", path, platform::file_type_words(input.mode), reads));
   }
   if (input.size > kMaxResultsFileBytes) throw Error(too_large(path, input.fd.get(), reads));
-  std::string text;
-  text.reserve(input.size);
-  std::string piece(1 << 16, '\0');
-  // A pipe says no size: read until its end, or until it has given more than a file can be.
-  for (;;) {
-    std::size_t n = 0;
-    try {
-      n = platform::read_input(input.fd.get(), piece.data(), piece.size());
-    } catch (const Error& e) {  // EIO, or EISDIR where a directory slipped in
-      throw Error(fmt::format("{}: {}", path, e.what()));
-    }
-    if (n == 0) return text;
-    if (text.size() + n > kMaxResultsFileBytes) {
-      throw Error(fmt::format("{} holds more than the {} MiB a results file can be; {}", path,
-                              kMaxResultsFileBytes >> 20, reads));
-    }
-    text.append(piece.data(), n);
-  }
+  return input;
 }
 
 }  // namespace
@@ -174,12 +204,16 @@ std::string other_document(std::string_view text) {
 ResultsDocument read_results_file(const std::string& path, std::string_view command) {
   const std::string reads = fmt::format(
       "{} reads the JSON results of a run (written with --format json or --export-json)", command);
-  const std::string text = results_file_text(path, reads);
+  const platform::InputFile input = open_results_file(path, reads);
+  // Parsed as it is read: the text is never held whole, only the results it gives.
+  ResultsFileBuffer buffer(input.fd.get(), path, reads);
+  std::istream in(&buffer);
   try {
     // Ctrl-C ends a parse of a large file within a fraction of a second (Interrupted).
-    return parse_results_json(text, throw_if_interrupted);
+    return parse_results_json(in, throw_if_interrupted);
   } catch (const Error& e) {
-    if (const std::string what = other_document(text); !what.empty()) {
+    if (buffer.said()) throw;
+    if (const std::string what = other_document(buffer.head()); !what.empty()) {
       throw Error(fmt::format("{} is {}; {}", path, what, reads));
     }
     throw Error(fmt::format("{}: {}; {}", path, e.what(), reads));
