@@ -71,7 +71,7 @@ TEST(RcuExpedited, RefusedInOneLineWhereItCannotBeSet) {
 // A run left going made every later --rcu-expedited run wait for its lock without end (issue
 // 39 item 10). The wait is bounded by --timeout (60 s without it), and giving up is one line
 // naming the pid that holds the lock; the setting is not touched. This test holds the lock.
-TEST(RcuExpedited, TheWaitForAnotherRunsHoldIsBoundedAndNamesItsPid) {
+TEST(RcuExpeditedHeld, TheWaitForAnotherRunsHoldIsBoundedAndNamesItsPid) {
   if (const std::string why = platform::rcu_expedited_unsettable(); !why.empty()) {
     FDBENCH_SKIP_WITHOUT("rcu_expedited") << why;
   }
@@ -101,7 +101,7 @@ TEST(RcuExpedited, TheWaitForAnotherRunsHoldIsBoundedAndNamesItsPid) {
 // the only one it sets: the machine has it and keeps it, so a run asking for it says so and
 // measures at once instead of waiting (issue 39 item 10). This test holds the lock with such
 // a record.
-TEST(RcuExpedited, AValueAnotherRunKeepsIsSaidAndMeasuredWithoutWaiting) {
+TEST(RcuExpeditedHeld, AValueAnotherRunKeepsIsSaidAndMeasuredWithoutWaiting) {
   if (const std::string why = platform::rcu_expedited_unsettable(); !why.empty()) {
     FDBENCH_SKIP_WITHOUT("rcu_expedited") << why;
   }
