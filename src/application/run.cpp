@@ -514,6 +514,12 @@ int look_at_inputs(const Command& command, std::ostream& err) {
 }
 
 int run(const Command& command, std::ostream& out, std::ostream& err) {
+  // A run killed together with its rcu_expedited watcher left the setting changed: put back
+  // at the next start, whatever the command.
+  if (const std::string put_back = platform::put_back_rcu_expedited_left_changed();
+      !put_back.empty()) {
+    err << "fdbench: " << put_back << "\n";
+  }
   if (const int refused = look_at_inputs(command, err); refused != 0) return refused;
   int code = dispatch(command, out, err);
   // A private file set that could not be removed was said in a line; the exit code says so.

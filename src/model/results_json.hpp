@@ -2,6 +2,7 @@
 // Reading a JSON results document back: for `compare` and `report`, which only read
 // Results. Writing is the json reporter's job (reporter.hpp).
 #include <functional>
+#include <istream>
 #include <map>
 #include <optional>
 #include <string>
@@ -48,5 +49,9 @@ struct ResultsDocument {
 // so often while it parses (every few thousand values, and between results) and may throw to
 // end the parse (Interrupted, at a signal).
 ResultsDocument parse_results_json(std::string_view text, const std::function<void()>& poll = {});
+// The same, read from `in` as it is parsed (a file, without a copy of its text): the memory
+// it takes is the results it keeps and one result's tree. A text that is not JSON is said as
+// above, its line and column as the parser counted them.
+ResultsDocument parse_results_json(std::istream& in, const std::function<void()>& poll = {});
 
 }  // namespace fdbench

@@ -3,8 +3,14 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstdint>
+#include <istream>
+#include <streambuf>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <string_view>
 
 #include "fdbench/error.hpp"
 #include "fdbench/tune.hpp"
@@ -27,36 +33,81 @@ std::string_view first_line(std::string_view text) {
   return text.substr(0, text.find('\n'));
 }
 
-// What a JSON value other than an object is, for the line that refuses it.
-std::string_view json_kind(const nlohmann::json& value) {
-  if (value.is_array()) return "an array";
-  if (value.is_string()) return "a string";
-  if (value.is_number()) return "a number";
-  return "a single value";
-}
+// What a JSON text is at its top: whether it is JSON at all, its kind ("an object", "an
+// array", ...) and an object's own keys. Read as a stream that keeps nothing else, so that
+// telling what a large file is costs no tree of it.
+struct JsonTop {
+  bool valid = false;
+  std::string_view kind;
+  std::set<std::string> keys;
+};
+
+class JsonTopReader : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  explicit JsonTopReader(JsonTop& top) : top_(top) {}
+  bool null() override { return value("a single value"); }
+  bool boolean(bool) override { return value("a single value"); }
+  bool number_integer(number_integer_t) override { return value("a number"); }
+  bool number_unsigned(number_unsigned_t) override { return value("a number"); }
+  bool number_float(number_float_t, const string_t&) override { return value("a number"); }
+  bool string(string_t&) override { return value("a string"); }
+  bool binary(binary_t&) override { return value("a single value"); }
+  bool start_object(std::size_t) override { return open("an object"); }
+  bool start_array(std::size_t) override { return open("an array"); }
+  bool end_object() override { return --depth_, true; }
+  bool end_array() override { return --depth_, true; }
+  bool key(string_t& k) override {
+    if (depth_ == 1) top_.keys.insert(k);
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override {
+    return false;
+  }
+
+ private:
+  bool value(std::string_view kind) {
+    if (depth_ == 0) top_.kind = kind;
+    return true;
+  }
+  bool open(std::string_view kind) {
+    value(kind);
+    ++depth_;
+    return true;
+  }
+  JsonTop& top_;
+  int depth_ = 0;
+};
+
+// A recommendation is a few hundred bytes: a larger text is not one, and is never parsed whole.
+constexpr std::size_t kMaxRecommendationBytes = 1 << 20;
 
 std::string other_json(std::string_view text) {
-  const auto value = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-  if (value.is_discarded()) return "";  // not JSON: the reader says where
-  if (!value.is_object()) {
-    return fmt::format("JSON, but not an fdbench results document (it is {})", json_kind(value));
+  JsonTop top;
+  JsonTopReader reader(top);
+  top.valid = nlohmann::json::sax_parse(text.begin(), text.end(), &reader);
+  if (!top.valid) return "";  // not JSON: the reader says where
+  if (top.kind != "an object") {
+    return fmt::format("JSON, but not an fdbench results document (it is {})", top.kind);
   }
-  if (value.contains("schema_version")) return "";
-  if (value.contains("comparison") || value.contains("references")) {
+  if (top.keys.contains("schema_version")) return "";
+  if (top.keys.contains("comparison") || top.keys.contains("references")) {
     return "fdbench compare's JSON output";
   }
   try {
-    parse_recommendation(text);
-    return "a recommendation written by fdbench tune --save";
+    if (text.size() <= kMaxRecommendationBytes) {
+      parse_recommendation(text);
+      return "a recommendation written by fdbench tune --save";
+    }
   } catch (const Error&) {
-    return "JSON, but not an fdbench results document (it has no schema_version)";
   }
+  return "JSON, but not an fdbench results document (it has no schema_version)";
 }
 
 // The most of one results file compare and report read. The largest document fdbench writes
 // is the default suite's at the largest --repeat (100,000): about 50 results of 100,000
-// times at some 10 bytes each, 50 MB. The reader holds a document as a tree of about ten times its size, so a
-// larger file (an 88 MB one took 840 MB) is refused before it is read.
+// times at some 10 bytes each, 50 MB. The reader holds the text and the results it has read
+// (parse_results_json streams the results, never building the whole document's tree), so a
+// larger file is refused before it is read.
 constexpr std::uint64_t kMaxResultsFileBytes = 128ULL << 20;
 
 // Why a file too large to be results is refused: what its first line says it is (a trace, a
@@ -77,10 +128,56 @@ std::string too_large(const std::string& path, int fd, const std::string& reads)
                      kMaxResultsFileBytes >> 20, reads);
 }
 
-// The whole of `path`: a regular file or a pipe, at most kMaxResultsFileBytes. Error names the
-// file and what it is when it is not one of those.
-std::string results_file_text(const std::string& path, const std::string& reads) {
-  const platform::InputFile input = platform::open_input_file(path);
+// `path` read as it is parsed: a regular file or a pipe, at most kMaxResultsFileBytes. What a
+// read says goes into an Error naming the file (said(): that Error is the whole story); the
+// first kHeadBytes are kept, to tell what a file that is no results document is.
+class ResultsFileBuffer : public std::streambuf {
+ public:
+  static constexpr std::size_t kHeadBytes = 1 << 20;
+  ResultsFileBuffer(int fd, const std::string& path, const std::string& reads, std::string* whole)
+      : fd_(fd), path_(path), reads_(reads), whole_(whole), piece_(1 << 16, '\0') {}
+  [[nodiscard]] const std::string& head() const { return head_; }
+  [[nodiscard]] bool said() const { return said_; }
+
+ protected:
+  int_type underflow() override {
+    if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+    std::size_t n = 0;
+    try {
+      n = platform::read_input(fd_, piece_.data(), piece_.size());
+    } catch (const Error& e) {  // EIO, or EISDIR where a directory slipped in
+      said_ = true;
+      throw Error(fmt::format("{}: {}", path_, e.what()));
+    }
+    if (n == 0) return traits_type::eof();
+    // A pipe says no size: read until its end, or until it has given more than a file can be.
+    if (total_ + n > kMaxResultsFileBytes) {
+      said_ = true;
+      throw Error(fmt::format("{} holds more than the {} MiB a results file can be; {}", path_,
+                              kMaxResultsFileBytes >> 20, reads_));
+    }
+    total_ += n;
+    if (whole_ != nullptr) whole_->append(piece_.data(), n);
+    if (head_.size() < kHeadBytes) head_.append(piece_.data(), std::min(n, kHeadBytes - head_.size()));
+    setg(piece_.data(), piece_.data(), piece_.data() + n);
+    return traits_type::to_int_type(*gptr());
+  }
+
+ private:
+  int fd_;
+  const std::string& path_;
+  const std::string& reads_;
+  std::string* whole_;  // where given, every byte read
+  std::string piece_;
+  std::string head_;
+  std::uint64_t total_ = 0;
+  bool said_ = false;
+};
+
+// `path` opened to be read: a regular file or a pipe, not larger than a results file can be.
+// Error names the file and what it is when it is not one of those.
+platform::InputFile open_results_file(const std::string& path, const std::string& reads) {
+  platform::InputFile input = platform::open_input_file(path);
   if (!input.fd && input.error != 0) {
     throw Error(fmt::format("{}: {}", path, errno_text(input.error)));
   }
@@ -88,24 +185,7 @@ std::string results_file_text(const std::string& path, const std::string& reads)
     throw Error(fmt::format("{} is {}; {}", path, platform::file_type_words(input.mode), reads));
   }
   if (input.size > kMaxResultsFileBytes) throw Error(too_large(path, input.fd.get(), reads));
-  std::string text;
-  text.reserve(input.size);
-  std::string piece(1 << 16, '\0');
-  // A pipe says no size: read until its end, or until it has given more than a file can be.
-  for (;;) {
-    std::size_t n = 0;
-    try {
-      n = platform::read_input(input.fd.get(), piece.data(), piece.size());
-    } catch (const Error& e) {  // EIO, or EISDIR where a directory slipped in
-      throw Error(fmt::format("{}: {}", path, e.what()));
-    }
-    if (n == 0) return text;
-    if (text.size() + n > kMaxResultsFileBytes) {
-      throw Error(fmt::format("{} holds more than the {} MiB a results file can be; {}", path,
-                              kMaxResultsFileBytes >> 20, reads));
-    }
-    text.append(piece.data(), n);
-  }
+  return input;
 }
 
 }  // namespace
@@ -123,25 +203,39 @@ std::string other_document(std::string_view text) {
   return other_json(text);
 }
 
-ResultsFile read_results_file_whole(const std::string& path, std::string_view command) {
+namespace {
+
+// `path` parsed as it is read; the text is kept in `text` where it is given (the history
+// stores and hashes it), never held otherwise: only the results it gives.
+ResultsDocument read_streamed(const std::string& path, std::string_view command,
+                              std::string* text) {
   const std::string reads = fmt::format(
       "{} reads the JSON results of a run (written with --format json or --export-json)", command);
-  ResultsFile file;
-  file.text = results_file_text(path, reads);
+  const platform::InputFile input = open_results_file(path, reads);
+  ResultsFileBuffer buffer(input.fd.get(), path, reads, text);
+  std::istream in(&buffer);
   try {
     // Ctrl-C ends a parse of a large file within a fraction of a second (Interrupted).
-    file.document = parse_results_json(file.text, throw_if_interrupted);
-    return file;
+    return parse_results_json(in, throw_if_interrupted);
   } catch (const Error& e) {
-    if (const std::string what = other_document(file.text); !what.empty()) {
+    if (buffer.said()) throw;
+    if (const std::string what = other_document(buffer.head()); !what.empty()) {
       throw Error(fmt::format("{} is {}; {}", path, what, reads));
     }
     throw Error(fmt::format("{}: {}; {}", path, e.what(), reads));
   }
 }
 
+}  // namespace
+
+ResultsFile read_results_file_whole(const std::string& path, std::string_view command) {
+  ResultsFile file;
+  file.document = read_streamed(path, command, &file.text);
+  return file;
+}
+
 ResultsDocument read_results_file(const std::string& path, std::string_view command) {
-  return read_results_file_whole(path, command).document;
+  return read_streamed(path, command, nullptr);
 }
 
 }  // namespace fdbench

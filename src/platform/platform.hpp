@@ -280,16 +280,34 @@ int set_rcu_expedited(int value) noexcept;
 // at a time, machine-wide: it holds a lock (kRcuExpeditedLock) from before the original is
 // read until it is back, so two runs never take each other's setting for the original.
 inline constexpr const char* kRcuExpeditedLock = "/run/fdbench-rcu_expedited.lock";
+// The lock file also records its holder's pid, the original value and the values the holder
+// sets ("PID ORIGINAL SETS"), cleared once the original is back: a record whose process is
+// gone while nobody holds the lock is a run killed together with its watcher.
+// What a run that takes the setting tells the lock, and what it is told while it waits.
+struct RcuLockWait {
+  std::vector<int> values;  // the values this run will set, recorded for a waiting run to read
+  std::function<void(long)> waiting;  // once, with the holder's pid (0 if unknown), on a wait
+  std::function<void(const std::string&)> say;  // a line about a setting put back
+  std::chrono::milliseconds limit{0};           // the longest wait for another run's hold
+};
+// Where the lock's record shows a run killed with its watcher (its pid gone, nobody holding
+// the lock) and rcu_expedited is not the original it recorded: puts the original back and
+// returns the line that says so; else empty. Clears such a record. Run at every start.
+std::string put_back_rcu_expedited_left_changed();
+// The pid of another live fdbench run holding the setting whose record says the machine's
+// own value is `value`, that it sets nothing else, and that `value` is what it reads now: a
+// run asking for `value` need not wait for it. 0 otherwise.
+long rcu_expedited_kept_at(int value);
 class RcuExpeditedWatcher {
  public:
   // Takes the lock, reads the original and starts the watcher, or returns nullptr with
   // `why_not` set (one line): then the setting must not be changed. While another process
-  // holds the lock (an fdbench run with the setting changed) it waits, calling `waiting` once
-  // with that run's pid (0 if unknown), and ends the wait on a signal (Interrupted) or after
-  // `wait_limit` (`why_not` then names the pid that holds it).
+  // holds the lock (an fdbench run with the setting changed) it waits, calling `wait.waiting`
+  // once with that run's pid (0 if unknown), and ends the wait on a signal (Interrupted) or
+  // after `wait.limit` (`why_not` then names the pid that holds it). A record left by a run
+  // killed with its watcher is put back first, said through `wait.say`.
   static std::unique_ptr<RcuExpeditedWatcher> start(std::string& why_not,
-                                                    const std::function<void(long)>& waiting,
-                                                    std::chrono::milliseconds wait_limit);
+                                                    const RcuLockWait& wait);
   // Without restored(): the watcher writes the original back itself, at once.
   ~RcuExpeditedWatcher();
   RcuExpeditedWatcher(const RcuExpeditedWatcher&) = delete;

@@ -46,11 +46,8 @@ constexpr std::chrono::milliseconds kRcuLockWait = std::chrono::seconds(60);
 // first change, writes it back (platform::RcuExpeditedWatcher); without one nothing is changed.
 class RcuSetting {
  public:
-  // `waiting`: told the pid of another run that has the setting changed, once, if this one
-  // must wait for it to end.
-  // `wait_limit`: how long to wait for another run's lock at most.
-  RcuSetting(std::function<void(long)> waiting, std::chrono::milliseconds wait_limit)
-      : waiting_(std::move(waiting)), wait_limit_(wait_limit) {}
+  // `wait`: the values to set, who is told of a wait or a setting put back, the longest wait.
+  explicit RcuSetting(platform::RcuLockWait wait) : wait_(std::move(wait)) {}
   RcuSetting(const RcuSetting&) = delete;
   RcuSetting& operator=(const RcuSetting&) = delete;
   ~RcuSetting() {
@@ -59,9 +56,10 @@ class RcuSetting {
   }
 
   void set(int value) {
+    if (!watcher_ && kept_by_another(value)) return;
     if (!watcher_) {
       std::string why_not;
-      watcher_ = platform::RcuExpeditedWatcher::start(why_not, waiting_, wait_limit_);
+      watcher_ = platform::RcuExpeditedWatcher::start(why_not, wait_);
       if (!watcher_) {
         const std::optional<int> now = platform::rcu_expedited();
         throw Error(fmt::format("--rcu-expedited: {}; rcu_expedited was left {}", why_not,
@@ -75,8 +73,24 @@ class RcuSetting {
   }
 
  private:
-  std::function<void(long)> waiting_;
-  std::chrono::milliseconds wait_limit_;
+  // One value asked for, which another run holds the setting at and the machine has of its
+  // own: nothing to wait for or change; said once. The per-repetition check still says a
+  // change by anyone.
+  bool kept_by_another(int value) {
+    if (keeper_ < 0) {
+      const bool one_value = std::ranges::all_of(wait_.values, [value](int v) { return v == value; });
+      keeper_ = one_value ? platform::rcu_expedited_kept_at(value) : 0;
+      if (keeper_ > 0 && wait_.say) {
+        wait_.say(fmt::format(
+            "rcu_expedited is already {0} and stays {0}: another fdbench run (pid {1}) holds it "
+            "at {0}, the machine's own value, so this run measures at {0} without waiting for it",
+            value, keeper_));
+      }
+    }
+    return keeper_ > 0;
+  }
+  platform::RcuLockWait wait_;
+  long keeper_ = -1;  // the run that keeps the value asked for; 0: none; -1: not looked yet
   std::unique_ptr<platform::RcuExpeditedWatcher> watcher_;  // set once the lock is held
 };
 
@@ -150,16 +164,23 @@ void Session::each_rcu_setting(const std::vector<int>& values, double timeout_s,
   const auto limit = timeout_s > 0 ? std::chrono::duration_cast<std::chrono::milliseconds>(
                                          std::chrono::duration<double>(timeout_s))
                                    : kRcuLockWait;
-  RcuSetting setting(
-      [this, limit](long holder) {
-        if (!say_) return;
-        say_(fmt::format(
-            "waiting for another fdbench run{} to put /sys/kernel/rcu_expedited back (one run at "
-            "a time may change it; at most {:g} s, --timeout sets it; Ctrl-C to stop waiting)",
-            holder > 0 ? fmt::format(" (pid {})", holder) : "",
-            std::chrono::duration<double>(limit).count()));
-      },
-      limit);
+  const auto say = [this](const std::string& line) {
+    if (say_) say_(line);
+  };
+  RcuSetting setting({
+      .values = values,
+      .waiting =
+          [say, limit](long holder) {
+            say(fmt::format(
+                "waiting for another fdbench run{} to put /sys/kernel/rcu_expedited back (one "
+                "run at a time may change it; at most {:g} s, --timeout sets it; Ctrl-C to "
+                "stop waiting)",
+                holder > 0 ? fmt::format(" (pid {})", holder) : "",
+                std::chrono::duration<double>(limit).count()));
+          },
+      .say = say,
+      .limit = limit,
+  });
   for (const int value : values) {
     setting.set(value);
     rcu_block_ = value;
