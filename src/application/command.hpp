@@ -29,9 +29,10 @@ struct OutputSettings {
 };
 
 // Each command with only its own fields.
-struct SuiteCommand {  // no subcommand: open's and socket's sweeps in turn
+struct SuiteCommand {  // no subcommand: open's, socket's and accept's sweeps in turn
   OpenOptions open;
   SocketOptions socket;
+  AcceptOptions accept;
   OutputSettings outputs;
 };
 struct OpenCommand {
@@ -40,6 +41,10 @@ struct OpenCommand {
 };
 struct SocketCommand {
   SocketOptions socket;
+  OutputSettings outputs;
+};
+struct AcceptCommand {
+  AcceptOptions accept;
   OutputSettings outputs;
 };
 struct TuneCommand {
@@ -70,7 +75,8 @@ struct CompletionCommand {
 };
 
 using CommandKind =
-    std::variant<SuiteCommand, OpenCommand, SocketCommand, TuneCommand, StrategiesCommand,
+    std::variant<SuiteCommand, OpenCommand, SocketCommand, AcceptCommand, TuneCommand,
+                 StrategiesCommand,
                  CleanCommand, EnvCommand, CompareCommand, ReportCommand, CompletionCommand>;
 
 struct Command {
