@@ -445,7 +445,9 @@ TEST_P(StrategiesOnFiles, ExactlyOneMissingFileIsExactlyOneFailure) {
 
 std::vector<std::string> strategy_names() {
   std::vector<std::string> names;
-  for (const StrategyInfo& info : strategy_registry()) names.emplace_back(info.name);
+  for (const StrategyInfo& info : strategy_registry()) {
+    if (!info.accepts_only) names.emplace_back(info.name);  // these open files
+  }
   return names;
 }
 
