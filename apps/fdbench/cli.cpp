@@ -146,12 +146,13 @@ CompletionCommand completion_command(const CLI::App& app, const OptionHints& hin
 
 CommandKind make_command(const CLI::App& app, const Subcommands& sub,
                          const std::map<Cmd, OptionValues>& values, const OptionHints& hints) {
-  for (const Cmd measuring : {Cmd::open, Cmd::socket, Cmd::tune}) {
+  for (const Cmd measuring : {Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune}) {
     if (sub.at(measuring)->parsed()) reject_suite_options(app, sub.at(measuring)->get_name());
   }
   const auto parsed = [&sub](Cmd c) { return sub.at(c)->parsed(); };
   if (parsed(Cmd::open)) return open_command(values.at(Cmd::open));
   if (parsed(Cmd::socket)) return socket_command(values.at(Cmd::socket));
+  if (parsed(Cmd::accept)) return accept_command(values.at(Cmd::accept));
   if (parsed(Cmd::clean)) return clean_command(values.at(Cmd::clean));
   if (parsed(Cmd::env)) return env_command(values.at(Cmd::env));
   if (parsed(Cmd::compare)) return compare_command(values.at(Cmd::compare));

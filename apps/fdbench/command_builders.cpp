@@ -282,7 +282,7 @@ void apply_open(const OptionValues& values, OpenOptions& open) {
 }
 
 void apply_socket(const OptionValues& values, SocketOptions& socket) {
-  socket.strategies = parse_strategies(values[Opt::strategy]);
+  socket.strategies = parse_strategies(values[Opt::strategy], WorkloadKind::create);
   socket.batch =
       static_cast<int>(parse_number(flag(Opt::batch), values[Opt::batch], 1, kMaxPerThread));
   socket.threads = parse_threads(values[Opt::threads]);
@@ -340,17 +340,57 @@ void share_budget(SuiteCommand& command, double budget_s) {
   command.socket.repeat.budget_s = each * socket_results;
 }
 
+AcceptCommand accept_command(const OptionValues& values) {
+  AcceptCommand command;
+  AcceptOptions& accept = command.accept;
+  accept.strategies = parse_strategies(values[Opt::strategy], WorkloadKind::accept);
+  accept.threads = parse_threads(values[Opt::threads]);
+  accept.connections = static_cast<std::size_t>(
+      parse_number(flag(Opt::connections), values[Opt::connections], 1, kMaxPerThread));
+  apply_choice(Opt::kind, values[Opt::kind], parse_accept_kind, accept_kind_names(), "kind",
+               accept.kind);
+  accept.pregrow = parse_pregrow_list(values[Opt::pregrow]);
+  if (auto why = accept_backlog_refusal(accept.connections); !why.empty()) {
+    throw UsageError(flag(Opt::connections) + ": " + why);
+  }
+  apply_common(values, command.outputs, {&accept});
+  accept.timeout_s = parse_timeout(values[Opt::timeout], false);
+  refuse_unrunnable(runnability(accept));
+  accept.latency = latency_of(values, true);
+  return command;
+}
+
+namespace {
+
+// The suite's accept section, kept cheap: 4 threads x 1,000 connections (fewer where the
+// listen backlog is capped lower), blocking threads and epoll where it runs here, from the
+// starting table and pre-grown; the minimal harness alone (no seed accepted connections).
+void suite_accept(AcceptOptions& accept) {
+  accept.strategies.clear();
+  for (const char* name : {"threads", "epoll"}) {
+    if (find_strategy(name)->unavailable_reason().empty()) accept.strategies.emplace_back(name);
+  }
+  if (const auto most = platform::somaxconn()) {
+    accept.connections = std::min(accept.connections, static_cast<std::size_t>(*most));
+  }
+  accept.harness = {Harness::minimal};
+}
+
+}  // namespace
+
 SuiteCommand suite_command(const OptionValues& values) {
   SuiteCommand command;
   OptionValues open = defaults_of(Cmd::open);
   open.text[Opt::dir] = values[Opt::dir];
   apply_open(open, command.open);
-  apply_common(values, command.outputs, {&command.open, &command.socket});
-  command.open.timeout_s = command.socket.timeout_s = parse_timeout(values[Opt::timeout], false);
+  apply_common(values, command.outputs, {&command.open, &command.socket, &command.accept});
+  command.open.timeout_s = command.socket.timeout_s = command.accept.timeout_s =
+      parse_timeout(values[Opt::timeout], false);
   command.open.latency = latency_of(values, false);
-  command.socket.latency = latency_of(values, true);
+  command.socket.latency = command.accept.latency = latency_of(values, true);
   // The seed's two threads, then the two ways around the shared table.
   command.socket.strategies = {"threads", "process", "uring-direct"};
+  suite_accept(command.accept);
   refuse_unrunnable(runnability(command.open));
   refuse_unrunnable(runnability(command.socket));
   command.budget_s =

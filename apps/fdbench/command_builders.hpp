@@ -10,6 +10,7 @@ namespace fdbench::cli {
 app::SuiteCommand suite_command(const OptionValues& values);
 app::OpenCommand open_command(const OptionValues& values);
 app::SocketCommand socket_command(const OptionValues& values);
+app::AcceptCommand accept_command(const OptionValues& values);
 app::TuneCommand tune_command(const OptionValues& values);
 app::CleanCommand clean_command(const OptionValues& values);
 app::EnvCommand env_command(const OptionValues& values);

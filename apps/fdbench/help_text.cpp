@@ -39,13 +39,29 @@ Examples:
   fdbench socket --threads 2 --per-thread 256 --pregrow off,auto
   fdbench socket --kind eventfd --strategy threads,process,uring-direct)";
 
+constexpr const char* const kAcceptFooter = R"(
+A fresh server's first burst: every repetition runs in a fresh server process holding only
+fds 0-2, so its descriptor table starts at the kernel's smallest (64 on Linux). It listens on
+the loopback (a port the kernel picks) or on a Unix-domain socket in a private directory; a
+client process connects the whole burst before the clock starts, then the server's threads
+are released together and accept until every connection is theirs, each holding what it
+accepted. The clock holds only the accepts. --pregrow auto grows the server's table to fit
+the burst before its threads exist. Each accept is timed: the tail (p99.9, max) and the
+table's growth events show what the first connections wait for.
+
+Examples:
+  fdbench accept --threads 4 --pregrow off,auto
+  fdbench accept --kind unix --connections 2000 --strategy threads,process)";
+
 constexpr const char* const kSuiteFooter = R"(
 With no subcommand fdbench runs the default suite: both seed experiments, then its findings.
   1. open 10,000 empty files with 1, 2, 4, 8 and 16 threads, with every strategy here
      (plain threads, the seed's thread pool, batched, a fast pool, processes, io_uring,
      io_uring direct descriptors, libuv as Node.js uses it);
   2. two threads each creating 256 TCP sockets, with and without a pre-grown descriptor
-     table, and the same with two processes and with io_uring direct descriptors.
+     table, and the same with two processes and with io_uring direct descriptors;
+  3. a fresh server's four threads accepting a queued burst of 1,000 loopback connections
+     (blocking threads and epoll), with and without a pre-grown table.
 
 Examples:
   fdbench
@@ -149,6 +165,8 @@ const std::vector<CommandHelp> kCommands = {
      kSuiteFooter},
     {Cmd::open, "open", "Open and close N distinct empty files", kOpenFooter},
     {Cmd::socket, "socket", "T threads each create and hold N descriptors", kSocketFooter},
+    {Cmd::accept, "accept", "A fresh server's T threads accept a queued burst of connections",
+     kAcceptFooter},
     {Cmd::strategies, "strategies", "List every strategy and whether it can run here",
      "\nExample:\n  fdbench strategies"},
     {Cmd::clean, "clean",

@@ -77,8 +77,8 @@ std::vector<int> parse_threads(const std::string& text) {
   return threads;
 }
 
-std::vector<std::string> parse_strategies(const std::string& text) {
-  if (text == "all") return strategy_names();
+std::vector<std::string> parse_strategies(const std::string& text, WorkloadKind kind) {
+  if (text == "all") return strategy_names_for(kind);
   std::vector<std::string> names;
   for (const auto& name : split_list(flag(Opt::strategy), text)) {
     if (find_strategy(name) == nullptr) {

@@ -37,7 +37,8 @@ std::string join(const std::vector<std::string>& items);
 long long parse_number(std::string_view flag, std::string_view text, long long min, long long max);
 std::vector<std::string> split_list(std::string_view flag, const std::string& text);
 std::vector<int> parse_threads(const std::string& text);
-std::vector<std::string> parse_strategies(const std::string& text);
+std::vector<std::string> parse_strategies(const std::string& text,
+                                          WorkloadKind kind = WorkloadKind::open);
 std::vector<Pregrow> parse_pregrow_list(const std::string& text);
 std::size_t parse_layout(const std::string& text);
 // --format: one of the formats `command` writes.

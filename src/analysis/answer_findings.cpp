@@ -222,12 +222,78 @@ void answer_stall(std::span<const Result> results, const Naming& naming, Finding
                  std::move(claims)});
 }
 
+// The slowest accept of a result over its repetitions ("" without --latency).
+std::string worst_call_text(const Result& r) {
+  if (!r.latency || r.latency->ns.empty()) return {};
+  std::int64_t worst = 0;
+  for (const auto& [op, p] : r.latency->ns) worst = std::max(worst, p.max);
+  return format_duration(static_cast<double>(worst));
+}
+
+// Stalled accepts per burst: every repetition's, over the repetitions.
+double stalls_per_burst(const Result& r) {
+  if (!r.latency || r.times_ns.empty()) return 0;
+  return static_cast<double>(r.latency->stall_totals.count) /
+         static_cast<double>(r.times_ns.size());
+}
+
+// What the tail of a fresh server's first burst owes to the table's growth: the pair of the
+// first accept strategy measured both ways.
+void answer_accept(std::span<const Result> results, const Naming& naming, Findings& out) {
+  const std::vector<GrowthPair> pairs = growth_pairs(select(results, "accept"));
+  if (pairs.empty() || pairs.front().apart() == Separation::too_few) return;
+  const GrowthPair& p = pairs.front();
+  const Result& off = *p.off;
+  std::vector<FindingSubject> subjects = {subject(off, "not-pregrown"),
+                                          subject(*p.grown, "pregrown")};
+  std::vector<FindingClaim> claims = {separation_claim(off, *p.grown, 0, 1)};
+  std::string text = fmt::format(
+      "A fresh server's first burst ({} accepting {} queued {} connections, `{}`{}): drained in "
+      "{} ms from the kernel's starting table, {} ms with the table grown first",
+      workers_text(off), off.ops, to_string(off.config.kind), off.config.strategy,
+      naming.settings(off, false), format_ms(off.stats.median), format_ms(p.grown->stats.median));
+  if (const std::string worst = worst_call_text(off); !worst.empty()) {
+    text += fmt::format("; its worst accept waited {} against {} pre-grown", worst,
+                        worst_call_text(*p.grown));
+  }
+  if (p.stalled() && growths(*p.grown) == 0) {
+    claims.push_back({ClaimKind::pregrow_slower, 0, 1});
+    claims.push_back({ClaimKind::no_growth, 1, 1});
+    text += fmt::format(
+        ". The table grew {} time{} during the burst, each growth waiting for an RCU grace "
+        "period while the threads shared it",
+        growths(off), growths(off) == 1 ? "" : "s");
+    if (off.latency && off.latency->stall_totals.count > 0) {
+      claims.push_back({ClaimKind::stalls, 0, 0});
+      text += fmt::format(" ({:.1f} of {} accepts stalled a burst: the tail is the growth)",
+                          stalls_per_burst(off), off.ops);
+    }
+    text += fmt::format(": {} slower; pre-growing removes it", format_ratio(p.ratio()));
+  } else if (p.apart() == Separation::cannot_tell) {
+    text += fmt::format(": cannot tell here at {}; {}", noise_text(off, *p.grown), kSettle);
+  } else if (p.apart() == Separation::same) {
+    text += fmt::format(": {}, no stall worth pre-growing for here", same_words());
+  } else {
+    text += fmt::format(": {} {} without pre-growing",
+                        format_ratio(p.ratio() >= 1 ? p.ratio() : 1 / p.ratio()),
+                        p.ratio() >= 1 ? "slower" : "faster");
+  }
+  out.push_back({{"answer_accept",
+                  text + ".",
+                  {{"median_ns", whole_ns(off.stats.median)},
+                   {"pregrown_median_ns", whole_ns(p.grown->stats.median)},
+                   {"ratio", p.ratio()}},
+                  std::move(subjects)},
+                 std::move(claims)});
+}
+
 }  // namespace
 
 void answer_findings(std::span<const Result> results, const Naming& naming, Findings& out) {
   answer_fastest(results, naming, out);
   answer_pool(results, out);
   answer_stall(results, naming, out);
+  answer_accept(results, naming, out);
 }
 
 }  // namespace fdbench::findings_parts

@@ -36,9 +36,10 @@ struct OutputSettings {
 };
 
 // Each command with only its own fields.
-struct SuiteCommand {  // no subcommand: open's and socket's sweeps in turn
+struct SuiteCommand {  // no subcommand: open's, socket's and accept's sweeps in turn
   OpenOptions open;
   SocketOptions socket;
+  AcceptOptions accept;
   OutputSettings outputs;
   // --budget: with --repeat auto, the seconds both sweeps' repetitions may take, shared by the
   // results still racing (open's and socket's shares in proportion to their results), so that
@@ -51,6 +52,10 @@ struct OpenCommand {
 };
 struct SocketCommand {
   SocketOptions socket;
+  OutputSettings outputs;
+};
+struct AcceptCommand {
+  AcceptOptions accept;
   OutputSettings outputs;
 };
 struct TuneCommand {
@@ -97,9 +102,9 @@ struct CompletionCommand {
 };
 
 using CommandKind =
-    std::variant<SuiteCommand, OpenCommand, SocketCommand, TuneCommand, StrategiesCommand,
-                 CleanCommand, EnvCommand, CompareCommand, ReportCommand, CompletionCommand,
-                 HistoryCommand>;
+    std::variant<SuiteCommand, OpenCommand, SocketCommand, AcceptCommand, TuneCommand,
+                 StrategiesCommand, CleanCommand, EnvCommand, CompareCommand, ReportCommand,
+                 CompletionCommand, HistoryCommand>;
 
 struct Command {
   CommandKind what;

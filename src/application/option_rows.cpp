@@ -39,6 +39,7 @@ std::string flag_list(const std::vector<Harness>& harnesses) {
 // pregrow); the suite and tune start from open's.
 SweepOptions sweep_of(Cmd c) {
   if (c == Cmd::socket) return SocketOptions{};
+  if (c == Cmd::accept) return AcceptOptions{};
   return OpenOptions{};
 }
 
@@ -55,10 +56,12 @@ ValueHint strategy_choices() {
   return choices(names, true);
 }
 
-const Cmds kMeasuring{Cmd::suite, Cmd::open, Cmd::socket};
+const Cmds kMeasuring{Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept};
 const Cmds kOpenAndTune{Cmd::open, Cmd::tune};
-const Cmds kSweeps{Cmd::open, Cmd::socket};
-const Cmds kAllMeasuring{Cmd::suite, Cmd::open, Cmd::socket, Cmd::tune};
+const Cmds kSweeps{Cmd::open, Cmd::socket, Cmd::accept};
+const Cmds kAllMeasuring{Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune};
+// What takes a batch and io_uring's tuning: accept's io_uring strategies take neither.
+const Cmds kBatched{Cmd::open, Cmd::socket};
 
 std::string listed(const std::vector<std::string>& items) {
   return fmt::format("{}", fmt::join(items, ", "));
@@ -83,9 +86,10 @@ std::vector<OptionRow> sweep_rows() {
        .default_text = [](Cmd c) { return flag_list(sweep_of(c).threads); },
        .show_default = kSweeps,
        .help_for = {{Cmd::socket, "Thread counts, a comma list; 2 = the main thread plus one"},
+                    {Cmd::accept, "Server threads (or processes), a comma list"},
                     {Cmd::history, "trend: only the results with these thread counts"}}},
       {.id = Opt::strategy, .names = "--strategy", .value = "LIST",
-       .commands = {Cmd::open, Cmd::socket, Cmd::tune, Cmd::history},
+       .commands = {Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune, Cmd::history},
        .help = "Strategies, a comma list of " + listed(strategy_names()) + ", or all",
        .hint = strategy_choices(),
        .default_text =
@@ -98,10 +102,10 @@ std::vector<OptionRow> sweep_rows() {
        .help_for = {{Cmd::tune,
                      "Also measure these strategies, a comma list of " + listed(strategy_names())},
                     {Cmd::history, "trend: only the results of these strategies"}}},
-      {.id = Opt::batch, .names = "--batch", .value = "N", .commands = kSweeps,
+      {.id = Opt::batch, .names = "--batch", .value = "N", .commands = kBatched,
        .help = "Files per task (pool-batch), per submission (uring) or in flight (libuv)",
        .default_text = [](Cmd c) { return std::to_string(sweep_of(c).batch); },
-       .show_default = kSweeps,
+       .show_default = kBatched,
        .help_for = {{Cmd::socket, "Descriptors per io_uring submission"}}},
       {.id = Opt::dir, .names = "--dir", .value = "DIR",
        .commands = {Cmd::suite, Cmd::open, Cmd::tune, Cmd::clean, Cmd::env},
@@ -172,13 +176,15 @@ std::vector<OptionRow> open_rows() {
        .hint = choices({"off", "auto"}, true),
        .default_text = [](Cmd c) { return flag_list(sweep_of(c).pregrow); },
        .show_default = kSweeps,
-       .help_for = {{Cmd::socket, "Comma list of off, auto or N: grow the fd table first"}}},
-      {.id = Opt::uring_tuning, .names = "--uring-tuning", .value = "WHAT", .commands = kSweeps,
+       .help_for = {{Cmd::socket, "Comma list of off, auto or N: grow the fd table first"},
+                    {Cmd::accept,
+                     "Comma list of off, auto or N: grow the server's fd table first"}}},
+      {.id = Opt::uring_tuning, .names = "--uring-tuning", .value = "WHAT", .commands = kBatched,
        .help = "io_uring rings: all, flags (the best setup flags the kernel accepts), ring-fd "
                "(each thread registers its ring's descriptor) or none (kernel defaults)",
        .hint = choices(uring_tuning_names()),
        .default_text = [](Cmd c) { return uring_tuning_name(sweep_of(c).uring); },
-       .show_default = kSweeps},
+       .show_default = kBatched},
       {.id = Opt::uring_close, .names = "--uring-close", .value = "MODE", .commands = {Cmd::open},
        .help = "uring-direct: batched (a submission of opens, then one of their closes) or linked "
                "(each close linked behind its open, one submission)",
@@ -189,12 +195,24 @@ std::vector<OptionRow> open_rows() {
        .help = "Creation calls each thread makes (descriptors, or pipes)",
        .default_text = [](Cmd) { return std::to_string(SocketOptions{}.per_thread); },
        .show_default = {Cmd::socket}},
-      {.id = Opt::kind, .names = "--kind", .value = "KIND", .commands = {Cmd::socket},
+      {.id = Opt::connections, .names = "--connections", .value = "N", .commands = {Cmd::accept},
+       .help = "Connections queued before each repetition, all accepted while timed (at most "
+               "net.core.somaxconn)",
+       .default_text = [](Cmd) { return std::to_string(AcceptOptions{}.connections); },
+       .show_default = {Cmd::accept}},
+      {.id = Opt::kind, .names = "--kind", .value = "KIND", .commands = {Cmd::socket, Cmd::accept},
        .help = "Descriptor kind: " + listed(socket_kind_names()) +
                " (a pipe call makes two descriptors)",
        .hint = choices(socket_kind_names()),
-       .default_text = [](Cmd) { return std::string(to_string(SocketOptions{}.kind)); },
-       .show_default = {Cmd::socket}},
+       .default_text =
+           [](Cmd c) {
+             return std::string(
+                 to_string(c == Cmd::accept ? AcceptOptions{}.kind : SocketOptions{}.kind));
+           },
+       .show_default = {Cmd::socket, Cmd::accept},
+       .help_for = {{Cmd::accept, "Listener: tcp (127.0.0.1), tcp6 (::1) or unix (a Unix-domain "
+                                  "socket in a private directory)"}},
+       .hint_for = {{Cmd::accept, choices(accept_kind_names())}}},
   };
 }
 
@@ -264,14 +282,15 @@ std::vector<OptionRow> output_rows() {
       {.id = Opt::format,
        .names = "--format",
        .value = "FORMAT",
-       .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::tune, Cmd::env, Cmd::compare,
-                    Cmd::history},
+       .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune, Cmd::env,
+                    Cmd::compare, Cmd::history},
        .default_text = [](Cmd) { return OutputSettings{}.format; },
-       .show_default = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::tune, Cmd::env, Cmd::compare}},
+       .show_default = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune, Cmd::env,
+                        Cmd::compare}},
       {.id = Opt::output,
        .names = "--output",
        .value = "FILE",
-       .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::tune, Cmd::report, Cmd::history},
+       .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune, Cmd::report, Cmd::history},
        .help = "Write the output to FILE instead of stdout (atomically: all or nothing)",
        .hint = kFiles,
        .help_for = {{Cmd::report, "Write the report to FILE instead of stdout (atomically)"},
@@ -281,7 +300,7 @@ std::vector<OptionRow> output_rows() {
        .names = "--latency",
        .commands = kMeasuring,
        .help = "Time every call: percentiles, table-growth events and stalls with their causes "
-               "(on by default for socket and --keep-open)",
+               "(on by default for socket, accept and --keep-open)",
        .bind = Bind::flag},
       {.id = Opt::no_latency,
        .names = "--no-latency",
@@ -435,7 +454,7 @@ std::vector<OptionRow> export_option_rows() {
 // --format's help and choices are the formats each command writes.
 void add_formats(OptionRow& row) {
   for (const Cmd c :
-       {Cmd::suite, Cmd::open, Cmd::socket, Cmd::tune, Cmd::env, Cmd::compare, Cmd::history}) {
+       {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune, Cmd::env, Cmd::compare, Cmd::history}) {
     row.help_for[c] = "Output format: " + listed(formats_of(c));
     row.hint_for[c] = choices(formats_of(c));
   }

@@ -138,6 +138,7 @@ struct Measuring {
   const SocketOptions* socket = nullptr;
   const TuneCommand* tune = nullptr;
   const OutputSettings& outputs;
+  const AcceptOptions* accept = nullptr;
 };
 
 // What of the command cannot run here, said before anything starts, a line for each of its
@@ -150,6 +151,9 @@ void say_unavailable(const Measuring& command, std::ostream& err) {
   if (command.socket != nullptr) {
     lines.emplace_back("socket", unavailable_text(runnability(*command.socket)));
   }
+  if (command.accept != nullptr) {
+    lines.emplace_back("accept", unavailable_text(runnability(*command.accept)));
+  }
   for (const auto& [part, line] : lines) {
     if (!line.empty()) err << "fdbench " << part << ": " << printable(line) << "\n";
   }
@@ -160,6 +164,7 @@ int run_session(const Measuring& command, Session& session, std::ostream& err) {
   try {
     if (command.open != nullptr) session.run_open(*command.open);
     if (command.socket != nullptr) session.run_socket(*command.socket);
+    if (command.accept != nullptr) session.run_accept(*command.accept);
     session.finish(true);
     return measured_code(session.results(), err);
   } catch (const Interrupted& e) {
@@ -459,13 +464,16 @@ int dispatch(const Command& command, std::ostream& out, std::ostream& err) {
   return std::visit(
       Overloaded{
           [&](const SuiteCommand& c) {
-            return measure({&c.open, &c.socket, nullptr, c.outputs}, line, out, err);
+            return measure({&c.open, &c.socket, nullptr, c.outputs, &c.accept}, line, out, err);
           },
           [&](const OpenCommand& c) {
             return measure({&c.open, nullptr, nullptr, c.outputs}, line, out, err);
           },
           [&](const SocketCommand& c) {
             return measure({nullptr, &c.socket, nullptr, c.outputs}, line, out, err);
+          },
+          [&](const AcceptCommand& c) {
+            return measure({nullptr, nullptr, nullptr, c.outputs, &c.accept}, line, out, err);
           },
           [&](const TuneCommand& c) {
             return measure({nullptr, nullptr, &c, c.outputs}, line, out, err);

@@ -49,7 +49,8 @@ std::unique_ptr<Workload> make_as_described(const WorkloadRecipe& recipe) {
 int pregrow_target(const Pregrow& pregrow, const Workload& work, int channel) {
   switch (pregrow.mode) {
     case Pregrow::Mode::automatic:  // +1 for reading FDSize afterwards
-      return channel + static_cast<int>(work.ops()) * work.descriptors_per_item() + 2;
+      return channel + work.fixed_descriptors() +
+             static_cast<int>(work.ops()) * work.descriptors_per_item() + 2;
     case Pregrow::Mode::fd:
       return pregrow.fd;
     case Pregrow::Mode::off:
@@ -233,6 +234,14 @@ WorkloadRecipe socket_workload_recipe(SocketKind kind, std::size_t count) {
   return {{"socket", kind, count, kind == SocketKind::pipe ? 2 : 1, "fds", true,
            WorkloadKind::create, item_op(kind)},
           [kind, count] { return make_socket_workload(kind, count); }};
+}
+
+WorkloadRecipe accept_workload_recipe(AcceptKind kind, std::size_t connections, int listeners) {
+  return {{"accept", kind, connections, 1, "connections", true, WorkloadKind::accept,
+           ItemSpec::Op::accept_connection},
+          [kind, connections, listeners] {
+            return make_accept_workload(kind, connections, listeners);
+          }};
 }
 
 namespace {

@@ -65,6 +65,17 @@ bool table_shared_now(const StrategyInfo& strategy, const StrategyConfig& config
   return strategy.runnable_threads(config) > 1;
 }
 
+WorkloadKind workload_kind_of(ItemSpec::Op op) {
+  switch (op) {
+    case ItemSpec::Op::open_file:
+      return WorkloadKind::open;
+    case ItemSpec::Op::accept_connection:
+      return WorkloadKind::accept;
+    default:
+      return WorkloadKind::create;
+  }
+}
+
 WorkloadFacts facts_of(const Workload& work) {
   const ItemSpec::Op op = work.spec().op;
   return {std::string(work.name()),
@@ -73,7 +84,7 @@ WorkloadFacts facts_of(const Workload& work) {
           work.descriptors_per_item(),
           std::string(work.unit()),
           work.holds_descriptors(),
-          op == ItemSpec::Op::open_file ? WorkloadKind::open : WorkloadKind::create,
+          workload_kind_of(op),
           op};
 }
 

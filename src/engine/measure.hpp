@@ -56,6 +56,8 @@ struct WorkloadFacts {
   bool operator==(const WorkloadFacts&) const = default;
 };
 WorkloadFacts facts_of(const Workload& work);
+// What an item of `op` asks of the kernel, as a result records it.
+WorkloadKind workload_kind_of(ItemSpec::Op op);
 
 // A workload to be made in a child, with its facts for the parent's result, so the parent
 // never makes one. The child checks that what it made has these facts.
@@ -68,6 +70,8 @@ struct WorkloadRecipe {
 WorkloadRecipe open_workload_recipe(OpenSpec spec);
 // The socket workload: `count` creation calls of `kind`.
 WorkloadRecipe socket_workload_recipe(SocketKind kind, std::size_t count);
+// The accept workload: a burst of `connections` queued on `listeners` listeners of `kind`.
+WorkloadRecipe accept_workload_recipe(AcceptKind kind, std::size_t connections, int listeners);
 
 // Like measure(), but every repetition runs in a freshly forked child that holds only
 // fds 0-2 and its channel to the parent, so each starts from the kernel's smallest descriptor

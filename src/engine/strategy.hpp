@@ -121,6 +121,13 @@ struct StrategyInfo {
   MakeStrategy published_open = nullptr;
   MakeStrategy published_create = nullptr;
 
+  // accept: each worker accepts on a listener of its own, all sharing one port (SO_REUSEPORT),
+  // so the workload makes one per worker.
+  bool listener_per_worker = false;
+  // Made for accept alone (epoll, reuseport): left out where another workload's "every
+  // strategy" is meant (open, socket, tune), which it could only report unavailable.
+  bool accepts_only = false;
+
   // Whether --batch changes what it does.
   [[nodiscard]] bool uses_batch() const { return batch_unit != BatchUnit::none; }
 };
@@ -140,5 +147,8 @@ std::span<const StrategyInfo> strategy_registry();
 // nullptr if `name` is unknown.
 const StrategyInfo* find_strategy(std::string_view name);
 std::vector<std::string> strategy_names();
+// Every strategy that is one for a workload of `kind` (all, or --strategy all): not those made
+// for accept alone where the workload is another.
+std::vector<std::string> strategy_names_for(WorkloadKind kind);
 
 }  // namespace fdbench

@@ -46,6 +46,7 @@ struct ItemSpec {
     create_socket,   // socket(domain, type, protocol)
     create_eventfd,  // an eventfd (close-on-exec)
     create_pipe,     // a pipe (close-on-exec): two descriptors per item
+    accept_connection,  // accept a connection queued on listen_fd (close-on-exec)
     other,           // only the workload's own run_range() knows how
   } op = Op::other;
   // open_file: item i is path(i), relative to dir_fd (or absolute).
@@ -58,6 +59,11 @@ struct ItemSpec {
   int domain = 0;
   int type = 0;
   int protocol = 0;
+  // accept_connection: the listening socket, borrowed from the workload; where a strategy
+  // asked for a listener per worker (SO_REUSEPORT), listen_fds[0 .. listeners) are all of them.
+  int listen_fd = -1;
+  const int* listen_fds = nullptr;
+  int listeners = 1;
   // What becomes of a descriptor: handed to keep() and held until after_repetition(), or
   // closed at once.
   bool keep_open = false;
@@ -66,7 +72,7 @@ struct ItemSpec {
   [[nodiscard]] const char* path(std::size_t i) const noexcept { return (*paths)[i]; }
 };
 // What items of `op` are, in words for a reason: "files", "sockets", "eventfd descriptors",
-// "pipes".
+// "pipes", "accepted connections".
 std::string_view item_words(ItemSpec::Op op);
 
 // --harness published: how the seed's program this workload comes from spreads it over the
@@ -84,6 +90,9 @@ class Workload {
   [[nodiscard]] virtual std::size_t ops() const = 0;        // items per repetition
   // Descriptors one item creates (a pipe makes two).
   [[nodiscard]] virtual int descriptors_per_item() const { return 1; }
+  // Descriptors it holds beside its items for as long as it lives (accept: its listening
+  // socket and its client process's channel), so --pregrow auto grows past them too.
+  [[nodiscard]] virtual int fixed_descriptors() const { return 0; }
   // What ops() counts, in rates: "files" (files/s) or "fds" (fds/s).
   [[nodiscard]] virtual std::string_view unit() const { return "fds"; }
   // Whether descriptors are held to the end of a repetition, so the table grows while timed.
@@ -162,5 +171,29 @@ std::string socket_kind_unavailable_reason(SocketKind kind);
 // Makes `count` creation calls of `kind` (a pipe call makes two descriptors) and holds the
 // descriptors until after_repetition().
 std::unique_ptr<Workload> make_socket_workload(SocketKind kind, std::size_t count);
+
+// The accept workload's kinds: tcp (127.0.0.1), tcp6 (::1), unix (a Unix-domain socket in a
+// private directory).
+using AcceptKind = DescriptorKind;
+// Parses "tcp", "tcp6", "unix"; false for any other name.
+bool parse_accept_kind(std::string_view text, AcceptKind& kind);
+std::vector<std::string> accept_kind_names();
+// Descriptors an accept workload holds beside the connections it accepts: its listeners and
+// its client process's channel.
+constexpr int accept_fixed_descriptors(int listeners) {
+  return listeners + 1;
+}
+
+// accept (accept_workload.cpp): a listening socket of `kind` on the loopback with a backlog of
+// `connections` (or `listeners` of them sharing one port, SO_REUSEPORT: Linux, TCP), and a client process that, before each repetition (untimed), connects that
+// many times and holds its ends, so every connection is queued before the clock starts. Each
+// item accepts one and holds it until after_repetition(), which also has the client close its
+// ends. Throws Error when the backlog cannot hold the burst (net.core.somaxconn), Unavailable
+// where the kind cannot be made here (no IPv6 loopback).
+std::unique_ptr<Workload> make_accept_workload(AcceptKind kind, std::size_t connections,
+                                               int listeners = 1);
+// Why `connections` cannot be queued on one listener here ("" when they can): the system's
+// cap on a listen backlog.
+std::string accept_backlog_refusal(std::size_t connections);
 
 }  // namespace fdbench

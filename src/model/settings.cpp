@@ -90,13 +90,25 @@ bool parse_batch_unit(std::string_view text, BatchUnit& unit) {
 }
 
 std::string_view to_string(WorkloadKind kind) {
-  return kind == WorkloadKind::open ? "open" : "create";
+  switch (kind) {
+    case WorkloadKind::open:
+      return "open";
+    case WorkloadKind::accept:
+      return "accept";
+    case WorkloadKind::create:
+      break;
+  }
+  return "create";
 }
 
 bool parse_workload_kind(std::string_view text, WorkloadKind& kind) {
-  if (text != "open" && text != "create") return false;
-  kind = text == "open" ? WorkloadKind::open : WorkloadKind::create;
-  return true;
+  for (const WorkloadKind k : {WorkloadKind::open, WorkloadKind::create, WorkloadKind::accept}) {
+    if (text == to_string(k)) {
+      kind = k;
+      return true;
+    }
+  }
+  return false;
 }
 
 std::string_view to_string(Harness harness) {

@@ -68,8 +68,9 @@ bool parse_batch_unit(std::string_view text, BatchUnit& unit);
 enum class WorkloadKind {
   open,    // open an existing file by its path (the path walk included)
   create,  // create a new descriptor: a socket, a pipe, an eventfd
+  accept,  // accept a connection already queued on a listening socket
 };
-// The JSON spellings: "open", "create".
+// The JSON spellings: "open", "create", "accept".
 std::string_view to_string(WorkloadKind kind);
 bool parse_workload_kind(std::string_view text, WorkloadKind& kind);
 

@@ -21,10 +21,11 @@ namespace fdbench {
 
 // What the next results measure, as data; each reporter words it the way its format needs.
 struct Section {
-  std::string workload;               // "open", "socket"
+  std::string workload;               // "open", "socket", "accept"
   DescriptorKind kind = DescriptorKind::file;  // what one item creates
   int descriptors_per_item = 1;       // a pipe makes two
   std::uint64_t per_thread = 0;       // items per thread, when the work is sized per thread
+  std::uint64_t burst = 0;  // accept: connections queued before each repetition's clock
   std::optional<InputSummary> input;  // the files, when the work is a list of files
   std::string fs_type;                // the filesystem holding those files ("ext4", ...)
   std::size_t subdirs = 0;            // generated files spread over this many subdirectories

@@ -79,6 +79,45 @@ bool has_eventfd() noexcept;
 // A close-on-exec pipe; -1 with errno on failure.
 int create_pipe(int fds[2]) noexcept;
 
+// ---- Loopback listeners (src/platform/loopback.cpp)
+
+// The most connections a listening socket may queue (net.core.somaxconn, kern.ipc.somaxconn):
+// a larger listen() backlog is cut to it. nullopt where the system does not say.
+std::optional<int> somaxconn();
+// Connections queued on `listener` waiting for accept (Linux: a listening TCP socket's
+// tcp_info); nullopt where the system does not say (Unix-domain sockets, other systems).
+std::optional<int> accept_queue_length(int listener);
+// accept() into a close-on-exec descriptor: accept4 where the system has it; -1 with errno.
+int accept_connection(int listener) noexcept;
+// Whether SO_REUSEPORT spreads one port's connections over every listener (Linux).
+bool has_reuseport_balancing() noexcept;
+// Sets or clears O_NONBLOCK on `fd`; 0 or an errno value.
+int set_nonblocking(int fd, bool on) noexcept;
+// Lets several listening sockets share one port (SO_REUSEPORT); 0 or an errno value.
+int allow_port_sharing(int fd) noexcept;
+
+// One thread's wait for connections queued on a listener, as an event-driven server waits:
+// on Linux an epoll instance of its own holding the listener with EPOLLEXCLUSIVE (a new
+// connection wakes one waiting thread, not all). Unavailable elsewhere (see available()).
+class ListenerWait {
+ public:
+  ListenerWait() = default;
+  ListenerWait(const ListenerWait&) = delete;
+  ListenerWait& operator=(const ListenerWait&) = delete;
+  ~ListenerWait();
+  // Whether this system has it (Linux).
+  [[nodiscard]] static bool available() noexcept;
+  // Makes the instance and adds `listener`; 0 or an errno value.
+  int open(int listener) noexcept;
+  // Waits at most `timeout_ns` for a queued connection (to the microsecond where the kernel
+  // has epoll_pwait2, Linux 5.11; else rounded up to a millisecond): 1 when one is, 0 at the
+  // limit, -1 with errno on failure.
+  int wait(std::int64_t timeout_ns) noexcept;
+
+ private:
+  int fd_ = -1;
+};
+
 // In a forked child: be killed when the parent dies (Linux: PR_SET_PDEATHSIG; elsewhere a
 // no-op, and callers also check getppid()). False if the request failed.
 bool die_with_parent() noexcept;

@@ -62,4 +62,15 @@ struct SocketOptions : SweepOptions {
   SocketKind kind = SocketKind::tcp;
 };
 
+struct AcceptOptions : SweepOptions {
+  // A fresh server's first burst: four threads, from the starting table and pre-grown.
+  AcceptOptions() {
+    strategies = {"threads"};
+    threads = {4};
+    pregrow = {Pregrow{}, Pregrow{Pregrow::Mode::automatic, 0}};
+  }
+  std::size_t connections = 1000;  // --connections: queued before each repetition's clock
+  AcceptKind kind = AcceptKind::tcp;
+};
+
 }  // namespace fdbench

@@ -114,7 +114,8 @@ Section section_of(const WorkloadRecipe& work, const Repeat& repeat, int warmup)
 }
 
 std::vector<Combination> open_combinations(const OpenOptions& options) {
-  const auto names = options.strategies.empty() ? strategy_names() : options.strategies;
+  const auto names =
+      options.strategies.empty() ? strategy_names_for(WorkloadKind::open) : options.strategies;
   std::vector<Combination> combinations;
   for (const auto& name : names) {
     const StrategyInfo& strategy = registered_strategy(name);
@@ -134,6 +135,23 @@ std::vector<Combination> open_combinations(const OpenOptions& options) {
 }
 
 std::vector<Combination> socket_combinations(const SocketOptions& options) {
+  std::vector<Combination> combinations;
+  for (const auto& name : options.strategies) {
+    const StrategyInfo& strategy = registered_strategy(name);
+    for (const int threads : options.threads) {
+      for (const auto& pregrow : options.pregrow) {
+        for (const Harness harness : options.harness) {
+          StrategyConfig config{threads, options.batch, options.uring};
+          config.harness = harness;
+          combinations.push_back({&strategy, config, pregrow, ""});
+        }
+      }
+    }
+  }
+  return combinations;
+}
+
+std::vector<Combination> accept_combinations(const AcceptOptions& options) {
   std::vector<Combination> combinations;
   for (const auto& name : options.strategies) {
     const StrategyInfo& strategy = registered_strategy(name);

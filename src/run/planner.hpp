@@ -77,6 +77,9 @@ Section section_of(const WorkloadRecipe& work, const Repeat& repeat, int warmup)
 std::vector<Combination> open_combinations(const OpenOptions& options);
 // socket's: every strategy, thread count, pregrow setting and harness, each in a fresh child.
 std::vector<Combination> socket_combinations(const SocketOptions& options);
+// accept's: every strategy, thread count, pregrow setting and harness (the published one is
+// unavailable: no seed accepted connections), each in a fresh child.
+std::vector<Combination> accept_combinations(const AcceptOptions& options);
 
 // The plan of a command that opens files (`open`, `tune`): its combinations, measured on one
 // set of files prepared once. Its planned results refer to it: it outlives their measurement.

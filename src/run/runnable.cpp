@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common/errors.hpp"
+#include "engine/measure.hpp"
 #include "engine/strategy.hpp"
 #include "engine/workload.hpp"
 #include "fdbench/error.hpp"
@@ -27,7 +28,8 @@ bool can_run(const StrategyInfo& strategy, Harness harness, ItemSpec::Op op) {
 Runnability runnability_of(const std::vector<std::string>& strategies,
                            const std::vector<Harness>& harnesses, ItemSpec::Op op) {
   Runnability r;
-  for (const auto& name : strategies.empty() ? strategy_names() : strategies) {
+  const auto every = strategy_names_for(workload_kind_of(op));
+  for (const auto& name : strategies.empty() ? every : strategies) {
     const StrategyInfo* strategy = find_strategy(name);
     FDBENCH_ASSERT(strategy != nullptr);  // the CLI validated the names
     for (const Harness harness : harnesses) {
@@ -40,6 +42,7 @@ Runnability runnability_of(const std::vector<std::string>& strategies,
     }
   }
   for (const auto& strategy : strategy_registry()) {
+    if (strategy.accepts_only && op != ItemSpec::Op::accept_connection) continue;
     if (std::any_of(harnesses.begin(), harnesses.end(),
                     [&](Harness harness) { return can_run(strategy, harness, op); })) {
       r.instead.emplace_back(strategy.name);
@@ -90,6 +93,10 @@ Runnability runnability(const SocketOptions& options) {
   Runnability r = runnability_of(options.strategies, options.harness, item_op(options.kind));
   r.workload_why = socket_kind_unavailable_reason(options.kind);
   return r;
+}
+
+Runnability runnability(const AcceptOptions& options) {
+  return runnability_of(options.strategies, options.harness, ItemSpec::Op::accept_connection);
 }
 
 std::string nothing_runs_text(const Runnability& runnability) {

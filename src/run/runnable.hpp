@@ -39,6 +39,8 @@ struct Runnability {
 Runnability runnability(const OpenOptions& options);
 // `socket`'s strategies with its harnesses, creating --kind's descriptors.
 Runnability runnability(const SocketOptions& options);
+// `accept`'s strategies with its harnesses (no published one: no seed accepted), accepting.
+Runnability runnability(const AcceptOptions& options);
 
 // When nothing can run: the cause and the fix in one line, "nothing it asks for can run here:
 // libuv: libuv opens files only ...; choose --strategy threads,pool,... (these can)".

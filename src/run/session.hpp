@@ -42,6 +42,7 @@ class Session {
   void set_say(std::function<void(const std::string&)> say) { say_ = std::move(say); }
   void run_open(const OpenOptions& options);
   void run_socket(const SocketOptions& options);
+  void run_accept(const AcceptOptions& options);
 
   // The steps of a command, for one that arranges them itself (tune, run_tune):
   // The plan of `combinations` on the files `options` name: the kernel tracer attached first

@@ -47,6 +47,7 @@ std::vector<Combination> tune_combinations(const OpenOptions& open) {
   for (const auto& info : strategy_registry()) {
     const bool asked = std::find(extra.begin(), extra.end(), info.name) != extra.end();
     if (!asked && (!info.recommendable || !info.unavailable_reason().empty())) continue;
+    if (info.accepts_only) continue;  // tune opens files
     std::vector<int> batches{1};
     if (info.uses_batch()) batches.assign(std::begin(kBatches), std::end(kBatches));
     for (const int threads : thread_counts()) {

@@ -19,7 +19,8 @@ namespace fdbench::testing {
 namespace completion_test {
 
 const std::vector<std::string> kSubcommands = {
-    "open", "socket", "strategies", "clean", "tune", "report", "env", "compare", "completion"};
+    "open",   "socket",  "accept",    "strategies", "clean",
+    "tune",   "report",  "env",       "compare",    "completion"};
 
 class Completion : public ::testing::Test {
  protected:

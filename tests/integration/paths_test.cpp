@@ -73,7 +73,7 @@ TEST(PathsAbsolute, EveryStrategyOpensEveryFile) {
     options.subdirs = keep_open ? 3 : 0;
     options.keep_open = keep_open;
     const auto results = run_open(options);
-    EXPECT_EQ(results.size(), 2 * strategy_names().size());
+    EXPECT_EQ(results.size(), 2 * strategy_names_for(WorkloadKind::open).size());
     expect_clean(results, *options.files, "absolute");
   }
   EXPECT_EQ(platform::open_descriptors(), held_before);

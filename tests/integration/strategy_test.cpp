@@ -235,6 +235,7 @@ class OpenWatch {
 std::vector<const StrategyInfo*> available_strategies() {
   std::vector<const StrategyInfo*> out;
   for (const StrategyInfo& info : strategy_registry()) {
+    if (info.accepts_only) continue;  // accept's alone
     if (const auto reason = info.unavailable_reason(); !reason.empty()) {
       std::printf("[ note ] %s is unavailable here: %s\n", std::string(info.name).c_str(),
                   reason.c_str());
@@ -312,6 +313,7 @@ TEST(Strategies, ResultsRecordTheStrategyAndWorkloadProperties) {
   const FileSet files = FileSet::create(parent.path(), 4);
   const auto work = make_open_workload(files.dir_fd(), files.path(), files.names());
   for (const StrategyInfo& info : strategy_registry()) {
+    if (info.accepts_only) continue;  // accept's alone
     SCOPED_TRACE(std::string(info.name));
     const Result r = measure(*work, info, {1, 2}, 1, 0);
     EXPECT_EQ(r.workers, info.workers);
@@ -443,7 +445,9 @@ TEST_P(StrategiesOnFiles, ExactlyOneMissingFileIsExactlyOneFailure) {
 
 std::vector<std::string> strategy_names() {
   std::vector<std::string> names;
-  for (const StrategyInfo& info : strategy_registry()) names.emplace_back(info.name);
+  for (const StrategyInfo& info : strategy_registry()) {
+    if (!info.accepts_only) names.emplace_back(info.name);  // these open files
+  }
   return names;
 }
 

@@ -295,7 +295,7 @@ TEST_F(OpenFlags, LimitsAreAccepted) {
 }
 
 TEST_F(OpenFlags, EveryRegisteredStrategyIsAccepted) {
-  for (const auto& name : strategy_names()) {
+  for (const auto& name : strategy_names_for(WorkloadKind::open)) {
     // One this build lacks as a whole is refused in one line that names why and what can run.
     if (const std::string why = find_strategy(name)->unavailable_reason(); !why.empty()) {
       expect_usage_error(open({"--strategy", name}), why);
@@ -345,8 +345,9 @@ TEST(OpenDefaults, MatchTheSeedExperiment) {
   EXPECT_TRUE(is<OpenCommand>(c));
   EXPECT_EQ(open_of(c).files, 10000U);
   EXPECT_EQ(open_of(c).threads, (std::vector<int>{1, 2, 4, 8, 16}));
-  // Every registered strategy, in registry order: the seed's three come first.
-  EXPECT_EQ(open_of(c).strategies, strategy_names());
+  // Every registered strategy that opens (not accept's alone), in registry order: the seed's
+  // three come first.
+  EXPECT_EQ(open_of(c).strategies, strategy_names_for(WorkloadKind::open));
   ASSERT_GE(open_of(c).strategies.size(), 3U);
   EXPECT_EQ(
       std::vector<std::string>(open_of(c).strategies.begin(), open_of(c).strategies.begin() + 3),
@@ -613,7 +614,7 @@ TEST(GeneralFlags, ParseErrorsAreOneLineNamingTheCommandAndItsHelp) {
       {{"open", "--files"}, "fdbench open: --files needs a value (N); see 'fdbench open --help'"},
       {{"open", "--files="}, "fdbench open: --files needs a value (N); see 'fdbench open --help'"},
       {{"--", "x"},
-       "fdbench: unknown command 'x' (the commands: open, socket, strategies, clean, "
+       "fdbench: unknown command 'x' (the commands: open, socket, accept, strategies, clean, "
        "env, compare, report, history, completion, tune); see 'fdbench --help'"},
       {{"open", "--files", "--threads", "2"},
        "fdbench open: --files needs a value (N); it took --threads as its value; see 'fdbench "

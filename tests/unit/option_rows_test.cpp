@@ -107,6 +107,7 @@ Outcome parse(const std::vector<std::string>& args) {
 std::vector<const SweepOptions*> sweeps_of(const Command& command) {
   if (const auto* open = std::get_if<OpenCommand>(&command.what)) return {&open->open};
   if (const auto* socket = std::get_if<SocketCommand>(&command.what)) return {&socket->socket};
+  if (const auto* accept = std::get_if<AcceptCommand>(&command.what)) return {&accept->accept};
   if (const auto* tune = std::get_if<TuneCommand>(&command.what)) return {&tune->tune.open};
   const auto& suite = std::get<SuiteCommand>(command.what);
   return {&suite.open, &suite.socket};
@@ -153,7 +154,8 @@ const std::map<Opt, Shared>& shared_rows() {
 
 // What the rows call each command on its command line.
 const std::map<Cmd, std::vector<std::string>> kMeasuringCommands = {
-    {Cmd::suite, {}}, {Cmd::open, {"open"}}, {Cmd::socket, {"socket"}}, {Cmd::tune, {"tune"}}};
+    {Cmd::suite, {}},           {Cmd::open, {"open"}}, {Cmd::socket, {"socket"}},
+    {Cmd::accept, {"accept"}}, {Cmd::tune, {"tune"}}};
 
 // Rows that shape a sweep only through another (precision and max-time: with --repeat auto,
 // tune's precision is TuneOptions'), or that are the command's output, not the sweep's.
@@ -182,6 +184,7 @@ TEST(OptionRows, EverySharedRowIsCoveredHere) {
     }
     if (row.id == Opt::budget) continue;  // the suite's and tune's own field each: parse tests
 
+    if (row.id == Opt::kind) continue;  // socket's and accept's own field, each its own kinds
     EXPECT_EQ(shared_rows().count(row.id), 1U) << row.names << " is shared: add it here";
   }
 }
@@ -205,8 +208,9 @@ TEST(OptionRows, ASharedRowReachesEveryCommandThatListsIt) {
       ASSERT_TRUE(plain.parsed.command.has_value()) << plain.err;
       const auto with = sweeps_of(*given.parsed.command);
       const auto without = sweeps_of(*plain.parsed.command);
-      const SweepOptions defaults =
-          command == Cmd::socket ? SweepOptions(SocketOptions{}) : SweepOptions(OpenOptions{});
+      const SweepOptions defaults = command == Cmd::socket   ? SweepOptions(SocketOptions{})
+                                    : command == Cmd::accept ? SweepOptions(AcceptOptions{})
+                                                             : SweepOptions(OpenOptions{});
       for (std::size_t i = 0; i < with.size(); ++i) {
         EXPECT_NE(shared.seen(*with[i]), shared.seen(*without[i])) << "not applied";
       }

@@ -101,6 +101,28 @@ constexpr StrategyInfo kRegistry[] = {
          [](const StrategyConfig& config) {
            return DescriptorUse{1, 0, std::min(batch_of(config), kMaxRingEntries)};
          }},
+    {.name = "epoll",
+     .summary = "accept: T threads, an epoll instance each (EPOLLEXCLUSIVE), accept4 until EAGAIN",
+     .make = make_epoll_strategy,
+     .unavailable_reason = epoll_unavailable_reason,
+     .cannot_make = drain_cannot_make,
+     .dispatch = "T threads (the caller included), each waits on its own epoll instance holding "
+                 "the one listener (EPOLLEXCLUSIVE), then accepts until it is empty",
+     // Each worker: its epoll instance.
+     .descriptors =
+         [](const StrategyConfig&) {
+           return DescriptorUse{1, 0, 0};
+         },
+     .accepts_only = true},
+    {.name = "reuseport",
+     .summary = "accept: T listeners sharing the port (SO_REUSEPORT), a thread draining each",
+     .make = make_reuseport_strategy,
+     .unavailable_reason = reuseport_unavailable_reason,
+     .cannot_make = drain_cannot_make,
+     .dispatch = "T threads (the caller included), each accepts from a listener of its own until "
+                 "it is empty; the kernel spreads the connections over the listeners",
+     .listener_per_worker = true,
+     .accepts_only = true},
     {.name = "libuv",
      .summary = "libuv's pool of T threads, uv_fs_open+uv_fs_close, --batch in flight",
      .batch_unit = BatchUnit::in_flight,
@@ -133,6 +155,9 @@ std::string unavailable_reason(const StrategyInfo& strategy, const StrategyConfi
   if (auto reason = strategy.unavailable_reason(); !reason.empty()) return reason;
   if (auto reason = strategy.cannot_make(op); !reason.empty()) return reason;
   if (config.harness == Harness::minimal) return {};
+  if (op == ItemSpec::Op::accept_connection) {
+    return "no seed accepted connections: the published harness exists for open and socket";
+  }
   const bool opens = op == ItemSpec::Op::open_file;
   if (opens && !strategy.published_open) {
     return "the published harness exists for threads and pool (the first seed's two programs)";
@@ -157,6 +182,14 @@ const StrategyInfo* find_strategy(std::string_view name) {
     if (info.name == name) return &info;
   }
   return nullptr;
+}
+
+std::vector<std::string> strategy_names_for(WorkloadKind kind) {
+  std::vector<std::string> names;
+  for (const auto& info : strategy_registry()) {
+    if (!info.accepts_only || kind == WorkloadKind::accept) names.emplace_back(info.name);
+  }
+  return names;
 }
 
 std::vector<std::string> strategy_names() {

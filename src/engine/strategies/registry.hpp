@@ -17,6 +17,12 @@ std::unique_ptr<Strategy> make_process_strategy(const StrategyConfig& config);
 // --harness published (published_strategies.cpp): the seeds' own threads and pool.
 std::unique_ptr<Strategy> make_published_threads_strategy(const StrategyConfig& config);
 std::unique_ptr<Strategy> make_published_pool_strategy(const StrategyConfig& config);
+// Accepting servers (drain_strategies.cpp): epoll (Linux) and reuseport (Linux, TCP).
+std::unique_ptr<Strategy> make_epoll_strategy(const StrategyConfig& config);
+std::unique_ptr<Strategy> make_reuseport_strategy(const StrategyConfig& config);
+std::string epoll_unavailable_reason();
+std::string reuseport_unavailable_reason();
+std::string drain_cannot_make(ItemSpec::Op op);  // accepted connections only
 // libuv (libuv_strategy.cpp; unavailable when built without libuv).
 std::unique_ptr<Strategy> make_libuv_strategy(const StrategyConfig& config);
 std::string libuv_unavailable_reason();

@@ -2,6 +2,7 @@
 // What the io_uring strategies add to the shared ring support (uring/ring.hpp): per-worker
 // state made and torn down on its own worker's thread, so that each ring belongs to the thread
 // that submits to it, and the --latency timing of a batch's submission.
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -21,6 +22,29 @@ namespace fdbench::uring {
 // for opening files (IORING_OP_OPENAT) and, since Linux 5.19, for creating sockets
 // (IORING_OP_SOCKET), and none for eventfds or pipes.
 std::string cannot_make(std::string_view name, ItemSpec::Op op);
+
+// accept with io_uring: one multishot accept (Linux 5.19+) per worker's ring on the listener,
+// into normal descriptors or, `direct`, into slots of the ring's registered table (which must
+// have room for all `n`: any ring may take the whole burst). Each completion takes the next
+// free item of the burst from `taken`; the worker reaps until every one of the `n` is taken,
+// by it or by another ring, waiting for completions at most kAcceptPollNs at a time so that it
+// sees the end. A queued burst is accepted inline by the first ring to submit: the kernel
+// retries a multishot accept until the queue is empty.
+struct AcceptBurst {
+  int listener = -1;
+  bool direct = false;
+  std::size_t n = 0;
+  std::atomic<std::size_t>* taken = nullptr;
+  Workload* work = nullptr;  // normal descriptors are handed to it (keep)
+};
+inline constexpr std::int64_t kAcceptPollNs = 100'000;
+// Timed, on the worker's thread: 0 or -errno (the ring broke). With a trace, one record per
+// accepted connection: from the previous completion reaped (or the submission) to its own,
+// its descriptor (a slot is none: -1).
+int accept_burst(io_uring* ring, const AcceptBurst& burst, Tally& tally, CallTrace* trace) noexcept;
+// Untimed, on the worker's thread after the clock: cancels the multishot accept and reaps
+// what it posts as it ends.
+void end_accept(io_uring* ring, int listener) noexcept;
 
 // Runs fn(w) on every worker w of `group` at once, untimed, and rethrows the first exception
 // any of them threw on the calling thread.

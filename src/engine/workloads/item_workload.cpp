@@ -27,7 +27,14 @@ ItemWorkload::ItemWorkload(std::string_view name, DescriptorKind kind, ItemSpec 
 }
 
 std::string_view ItemWorkload::unit() const {
-  return item_.op == ItemSpec::Op::open_file ? "files" : "fds";
+  switch (item_.op) {
+    case ItemSpec::Op::open_file:
+      return "files";
+    case ItemSpec::Op::accept_connection:
+      return "connections";
+    default:
+      return "fds";
+  }
 }
 
 // Creates item i's descriptors into `fds` (0, or -1 with errno) and then holds them or closes
@@ -105,6 +112,11 @@ void ItemWorkload::run_range(std::size_t begin, std::size_t end, Tally& tally) n
     case ItemSpec::Op::create_pipe:
       return each<2>(begin, end, tally,
                      [](std::size_t, int* fds) { return platform::create_pipe(fds); });
+    case ItemSpec::Op::accept_connection:
+      return each<1>(begin, end, tally, [&item](std::size_t, int* fd) {
+        *fd = platform::accept_connection(item.listen_fd);
+        return *fd < 0 ? -1 : 0;
+      });
     case ItemSpec::Op::other:
       break;
   }

@@ -86,6 +86,8 @@ std::string_view item_words(ItemSpec::Op op) {
       return "eventfd descriptors";
     case Op::create_pipe:
       return "pipes";
+    case Op::accept_connection:
+      return "accepted connections";
     case Op::other:
       break;
   }

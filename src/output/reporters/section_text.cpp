@@ -28,6 +28,15 @@ std::string per_thread_title(const Section& s, const std::string& runs) {
                      s.fresh_child ? ", each in a fresh process" : "");
 }
 
+// "accept: a burst of 1,000 tcp connections queued before the clock, each accepted and held;
+// ..., each in a fresh process"
+std::string burst_title(const Section& s, const std::string& runs) {
+  return fmt::format("{}: a burst of {} {} connections queued before the clock, each accepted "
+                     "and held to the end; {}{}",
+                     s.workload, group_digits(s.burst), to_string(s.kind), runs,
+                     s.fresh_child ? ", each in a fresh server process" : "");
+}
+
 // "in /tmp", "kept in /x/set", "reused from /x/set": where a generated set is.
 std::string_view set_place(InputSource source) {
   switch (source) {
@@ -79,6 +88,7 @@ std::string repetitions_text(const Section& s) {
 // "open: 10,000 empty files in /tmp (ext4), rdonly, 10 repetitions (+1 warm-up)"
 std::string section_title(const Section& s) {
   const std::string runs = repetitions_text(s);
+  if (s.burst != 0) return burst_title(s, runs);
   if (!s.input) return per_thread_title(s, runs);
   const InputSummary& in = *s.input;
   const std::string files = group_digits(in.files);
@@ -139,6 +149,12 @@ std::string section_note(const Section& s) {
       s.harness_column ? "; with the published harness, thread creation is timed, as the seeds' "
                          "programs timed it"
                        : "";
+  if (s.burst != 0) {
+    return "the clock runs from the release of the server's workers to its last accept; a "
+           "client process connects the whole burst before it; for `threads` the calling "
+           "thread is one of the threads; worker creation is not timed" +
+           kernel_note(s);
+  }
   if (!s.input) {
     return "for `threads` the calling thread is one of the threads; worker creation is not "
            "timed" +

@@ -507,7 +507,8 @@ std::string strategy_colour(std::string_view strategy) {
   static constexpr std::pair<std::string_view, const char*> kFixed[] = {
       {"threads", "#0072B2"},      {"pool", "#E69F00"},    {"pool-batch", "#CC79A7"},
       {"fast-pool", "#009E73"},    {"process", "#000000"}, {"uring", "#D55E00"},
-      {"uring-direct", "#56B4E9"}, {"libuv", "#A89000"}};
+      {"uring-direct", "#56B4E9"}, {"libuv", "#A89000"},  {"epoll", "#5D3A9B"},
+      {"reuseport", "#B2182B"}};
   for (const auto& [name, colour] : kFixed) {
     if (name == strategy) return colour;
   }
