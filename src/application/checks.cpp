@@ -43,7 +43,7 @@ std::string dir_flag(const std::string& given) {
   return given.empty() ? "TMPDIR" : flag(Opt::dir);
 }
 std::string dir_or_default(const std::string& given) {
-  return given.empty() ? default_dir() : given;
+  return given.empty() ? platform::default_dir() : given;
 }
 
 // A file fdbench will write (--output, --export-*): its directory must take it, the directory

@@ -302,7 +302,7 @@ int measure(const Measuring& measuring, const std::vector<std::string>& command_
   const std::string& asked_dir = tune                        ? measuring.tune->tune.open.dir
                                  : measuring.open != nullptr ? measuring.open->dir
                                                              : std::string();
-  const std::string dir = asked_dir.empty() ? default_dir() : asked_dir;
+  const std::string dir = asked_dir.empty() ? platform::default_dir() : asked_dir;
   Session session(capture_environment(dir), std::move(reporters), capture_context(command_line));
   std::optional<ProgressLine> progress;
   // tune says its turns in lines of their own (run_tune).

@@ -13,7 +13,7 @@ namespace fdbench {
 struct InputOptions {
   // --files. Empty only with --reuse-files when --files was not given: the set's marker says.
   std::optional<std::size_t> files = 10000;
-  std::string dir;  // empty: $TMPDIR or /tmp
+  std::string dir;  // empty: $TMPDIR or /tmp (platform::default_dir())
   // --layout dirs:K (0: flat). Empty only with --reuse-files when --layout was not given.
   std::optional<std::size_t> subdirs = 0;
   // --keep-files DIR: the generated set is made at DIR itself and left there afterwards.
@@ -31,8 +31,5 @@ struct InputOptions {
   PathMode paths = PathMode::relative;  // --paths
   bool keep_open = false;               // hold every descriptor to the end of the repetition
 };
-
-// $TMPDIR if set and non-empty, else /tmp.
-std::string default_dir();
 
 }  // namespace fdbench

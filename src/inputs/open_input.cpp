@@ -82,7 +82,7 @@ FileSet generated_set(const InputOptions& o, const FileSet::CreationProgress& pr
     summary.source = InputSource::kept;
     return FileSet::create_kept(o.keep_files, o.files.value(), o.subdirs.value(), progress);
   }
-  summary.origin = o.dir.empty() ? default_dir() : o.dir;
+  summary.origin = o.dir.empty() ? platform::default_dir() : o.dir;
   summary.source = InputSource::private_set;
   // Named as the user gave it: a TMPDIR they never passed as --dir is called TMPDIR.
   return FileSet::create(summary.origin, o.files.value(), o.subdirs.value(), progress,

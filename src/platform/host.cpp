@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <map>
@@ -118,6 +119,11 @@ double syscall_ns() {
   }
   std::nth_element(batches.begin(), batches.begin() + kBatches / 2, batches.end());
   return static_cast<double>(batches[kBatches / 2]) / kCallsPerBatch;
+}
+
+std::string default_dir() {
+  const char* tmp = std::getenv("TMPDIR");
+  return tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
 }
 
 std::string fs_type(const std::string& path) {

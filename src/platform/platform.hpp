@@ -299,6 +299,8 @@ std::string cpu_model();
 int logical_cpus();
 // Filesystem type name of the filesystem holding `path` ("ext4", "tmpfs", "apfs", ...).
 std::string fs_type(const std::string& path);
+// Where temporary files go: $TMPDIR if set and non-empty, else /tmp.
+std::string default_dir();
 // Linux knobs recorded with results: /proc/sys/kernel/io_uring_disabled and
 // /sys/kernel/rcu_expedited (an expedited RCU hides the table-growth stall). nullopt elsewhere.
 std::optional<int> io_uring_disabled();

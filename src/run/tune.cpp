@@ -291,7 +291,7 @@ TuneSummary run_tune(const TuneOptions& options,
 TuneOptions short_tune_options() {
   TuneOptions options;
   options.open.files = 2000;
-  options.open.dir = default_dir();
+  options.open.dir = platform::default_dir();
   options.budget_seconds = 3;
   return options;
 }

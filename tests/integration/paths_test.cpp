@@ -25,7 +25,7 @@ namespace paths_test {
 using testing::TempDir;
 
 std::vector<Result> run_open(const OpenOptions& options) {
-  const auto session = testing::quiet_session(options.dir.empty() ? default_dir() : options.dir);
+  const auto session = testing::quiet_session(options.dir.empty() ? platform::default_dir() : options.dir);
   session->run_open(options);
   session->finish(true);
   return {session->results().begin(), session->results().end()};

@@ -14,6 +14,7 @@
 #include "engine/strategy.hpp"
 #include "engine/workload.hpp"
 #include "fdbench/version.hpp"
+#include "platform/platform.hpp"
 #include "support/commands.hpp"
 #include "support/temp_dir.hpp"
 
@@ -560,7 +561,7 @@ TEST(EnvCommand, ParsesDirAndFormat) {
   EXPECT_TRUE(is<EnvCommand>(c));
   EXPECT_EQ(as<EnvCommand>(c).dir, dir.path());
   EXPECT_EQ(format_of(c), "json");
-  EXPECT_EQ(as<EnvCommand>(expect_command({"env"})).dir, default_dir());
+  EXPECT_EQ(as<EnvCommand>(expect_command({"env"})).dir, platform::default_dir());
   EXPECT_EQ(format_of(expect_command({"env"})), "table");
   expect_usage_error({"env", "--format", "csv"}, "--format");
   expect_usage_error({"env", "--dir", dir / "missing"}, "--dir");

@@ -30,7 +30,6 @@
 
 #include "common/errors.hpp"
 #include "engine/child_process.hpp"
-#include "engine/options.hpp"
 #include "engine/workload.hpp"
 #include "engine/workloads/item_workload.hpp"
 #include "fdbench/error.hpp"
@@ -81,10 +80,10 @@ class SocketDirectory {
   SocketDirectory& operator=(const SocketDirectory&) = delete;
   ~SocketDirectory() { remove(); }
   std::string make() {
-    std::string pattern = default_dir() + "/fdbench-accept-XXXXXX";
+    std::string pattern = platform::default_dir() + "/fdbench-accept-XXXXXX";
     if (mkdtemp(pattern.data()) == nullptr) {
       throw Error(fmt::format("cannot make a directory for the Unix socket under {}: {}",
-                              default_dir(), errno_text(errno)));
+                              platform::default_dir(), errno_text(errno)));
     }
     dir_ = pattern;
     socket_ = dir_ + "/listener";
