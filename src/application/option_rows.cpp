@@ -80,7 +80,7 @@ std::vector<OptionRow> sweep_rows() {
        .default_text = [](Cmd) { return std::to_string(*OpenOptions{}.files); },
        .show_default = kOpenAndTune},
       {.id = Opt::threads, .names = "--threads", .value = "LIST",
-       .commands = {Cmd::open, Cmd::socket, Cmd::history},
+       .commands = {Cmd::open, Cmd::socket, Cmd::accept, Cmd::history},
        .help = "Thread counts, a comma list (1 to 1024)",
        .hint = choices({"1", "2", "4", "8", "16"}, true),
        .default_text = [](Cmd c) { return flag_list(sweep_of(c).threads); },
@@ -407,7 +407,8 @@ std::vector<OptionRow> history_rows() {
       {.id = Opt::history_file,
        .names = "--history",
        .value = "FILE",
-       .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::tune, Cmd::compare, Cmd::history},
+       .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune, Cmd::compare,
+                    Cmd::history},
        .help = "The run history (default $XDG_DATA_HOME/fdbench/history.db, else "
                "~/.local/share/fdbench/history.db)",
        .hint = kFiles},
