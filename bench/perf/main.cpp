@@ -16,7 +16,7 @@ namespace {
 
 constexpr const char* kUsage =
     "Usage: fdbench_performance --fdbench BINARY --tools DIR --dir DIR [--quick] [--rounds N]\n"
-    "                           [--only references|kernel-trace|stall|short]\n"
+    "                           [--only references|kernel-trace|stall|accept|short]\n"
     "Run it through bench/performance, which builds both first.\n";
 
 struct UsageError : std::runtime_error {
@@ -72,9 +72,10 @@ perf::Settings parse(int argc, char** argv) {
       dir = value;
     } else if (arg == "--only") {
       if (value != "references" && value != "kernel-trace" && value != "stall" &&
-          value != "short") {
+          value != "accept" && value != "short") {
         throw UsageError(fmt::format(
-            "--only takes 'references', 'kernel-trace', 'stall' or 'short', not '{}'", value));
+            "--only takes 'references', 'kernel-trace', 'stall', 'accept' or 'short', not '{}'",
+            value));
       }
       only = value;
     } else if (arg == "--rounds") {

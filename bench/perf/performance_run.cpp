@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -213,6 +214,7 @@ void PerformanceRun::run() {
     if (s_.only == "references") references();
     if (s_.only == "kernel-trace") kernel_trace();
     if (s_.only == "stall") harness_stall();
+    if (s_.only == "accept") harness_accept();
     if (s_.only == "short") short_repetitions();
     summary(load, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     return;
@@ -220,6 +222,7 @@ void PerformanceRun::run() {
   harness_open();
   harness_socket();
   harness_stall();
+  harness_accept();
   short_repetitions();
   survey();
   scaling();
@@ -347,6 +350,56 @@ void PerformanceRun::stall_pair(const std::string& rcu) {
     fmt::print("  {}, fdbench / seed program (reported): {} {}, {}: {}\n", table,
                ms(median(c.a_times)), ms(median(c.b_times)), rcu, times(spread(c.ratios)));
     std::fflush(stdout);
+  }
+}
+
+// A fresh server's first burst (issue: `fdbench accept`): 4 threads accepting 1,000 queued
+// loopback connections, fdbench's fresh server against bench/accept_loop.c doing the same (a
+// fresh process, the burst queued by a client process before the clock, the threads released
+// together), from a 64-slot table and pre-grown, under each rcu_expedited as the stall is.
+void PerformanceRun::harness_accept() {
+  section(
+      "A server's first burst: fdbench accept against a minimal server (target 0.9-1.1x from a "
+      "64-slot table, <= 1.05x pre-grown; under each rcu_expedited)");
+  if (!std::filesystem::exists(s_.tools + "/fdbench_accept_loop")) {
+    fmt::print("  skipped: no fdbench_accept_loop here (it is built on Linux only)\n");
+    return;
+  }
+  for_each_rcu_expedited("the accept burst", [&](std::optional<int> set_to,
+                                                 const std::string& label) {
+    std::optional<RcuSetting> set;
+    if (set_to) set.emplace(*set_to);
+    accept_pair(label.empty() ? "rcu_expedited unknown" : label);
+  });
+}
+
+void PerformanceRun::accept_pair(const std::string& rcu) {
+  const std::string repeat = std::to_string(s_.repeat);
+  for (const bool pregrown : {false, true}) {
+    const Comparison c = compare(
+        s_.rounds,
+        [&] {
+          return find(fdbench({"accept", "--strategy", "threads", "--threads", "4",
+                               "--connections", "1000", "--pregrow", pregrown ? "auto" : "off",
+                               "--repeat", repeat, "--warmup", "1", "--no-latency"}),
+                      "threads", 4)
+              .times_ns;
+        },
+        [&] {
+          return reference("fdbench_accept_loop", {"4", "1000", pregrown ? "1" : "0", repeat, "1"});
+        });
+    const Spread ratio = spread(c.ratios);
+    const double low = pregrown ? 0 : 0.9;
+    const double high = pregrown ? 1.05 : 1.1;
+    const bool met = ratio.median >= low && ratio.median <= high;
+    const double by = ratio.median > high ? (ratio.median - high) / high : (low - ratio.median) / low;
+    const std::string outcome = verdict(met, by * 100);
+    const std::string table = pregrown ? "pre-grown" : "from a 64-slot table";
+    fmt::print("  {}, fdbench / accept loop: {} {}, {}: {}  {}\n", table, ms(median(c.a_times)),
+               ms(median(c.b_times)), rcu, times(ratio), outcome);
+    std::fflush(stdout);
+    judge(fmt::format("accept burst, {}, {}, fdbench / accept loop", table, rcu), times(ratio),
+          outcome);
   }
 }
 

@@ -81,6 +81,8 @@ class PerformanceRun {
   void harness_socket();
   void harness_stall();
   void stall_pair(const std::string& rcu);
+  void harness_accept();
+  void accept_pair(const std::string& rcu);
   void short_repetitions();
   void survey();
   void scaling();
