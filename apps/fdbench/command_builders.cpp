@@ -328,16 +328,20 @@ SocketCommand socket_command(const OptionValues& values) {
   return command;
 }
 
-// The suite's --budget, shared by its two sweeps in proportion to the results each plans (each
+// The suite's --budget, shared by its sweeps in proportion to the results each plans (each
 // --rcu-expedited value measures a sweep's plan once more, to a share of its own).
 void share_budget(SuiteCommand& command, double budget_s) {
   const auto open_results = static_cast<double>(open_combinations(command.open).size());
   const auto socket_results = static_cast<double>(socket_combinations(command.socket).size());
+  const auto accept_results = static_cast<double>(accept_combinations(command.accept).size());
   const auto blocks = static_cast<double>(std::max<std::size_t>(
-      1, std::max(command.open.rcu_expedited.size(), command.socket.rcu_expedited.size())));
-  const double each = budget_s / std::max(1.0, open_results + socket_results) / blocks;
+      1, std::max({command.open.rcu_expedited.size(), command.socket.rcu_expedited.size(),
+                   command.accept.rcu_expedited.size()})));
+  const double each =
+      budget_s / std::max(1.0, open_results + socket_results + accept_results) / blocks;
   command.open.repeat.budget_s = each * open_results;
   command.socket.repeat.budget_s = each * socket_results;
+  command.accept.repeat.budget_s = each * accept_results;
 }
 
 AcceptCommand accept_command(const OptionValues& values) {

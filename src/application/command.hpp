@@ -41,7 +41,7 @@ struct SuiteCommand {  // no subcommand: open's, socket's and accept's sweeps in
   SocketOptions socket;
   AcceptOptions accept;
   OutputSettings outputs;
-  // --budget: with --repeat auto, the seconds both sweeps' repetitions may take, shared by the
+  // --budget: with --repeat auto, the seconds its sweeps' repetitions may take, shared by the
   // results still racing (open's and socket's shares in proportion to their results), so that
   // the first answer comes in under a minute; --max-time still bounds each result.
   double budget_s = 40;

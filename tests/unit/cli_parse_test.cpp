@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <initializer_list>
 #include <sstream>
 #include <string>
@@ -490,18 +491,21 @@ TEST(SuiteFlags, NoSubcommandRunsBothExperiments) {
   EXPECT_EQ(socket_of(c).per_thread, 256U);
 }
 
-TEST(SuiteFlags, TheBudgetIsSharedByBothSweepsByTheirResults) {
+TEST(SuiteFlags, TheBudgetIsSharedByEverySweepByTheirResults) {
   TempDir dir;
-  const Command c = expect_command({"--budget", "46", "--dir", dir.path()});
-  const double open = open_of(c).repeat.budget_s;
-  const double socket = socket_of(c).repeat.budget_s;
-  EXPECT_NEAR(open + socket, 46, 1e-9);
+  const auto shares = [](const Command& c) {
+    const auto& suite = as<SuiteCommand>(c);
+    return std::array{suite.open.repeat.budget_s, suite.socket.repeat.budget_s,
+                      suite.accept.repeat.budget_s};
+  };
+  const auto [open, socket, accept] = shares(expect_command({"--budget", "46", "--dir", dir.path()}));
+  EXPECT_NEAR(open + socket + accept, 46, 1e-9);
   EXPECT_GT(open, socket);  // open has the more results
   EXPECT_GT(socket, 0);
+  EXPECT_GT(accept, 0);
   // By default too; a fixed --repeat has none to share.
-  EXPECT_NEAR(open_of(expect_command({"--dir", dir.path()})).repeat.budget_s +
-                  socket_of(expect_command({"--dir", dir.path()})).repeat.budget_s,
-              SuiteCommand{}.budget_s, 1e-9);
+  const auto by_default = shares(expect_command({"--dir", dir.path()}));
+  EXPECT_NEAR(by_default[0] + by_default[1] + by_default[2], SuiteCommand{}.budget_s, 1e-9);
   EXPECT_EQ(open_of(expect_command({"--repeat", "5", "--dir", dir.path()})).repeat.budget_s, 0);
   expect_usage_error({"--budget", "0"}, "--budget");
   expect_usage_error({"--budget", "soon"}, "--budget");
