@@ -134,7 +134,11 @@ std::vector<Combination> open_combinations(const OpenOptions& options) {
   return combinations;
 }
 
-std::vector<Combination> socket_combinations(const SocketOptions& options) {
+namespace {
+
+// The combinations of a sweep whose items are held (socket, accept): strategy × threads ×
+// pregrow × harness, in that order.
+std::vector<Combination> held_combinations(const SweepOptions& options) {
   std::vector<Combination> combinations;
   for (const auto& name : options.strategies) {
     const StrategyInfo& strategy = registered_strategy(name);
@@ -151,21 +155,14 @@ std::vector<Combination> socket_combinations(const SocketOptions& options) {
   return combinations;
 }
 
+}  // namespace
+
+std::vector<Combination> socket_combinations(const SocketOptions& options) {
+  return held_combinations(options);
+}
+
 std::vector<Combination> accept_combinations(const AcceptOptions& options) {
-  std::vector<Combination> combinations;
-  for (const auto& name : options.strategies) {
-    const StrategyInfo& strategy = registered_strategy(name);
-    for (const int threads : options.threads) {
-      for (const auto& pregrow : options.pregrow) {
-        for (const Harness harness : options.harness) {
-          StrategyConfig config{threads, options.batch, options.uring};
-          config.harness = harness;
-          combinations.push_back({&strategy, config, pregrow, ""});
-        }
-      }
-    }
-  }
-  return combinations;
+  return held_combinations(options);
 }
 
 OpenPlan::OpenPlan(const OpenOptions& options, std::vector<Combination> combinations,
