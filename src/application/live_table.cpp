@@ -64,19 +64,23 @@ void LiveTable::repetition_started(std::string_view what, std::size_t result, in
   }
   FDBENCH_ASSERT(result >= 1 && result <= rows_.size());
   current_ = result - 1;
-  if (drawn_ == 0) draw(true);  // back at once after the reporter printed a row
+  if (drawn_ == 0) draw();  // back at once after the reporter printed a row
 }
 
-void LiveTable::repetition_done(const Result& so_far, bool stopped) {
+void LiveTable::repetition_done(const SoFar& so_far, bool stopped) {
   if (!live_) {
     if (fallback_ != nullptr) fallback_->repetition_done(so_far, stopped);
     return;
   }
   Row& row = rows_[current_];
-  row.so_far = so_far;
   row.stopped = stopped;
-  if (!sample_) sample_ = so_far;
-  draw(stopped);  // a row's end at once; other repetitions throttled
+  // A row's first repetition and its end at once, others only when a redraw is due: a
+  // partial result sorts every time so far, and a fast result has thousands of repetitions.
+  const bool now = stopped || !row.so_far;
+  if (!now && drawn_ > 0 && clock_() - drawn_ns_ < kLiveRedrawNs) return;
+  row.so_far = so_far();
+  if (!sample_) sample_ = row.so_far;
+  draw();
 }
 
 void LiveTable::result_done() {
@@ -115,9 +119,8 @@ std::vector<std::string> LiveTable::lines() const {
   return lines;
 }
 
-void LiveTable::draw(bool now) {
+void LiveTable::draw() {
   const std::int64_t t = clock_();
-  if (!now && drawn_ > 0 && t - drawn_ns_ < kLiveRedrawNs) return;
   const std::vector<std::string> block = lines();
   if (block.empty()) return;
   // Over the block in place, each line erased to its end: no flicker of an empty block.

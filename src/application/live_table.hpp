@@ -34,7 +34,7 @@ class LiveTable final : public Progress {
   void rows(std::span<const TraceKey> planned, const TableLayout& layout) override;
   void creating_files(std::size_t made, std::size_t total) override;
   void repetition_started(std::string_view what, std::size_t result, int repetition) override;
-  void repetition_done(const Result& so_far, bool stopped) override;
+  void repetition_done(const SoFar& so_far, bool stopped) override;
   void result_done() override;
   void clear() override;
 
@@ -51,7 +51,7 @@ class LiveTable final : public Progress {
     bool stopped = false;
   };
   [[nodiscard]] std::string row_line(const Row& row) const;
-  void draw(bool now);
+  void draw();
   void erase();
 
   std::ostream& out_;

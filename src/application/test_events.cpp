@@ -53,7 +53,7 @@ void TestEvents::rows(std::span<const TraceKey> planned, const TableLayout& layo
   if (inner_ != nullptr) inner_->rows(planned, layout);
 }
 
-void TestEvents::repetition_done(const Result& so_far, bool stopped) {
+void TestEvents::repetition_done(const SoFar& so_far, bool stopped) {
   line(fmt::format("repetition-done {} {}", result_, repetition_));
   if (inner_ != nullptr) inner_->repetition_done(so_far, stopped);
 }

@@ -33,7 +33,7 @@ class TestEvents final : public Progress {
   void creating_files(std::size_t made, std::size_t total) override;
   void repetition_started(std::string_view what, std::size_t result, int repetition) override;
   void rows(std::span<const TraceKey> planned, const TableLayout& layout) override;
-  void repetition_done(const Result& so_far, bool stopped) override;
+  void repetition_done(const SoFar& so_far, bool stopped) override;
   void result_done() override;
   void clear() override;
 

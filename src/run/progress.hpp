@@ -2,6 +2,7 @@
 // Where a long run is, for a progress display. A Session calls it between timed regions only,
 // on the thread that runs the session: never inside a measurement.
 #include <cstddef>
+#include <functional>
 #include <span>
 #include <string_view>
 
@@ -27,9 +28,11 @@ class Progress {
   // A repetition starts: the `repetition`-th (from 1) of the result `what` ("uring, 2
   // threads, pregrow auto"), the `result`-th (from 1) of the plan.
   virtual void repetition_started(std::string_view what, std::size_t result, int repetition) = 0;
-  // That repetition has finished: `so_far` is its result's timed repetitions so far (a
-  // partial result: the statistics of those), `stopped` true once it takes no more.
-  virtual void repetition_done(const Result& so_far, bool stopped) = 0;
+  // That repetition has finished; `stopped`: its result takes no more. `so_far()` makes the
+  // result of its timed repetitions so far (a partial result: their statistics), a copy and a
+  // sort of every time: call it only to show it, not after every repetition.
+  using SoFar = std::function<Result()>;
+  virtual void repetition_done(const SoFar& so_far, bool stopped) = 0;
   // A result is about to be printed: the display gets out of the way.
   virtual void result_done() = 0;
   // The run is over (finished, interrupted or failed): nothing of the display may stay.

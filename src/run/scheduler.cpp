@@ -244,7 +244,7 @@ void Scheduler::run_window(std::span<const PlannedResult> plan, std::span<const 
         if (conclude(window[k], m, spent[k], goals[k])) m.conclude();
         standings_[window[k]].out = m.done() && m.times().size() < min_samples_for();
       }
-      if (progress_ != nullptr) progress_->repetition_done(m.so_far(), m.done());
+      if (progress_ != nullptr) progress_->repetition_done([&m] { return m.so_far(); }, m.done());
       ready();
       more = true;
     }

@@ -40,7 +40,7 @@ class LiveTableTest : public ::testing::Test {
   void repetition(std::size_t result, const Result& so_far, bool stopped) {
     table_.repetition_started("x", result, 1);
     now_ += 200 * kMs;  // past the redraw interval
-    table_.repetition_done(so_far, stopped);
+    table_.repetition_done([&so_far] { return so_far; }, stopped);
   }
 };
 
@@ -84,7 +84,7 @@ TEST_F(LiveTableTest, ABlockTallerThanTheTerminalLeavesItToTheProgressLine) {
   small.rows(keys(), {});
   EXPECT_FALSE(small.live());
   small.repetition_started("threads, 1 thread", 1, 1);
-  small.repetition_done(partial("threads", 1, 1), false);
+  small.repetition_done([] { return partial("threads", 1, 1); }, false);
   EXPECT_EQ(terminal_.str(), "");
   EXPECT_NE(progress_terminal_.str().find("threads, 1 thread: repetition 1/5"), std::string::npos)
       << progress_terminal_.str();
