@@ -359,7 +359,8 @@ std::vector<OptionRow> run_rows() {
        .help = fmt::format(fmt::runtime(kTimeoutHelp), "run"), .hint = choices({"none", "60"}),
        .help_for = {{Cmd::tune, fmt::format(fmt::runtime(kTimeoutHelp), "sweep")}}},
       {.id = Opt::quiet, .names = "--quiet", .commands = kAllMeasuring,
-       .help = "No progress line on stderr (shown only when stderr is a terminal)",
+       .help = "No live table on stdout and no progress line on stderr (each drawn only on a "
+               "terminal)",
        .bind = Bind::flag,
        .help_for = {{Cmd::tune,
                      "No progress lines on stderr (shown only when stderr is a terminal)"}}},

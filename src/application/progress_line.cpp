@@ -77,7 +77,7 @@ void ProgressLine::repetition_started(std::string_view what, std::size_t result,
   draw(!shown_ || repetition == 1);  // a result's first is shown at once, later ones throttled
 }
 
-void ProgressLine::repetition_done() {
+void ProgressLine::repetition_done(const SoFar& /*so_far*/, bool /*stopped*/) {
   ++done_;
   draw(false);
 }

@@ -37,6 +37,7 @@
 #include "output/tune_text.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/platform.hpp"
+#include "application/live_table.hpp"
 #include "application/progress_line.hpp"
 #include "run/runnable.hpp"
 #include "run/session.hpp"
@@ -282,6 +283,30 @@ int finish_outputs(const OutputSettings& command, std::size_t results, TraceOut*
   return code;
 }
 
+// What shows a run as it goes, each only on a terminal: the progress line on stderr, and the
+// live table on stdout while the table is printed there; the table falls back on the line.
+struct ProgressDisplays {
+  std::optional<ProgressLine> line;
+  std::optional<LiveTable> table;
+  [[nodiscard]] Progress* shown() {
+    if (table) return &*table;
+    return line ? &*line : nullptr;
+  }
+};
+
+void show_progress(const OutputSettings& command, std::ostream& out, std::ostream& err,
+                   ProgressDisplays& displays) {
+  if (const auto columns = platform::terminal_columns(2)) {
+    displays.line.emplace(err, *columns, platform::now_ns);
+  }
+  const auto columns = platform::terminal_columns(1);
+  const auto rows = platform::terminal_rows(1);
+  if (columns && rows && command.format == "table" && command.output.empty()) {
+    displays.table.emplace(out, *columns, *rows, platform::now_ns,
+                           displays.line ? &*displays.line : nullptr);
+  }
+}
+
 int measure(const Measuring& measuring, const std::vector<std::string>& command_line,
             std::ostream& out, std::ostream& err) {
   say_unavailable(measuring, err);
@@ -304,16 +329,15 @@ int measure(const Measuring& measuring, const std::vector<std::string>& command_
                                                              : std::string();
   const std::string dir = asked_dir.empty() ? platform::default_dir() : asked_dir;
   Session session(capture_environment(dir), std::move(reporters), capture_context(command_line));
-  std::optional<ProgressLine> progress;
+  ProgressDisplays displays;
   // tune says its turns in lines of their own (run_tune).
-  if (const auto columns = platform::terminal_columns(2); columns && !command.quiet && !tune) {
-    progress.emplace(err, *columns, platform::now_ns);
-    session.set_progress(&*progress);
-  }
-  const auto events = TestEvents::from_environment(progress ? &*progress : nullptr);
+  if (!command.quiet && !tune) show_progress(command, out, err, displays);
+  Progress* const shown = displays.shown();
+  session.set_progress(shown);
+  const auto events = TestEvents::from_environment(shown);
   if (events) session.set_progress(events.get());
-  session.set_say([&err, &progress](const std::string& line) {
-    if (progress) progress->clear();
+  session.set_say([&err, shown](const std::string& line) {
+    if (shown != nullptr) shown->clear();
     err << "fdbench: " << line << "\n" << std::flush;
   });
   std::optional<TraceOut> trace_out;

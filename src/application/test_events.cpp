@@ -49,9 +49,13 @@ void TestEvents::repetition_started(std::string_view what, std::size_t result, i
   if (inner_ != nullptr) inner_->repetition_started(what, result, repetition);
 }
 
-void TestEvents::repetition_done() {
+void TestEvents::rows(std::span<const TraceKey> planned, const TableLayout& layout) {
+  if (inner_ != nullptr) inner_->rows(planned, layout);
+}
+
+void TestEvents::repetition_done(const SoFar& so_far, bool stopped) {
   line(fmt::format("repetition-done {} {}", result_, repetition_));
-  if (inner_ != nullptr) inner_->repetition_done();
+  if (inner_ != nullptr) inner_->repetition_done(so_far, stopped);
 }
 
 void TestEvents::result_done() {

@@ -32,7 +32,8 @@ class TestEvents final : public Progress {
   void plan(std::size_t results, int repetitions, double max_seconds_each) override;
   void creating_files(std::size_t made, std::size_t total) override;
   void repetition_started(std::string_view what, std::size_t result, int repetition) override;
-  void repetition_done() override;
+  void rows(std::span<const TraceKey> planned, const TableLayout& layout) override;
+  void repetition_done(const SoFar& so_far, bool stopped) override;
   void result_done() override;
   void clear() override;
 

@@ -157,6 +157,12 @@ void Measurement::conclude() {
   r_.repeat = repeat_;
 }
 
+Result Measurement::so_far() const {
+  Result r = r_;
+  finalize(r);
+  return r;
+}
+
 Result Measurement::hung(Status status, std::string what) const {
   Result r = base_;
   r.status = status;

@@ -95,6 +95,9 @@ class Measurement {
   [[nodiscard]] bool done() const { return stopped_ || next_ == warmup_ + repeat_; }
   // The timed repetitions' times so far.
   [[nodiscard]] std::span<const std::int64_t> times() const { return r_.times_ns; }
+  // The result of the timed repetitions so far, for a display between repetitions (the live
+  // table): their statistics, nothing finish() adds (leaks, failures, kernel evidence).
+  [[nodiscard]] Result so_far() const;
   // --repeat auto: the repetition count given is only a ceiling, and the progress and a hang's
   // message say "repetition 7" without it. conclude() ends the measurement after the timed
   // repetitions run so far (at least one): done() from then on, and finish() keeps them as a

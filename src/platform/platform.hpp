@@ -413,6 +413,8 @@ std::optional<CpuPressure> cpu_pressure_from(std::string_view text);
 // The width in columns of the terminal `fd` is, or nullopt when it is no terminal (a file, a
 // pipe). 80 for a terminal that does not say.
 std::optional<int> terminal_columns(int fd) noexcept;
+// Its height in rows, or nullopt when it is no terminal; 24 for a terminal that does not say.
+std::optional<int> terminal_rows(int fd) noexcept;
 
 // ---- Writes that failed (src/platform/write_failure.cpp)
 

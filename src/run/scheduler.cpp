@@ -238,13 +238,13 @@ void Scheduler::run_window(std::span<const PlannedResult> plan, std::span<const 
       const std::int64_t start_ns = settings_.now_ns();
       runner_.run_next(running, k, label);
       spent[k] += seconds_since(start_ns);
-      if (progress_ != nullptr) progress_->repetition_done();
       if (settings_.changed_setting && changed[k].empty()) changed[k] = settings_.changed_setting();
       if (automatic_) {
         goals[k].max_time_s = time_allowed(running, spent);
         if (conclude(window[k], m, spent[k], goals[k])) m.conclude();
         standings_[window[k]].out = m.done() && m.times().size() < min_samples_for();
       }
+      if (progress_ != nullptr) progress_->repetition_done([&m] { return m.so_far(); }, m.done());
       ready();
       more = true;
     }

@@ -240,6 +240,7 @@ std::unique_ptr<OpenPlan> Session::plan_open(const OpenOptions& options,
 
 void Session::announce(Section section, bool kernel_trace) {
   trace_kernel(kernel_trace, section);
+  layout_ = {section.batch_column, section.harness_column};
   for (auto& reporter : reporters_) reporter->section(section);
 }
 
@@ -344,6 +345,14 @@ void Session::measure(std::span<const PlannedResult> plan, const StopRule& stop,
   const Scheduler::Emit emit_each = [this](std::size_t /*planned*/, Result r) {
     emit(std::move(r));
   };
+  if (progress_ != nullptr) {
+    // Each --rcu-expedited value measures the whole plan again, its rows after the last's.
+    std::vector<TraceKey> rows;
+    for (std::size_t b = 0; b < std::max<std::size_t>(1, rcu_expedited.size()); ++b) {
+      for (const auto& p : plan) rows.push_back(p.key);
+    }
+    progress_->rows(rows, layout_);
+  }
   Scheduler scheduler(std::move(settings), progress_, trace_out_);
   scheduler.trace_kernel(kernel_request_);
   each_rcu_setting(rcu_expedited, timeout_s,

@@ -86,6 +86,7 @@ class Session {
   std::vector<Result> results_;
   bool finished_ = false;
   Progress* progress_ = nullptr;
+  TableLayout layout_;  // the section announced last: the live table's optional columns
   TraceOut* trace_out_ = nullptr;
   std::function<void(const std::string&)> say_;
   std::optional<int> rcu_block_;  // the rcu_expedited value set for the results now measured

@@ -87,7 +87,7 @@ class TurnProgress final : public Progress {
     turn_ = repetition;
     ++in_turn_;
   }
-  void repetition_done() override {}
+  void repetition_done(const SoFar& /*so_far*/, bool /*stopped*/) override {}
   void result_done() override {}
   void clear() override {}
   // The last turn's line; nothing after it (the stall check is announced on its own).

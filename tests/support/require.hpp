@@ -32,7 +32,7 @@ inline constexpr std::array<std::string_view, 13> kFeatures = {
     "proc_children",     // /proc/<pid>/task/<tid>/children
     "proc_status",       // FDSize and Threads in /proc/self/status
     "lease",             // F_SETLEASE write leases on the test directory
-    "terminal",          // script(1), for a pseudo-terminal
+    "terminal",          // script(1) or tmux, for a pseudo-terminal
     "browser",           // headless Chromium, for the report test
     "rcu_expedited",     // writing /sys/kernel/rcu_expedited (root on Linux)
     "kernel_trace",      // perf events with kernel call chains (root or CAP_PERFMON on Linux)

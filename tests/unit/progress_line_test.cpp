@@ -35,7 +35,7 @@ void run(ProgressLine& line, std::int64_t& now, std::size_t result, int first, i
   for (int i = first; i < first + count; ++i) {
     line.repetition_started("threads, 1 thread", result, i);
     now += step_ms * kMs;
-    line.repetition_done();
+    line.repetition_done([] { return Result{}; }, false);
   }
 }
 
@@ -44,7 +44,7 @@ TEST_F(ProgressLineTest, NamesTheResultTheRepetitionAndHowManyResults) {
   line_.repetition_started("uring, 2 threads", 1, 1);
   EXPECT_EQ(shown(),
             "fdbench: uring, 2 threads: repetition 1/11, result 1 of 4, estimating time left");
-  line_.repetition_done();
+  line_.repetition_done([] { return Result{}; }, false);
   now_ += 200 * kMs;
   line_.repetition_started("uring, 2 threads", 1, 2);
   EXPECT_EQ(shown(),
@@ -54,12 +54,12 @@ TEST_F(ProgressLineTest, NamesTheResultTheRepetitionAndHowManyResults) {
 TEST_F(ProgressLineTest, InterleavedRepetitionsNameTheirOwnResult) {
   line_.plan(3, 5, 0);
   line_.repetition_started("threads, 1 thread", 1, 1);
-  line_.repetition_done();
+  line_.repetition_done([] { return Result{}; }, false);
   now_ += 200 * kMs;  // past the redraw interval
   line_.repetition_started("uring, 1 thread", 2, 1);
   EXPECT_EQ(shown(),
             "fdbench: uring, 1 thread: repetition 1/5, result 2 of 3, estimating time left");
-  line_.repetition_done();
+  line_.repetition_done([] { return Result{}; }, false);
   now_ += 200 * kMs;
   line_.repetition_started("threads, 1 thread", 1, 2);
   EXPECT_NE(shown().find("threads, 1 thread: repetition 2/5, result 1 of 3"), std::string::npos)
