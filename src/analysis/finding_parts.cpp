@@ -105,16 +105,18 @@ Naming::Naming(std::span<const Result> results) {
   }
 }
 
-std::string Naming::settings(const Result& r, bool pregrow) const {
+bool Naming::names(const Result& r, std::string_view setting) const {
   const auto it = values_.find(r.workload + "/" + r.config.strategy);
-  if (it == values_.end()) return {};
+  if (it == values_.end()) return false;
+  const auto values = it->second.find(std::string(setting));
+  return values != it->second.end() && values->second.size() > 1;
+}
+
+std::string Naming::settings(const Result& r, bool pregrow) const {
   std::string text;
   for (const char* name : {"batch", "kind", "paths", "pregrow", "rcu"}) {
     if (!pregrow && std::string_view(name) == "pregrow") continue;
-    const auto values = it->second.find(name);
-    if (values != it->second.end() && values->second.size() > 1) {
-      text += ", " + setting_words(name, r);
-    }
+    if (names(r, name)) text += ", " + setting_words(name, r);
   }
   return text;
 }

@@ -65,6 +65,9 @@ class Naming {
   [[nodiscard]] std::string workers_but_pregrow(const Result& r) const {
     return workers_text(r) + settings(r, false);
   }
+  // Whether the name of `r` already says this setting ("rcu", "batch", ...): a sentence that
+  // states it for itself must not say it twice.
+  [[nodiscard]] bool names(const Result& r, std::string_view setting) const;
 
  private:
   // Per workload and strategy, the values each setting took: more than one names it.

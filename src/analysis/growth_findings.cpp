@@ -73,7 +73,9 @@ ClaimedFinding pair_line(const GrowthPair& p, const Naming& naming) {
            fmt::format("{}{}: {} ms from the kernel's starting table (FDSize {} → {}), {} ms with "
                        "the table grown first (pregrow {}{}): {}.",
                        pair_what(off, naming),
-                       rcu.empty() ? std::string() : fmt::format(" with rcu_expedited={}", rcu),
+                       rcu.empty() || naming.names(off, "rcu")
+                           ? std::string()
+                           : fmt::format(" with rcu_expedited={}", rcu),
                        format_ms(off.stats.median), off.fdsize_before.value_or(-1),
                        off.fdsize_after.value_or(-1), format_ms(p.grown->stats.median),
                        p.grown->config.pregrow.label(), still, pair_verdict(p)),

@@ -84,6 +84,25 @@ TEST(Findings, PregrowPairGivesTheRatioAndTheTableGrowth) {
   finding_with(lines, "grew 3 times");
 }
 
+// A sweep of --rcu-expedited 0,1 names each result's setting in its subject; the sentence
+// does not say it a second time ("rcu_expedited=0 with rcu_expedited=0").
+TEST(Findings, ARcuSettingIsSaidOnceWhereTheSubjectNamesIt) {
+  const std::vector<Result> results{socket_result("off", 50'000'000, 64, 1024).rcu_expedited(0),
+                                    socket_result("auto", 1'500'000, 1024, 1024).rcu_expedited(0),
+                                    socket_result("off", 4'000'000, 64, 1024).rcu_expedited(1),
+                                    socket_result("auto", 1'700'000, 1024, 1024).rcu_expedited(1)};
+  const auto lines = said(results);
+  for (const auto& line : lines) {
+    for (const char* value : {"rcu_expedited=0", "rcu_expedited=1"}) {
+      const auto first = line.find(value);
+      if (first == std::string::npos) continue;
+      EXPECT_EQ(line.find(value, first + 1), std::string::npos) << line;
+    }
+  }
+  finding_with(lines, "rcu_expedited=0: 50.00 ms from the kernel's starting table");
+  finding_with(lines, "rcu_expedited=1: 4.00 ms from the kernel's starting table");
+}
+
 TEST(Findings, PregrowThatDidNotHelpSaysSo) {
   const std::vector<Result> results{socket_result("off", 2'100'000, 64, 512),
                                     socket_result("auto", 2'000'000, 512, 512)};
