@@ -1,6 +1,7 @@
 // The built binary, end to end, on small sizes: exit codes, output in every format, the
 // JSON contract, --output, usage errors, and that nothing is left in --dir afterwards.
 #include "cli.hpp"
+#include "support/parse_line.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -44,12 +45,8 @@ std::size_t csv_fields(const std::string& line) {
 
 // The strategies the binary runs for `args`: what the same parser says in-process.
 std::vector<std::string> strategies_for(const std::vector<std::string>& args) {
-  std::vector<const char*> argv{"fdbench"};
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out;
-  std::ostringstream err;
-  const auto parsed = cli::parse_command_line(static_cast<int>(argv.size()), argv.data(), out, err);
-  EXPECT_TRUE(parsed.command.has_value()) << err.str();
+  const auto [parsed, out, err] = testing::parse_line(args);
+  EXPECT_TRUE(parsed.command.has_value()) << err;
   return parsed.command ? open_of(*parsed.command).strategies : std::vector<std::string>{};
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "support/parse_line.hpp"
 #include "common/errors.hpp"
 #include "engine/strategy.hpp"
 #include "engine/workload.hpp"
@@ -31,25 +32,19 @@ using fdbench::testing::socket_of;
 using fdbench::testing::TempDir;
 using namespace app;  // NOLINT: the command structs under test
 
-struct Outcome {
-  Parsed parsed;
-  std::string out;
-  std::string err;
-};
+using Outcome = testing::ParsedLine;
 
+// As the program parses, then looks at the user's --tree or --list before anything runs.
 Outcome parse(const std::vector<std::string>& args) {
-  std::vector<const char*> argv{"fdbench"};
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out;
-  std::ostringstream err;
-  Parsed parsed = parse_command_line(static_cast<int>(argv.size()), argv.data(), out, err);
-  // As the program goes on: the user's --tree or --list looked at before anything runs.
-  if (parsed.command) {
-    if (const int code = look_at_inputs(*parsed.command, err); code != 0) {
-      parsed = {std::nullopt, code};
+  Outcome o = testing::parse_line(args);
+  if (o.parsed.command) {
+    std::ostringstream err;
+    if (const int code = look_at_inputs(*o.parsed.command, err); code != 0) {
+      o.parsed = {std::nullopt, code};
     }
+    o.err += err.str();
   }
-  return {std::move(parsed), out.str(), err.str()};
+  return o;
 }
 
 std::string describe(const std::vector<std::string>& args) {

@@ -9,25 +9,14 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "support/parse_line.hpp"
 
 namespace fdbench::cli {
 namespace history_options_test {
 
 using namespace app;  // NOLINT: the command structs under test
 
-struct Parse {
-  Parsed parsed;
-  std::string err;
-};
-
-Parse parse_line(const std::vector<std::string>& args) {
-  std::vector<const char*> argv{"fdbench"};
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out;
-  std::ostringstream err;
-  Parsed parsed = parse_command_line(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {std::move(parsed), err.str()};
-}
+using testing::parse_line;
 
 TEST(HistoryOptions, SaveRecordsEveryMeasuringCommandButTunesSaveIsItsFile) {
   const auto open = parse_line({"open", "--save", "--history", "/tmp/h.db"});

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "support/parse_line.hpp"
 #include "application/option_rows.hpp"
 
 namespace fdbench::cli {
@@ -89,19 +90,8 @@ TEST(OptionRows, NoFlagIsSpelledOutsideTheTable) {
   }
 }
 
-struct Outcome {
-  Parsed parsed;
-  std::string err;
-};
-
-Outcome parse(const std::vector<std::string>& args) {
-  std::vector<const char*> argv{"fdbench"};
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out;
-  std::ostringstream err;
-  Parsed parsed = parse_command_line(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {std::move(parsed), err.str()};
-}
+using Outcome = testing::ParsedLine;
+using testing::parse_line;
 
 // The sweeps a parsed command ran with: the suite has two (open's and socket's).
 std::vector<const SweepOptions*> sweeps_of(const Command& command) {
@@ -202,8 +192,8 @@ TEST(OptionRows, ASharedRowReachesEveryCommandThatListsIt) {
       if (id == Opt::precision || id == Opt::max_time) args.insert(args.end(), {"--repeat", "auto"});
       if (id == Opt::pregrow && command == Cmd::open) args.push_back("--keep-open");
       SCOPED_TRACE(fmt::format("fdbench {}", fmt::join(args, " ")));
-      const Outcome given = parse(args);
-      const Outcome plain = parse(words);
+      const Outcome given = parse_line(args);
+      const Outcome plain = parse_line(words);
       ASSERT_TRUE(given.parsed.command.has_value()) << given.err;
       ASSERT_TRUE(plain.parsed.command.has_value()) << plain.err;
       const auto with = sweeps_of(*given.parsed.command);
