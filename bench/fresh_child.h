@@ -89,4 +89,41 @@ static inline void close_inherited(void) {
   for (int fd = 3; fd < getdtablesize(); ++fd) close(fd);
 }
 
+/* The whole run: fds 3 and up closed, then WARMUP + REPEAT repetitions, each in a fresh child
+ * after a grace period; each timed one's nanoseconds printed on a line of its own. */
+static inline int fresh_child_run(void (*child)(const void*), const void* arg, long repeat,
+                                  long warmup, const char* what) {
+  close_inherited();
+  for (long r = 0; r < warmup + repeat; ++r) {
+    settle_rcu();
+    const struct Report report = fresh_child_repetition(child, arg, what);
+    if (r >= warmup) printf("%lld\n", (long long)report.ns);
+  }
+  return 0;
+}
+
+/* The arguments of the loops whose workers each hold COUNT descriptors: THREADS COUNT
+ * PREGROW REPEAT WARMUP, or a usage line and exit 2. */
+struct HeldArgs {
+  long threads;
+  long count;
+  long pregrow;
+  long repeat;
+  long warmup;
+};
+
+static inline struct HeldArgs held_args(int argc, char** argv, const char* count,
+                                        long max_threads) {
+  if (argc != 6) {
+    fprintf(stderr, "Usage: %s THREADS %s PREGROW REPEAT WARMUP\n", argv[0], count);
+    exit(2);
+  }
+  const struct HeldArgs args = {reference_count(argv[1], "THREADS", 1, max_threads),
+                                reference_count(argv[2], count, 1, 100000),
+                                reference_count(argv[3], "PREGROW", 0, 1),
+                                reference_count(argv[4], "REPEAT", 1, 100000),
+                                reference_count(argv[5], "WARMUP", 0, 100000)};
+  return args;
+}
+
 #endif

@@ -316,11 +316,5 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  close_inherited();
-  for (long r = 0; r < warmup + repeat; ++r) {
-    settle_rcu();
-    const struct Report report = fresh_child_repetition(child, &settings, "socket() failed");
-    if (r >= warmup) printf("%lld\n", (long long)report.ns);
-  }
-  return 0;
+  return fresh_child_run(child, &settings, repeat, warmup, "socket() failed");
 }

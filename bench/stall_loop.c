@@ -90,21 +90,7 @@ static void child(const void* arg) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 6) {
-    fprintf(stderr, "Usage: %s THREADS PER_THREAD PREGROW REPEAT WARMUP\n", argv[0]);
-    return 2;
-  }
-  const long threads = reference_count(argv[1], "THREADS", 1, kMaxThreads);
-  const long per_thread = reference_count(argv[2], "PER_THREAD", 1, 100000);
-  const long pregrow = reference_count(argv[3], "PREGROW", 0, 1);
-  const long repeat = reference_count(argv[4], "REPEAT", 1, 100000);
-  const long warmup = reference_count(argv[5], "WARMUP", 0, 100000);
-  const struct Settings settings = {threads, per_thread, pregrow};
-  close_inherited();
-  for (long r = 0; r < warmup + repeat; ++r) {
-    settle_rcu();
-    const struct Report report = fresh_child_repetition(child, &settings, "socket() failed");
-    if (r >= warmup) printf("%lld\n", (long long)report.ns);
-  }
-  return 0;
+  const struct HeldArgs args = held_args(argc, argv, "PER_THREAD", kMaxThreads);
+  const struct Settings settings = {args.threads, args.count, args.pregrow};
+  return fresh_child_run(child, &settings, args.repeat, args.warmup, "socket() failed");
 }
