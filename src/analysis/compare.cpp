@@ -255,6 +255,7 @@ Comparison compare(std::span<const ResultsDocument> docs, std::span<const std::s
   Comparison out;
   // Every key in order of first appearance; a key repeated within a file is a second result.
   std::vector<std::pair<ResultKey, int>> keys;
+  std::set<std::pair<ResultKey, int>> known;  // the same keys, found in log time
   std::vector<std::map<std::pair<ResultKey, int>, const Result*>> by_key(docs.size());
   for (std::size_t f = 0; f < docs.size(); ++f) {
     out.files.push_back(
@@ -263,7 +264,7 @@ Comparison compare(std::span<const ResultsDocument> docs, std::span<const std::s
     for (const auto& r : docs[f].results) {
       const std::pair<ResultKey, int> key{key_of(r), seen[key_of(r)]++};
       by_key[f][key] = &r;
-      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+      if (known.insert(key).second) keys.push_back(key);
     }
   }
   for (const auto& key : keys) {

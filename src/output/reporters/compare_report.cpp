@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -162,14 +163,26 @@ std::string median_text(const CompareCell& cell) {
 // Parameters whose values differ between rows of the same strategy: the rest follow from
 // the strategy and batch and would only repeat them.
 std::set<std::string> varying_parameters(const std::vector<CompareRow>& rows) {
+  // Per strategy, each parameter's values and how many rows have it: it varies where it takes
+  // two values or some row of the strategy lacks it (linear: a file may hold 60,000 results).
+  struct Seen {
+    std::size_t rows = 0;
+    std::map<std::string, std::pair<std::set<std::string>, std::size_t>> values;
+  };
+  std::map<std::string, Seen> by_strategy;
+  for (const auto& row : rows) {
+    Seen& seen = by_strategy[row.key.config.strategy];
+    ++seen.rows;
+    for (const auto& [name, value] : row.key.parameters) {
+      auto& [values, count] = seen.values[name];
+      values.insert(value);
+      ++count;
+    }
+  }
   std::set<std::string> out;
-  for (const auto& a : rows) {
-    for (const auto& b : rows) {
-      if (a.key.config.strategy != b.key.config.strategy) continue;
-      for (const auto& [name, value] : a.key.parameters) {
-        const auto it = b.key.parameters.find(name);
-        if (it == b.key.parameters.end() || it->second != value) out.insert(name);
-      }
+  for (const auto& [strategy, seen] : by_strategy) {
+    for (const auto& [name, values] : seen.values) {
+      if (values.first.size() > 1 || values.second < seen.rows) out.insert(name);
     }
   }
   return out;
