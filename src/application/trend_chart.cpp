@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "fdbench/version.hpp"
 #include "model/format.hpp"
@@ -36,10 +37,15 @@ std::string series_title(const history::TrendSeries& s) {
 
 namespace {
 
-// A run on the x axis: its id, its day and its kernel (what changes across a fleet's upgrades).
-std::string run_category(const history::TrendPoint& p) {
-  std::string label = fmt::format("run {} · {}", p.run, p.date.substr(0, 10));
-  return p.kernel.empty() ? label : label + " · " + p.kernel;
+// A run on the x axis: its id and when it was made ("run 3 · 12-07 14:55"), and its kernel
+// where the chart's runs were made on more than one (what an upgrade changes). Kept short:
+// a long label is slanted and crowds the chart; the year, host and kernel are in each point's
+// tooltip.
+std::string run_category(const history::TrendPoint& p, bool kernels_differ) {
+  std::string when = p.date.size() >= 16 ? p.date.substr(5, 11) : p.date;
+  std::replace(when.begin(), when.end(), 'T', ' ');
+  std::string label = fmt::format("run {} · {}", p.run, when);
+  return kernels_differ && !p.kernel.empty() ? label + " · " + p.kernel : label;
 }
 
 std::optional<svg::Value> point_value(const history::TrendSeries& s, const history::TrendPoint& p) {
@@ -60,14 +66,18 @@ svg::Chart work_chart(const std::vector<const history::TrendSeries*>& group, std
   svg::Chart chart{fmt::format("trend-{}", index),
                    work_title(*group.front()) + " — across runs, lower is faster",
                    "ms per repetition (median, 95% interval)",
-                   "run · date · kernel",
+                   "run · date (and kernel, where the runs' differ)",
                    {},
                    {},
                    {},
                    {}};
+  std::set<std::string> kernels;
+  for (const auto* s : group) {
+    for (const auto& p : s->points) kernels.insert(p.kernel);
+  }
   std::map<std::int64_t, std::string> runs;
   for (const auto* s : group) {
-    for (const auto& p : s->points) runs.emplace(p.run, run_category(p));
+    for (const auto& p : s->points) runs.emplace(p.run, run_category(p, kernels.size() > 1));
   }
   for (const auto& [run, label] : runs) chart.categories.push_back(label);
   std::map<std::string, std::size_t> variants;  // a strategy's lines told apart by dashes

@@ -16,7 +16,8 @@ std::string configuration_title(const history::TrendSeries& s);
 std::string series_title(const history::TrendSeries& s);
 
 // One page: a line chart per kind of work, one line per configuration, the runs along the x
-// axis oldest first (run, date and kernel), each point the median with its interval.
+// axis oldest first (id, date, and kernel where they differ), each point the median with its
+// interval.
 std::string trend_page(std::span<const history::TrendSeries> series);
 
 }  // namespace fdbench::app
