@@ -45,8 +45,9 @@ TEST(Fleet, ThePlaybookMeasuresTwoHostsAndReportsThemSideBySide) {
              "fleet_dir: " + (scratch / "results") + "\n"
              "fdbench_args: [open, --files, '200', --threads, '1,2', --strategy, threads,\n"
              "               --repeat, '6', --warmup, '0', --dir, '{{ fdbench_dir }}']\n");
-  // Ansible's own files in the scratch directory, not in $HOME.
-  const std::string env = "ANSIBLE_LOCAL_TEMP=" + (scratch / "ansible-local") +
+  // Ansible's own files in the scratch directory, not in $HOME; and the UTF-8 locale it
+  // refuses to start without (C.UTF-8 is in every Debian), whatever the test was given.
+  const std::string env = "LC_ALL=C.UTF-8 ANSIBLE_LOCAL_TEMP=" + (scratch / "ansible-local") +
                           " ANSIBLE_REMOTE_TEMP=" + (scratch / "ansible-remote") +
                           " ANSIBLE_NOCOLOR=1 ANSIBLE_RETRY_FILES_ENABLED=0 ";
   const int code = shell(env + "ansible-playbook -i " + (scratch / "inventory.ini") + " -e @" +
