@@ -551,9 +551,18 @@ HistoryCommand history_command(const OptionValues& values) {
   command.format = parse_format(values, Cmd::history);
   command.output = values[Opt::output];
   check_output(flag(Opt::output), command.output);
-  if ((command.action == HistoryAction::export_run) != !command.output.empty()) {
-    throw UsageError(fmt::format("history: {} names the file of export, and only of export",
-                                 flag(Opt::output)));
+  const bool trend = command.action == HistoryAction::trend;
+  if (trend && command.format != "table" && command.format != "html") {
+    throw UsageError(fmt::format("history: trend prints a table, or with {} html a page of charts",
+                                 flag(Opt::format)));
+  }
+  const bool takes_output =
+      command.action == HistoryAction::export_run || (trend && command.format == "html");
+  if ((command.action == HistoryAction::export_run && command.output.empty()) ||
+      (!takes_output && !command.output.empty())) {
+    throw UsageError(fmt::format(
+        "history: {} names the file of export, or of trend's page with {} html, and no other",
+        flag(Opt::output), flag(Opt::format)));
   }
   if (values.given(Opt::strategy)) command.strategies = parse_strategies(values[Opt::strategy]);
   if (values.given(Opt::threads)) command.threads = parse_threads(values[Opt::threads]);

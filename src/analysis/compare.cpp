@@ -142,6 +142,7 @@ CompareCell cell_of(const Result& r) {
   cell.median_ns = r.stats.median;
   cell.min_ns = r.stats.min;
   cell.max_ns = r.stats.max;
+  cell.interval = r.median_ci;
   cell.kernel_traced = r.kernel && r.kernel->available;
   cell.setting_changed = r.has_warning(WarningKind::setting_changed);
   if (cell.repetitions == 0 || cell.median_ns <= 0) cell.verdict = Verdict::no_samples;

@@ -64,6 +64,7 @@ struct CompareCell {
   double median_ns = 0;
   std::int64_t min_ns = 0;
   std::int64_t max_ns = 0;
+  MedianInterval interval;  // the 95% interval of its median (min-max where not reached)
   // Against the first file; set when both have samples.
   std::optional<double> ratio;       // median / first file's median (< 1: faster)
   std::optional<double> ratio_low;   // min / first file's max

@@ -18,6 +18,7 @@
 #include "analysis/findings.hpp"
 #include "application/option_rows.hpp"
 #include "application/test_events.hpp"
+#include "application/trend_chart.hpp"
 #include "common/errors.hpp"
 #include "history/history.hpp"
 #include "model/format.hpp"
@@ -202,19 +203,6 @@ int import_files(history::History& history, const HistoryCommand& command, std::
   return code;
 }
 
-std::string series_title(const history::TrendSeries& s) {
-  std::string title =
-      fmt::format("{}, {}, {} descriptors: {}, {}", s.workload, to_string(s.config.kind),
-                  group_digits(s.ops), s.config.strategy, thread_count_text(s.config.threads));
-  if (s.config.batch != 1) title += fmt::format(", batch {}", s.config.batch);
-  if (s.config.pregrow.grows()) title += ", pregrow " + s.config.pregrow.label();
-  if (s.config.harness != Harness::minimal)
-    title += fmt::format(", {} harness", to_string(s.config.harness));
-  if (s.config.paths) title += fmt::format(", {} paths", to_string(*s.config.paths));
-  if (s.config.rcu_expedited) title += fmt::format(", rcu_expedited {}", *s.config.rcu_expedited);
-  return title;
-}
-
 bool wanted(const history::TrendSeries& s, const HistoryCommand& command) {
   const auto& strategies = command.strategies;
   const auto& threads = command.threads;
@@ -241,14 +229,27 @@ void print_series(const history::TrendSeries& s, std::ostream& out) {
   }
 }
 
-int print_trend(history::History& history, const HistoryCommand& command, std::ostream& out) {
-  std::size_t shown = 0;
-  for (const auto& s : history.trend()) {
-    if (!wanted(s, command)) continue;
-    if (shown++ > 0) out << "\n";
-    print_series(s, out);
+// The series asked for as the table, or (--format html) as a page of charts, to stdout or -o.
+int print_trend(history::History& history, const HistoryCommand& command, std::ostream& out,
+                std::ostream& err) {
+  auto series = history.trend();
+  std::erase_if(series, [&](const auto& s) { return !wanted(s, command); });
+  if (command.format == "html") {
+    const std::string page = trend_page(series);
+    if (command.output.empty()) {
+      out << page;
+      return 0;
+    }
+    write_file_atomically(command.output, page, flag(Opt::output));
+    err << fmt::format("fdbench: wrote {} ({} configuration{})\n", printable(command.output),
+                       series.size(), series.size() == 1 ? "" : "s");
+    return 0;
   }
-  if (shown == 0) out << "no results in the history match\n";
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    if (i > 0) out << "\n";
+    print_series(series[i], out);
+  }
+  if (series.empty()) out << "no results in the history match\n";
   return 0;
 }
 
@@ -266,7 +267,7 @@ int history_action(history::History& history, const HistoryCommand& command, std
     case HistoryAction::remove:
       return remove_runs(history, command, out, err);
     case HistoryAction::trend:
-      return print_trend(history, command, out);
+      return print_trend(history, command, out, err);
   }
   return 1;
 }

@@ -294,7 +294,9 @@ std::vector<OptionRow> output_rows() {
        .help = "Write the output to FILE instead of stdout (atomically: all or nothing)",
        .hint = kFiles,
        .help_for = {{Cmd::report, "Write the report to FILE instead of stdout (atomically)"},
-                    {Cmd::history, "export: the FILE the run's JSON document is written to"}},
+                    {Cmd::history,
+                     "export: the FILE the run's JSON document is written to; trend with "
+                     "--format html: the FILE its page of charts is written to"}},
        .names_for = {{Cmd::report, "-o,--output"}, {Cmd::history, "-o,--output"}}},
       {.id = Opt::latency,
        .names = "--latency",

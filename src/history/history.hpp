@@ -47,6 +47,7 @@ struct TrendPoint {
   std::int64_t run = 0;
   std::string date;
   std::string host;
+  std::string kernel;  // "" where the run's document does not say
   Status status = Status::measured;
   std::int64_t repetitions = 0;
   double median_ns = 0;

@@ -40,6 +40,7 @@ TrendPoint trend_point(const sqlite::Statement& row) {
   point.low_ns = row.real(16);
   point.high_ns = row.real(17);
   point.interval_reached = row.integer(18) != 0;
+  point.kernel = row.text(19);
   return point;
 }
 
@@ -49,7 +50,7 @@ std::vector<TrendSeries> History::trend() {
   auto select = db_.prepare(
       "SELECT r.workload, r.strategy, r.threads, r.batch, r.kind, r.pregrow, r.harness, r.paths, "
       "r.rcu_expedited, r.ops, runs.id, runs.date, runs.host, r.status, r.repetitions, "
-      "r.median_ns, r.ci_low_ns, r.ci_high_ns, r.ci_reached "
+      "r.median_ns, r.ci_low_ns, r.ci_high_ns, r.ci_reached, runs.kernel "
       "FROM results AS r JOIN runs ON runs.id = r.run_id ORDER BY runs.id, r.position");
   std::map<std::tuple<std::string, Configuration, std::uint64_t>, std::size_t> index;
   std::vector<TrendSeries> series;

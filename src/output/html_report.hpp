@@ -20,4 +20,8 @@ struct ReportInput {
 
 std::string html_report(std::span<const ReportInput> inputs);
 
+// A page of the report's look around `body` (HTML), with `title` as its title and heading:
+// what other views (history trend --format html) are drawn in.
+std::string html_page(const std::string& title, const std::string& body);
+
 }  // namespace fdbench

@@ -70,6 +70,28 @@ TEST(HistoryCli, SavesTwiceAndListsShowsExportsAndRemoves) {
   const auto trend = run_fdbench({"history", "trend", "--history", db});
   ASSERT_EQ(trend.exit_code, 0) << trend.err;
   EXPECT_NE(trend.out.find("threads, 2 threads"), std::string::npos) << trend.out;
+  // The same as a page of charts: a line per configuration, a point per run, the runs on the
+  // x axis by id and date, the kernel the run recorded in each point's tooltip.
+  const auto page = run_fdbench(
+      {"history", "trend", "--format", "html", "-o", dir / "trend.html", "--history", db});
+  ASSERT_EQ(page.exit_code, 0) << page.err;
+  const std::string html = read_text(dir / "trend.html");
+  const auto doc = nlohmann::json::parse(json.out);
+  const std::string kernel = doc.at("environment").at("kernel").get<std::string>();
+  EXPECT_NE(html.find("<svg class=\"chart\" data-chart=\"trend-0\""), std::string::npos) << html;
+  std::string when = doc.at("context").at("date").get<std::string>().substr(5, 11);
+  when[5] = ' ';  // "12-07T14:55" as "12-07 14:55"
+  EXPECT_NE(html.find(">run 1 · " + when + "<"), std::string::npos) << html;  // one kernel
+  EXPECT_NE(html.find(", " + kernel + "): "), std::string::npos) << html;     // in the tooltip
+  EXPECT_NE(html.find("run 2 · "), std::string::npos) << html;
+  std::size_t series = 0;  // the table's titles: its lines that are not indented
+  for (const auto& line : lines_of(trend.out)) series += !line.empty() && line[0] != ' ';
+  std::size_t lines = 0;
+  for (auto at = html.find("class=\"series-line\""); at != std::string::npos;
+       at = html.find("class=\"series-line\"", at + 1)) {
+    ++lines;
+  }
+  EXPECT_EQ(lines, series) << html;
   EXPECT_EQ(run_fdbench({"history", "rm", "1", "--history", db}).exit_code, 0);
   const auto missing = run_fdbench({"history", "show", "1", "--history", db});
   EXPECT_EQ(missing.exit_code, 1);

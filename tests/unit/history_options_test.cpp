@@ -54,6 +54,9 @@ TEST(HistoryOptions, TheHistoryCommandTakesItsActionAndArguments) {
   const auto& filters = std::get<HistoryCommand>(trend.parsed.command->what);
   EXPECT_EQ(filters.strategies, std::vector<std::string>{"threads"});
   EXPECT_EQ(filters.threads, std::vector<int>{2});
+  const auto page = parse_line({"history", "trend", "--format", "html", "-o", "trend.html"});
+  ASSERT_TRUE(page.parsed.command) << page.err;
+  EXPECT_EQ(std::get<HistoryCommand>(page.parsed.command->what).output, "trend.html");
 }
 
 TEST(HistoryOptions, MistakesAreUsageErrors) {
@@ -63,6 +66,8 @@ TEST(HistoryOptions, MistakesAreUsageErrors) {
            {"history", "list", "7"},
            {"history", "export", "1"},
            {"history", "show", "1", "-o", "x.json"},
+           {"history", "trend", "--format", "json"},
+           {"history", "trend", "-o", "trend.html"},
            {"compare", "--fail-if-slower", "10", "a.json", "b.json"},
            {"compare", "--baseline", "last", "a.json", "b.json"},
            {"compare", "--baseline", "last", "--fail-if-slower", "ten"}}) {

@@ -6,6 +6,7 @@
 // tests/cli/html_report_test.cpp.)
 #include "output/html_report.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "engine/strategy.hpp"
+#include "model/format.hpp"
 #include "model/latency.hpp"
 #include "output/reporter.hpp"
 #include "output/reporters/svg_chart.hpp"
@@ -93,6 +95,76 @@ TEST(HtmlReport, SeveralRunsAreSetSideBySideWithTheCompareTable) {
   EXPECT_EQ(count_of(page, "class=\"bar\""), 12U);  // 6 results x 2 runs
   EXPECT_NE(page.find("0.50× (0.50–0.50)"), std::string::npos) << page;
   EXPECT_NE(page.find(">faster<"), std::string::npos);
+}
+
+// A run of `results` on a machine described by `env`, made on `host`.
+ReportInput run_on(const std::string& label, const std::string& host, const Environment& env,
+                   const std::vector<Result>& results) {
+  RunContext context = testing::run_context();
+  context.host = host;
+  return {label, parse_results_json(to_json_document(env, results, {}, &context))};
+}
+
+// The page's part from `start` to the end of the table that follows it.
+std::string table_at(const std::string& page, const std::string& start) {
+  const auto at = page.find(start);
+  if (at == std::string::npos) return "";
+  return page.substr(at, page.find("</table>", at) - at);
+}
+
+TEST(HtmlReport, SeveralMachinesAreColumnsOfMediansWithIntervalsAndPublishedFigures) {
+  std::vector<Result> slow;
+  std::vector<Result> fast;
+  for (const int threads : {1, 2}) {
+    slow.push_back(ResultBuilder::open("threads", threads).ops(10000).times(
+        {30'000'000, 31'000'000, 32'000'000, 33'000'000, 34'000'000, 35'000'000, 36'000'000}));
+    fast.push_back(ResultBuilder::open("threads", threads).ops(10000).each_took(15'000'000, 3));
+  }
+  Environment other = testing::linux_environment();
+  other.kernel = "6.18.0-other";
+  other.rcu_expedited = 0;
+  const std::vector<ReportInput> inputs{
+      run_on("alpha.json", "alpha-host", testing::linux_environment(), slow),
+      run_on("beta.json", "beta-host", other, fast)};
+  const std::string page = html_report(inputs);
+  const std::string across = table_at(page, "<table class=\"across\">");
+  ASSERT_FALSE(across.empty()) << page;
+  // The hosts are the columns, each head naming the run and the host its document records.
+  EXPECT_NE(across.find("A · alpha.json<br><span class=\"host\">alpha-host"), std::string::npos);
+  EXPECT_NE(across.find("B · beta.json<br><span class=\"host\">beta-host"), std::string::npos);
+  EXPECT_EQ(count_of(across, "<tr class=\"group\">"), 1U) << across;
+  // Each cell the run's median and the 95% interval of that median, as the result has them;
+  // three repetitions give no 95% interval: the full range, marked.
+  const Result& one = inputs[0].document.results[0];
+  ASSERT_TRUE(one.median_ci.reached);
+  EXPECT_NE(across.find(fmt::format("{} ms<br><span class=\"interval\">{}–{}</span>",
+                                    format_ms(one.stats.median),
+                                    format_ms(static_cast<double>(one.median_ci.lo)),
+                                    format_ms(static_cast<double>(one.median_ci.hi)))),
+            std::string::npos)
+      << across;
+  EXPECT_EQ(count_of(across, " *</span>"), 2U) << across;
+  // The seeds' published figures for 10,000 opens are rows, each run set against them.
+  EXPECT_EQ(count_of(across, "<tr class=\"reference\">"), 2U) << across;
+  EXPECT_NE(across.find("published: Apple M2 laptop"), std::string::npos) << across;
+  EXPECT_EQ(count_of(across, "× theirs: "), 4U) << across;
+  // What differs between the machines is called out; what is alike is not listed.
+  const std::string differ = table_at(page, "<table class=\"environment-differences\">");
+  EXPECT_NE(differ.find("<td>kernel</td>"), std::string::npos) << differ;
+  EXPECT_NE(differ.find("6.18.0-other"), std::string::npos) << differ;
+  EXPECT_NE(differ.find("<td>rcu_expedited</td>"), std::string::npos) << differ;
+  EXPECT_EQ(differ.find("<td>cpu_model</td>"), std::string::npos) << differ;
+}
+
+TEST(HtmlReport, MachinesAlikeAreSaidToBeAlike) {
+  const std::vector<ReportInput> inputs{run("a.json", open_sweep(30'000'000)),
+                                        run("b.json", open_sweep(30'000'000))};
+  const std::string page = html_report(inputs);
+  EXPECT_EQ(page.find("environment-differences"), std::string::npos) << page;
+  EXPECT_NE(page.find("class=\"meta environment-alike\">The runs' environments record no "
+                      "difference"),
+            std::string::npos)
+      << page;
 }
 
 TEST(HtmlReport, TextFromFilesIsEscaped) {

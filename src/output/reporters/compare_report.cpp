@@ -14,6 +14,7 @@
 
 #include "analysis/compare.hpp"
 #include "output/reporters/environment_text.hpp"
+#include "output/reporters/reference_text.hpp"
 #include "model/format.hpp"
 #include "output/printable_lines.hpp"
 #include "output/reporters/section_text.hpp"
@@ -302,35 +303,6 @@ void print_environment(Printer& p, const Comparison& c) {
     grid.rows.insert(grid.rows.begin() + static_cast<std::ptrdiff_t>(*alike_row), std::move(cells));
   }
   p.grid(grid);
-}
-
-std::string their_figure(const Reference& ref) {
-  if (ref.ops_per_sec) return "~" + format_rate(*ref.ops_per_sec) + " " + ref.unit;
-  const Summary s = summarize(ref.times_ns);
-  return fmt::format("{}–{} ms (median {})", format_ms(static_cast<double>(s.min)),
-                     format_ms(static_cast<double>(s.max)), format_ms(s.median));
-}
-
-// What a matching result must be, for the reader whose file has none.
-std::string needed(const Reference& ref) {
-  std::string text = fmt::format("{}, {} descriptors", ref.workload, group_digits(ref.ops));
-  if (ref.kind) text += fmt::format(", {}", to_string(*ref.kind));
-  if (ref.threads) text += fmt::format(", {} threads", *ref.threads);
-  if (ref.pregrow) text += ", pregrow " + ref.pregrow->label();
-  std::string strategies;
-  for (const auto& name : ref.strategies) strategies += (strategies.empty() ? "" : "/") + name;
-  return strategies.empty() ? text : text + ", " + strategies;
-}
-
-std::string my_figure(const Standing& s) {
-  if (!s.mine) return "no matching result (needs " + needed(s.reference) + ")";
-  const Result& r = *s.mine;
-  const std::string figure = s.reference.ops_per_sec
-                                 ? format_rate(r.ops_per_sec) + " " + s.reference.unit
-                                 : fmt::format("{} ms", format_ms(r.stats.median));
-  return fmt::format("{} ({}, {}{})", figure, r.config.strategy,
-                     thread_count_text(r.config.threads),
-                     r.config.pregrow.grows() ? ", pregrow " + r.config.pregrow.label() : "");
 }
 
 // Numbered sources, each with its address and what each of its figures measured.

@@ -16,6 +16,7 @@
 #include "model/format.hpp"
 #include "model/statistics.hpp"
 #include "output/reporters/environment_text.hpp"
+#include "output/reporters/html_parts.hpp"
 #include "output/reporters/section_text.hpp"
 #include "output/reporters/svg_chart.hpp"
 
@@ -43,6 +44,8 @@ svg .tick { font-size: 12px; fill: #333; } svg .label { font-size: 13px; fill: #
 svg .series-line { fill: none; stroke-width: 2; } svg .whisker { stroke-width: 1.2; fill: none; }
 svg .reference { stroke: #888; stroke-dasharray: 6 4; }
 details { margin: 0.5em 0; }
+tr.group td { text-align: left; font-weight: 600; background: #f7f7f7; }
+tr.reference td { color: #555; font-style: italic; } .interval { color: #555; font-size: 0.85em; }
 )";
 
 // Escaped text, with the `names` findings quote set as code.
@@ -416,12 +419,6 @@ std::string utc_date_text(const std::string& date) {
   return date.substr(0, 10) + " " + date.substr(11, 8) + " UTC";
 }
 
-// A run's short name in the page's tables and keys: A, B, ... Z, then R27, R28, ...
-std::string run_letter(std::size_t index) {
-  return index < 26 ? std::string(1, static_cast<char>('A' + index))
-                    : fmt::format("R{}", index + 1);
-}
-
 // When a run was made and its command line, or that its document does not say (before
 // schema 3).
 std::string date_and_command(const ResultsDocument& doc) {
@@ -499,14 +496,6 @@ std::string run_section(const ReportInput& in, std::size_t index, bool lettered)
     out += results_table(group);
   }
   return out + "</section>\n";
-}
-
-std::string row_label(const ResultKey& key) {
-  std::string label = fmt::format("{}, {}", key.config.strategy, key.config.threads);
-  if (key.config.batch != 1) label += fmt::format(", batch {}", key.config.batch);
-  if (key.config.pregrow.grows() || key.holds_descriptors)
-    label += ", pregrow " + key.config.pregrow.label();
-  return label;
 }
 
 std::string compare_cells(const CompareRow& row) {
@@ -637,6 +626,7 @@ std::string side_by_side(std::span<const ReportInput> inputs) {
   }
   const Comparison c = compare(docs, labels);
   std::string out = "<section class=\"side-by-side\"><h2>The runs side by side</h2>\n";
+  out += across_machines(inputs, c);
   for (const auto& chart : comparison_charts(c)) out += svg::bar_chart(chart);
   out += compare_table(c);
   return out + "</section>\n";
@@ -644,18 +634,36 @@ std::string side_by_side(std::span<const ReportInput> inputs) {
 
 }  // namespace
 
-std::string html_report(std::span<const ReportInput> inputs) {
-  std::string out = fmt::format(
+// A run's short name in the page's tables and keys: A, B, ... Z, then R27, R28, ...
+std::string run_letter(std::size_t index) {
+  return index < 26 ? std::string(1, static_cast<char>('A' + index))
+                    : fmt::format("R{}", index + 1);
+}
+
+std::string row_label(const ResultKey& key) {
+  std::string label = fmt::format("{}, {}", key.config.strategy, key.config.threads);
+  if (key.config.batch != 1) label += fmt::format(", batch {}", key.config.batch);
+  if (key.config.pregrow.grows() || key.holds_descriptors)
+    label += ", pregrow " + key.config.pregrow.label();
+  return label;
+}
+
+std::string html_page(const std::string& title, const std::string& body) {
+  return fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-      "<title>fdbench report</title>\n<style>{}</style></head>\n<body>\n"
-      "<h1>fdbench report</h1>\n{}<p class=\"meta\">fdbench {} · {} run{}</p>\n",
-      kStyle, runs_heading(inputs), escape(std::string(version())), inputs.size(),
-      inputs.size() == 1 ? "" : "s");
-  if (inputs.size() > 1) out += side_by_side(inputs);
+      "<title>{0}</title>\n<style>{1}</style></head>\n<body>\n<h1>{0}</h1>\n{2}</body></html>\n",
+      escape(title), kStyle, body);
+}
+
+std::string html_report(std::span<const ReportInput> inputs) {
+  std::string body = fmt::format("{}<p class=\"meta\">fdbench {} · {} run{}</p>\n",
+                                 runs_heading(inputs), escape(std::string(version())),
+                                 inputs.size(), inputs.size() == 1 ? "" : "s");
+  if (inputs.size() > 1) body += side_by_side(inputs);
   for (std::size_t i = 0; i < inputs.size(); ++i)
-    out += run_section(inputs[i], i, inputs.size() > 1);
-  return out + "</body></html>\n";
+    body += run_section(inputs[i], i, inputs.size() > 1);
+  return html_page("fdbench report", body);
 }
 
 }  // namespace fdbench
