@@ -77,13 +77,7 @@ int accept_burst(io_uring* ring, const AcceptBurst& burst, Tally& tally,
         tally.fail(EOVERFLOW);
         continue;
       }
-      if (trace != nullptr) {
-        CallRecord& record = trace->at(i);
-        record.start_ns = last;
-        record.create_ns = now - last;
-        record.worker = worker;
-        record.fd = burst.direct ? -1 : cqe->res;
-      }
+      if (trace != nullptr) trace->created(i, last, now, worker, burst.direct ? -1 : cqe->res);
       last = now;
       if (!burst.direct) burst.work->keep(i, cqe->res);
     }

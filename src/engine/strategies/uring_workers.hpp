@@ -95,32 +95,28 @@ class SubmissionClock {
   // Just before the batch whose first item is `first` is submitted.
   void submitting(std::size_t first) noexcept {
     if (trace_ == nullptr) return;
-    record_ = &trace_->at(first);
+    first_ = first;
     start_ = platform::now_ns();
   }
   // Its last completion reaped; `highest_fd`: the highest descriptor of the process table it
   // returned (-1: none).
   void reaped(int highest_fd) noexcept {
-    if (record_ == nullptr) return;
-    const std::int64_t now = platform::now_ns();
-    record_->start_ns = start_;
-    record_->create_ns = now - start_;
-    record_->fd = highest_fd;
-    record_->worker = worker_;
-    record_->kind = CallKind::submission;
+    if (trace_ == nullptr) return;
+    trace_->created(first_, start_, platform::now_ns(), worker_, highest_fd,
+                    CallKind::submission);
   }
   // The same batch's closes: just before their submission, and their last completion reaped.
   void submitting_closes() noexcept {
-    if (record_ != nullptr) start_ = platform::now_ns();
+    if (trace_ != nullptr) start_ = platform::now_ns();
   }
   void closes_reaped() noexcept {
-    if (record_ != nullptr) record_->close_ns = platform::now_ns() - start_;
+    if (trace_ != nullptr) trace_->at(first_).close_ns = platform::now_ns() - start_;
   }
 
  private:
   CallTrace* trace_;
   std::int16_t worker_;
-  CallRecord* record_ = nullptr;
+  std::size_t first_ = 0;  // the batch's first item: the slot of its record
   std::int64_t start_ = 0;
 };
 
