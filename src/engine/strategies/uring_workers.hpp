@@ -10,7 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "engine/strategies/worker_group.hpp"
+#include "engine/strategy.hpp"
+#include "fdbench/error.hpp"
 #include "engine/workload.hpp"
 #include "engine/call_trace.hpp"
 #include "platform/platform.hpp"
@@ -80,6 +83,45 @@ class PerWorker {
   WorkerGroup& group_;
   std::vector<std::unique_ptr<T>> items_;
 };
+
+// fdbench accept on every worker's ring (Worker: a ring, a tally and an error each): a
+// multishot accept per ring (accept_burst), timed; then, untimed, each cancelled and `after`
+// run on its worker's thread. `direct`: into each ring's slots, which `before` gives room for
+// `n` connections untimed first, any ring may take the whole burst, and `after` releases
+// (closing the connections); otherwise normal descriptors, handed to the workload.
+template <class Worker>
+Repetition run_accept(WorkerGroup& group, PerWorker<Worker>& workers, Workload& work,
+                      int listener, bool direct,
+                      const std::function<void(Worker&, std::size_t n)>& before = {},
+                      const std::function<void(Worker&)>& after = {}) {
+  const std::size_t n = work.ops();
+  for (int w = 0; w < workers.size(); ++w) {
+    workers[w].tally = Tally{};
+    workers[w].error = 0;
+  }
+  if (before) on_each_worker(group, [&](int w) { before(workers[w], n); });
+  std::atomic<std::size_t> taken{0};
+  const AcceptBurst burst{listener, direct, n, &taken, &work};
+  const std::function<void(int)> body = [&](int w) {
+    workers[w].error =
+        accept_burst(workers[w].ring.get(), burst, workers[w].tally, work.trace());
+  };
+  Repetition rep;
+  rep.ns = group.run(body);
+  rep.start_ns = group.started_ns();
+  rep.usage = group.usage();
+  on_each_worker(group, [&](int w) {
+    end_accept(workers[w].ring.get(), listener);
+    if (after) after(workers[w]);
+  });
+  for (int w = 0; w < workers.size(); ++w) {
+    if (workers[w].error < 0) {
+      throw Error("io_uring accept failed: " + errno_text(-workers[w].error));
+    }
+    rep.tally.merge(workers[w].tally);
+  }
+  return rep;
+}
 
 // --latency for a worker that submits batches: one CallKind::submission record per batch of
 // creations, on the slot of the batch's first item, timed from just before it is submitted to
