@@ -15,6 +15,7 @@
 #include "fdbench/error.hpp"
 #include "model/format.hpp"
 #include "model/statistics.hpp"
+#include "output/tune_text.hpp"
 #include "platform/platform.hpp"
 #include "run/planner.hpp"
 #include "run/progress.hpp"
@@ -289,8 +290,7 @@ TuneSummary run_tune(Session& session, const TuneOptions& options,
   const int warmup = report.combinations > 1 ? 0 : 1;
   session.announce(sweep_section(*plan, options.precision, options.budget_seconds, warmup),
                    options.open.kernel_trace);
-  turns.sweep_begins(sweep_budget, warmup,
-                    options.workload == WorkloadKind::accept ? "--connections" : "--files");
+  turns.sweep_begins(sweep_budget, warmup, sizing_option(options.workload));
   report.sweep = measured(session, plan->planned(),
                           StopRule::within_budget(options.precision, sweep_budget, warmup),
                           sweep_settings(*plan));

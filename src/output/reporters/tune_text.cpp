@@ -38,6 +38,10 @@ std::string setting_text(std::span<const Result> sweep, const TunedSetting& s) {
 
 }  // namespace
 
+std::string_view sizing_option(WorkloadKind workload) {
+  return workload == WorkloadKind::accept ? "--connections" : "--files";
+}
+
 std::string budget_overrun_text(const TuneSummary& report) {
   // Each combination's last repetition may end past its share: what that adds is no overrun.
   if (report.seconds <= report.budget_seconds * kBudgetSlack) return "";
@@ -88,8 +92,7 @@ std::string sweep_line(const TuneSummary& report) {
     line += fmt::format(
         "  ({}: every combination runs {} repetitions at least, the fewest a 95% interval needs, "
         "after its files are made; raise --budget, or lower {} for shorter repetitions)\n",
-        over, min_samples_for(),
-        report.workload == WorkloadKind::accept ? "--connections" : "--files");
+        over, min_samples_for(), sizing_option(report.workload));
   }
   if (report.recommendation && !report.best_interval_reached) {
     line += fmt::format(
