@@ -403,16 +403,63 @@ SuiteCommand suite_command(const OptionValues& values) {
   return command;
 }
 
+namespace {
+
+// The options of one of tune's workloads given with the other's: refused, naming both.
+void reject_other_workload(const OptionValues& values, WorkloadKind workload) {
+  const bool accept = workload == WorkloadKind::accept;
+  const auto others = accept ? std::vector<Opt>{Opt::files, Opt::keep_open, Opt::tree, Opt::list,
+                                                Opt::dir, Opt::list0, Opt::cross_mounts,
+                                                Opt::allow_pseudo_fs}
+                             : std::vector<Opt>{Opt::connections, Opt::kind};
+  for (const Opt id : others) {
+    if (!values.given(id)) continue;
+    throw UsageError(fmt::format("{} {}: {} is for {}; drop it", flag(Opt::workload),
+                                 to_string(workload), flag(id),
+                                 accept ? "--workload open's files" : "--workload accept's burst"));
+  }
+}
+
+// tune --workload accept: the burst a fresh server accepts (--connections, --kind), measured
+// with the strategies asked for besides the recommendable ones that accept here.
+void apply_tune_accept(const OptionValues& values, AcceptOptions& accept) {
+  accept.strategies.clear();
+  if (!values[Opt::strategy].empty()) {
+    accept.strategies = parse_strategies(values[Opt::strategy], WorkloadKind::accept);
+  }
+  accept.connections = static_cast<std::size_t>(
+      parse_number(flag(Opt::connections), values[Opt::connections], 1, kMaxPerThread));
+  apply_choice(Opt::kind, values[Opt::kind], parse_accept_kind, accept_kind_names(), "kind",
+               accept.kind);
+  if (auto why = accept_backlog_refusal(accept.connections); !why.empty()) {
+    throw UsageError(flag(Opt::connections) + ": " + why);
+  }
+  accept.kernel_trace = values.on(Opt::kernel_trace);
+  accept.timeout_s = parse_timeout(values[Opt::timeout], false);
+}
+
+bool parse_tuned_workload(std::string_view text, WorkloadKind& workload) {
+  return (text == "open" || text == "accept") && parse_workload_kind(text, workload);
+}
+
+}  // namespace
+
 TuneCommand tune_command(const OptionValues& values) {
   TuneCommand command;
   reject_set_options(values);
+  apply_choice(Opt::workload, values[Opt::workload], parse_tuned_workload, {"open", "accept"},
+               "workload", command.tune.workload);
+  reject_other_workload(values, command.tune.workload);
+  if (command.tune.workload == WorkloadKind::accept) apply_tune_accept(values, command.tune.accept);
   OpenOptions& open = command.tune.open;
   open.files =
       static_cast<std::size_t>(parse_number(flag(Opt::files), values[Opt::files], 1, kMaxFiles));
   open.keep_open = values.on(Opt::keep_open);
   command.tune.eligibility = {values.on(Opt::allow_process), values.on(Opt::allow_direct)};
   open.kernel_trace = values.on(Opt::kernel_trace);
-  if (!values[Opt::strategy].empty()) open.strategies = parse_strategies(values[Opt::strategy]);
+  if (!values[Opt::strategy].empty() && command.tune.workload == WorkloadKind::open) {
+    open.strategies = parse_strategies(values[Opt::strategy]);
+  }
   apply_open_input(values, open);
   open.timeout_s = parse_timeout(values[Opt::timeout], !open.tree.empty() || !open.list.empty());
   command.tune.budget_seconds =

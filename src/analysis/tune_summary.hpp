@@ -34,7 +34,10 @@ struct TuneSummary {
   bool stall_seen = false;
   NofileAdvice nofile;
   Eligibility eligibility;  // TuneOptions::eligibility
-  InputSummary input;       // the files the sweep opened
+  WorkloadKind workload = WorkloadKind::open;  // TuneOptions::workload: what was measured
+  // Whether the workload holds its descriptors (--keep-open, accept), so that the table grows.
+  bool holds = false;
+  InputSummary input;       // the files the sweep opened (workload open)
 };
 
 }  // namespace fdbench

@@ -195,29 +195,48 @@ std::vector<OptionRow> open_rows() {
        .help = "Creation calls each thread makes (descriptors, or pipes)",
        .default_text = [](Cmd) { return std::to_string(SocketOptions{}.per_thread); },
        .show_default = {Cmd::socket}},
-      {.id = Opt::connections, .names = "--connections", .value = "N", .commands = {Cmd::accept},
+  };
+}
+
+// The burst accept measures, and tune --workload accept.
+std::vector<OptionRow> accept_rows() {
+  return {
+      {.id = Opt::connections, .names = "--connections", .value = "N",
+       .commands = {Cmd::accept, Cmd::tune},
        .help = "Connections queued before each repetition, all accepted while timed (at most "
                "net.core.somaxconn)",
        .default_text = [](Cmd) { return std::to_string(AcceptOptions{}.connections); },
-       .show_default = {Cmd::accept}},
-      {.id = Opt::kind, .names = "--kind", .value = "KIND", .commands = {Cmd::socket, Cmd::accept},
+       .show_default = {Cmd::accept, Cmd::tune},
+       .help_for = {{Cmd::tune, "With --workload accept: connections queued before each "
+                                "repetition (at most net.core.somaxconn)"}}},
+      {.id = Opt::kind, .names = "--kind", .value = "KIND",
+       .commands = {Cmd::socket, Cmd::accept, Cmd::tune},
        .help = "Descriptor kind: " + listed(socket_kind_names()) +
                " (a pipe call makes two descriptors)",
        .hint = choices(socket_kind_names()),
        .default_text =
            [](Cmd c) {
-             return std::string(
-                 to_string(c == Cmd::accept ? AcceptOptions{}.kind : SocketOptions{}.kind));
+             return std::string(to_string(c == Cmd::socket ? SocketOptions{}.kind
+                                                           : AcceptOptions{}.kind));
            },
-       .show_default = {Cmd::socket, Cmd::accept},
+       .show_default = {Cmd::socket, Cmd::accept, Cmd::tune},
        .help_for = {{Cmd::accept, "Listener: tcp (127.0.0.1), tcp6 (::1) or unix (a Unix-domain "
-                                  "socket in a private directory)"}},
-       .hint_for = {{Cmd::accept, choices(accept_kind_names())}}},
+                                  "socket in a private directory)"},
+                    {Cmd::tune, "With --workload accept: the listener, tcp (127.0.0.1), tcp6 "
+                                "(::1) or unix (a Unix-domain socket in a private directory)"}},
+       .hint_for = {{Cmd::accept, choices(accept_kind_names())},
+                    {Cmd::tune, choices(accept_kind_names())}}},
   };
 }
 
 std::vector<OptionRow> tune_rows() {
   return {
+      {.id = Opt::workload, .names = "--workload", .value = "WORKLOAD", .commands = {Cmd::tune},
+       .help = "What the sweep measures: open (open and close files) or accept (a fresh server's "
+               "threads accepting a queued burst of loopback connections)",
+       .hint = choices({"open", "accept"}),
+       .default_text = [](Cmd) { return std::string(to_string(TuneOptions{}.workload)); },
+       .show_default = {Cmd::tune}},
       {.id = Opt::allow_process, .names = "--allow-process", .commands = {Cmd::tune},
        .help = "May recommend process: its descriptors are made in worker processes, a table "
                "each, which a program calling fdbench cannot use (measured either way)",
@@ -466,8 +485,9 @@ void add_formats(OptionRow& row) {
 
 std::vector<OptionRow> make_rows() {
   std::vector<OptionRow> rows;
-  for (auto part : {sweep_rows(), input_rows(), open_rows(), tune_rows(), repeat_rows(), output_rows(),
-                    history_rows(), run_rows(), export_option_rows(), other_rows()}) {
+  for (auto part : {sweep_rows(), input_rows(), open_rows(), accept_rows(), tune_rows(),
+                    repeat_rows(), output_rows(), history_rows(), run_rows(), export_option_rows(),
+                    other_rows()}) {
     for (auto& row : part) rows.push_back(std::move(row));
   }
   for (auto& row : rows) {

@@ -71,6 +71,7 @@ enum class Opt {
   per_thread,
   connections,
   kind,
+  workload,
   allow_process,
   allow_direct,
   budget,

@@ -44,6 +44,18 @@ class CallTrace {
     return {tids_.data(), name_threads_ ? n : 0};
   }
   [[nodiscard]] CallRecord& at(std::size_t i) noexcept { return records_[i]; }
+  // Item i's creation, timed on its worker: begun at `start_ns`, returned at `end_ns`, its
+  // highest descriptor `fd` (-1: it failed, or made none in the process's table). Its close,
+  // if timed, is the record's close_ns, written by the caller.
+  void created(std::size_t i, std::int64_t start_ns, std::int64_t end_ns, std::int16_t worker,
+               std::int32_t fd, CallKind kind = CallKind::call) noexcept {
+    CallRecord& record = records_[i];
+    record.start_ns = start_ns;
+    record.create_ns = end_ns - start_ns;
+    record.fd = fd;
+    record.worker = worker;
+    record.kind = kind;
+  }
   [[nodiscard]] const std::vector<CallRecord>& records() const noexcept { return records_; }
   [[nodiscard]] std::vector<CallRecord>& records() noexcept { return records_; }
 

@@ -81,8 +81,10 @@ KernelAttribution::Classified KernelAttribution::classify(const platform::Kernel
     c.cause = OffCpuCause::page_fault;
   } else if (any({"futex_", "__futex", "__mutex_lock", "mutex_lock", "rwsem_down", "down_read",
                   "down_write", "percpu_rwsem", "rt_mutex", "__vma_start_write",
-                  "__vma_enter_locked"})) {
+                  "__vma_enter_locked", "__lock_sock", "lock_sock_nested"})) {
     // __vma_start_write waits for a VMA's readers to leave: the per-VMA lock of an mmap or munmap.
+    // __lock_sock waits for a socket's owner: threads accepting on one listener take turns at
+    // its lock in inet_csk_accept, and wait out the holder's preemption.
     c.cause = OffCpuCause::lock;
   } else {
     c.cause = OffCpuCause::other;

@@ -233,10 +233,69 @@ PlannedResult OpenPlan::planned(const Combination& c) const {
                         });
 }
 
-std::vector<PlannedResult> OpenPlan::planned() const {
+std::vector<PlannedResult> SweepPlan::planned() const {
   std::vector<PlannedResult> plan;
-  for (const auto& c : combinations_) plan.push_back(planned(c));
+  for (const auto& c : combinations()) plan.push_back(planned(c));
   return plan;
+}
+
+namespace {
+
+// The listeners a combination's accept workload makes.
+int listeners_of(const Combination& c) {
+  return c.strategy->listener_per_worker ? c.config.threads : 1;
+}
+
+}  // namespace
+
+AcceptPlan::AcceptPlan(const AcceptOptions& options, std::vector<Combination> combinations)
+    : options_(options), combinations_(std::move(combinations)) {
+  std::vector<DescriptorBudget> budgets;
+  for (const auto& c : combinations_) {
+    const int listeners = listeners_of(c);
+    if (!recipes_.contains(listeners)) {
+      recipes_.emplace(listeners,
+                       accept_workload_recipe(options.kind, options.connections, listeners));
+    }
+    budgets.push_back(descriptors_.budget(c, held_by(c)));
+  }
+  descriptors_.reserve(budgets, "--connections or --pregrow");
+}
+
+const WorkloadRecipe& AcceptPlan::recipe_of(const Combination& c) const {
+  const auto it = recipes_.find(listeners_of(c));
+  FDBENCH_ASSERT(it != recipes_.end());  // a combination of the plan, or one like it
+  return it->second;
+}
+
+std::uint64_t AcceptPlan::held_by(const Combination& c) const {
+  return options_.connections + accept_fixed_descriptors(listeners_of(c));
+}
+
+bool AcceptPlan::fits(const Combination& c) const { return descriptors_.fits(c, held_by(c)); }
+
+Section AcceptPlan::section() const {
+  FDBENCH_ASSERT(!recipes_.empty());
+  Section section = section_of(recipes_.begin()->second, options_.repeat, options_.warmup);
+  section.burst = options_.connections;
+  section.held = true;
+  section.fresh_child = true;
+  return section;
+}
+
+SchedulerSettings AcceptPlan::settings() const {
+  return {options_.order, options_.latency,
+          latency_bytes_of(options_.latency, options_.connections, false), options_.timeout_s,
+          fmt::format("accepting {} connections", to_string(options_.kind))};
+}
+
+PlannedResult AcceptPlan::planned(const Combination& c) const {
+  const WorkloadRecipe& recipe = recipe_of(c);
+  auto start = descriptors_.or_skipped(in_fresh_children(recipe, c), recipe.facts, c, held_by(c));
+  return planned_result(c,
+                        {0, std::string(c.strategy->name), c.config.threads, c.pregrow,
+                         std::string(to_string(WorkloadKind::accept))},
+                        std::move(start));
 }
 
 }  // namespace fdbench

@@ -6,6 +6,7 @@
 // started in this process or in a fresh child per repetition.
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -81,28 +82,55 @@ std::vector<Combination> socket_combinations(const SocketOptions& options);
 // unavailable: no seed accepted connections), each in a fresh child.
 std::vector<Combination> accept_combinations(const AcceptOptions& options);
 
+// A sweep's plan, whatever its workload: what `tune` measures and recommends from, and what a
+// command hands the Scheduler. Its planned results refer to it: it outlives their measurement.
+class SweepPlan {
+ public:
+  SweepPlan() = default;
+  SweepPlan(const SweepPlan&) = delete;
+  SweepPlan& operator=(const SweepPlan&) = delete;
+  virtual ~SweepPlan() = default;
+
+  [[nodiscard]] virtual const std::vector<Combination>& combinations() const = 0;
+  // The most descriptors the workload holds at once, besides its workers' and fdbench's own.
+  [[nodiscard]] virtual std::uint64_t held() const = 0;
+  // Whether `c`'s descriptors fit under the limit reserved (or `c` is unavailable here).
+  [[nodiscard]] virtual bool fits(const Combination& c) const = 0;
+  // What the results measure.
+  [[nodiscard]] virtual Section section() const = 0;
+  [[nodiscard]] virtual SchedulerSettings settings() const = 0;
+  // `c`'s result (one skipped with the reason where it does not fit); `c` need not be one of
+  // combinations() but must differ from one only in its pregrow.
+  [[nodiscard]] virtual PlannedResult planned(const Combination& c) const = 0;
+  [[nodiscard]] std::vector<PlannedResult> planned() const;  // every combination's
+};
+
 // The plan of a command that opens files (`open`, `tune`): its combinations, measured on one
-// set of files prepared once. Its planned results refer to it: it outlives their measurement.
-class OpenPlan {
+// set of files prepared once.
+class OpenPlan final : public SweepPlan {
  public:
   // Reserves RLIMIT_NOFILE for the combinations (Error naming `what_to_lower` when none fits),
   // prepares the files (`progress` hears a generated set being made), and reserves again for
   // a tree's or a reused set's size, known only then.
   OpenPlan(const OpenOptions& options, std::vector<Combination> combinations,
            std::string_view what_to_lower, const FileSet::CreationProgress& progress);
-  OpenPlan(const OpenPlan&) = delete;
-  OpenPlan& operator=(const OpenPlan&) = delete;
 
   [[nodiscard]] const OpenInput& input() const { return in_; }
-  [[nodiscard]] const std::vector<Combination>& combinations() const { return combinations_; }
+  [[nodiscard]] const std::vector<Combination>& combinations() const override {
+    return combinations_;
+  }
   // The descriptors each combination holds at once (--keep-open: every file).
-  [[nodiscard]] std::uint64_t held() const { return options_.keep_open ? in_.summary.files : 0; }
-  [[nodiscard]] bool fits(const Combination& c) const { return descriptors_.fits(c, held()); }
-  // What the results measure: the files, their filesystem, how they are named and opened.
-  [[nodiscard]] Section section() const;
-  [[nodiscard]] SchedulerSettings settings() const;
-  [[nodiscard]] PlannedResult planned(const Combination& c) const;
-  [[nodiscard]] std::vector<PlannedResult> planned() const;  // every combination's
+  [[nodiscard]] std::uint64_t held() const override {
+    return options_.keep_open ? in_.summary.files : 0;
+  }
+  [[nodiscard]] bool fits(const Combination& c) const override {
+    return descriptors_.fits(c, held());
+  }
+  // The files, their filesystem, how they are named and opened.
+  [[nodiscard]] Section section() const override;
+  [[nodiscard]] SchedulerSettings settings() const override;
+  [[nodiscard]] PlannedResult planned(const Combination& c) const override;
+  using SweepPlan::planned;
 
  private:
   const OpenOptions& options_;
@@ -111,6 +139,36 @@ class OpenPlan {
   OpenInput in_;
   OpenSpec spec_;
   WorkloadRecipe recipe_;
+};
+
+// The plan of a command that accepts connections (`accept`, `tune --workload accept`): each
+// combination in a fresh server process per repetition, every one accepting the same burst
+// (a listener per worker where its strategy asks for one). Reserves RLIMIT_NOFILE for the
+// combinations (Error naming what to lower when none fits).
+class AcceptPlan final : public SweepPlan {
+ public:
+  AcceptPlan(const AcceptOptions& options, std::vector<Combination> combinations);
+
+  [[nodiscard]] const std::vector<Combination>& combinations() const override {
+    return combinations_;
+  }
+  [[nodiscard]] std::uint64_t held() const override { return options_.connections; }
+  [[nodiscard]] bool fits(const Combination& c) const override;
+  // The burst and its kind.
+  [[nodiscard]] Section section() const override;
+  [[nodiscard]] SchedulerSettings settings() const override;
+  [[nodiscard]] PlannedResult planned(const Combination& c) const override;
+  using SweepPlan::planned;
+
+ private:
+  // `c`'s workload: the burst on as many listeners as its strategy makes.
+  [[nodiscard]] const WorkloadRecipe& recipe_of(const Combination& c) const;
+  // What `c`'s server holds: the burst, its listeners and its client's channel.
+  [[nodiscard]] std::uint64_t held_by(const Combination& c) const;
+  const AcceptOptions& options_;
+  std::vector<Combination> combinations_;
+  std::map<int, WorkloadRecipe> recipes_;  // by listener count: stable while measured
+  SweepDescriptors descriptors_;
 };
 
 }  // namespace fdbench

@@ -117,31 +117,6 @@ std::vector<PlannedResult> socket_plan(const SocketOptions& options,
   return plan;
 }
 
-// The listeners a combination's accept workload makes.
-int listeners_of(const Combination& c) {
-  return c.strategy->listener_per_worker ? c.config.threads : 1;
-}
-
-// accept's results, each in a fresh server process per repetition, every one accepting the
-// same burst.
-// recipes[i] is combinations[i]'s workload (a listener per worker where its strategy asks).
-std::vector<PlannedResult> accept_plan(std::span<const Combination> combinations,
-                                       const std::vector<WorkloadRecipe>& recipes,
-                                       const SweepDescriptors& descriptors) {
-  const std::string op(to_string(WorkloadKind::accept));
-  std::vector<PlannedResult> plan;
-  for (std::size_t i = 0; i < combinations.size(); ++i) {
-    const Combination& c = combinations[i];
-    const WorkloadRecipe& recipe = recipes[i];
-    const std::uint64_t held = recipe.facts.ops + accept_fixed_descriptors(listeners_of(c));
-    auto start = descriptors.or_skipped(in_fresh_children(recipe, c), recipe.facts, c, held);
-    plan.push_back(planned_result(
-        c, {0, std::string(c.strategy->name), c.config.threads, c.pregrow, op},
-        std::move(start)));
-  }
-  return plan;
-}
-
 }  // namespace
 
 Session::Session(Environment env, std::vector<std::unique_ptr<Reporter>> reporters,
@@ -297,34 +272,21 @@ void Session::run_socket(const SocketOptions& options) {
           StopRule::of(options.repeat, options.warmup), settings, options.rcu_expedited);
 }
 
-void Session::run_accept(const AcceptOptions& options) {
+std::unique_ptr<AcceptPlan> Session::plan_accept(const AcceptOptions& options,
+                                                 std::vector<Combination> combinations) {
+  // First: the descriptor budget counts the tracer's descriptors, and every worker inherits it.
   attach_kernel(options.kernel_trace);
-  const std::vector<Combination> combinations = accept_combinations(options);
-  std::vector<WorkloadRecipe> recipes;  // one per combination, alive while measured
-  // The server holds the burst, its listeners and its client's channel; the client process,
-  // under the same limit, the burst's other ends.
-  SweepDescriptors descriptors;
-  std::vector<DescriptorBudget> budgets;
-  for (const auto& c : combinations) {
-    recipes.push_back(
-        accept_workload_recipe(options.kind, options.connections, listeners_of(c)));
-    budgets.push_back(descriptors.budget(
-        c, recipes.back().facts.ops + accept_fixed_descriptors(listeners_of(c))));
-  }
-  descriptors.reserve(budgets, "--connections or --pregrow");
-  plan_progress(std::max<std::size_t>(1, options.rcu_expedited.size()) * combinations.size(),
-                options.repeat, options.warmup);
-  Section section = section_of(recipes.front(), options.repeat, options.warmup);
-  section.burst = options.connections;
-  section.held = true;
-  section.fresh_child = true;
-  const SchedulerSettings settings{
-      options.order, options.latency,
-      latency_bytes_of(options.latency, options.connections, false), options.timeout_s,
-      fmt::format("accepting {} connections", to_string(options.kind))};
-  announce(section, options.kernel_trace);
-  measure(accept_plan(combinations, recipes, descriptors),
-          StopRule::of(options.repeat, options.warmup), settings, options.rcu_expedited);
+  return std::make_unique<AcceptPlan>(options, std::move(combinations));
+}
+
+void Session::run_accept(const AcceptOptions& options) {
+  const auto plan = plan_accept(options, accept_combinations(options));
+  plan_progress(
+      std::max<std::size_t>(1, options.rcu_expedited.size()) * plan->combinations().size(),
+      options.repeat, options.warmup);
+  announce(plan->section(), options.kernel_trace);
+  measure(plan->planned(), StopRule::of(options.repeat, options.warmup), plan->settings(),
+          options.rcu_expedited);
 }
 
 FileSet::CreationProgress Session::creation_progress() const {

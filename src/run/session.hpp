@@ -51,6 +51,10 @@ class Session {
   std::unique_ptr<OpenPlan> plan_open(const OpenOptions& options,
                                       std::vector<Combination> combinations,
                                       std::string_view what_to_lower);
+  // The plan of `combinations` accepting the burst `options` names: the kernel tracer attached
+  // first where asked, the descriptors reserved (Error when none fits).
+  std::unique_ptr<AcceptPlan> plan_accept(const AcceptOptions& options,
+                                          std::vector<Combination> combinations);
   // Tells the reporters what the next results measure, with the kernel tracer's state where
   // `kernel_trace` asks for it (and has it recorded from then on).
   void announce(Section section, bool kernel_trace);

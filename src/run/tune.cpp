@@ -15,6 +15,7 @@
 #include "fdbench/error.hpp"
 #include "model/format.hpp"
 #include "model/statistics.hpp"
+#include "output/tune_text.hpp"
 #include "platform/platform.hpp"
 #include "run/planner.hpp"
 #include "run/progress.hpp"
@@ -38,16 +39,21 @@ std::vector<int> thread_counts() {
   return counts;
 }
 
+// Whether tune measures `info` for `op`'s items: a recommendable strategy that can make them
+// here, or one asked for (`asked`) that is one for the workload.
+bool tuned(const StrategyInfo& info, ItemSpec::Op op, const std::vector<std::string>& asked) {
+  if (info.accepts_only && op != ItemSpec::Op::accept_connection) return false;
+  if (std::find(asked.begin(), asked.end(), info.name) != asked.end()) return true;
+  return info.recommendable && unavailable_reason(info, StrategyConfig{}, op).empty();
+}
+
 // Every recommendable strategy available here and those asked for (`open.strategies`), at
 // every thread count, and those that batch at each batch size; pre-grown where a fresh child
 // holds the descriptors.
 std::vector<Combination> tune_combinations(const OpenOptions& open) {
-  const std::vector<std::string>& extra = open.strategies;
   std::vector<Combination> combos;
   for (const auto& info : strategy_registry()) {
-    const bool asked = std::find(extra.begin(), extra.end(), info.name) != extra.end();
-    if (!asked && (!info.recommendable || !info.unavailable_reason().empty())) continue;
-    if (info.accepts_only) continue;  // tune opens files
+    if (!tuned(info, ItemSpec::Op::open_file, open.strategies)) continue;
     std::vector<int> batches{1};
     if (info.uses_batch()) batches.assign(std::begin(kBatches), std::end(kBatches));
     for (const int threads : thread_counts()) {
@@ -63,6 +69,31 @@ std::vector<Combination> tune_combinations(const OpenOptions& open) {
   return combos;
 }
 
+// accept's: every strategy that accepts here (or asked for, `accept.strategies`) at every
+// thread count, each pre-grown (a server holds what it accepts); no batch (none applies).
+std::vector<Combination> tune_combinations(const AcceptOptions& accept) {
+  std::vector<Combination> combos;
+  for (const auto& info : strategy_registry()) {
+    if (!tuned(info, ItemSpec::Op::accept_connection, accept.strategies)) continue;
+    for (const int threads : thread_counts()) {
+      combos.push_back({&info, {threads, 1, accept.uring}, kAutomatic, ""});
+    }
+  }
+  return combos;
+}
+
+// The sweep's plan: accept's burst, or open's files prepared once (what `report` says of them).
+std::unique_ptr<SweepPlan> tune_plan(Session& session, const TuneOptions& options,
+                                     TuneSummary& report) {
+  if (options.workload == WorkloadKind::accept) {
+    return session.plan_accept(options.accept, tune_combinations(options.accept));
+  }
+  auto plan = session.plan_open(options.open, tune_combinations(options.open),
+                                "--files (use --list with fewer paths)");
+  report.input = plan->input().summary;
+  return plan;
+}
+
 // What tune says on stderr as the sweep goes: a line as each turn of it ends (every
 // combination still measuring has run one more repetition), how many took part; and once the
 // first timed turn says how long a turn takes here, whether the least every combination runs
@@ -70,10 +101,12 @@ std::vector<Combination> tune_combinations(const OpenOptions& open) {
 class TurnProgress final : public Progress {
  public:
   explicit TurnProgress(std::function<void(const std::string&)> say) : say_(std::move(say)) {}
-  // The sweep starts, with `budget_s` seconds for it and `warmup` untimed turns first.
-  void sweep_begins(double budget_s, int warmup) {
+  // The sweep starts, with `budget_s` seconds for it and `warmup` untimed turns first;
+  // `sizing` is the option that makes its repetitions shorter (--files, --connections).
+  void sweep_begins(double budget_s, int warmup, std::string_view sizing) {
     budget_s_ = budget_s;
     warmup_ = warmup;
+    sizing_ = sizing;
     began_ns_ = platform::now_ns();
   }
   void plan(std::size_t /*results*/, int /*repetitions*/, double /*max_seconds_each*/) override {}
@@ -110,13 +143,14 @@ class TurnProgress final : public Progress {
     if (least > budget_s_) {
       say_(fmt::format(
           "{} repetitions of every combination take about {:.0f} s here, more than the {:.1f} s "
-          "of --budget left: the sweep will overrun it (raise --budget, or lower --files for "
+          "of --budget left: the sweep will overrun it (raise --budget, or lower {} for "
           "shorter repetitions)",
-          min_samples_for(), least, budget_s_));
+          min_samples_for(), least, budget_s_, sizing_));
     }
   }
   std::function<void(const std::string&)> say_;
   double budget_s_ = 0;
+  std::string_view sizing_;
   int warmup_ = 1;
   std::int64_t began_ns_ = 0;
   std::int64_t turn_began_ns_ = 0;
@@ -150,20 +184,21 @@ class TurnsHeard {
   Session& session_;
 };
 
-// The sweep's section: open's, with the budget the combinations share and a batch column.
-Section sweep_section(const OpenPlan& plan, double precision, double budget_s, int warmup) {
+// The sweep's section: the plan's, with the budget the combinations share and (where it tries
+// batch sizes, so that rows differ by them too) a batch column.
+Section sweep_section(const SweepPlan& plan, double precision, double budget_s, int warmup) {
   Section section = plan.section();
   section.repeat = Repeat{};
   section.repeat.precision = precision;  // auto, each within its share of the budget
   section.budget_s = budget_s;
   section.warmup = warmup;
-  section.batch_column = true;  // the sweep tries batch sizes: rows differ by them too
+  section.batch_column = section.workload == to_string(WorkloadKind::open);
   return section;
 }
 
-// open's settings, in turns whatever the options say (so that drift hits every combination
+// The plan's settings, in turns whatever the options say (so that drift hits every combination
 // alike), without --latency.
-SchedulerSettings sweep_settings(const OpenPlan& plan) {
+SchedulerSettings sweep_settings(const SweepPlan& plan) {
   SchedulerSettings settings = plan.settings();
   settings.order = Order::interleaved;
   settings.latency = false;
@@ -192,7 +227,7 @@ std::size_t index_of(std::span<const Result> sweep, const TunedSetting& s) {
 
 // With held descriptors: the recommended setting again without pre-growing, by the sweep's
 // rule within what is left of the budget, to tell whether the table's growth stalled it here.
-void check_stall(Session& session, const OpenPlan& plan, const Combination& best,
+void check_stall(Session& session, const SweepPlan& plan, const Combination& best,
                  const Result& pregrown, const StopRule& stop, TuneSummary& report) {
   Combination off_setting = best;
   off_setting.pregrow = Pregrow{};
@@ -229,14 +264,13 @@ TuneSummary run_tune(Session& session, const TuneOptions& options,
   report.budget_seconds = options.budget_seconds;
   report.precision = options.precision;
   report.eligibility = options.eligibility;
+  report.workload = options.workload;
   const std::int64_t start_ns = platform::now_ns();
-  const OpenOptions& open = options.open;
   TurnProgress turns(say);
   const TurnsHeard heard(session, turns);
-  const auto plan =
-      session.plan_open(open, tune_combinations(open), "--files (use --list with fewer paths)");
+  const std::unique_ptr<SweepPlan> plan = tune_plan(session, options, report);
   report.nofile = nofile_advice_for(plan->held());
-  report.input = plan->input().summary;
+  report.holds = plan->section().held;
   for (const auto& c : plan->combinations()) {
     ++(plan->fits(c) ? report.combinations : report.skipped);
   }
@@ -248,15 +282,15 @@ TuneSummary run_tune(Session& session, const TuneOptions& options,
         0.0, options.budget_seconds - static_cast<double>(platform::now_ns() - start_ns) / 1e9);
   };
   const double n = report.combinations;
-  const double sweep_budget = budget_left() * (open.keep_open ? n / (n + 1) : 1.0);
+  const double sweep_budget = budget_left() * (report.holds ? n / (n + 1) : 1.0);
   say(sweep_begins_text(report, sweep_budget));
   // Taking turns, every repetition's workers are made for it and primed by an untimed pass
   // (Scheduler::start_window): a warm-up turn would only do that again. Alone, a combination
   // keeps its workers, and the warm-up primes them.
   const int warmup = report.combinations > 1 ? 0 : 1;
   session.announce(sweep_section(*plan, options.precision, options.budget_seconds, warmup),
-                   open.kernel_trace);
-  turns.sweep_begins(sweep_budget, warmup);
+                   options.open.kernel_trace);
+  turns.sweep_begins(sweep_budget, warmup, sizing_option(options.workload));
   report.sweep = measured(session, plan->planned(),
                           StopRule::within_budget(options.precision, sweep_budget, warmup),
                           sweep_settings(*plan));
@@ -268,7 +302,7 @@ TuneSummary run_tune(Session& session, const TuneOptions& options,
     const Result& pregrown = report.sweep[best];
     report.best_interval_reached = pregrown.median_ci.reached;
     // Only a table the workload grows can stall: not one whose descriptors live in a ring.
-    if (open.keep_open && report.recommendation->pregrow_to) {
+    if (report.holds && report.recommendation->pregrow_to) {
       say("the recommended setting again, without pre-growing the table");
       check_stall(session, *plan, plan->combinations()[best], pregrown,
                   StopRule::within_budget(options.precision, budget_left(), 1), report);

@@ -25,6 +25,11 @@ namespace fdbench {
 class Session;  // run/session.hpp: the command's reporters, for `fdbench tune`
 
 struct TuneOptions {
+  // --workload: what the sweep measures: opening `open`'s files, or a fresh server accepting
+  // `accept`'s burst (--connections, --kind; `accept.strategies` names the ones to measure
+  // besides the recommendable strategies that accept here).
+  WorkloadKind workload = WorkloadKind::open;
+  AcceptOptions accept;
   // The files (--files, --dir, --tree, --list, --keep-open); `strategies` names the ones to
   // measure besides the recommendable strategies available here (empty: none).
   OpenOptions open;

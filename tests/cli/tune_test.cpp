@@ -217,5 +217,54 @@ TEST_F(Tune, UsageErrorsNameTheirFlag) {
   }
 }
 
+// tune --workload accept (issue 37 item 5): a server's answer through the same sweep. It
+// measures the strategies that accept here, accept's own among them, and recommends one it
+// measured, with the table size a server holding the burst pre-grows to.
+TEST_F(Tune, RecommendsForAcceptFromTheStrategiesItMeasured) {
+  const RunResult run = run_fdbench({"tune", "--workload", "accept", "--connections", "100",
+                                     "--budget", "2", "--format", "json"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto document = nlohmann::json::parse(run.out);
+  std::set<std::string> measured;
+  for (const auto& r : document.at("results")) {
+    EXPECT_EQ(r.at("workload"), "accept") << r.dump();
+    if (r.at("status") == "measured") measured.insert(r.at("strategy").get<std::string>());
+  }
+  EXPECT_EQ(measured.count("threads"), 1U) << document.at("results").dump();
+  if (find_strategy("epoll")->unavailable_reason().empty()) {
+    EXPECT_EQ(measured.count("epoll"), 1U) << "made for accept: measured for it";
+  }
+  const auto& rec = document.at("recommendation");
+  for (const char* field : {"strategy", "threads", "batch", "ops_per_sec", "fastest",
+                            "within_noise", "compared", "inconclusive", "knee_threads",
+                            "pregrow_to"}) {
+    EXPECT_TRUE(rec.contains(field)) << field << " " << rec.dump();
+  }
+  expect_adoptable_here(rec);
+  const std::string best = rec.at("strategy");
+  EXPECT_EQ(measured.count(best), 1U) << best;
+  EXPECT_EQ(find_strategy(best)->fd_table, FdTable::shared) << "no --allow-process/direct";
+  ASSERT_TRUE(rec.at("pregrow_to").is_number_integer()) << rec.dump();
+  EXPECT_GE(rec.at("pregrow_to").get<int>(), 100) << "a server holds every connection";
+  // The recommended setting again without pre-growing: a result of its own, pregrow off.
+  bool off_measured = false;
+  for (const auto& r : document.at("results")) {
+    off_measured = off_measured || (r.at("strategy") == best && r.at("pregrow") == "off");
+  }
+  EXPECT_TRUE(off_measured) << document.at("results").dump();
+}
+
+// The options of one workload with the other are refused up front, as is an unknown one.
+TEST_F(Tune, RefusesTheOtherWorkloadsOptions) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"tune", "--workload", "accept", "--files", "10"},
+        std::vector<std::string>{"tune", "--connections", "10"},
+        std::vector<std::string>{"tune", "--workload", "create"}}) {
+    const RunResult run = run_fdbench(args);
+    EXPECT_EQ(run.exit_code, 2) << args.back() << run.err;
+    EXPECT_NE(run.err.find("--"), std::string::npos) << run.err;
+  }
+}
+
 }  // namespace tune_test
 }  // namespace fdbench::testing

@@ -42,7 +42,10 @@ const std::vector<std::string> kFunctions = {"__schedule",
                                              "do_wait",
                                              "kernel_wait4",
                                              "__do_sys_wait4",
-                                             "do_wait_for_common"};
+                                             "do_wait_for_common",
+                                             "__lock_sock",
+                                             "lock_sock_nested",
+                                             "inet_csk_accept"};
 
 std::string_view symbol(std::uint64_t address) {
   return address >= 1 && address <= kFunctions.size() ? std::string_view(kFunctions[address - 1])
@@ -132,10 +135,13 @@ TEST(KernelEvidence, EachCauseFromItsCallChain) {
   r.out(101, 9, {"__schedule", "schedule", "do_nanosleep", "hrtimer_nanosleep"}).in(101, 10);
   r.out(101, 11, {"__schedule", "schedule", "futex_wait"}, /*preempted=*/true).in(101, 12);
   r.out(101, 13, {"__schedule", "schedule", "__vma_start_write", "__split_vma"}).in(101, 14);
+  r.out(101, 15, {"__schedule", "schedule", "__lock_sock", "lock_sock_nested", "inet_csk_accept"})
+      .in(101, 16);
   const KernelSample s = a.during(r.get(), 0, 20 * kMs);
   EXPECT_EQ(off(s, OffCpuCause::fd_table_growth), kMs);
   EXPECT_EQ(s.grace_period, "expedited");
-  EXPECT_EQ(off(s, OffCpuCause::lock), 2 * kMs) << "a futex, and a VMA's lock in an mmap";
+  EXPECT_EQ(off(s, OffCpuCause::lock), 3 * kMs)
+      << "a futex, a VMA's lock in an mmap, and a listener's socket lock in accept";
   EXPECT_EQ(off(s, OffCpuCause::io_uring_wait), kMs);
   EXPECT_EQ(off(s, OffCpuCause::page_fault), kMs);
   EXPECT_EQ(off(s, OffCpuCause::other), kMs);
@@ -143,7 +149,7 @@ TEST(KernelEvidence, EachCauseFromItsCallChain) {
   // The scheduler's own frames are left out of the chain shown.
   ASSERT_EQ(s.other_stacks.size(), 1U);
   EXPECT_EQ(s.other_stacks.begin()->first, "do_nanosleep ← hrtimer_nanosleep");
-  EXPECT_EQ(s.switches, 7U);
+  EXPECT_EQ(s.switches, 8U);
 }
 
 TEST(KernelEvidence, OnlyTheTimedRegionCounts) {

@@ -20,6 +20,7 @@ using testing::ResultBuilder;
 TuneSummary report_of(std::vector<Result> sweep, Eligibility eligibility = {}) {
   TuneSummary report;
   report.input.keep_open = !sweep.empty() && sweep.front().holds_descriptors;
+  report.holds = report.input.keep_open;
   report.sweep = std::move(sweep);
   report.combinations = static_cast<int>(report.sweep.size());
   report.precision = 0.03;

@@ -143,13 +143,7 @@ class DrainStrategy final : public Strategy {
         tally.fail(EOVERFLOW);
         continue;
       }
-      if (trace != nullptr) {
-        CallRecord& record = trace->at(i);
-        record.start_ns = start;
-        record.create_ns = done - start;
-        record.worker = worker;
-        record.fd = fd;
-      }
+      if (trace != nullptr) trace->created(i, start, done, worker, fd);
       work.keep(i, fd);
     }
     return false;  // interrupted

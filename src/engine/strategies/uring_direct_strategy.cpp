@@ -91,7 +91,14 @@ class UringDirectStrategy final : public Strategy {
   Repetition run(Workload& work) override {
     const ItemSpec spec = work.spec();
     if (auto why = uring_direct_cannot_make(spec.op); !why.empty()) throw Unavailable(why);
-    if (spec.op == ItemSpec::Op::accept_connection) return run_accept(work, spec);
+    if (spec.op == ItemSpec::Op::accept_connection) {
+      // Into each ring's slots, a slot for every connection (any ring may take the whole
+      // burst), released after the clock: the table never grows.
+      return uring::run_accept<DirectWorker>(
+          group_, workers_, work, spec.listen_fd, true,
+          [](DirectWorker& w, std::size_t n) { w.ensure_table(static_cast<unsigned>(n)); },
+          [](DirectWorker& w) { w.release_table(); });
+    }
     const bool hold = spec.keep_open;
     const std::size_t n = work.ops();
     const auto t = static_cast<std::size_t>(workers_.size());
@@ -110,39 +117,6 @@ class UringDirectStrategy final : public Strategy {
     for (int w = 0; w < workers_.size(); ++w) {
       if (workers_[w].error < 0) {
         throw Error("io_uring_enter failed: " + errno_text(-workers_[w].error));
-      }
-      rep.tally.merge(workers_[w].tally);
-    }
-    return rep;
-  }
-
-  // fdbench accept: a multishot accept per ring into its slots (uring::accept_burst); any ring
-  // may take the whole burst, so each has a slot for every connection. The table never grows.
-  Repetition run_accept(Workload& work, const ItemSpec& spec) {
-    const std::size_t n = work.ops();
-    for (int w = 0; w < workers_.size(); ++w) {
-      workers_[w].tally = Tally{};
-      workers_[w].error = 0;
-    }
-    uring::on_each_worker(group_,
-                          [&](int w) { workers_[w].ensure_table(static_cast<unsigned>(n)); });
-    std::atomic<std::size_t> taken{0};
-    const uring::AcceptBurst burst{spec.listen_fd, true, n, &taken, &work};
-    const std::function<void(int)> body = [&](int w) {
-      workers_[w].error = uring::accept_burst(workers_[w].ring.get(), burst, workers_[w].tally,
-                                              work.trace());
-    };
-    Repetition rep;
-    rep.ns = group_.run(body);
-    rep.start_ns = group_.started_ns();
-    rep.usage = group_.usage();
-    uring::on_each_worker(group_, [&](int w) {
-      uring::end_accept(workers_[w].ring.get(), spec.listen_fd);
-      workers_[w].release_table();  // closes the accepted connections
-    });
-    for (int w = 0; w < workers_.size(); ++w) {
-      if (workers_[w].error < 0) {
-        throw Error("io_uring accept failed: " + errno_text(-workers_[w].error));
       }
       rep.tally.merge(workers_[w].tally);
     }

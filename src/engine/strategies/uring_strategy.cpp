@@ -49,7 +49,10 @@ class UringStrategy final : public Strategy {
   Repetition run(Workload& work) override {
     const ItemSpec spec = work.spec();
     if (auto why = uring_cannot_make(spec.op); !why.empty()) throw Unavailable(why);
-    if (spec.op == ItemSpec::Op::accept_connection) return run_accept(work, spec);
+    if (spec.op == ItemSpec::Op::accept_connection) {
+      // Normal descriptors, handed to the workload; cancelled once the clock stopped.
+      return uring::run_accept(group_, workers_, work, spec.listen_fd, false);
+    }
     const std::size_t n = work.ops();
     const auto t = static_cast<std::size_t>(workers_.size());
     for (int w = 0; w < workers_.size(); ++w) {
@@ -75,31 +78,6 @@ class UringStrategy final : public Strategy {
   }
 
  private:
-  // fdbench accept: a multishot accept per ring (uring::accept_burst), normal descriptors
-  // handed to the workload; cancelled once the clock stopped.
-  Repetition run_accept(Workload& work, const ItemSpec& spec) {
-    std::atomic<std::size_t> taken{0};
-    const uring::AcceptBurst burst{spec.listen_fd, false, work.ops(), &taken, &work};
-    for (int w = 0; w < workers_.size(); ++w) workers_[w].tally = Tally{};
-    const std::function<void(int)> body = [&](int w) {
-      workers_[w].error = uring::accept_burst(workers_[w].ring.get(), burst, workers_[w].tally,
-                                              work.trace());
-    };
-    Repetition rep;
-    rep.ns = group_.run(body);
-    rep.start_ns = group_.started_ns();
-    rep.usage = group_.usage();
-    uring::on_each_worker(
-        group_, [&](int w) { uring::end_accept(workers_[w].ring.get(), spec.listen_fd); });
-    for (int w = 0; w < workers_.size(); ++w) {
-      if (workers_[w].error < 0) {
-        throw Error("io_uring accept failed: " + errno_text(-workers_[w].error));
-      }
-      rep.tally.merge(workers_[w].tally);
-    }
-    return rep;
-  }
-
   void run_share(UringWorker& w, uring::SubmissionClock& clock, const ItemSpec& spec,
                  Workload& work, std::size_t begin, std::size_t end) noexcept {
     const std::size_t chunk = std::min<std::size_t>(batch_, w.ring.sq_entries());

@@ -52,7 +52,8 @@ bool arm_accept(io_uring* ring, const AcceptBurst& burst) noexcept {
 int accept_burst(io_uring* ring, const AcceptBurst& burst, Tally& tally,
                  CallTrace* trace) noexcept {
   const std::int16_t worker = trace != nullptr ? trace->worker() : 0;
-  std::int64_t last = platform::now_ns();
+  // The clock is read only to time each accept (--latency), as the drain strategies do.
+  std::int64_t last = trace != nullptr ? platform::now_ns() : 0;
   bool armed = false;
   while (burst.taken->load(std::memory_order_relaxed) < burst.n && interrupted() == 0) {
     if (!armed && !(armed = arm_accept(ring, burst))) return -EBUSY;
@@ -71,19 +72,13 @@ int accept_burst(io_uring* ring, const AcceptBurst& burst, Tally& tally,
         continue;
       }
       const std::size_t i = burst.taken->fetch_add(1, std::memory_order_relaxed);
-      const std::int64_t now = platform::now_ns();
+      const std::int64_t now = trace != nullptr ? platform::now_ns() : 0;
       if (i >= burst.n) {  // never: the client connected exactly n
         if (!burst.direct) close(cqe->res);
         tally.fail(EOVERFLOW);
         continue;
       }
-      if (trace != nullptr) {
-        CallRecord& record = trace->at(i);
-        record.start_ns = last;
-        record.create_ns = now - last;
-        record.worker = worker;
-        record.fd = burst.direct ? -1 : cqe->res;
-      }
+      if (trace != nullptr) trace->created(i, last, now, worker, burst.direct ? -1 : cqe->res);
       last = now;
       if (!burst.direct) burst.work->keep(i, cqe->res);
     }

@@ -10,7 +10,10 @@
 #include <string_view>
 #include <vector>
 
+#include "common/errors.hpp"
 #include "engine/strategies/worker_group.hpp"
+#include "engine/strategy.hpp"
+#include "fdbench/error.hpp"
 #include "engine/workload.hpp"
 #include "engine/call_trace.hpp"
 #include "platform/platform.hpp"
@@ -81,6 +84,45 @@ class PerWorker {
   std::vector<std::unique_ptr<T>> items_;
 };
 
+// fdbench accept on every worker's ring (Worker: a ring, a tally and an error each): a
+// multishot accept per ring (accept_burst), timed; then, untimed, each cancelled and `after`
+// run on its worker's thread. `direct`: into each ring's slots, which `before` gives room for
+// `n` connections untimed first, any ring may take the whole burst, and `after` releases
+// (closing the connections); otherwise normal descriptors, handed to the workload.
+template <class Worker>
+Repetition run_accept(WorkerGroup& group, PerWorker<Worker>& workers, Workload& work,
+                      int listener, bool direct,
+                      const std::function<void(Worker&, std::size_t n)>& before = {},
+                      const std::function<void(Worker&)>& after = {}) {
+  const std::size_t n = work.ops();
+  for (int w = 0; w < workers.size(); ++w) {
+    workers[w].tally = Tally{};
+    workers[w].error = 0;
+  }
+  if (before) on_each_worker(group, [&](int w) { before(workers[w], n); });
+  std::atomic<std::size_t> taken{0};
+  const AcceptBurst burst{listener, direct, n, &taken, &work};
+  const std::function<void(int)> body = [&](int w) {
+    workers[w].error =
+        accept_burst(workers[w].ring.get(), burst, workers[w].tally, work.trace());
+  };
+  Repetition rep;
+  rep.ns = group.run(body);
+  rep.start_ns = group.started_ns();
+  rep.usage = group.usage();
+  on_each_worker(group, [&](int w) {
+    end_accept(workers[w].ring.get(), listener);
+    if (after) after(workers[w]);
+  });
+  for (int w = 0; w < workers.size(); ++w) {
+    if (workers[w].error < 0) {
+      throw Error("io_uring accept failed: " + errno_text(-workers[w].error));
+    }
+    rep.tally.merge(workers[w].tally);
+  }
+  return rep;
+}
+
 // --latency for a worker that submits batches: one CallKind::submission record per batch of
 // creations, on the slot of the batch's first item, timed from just before it is submitted to
 // the reaping of its last completion (and the same for the batch's separate submission of
@@ -95,32 +137,28 @@ class SubmissionClock {
   // Just before the batch whose first item is `first` is submitted.
   void submitting(std::size_t first) noexcept {
     if (trace_ == nullptr) return;
-    record_ = &trace_->at(first);
+    first_ = first;
     start_ = platform::now_ns();
   }
   // Its last completion reaped; `highest_fd`: the highest descriptor of the process table it
   // returned (-1: none).
   void reaped(int highest_fd) noexcept {
-    if (record_ == nullptr) return;
-    const std::int64_t now = platform::now_ns();
-    record_->start_ns = start_;
-    record_->create_ns = now - start_;
-    record_->fd = highest_fd;
-    record_->worker = worker_;
-    record_->kind = CallKind::submission;
+    if (trace_ == nullptr) return;
+    trace_->created(first_, start_, platform::now_ns(), worker_, highest_fd,
+                    CallKind::submission);
   }
   // The same batch's closes: just before their submission, and their last completion reaped.
   void submitting_closes() noexcept {
-    if (record_ != nullptr) start_ = platform::now_ns();
+    if (trace_ != nullptr) start_ = platform::now_ns();
   }
   void closes_reaped() noexcept {
-    if (record_ != nullptr) record_->close_ns = platform::now_ns() - start_;
+    if (trace_ != nullptr) trace_->at(first_).close_ns = platform::now_ns() - start_;
   }
 
  private:
   CallTrace* trace_;
   std::int16_t worker_;
-  CallRecord* record_ = nullptr;
+  std::size_t first_ = 0;  // the batch's first item: the slot of its record
   std::int64_t start_ = 0;
 };
 

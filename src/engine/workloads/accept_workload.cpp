@@ -16,6 +16,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>  // timeval, for SO_RCVTIMEO: <sys/socket.h> need not declare it (macOS, BSDs)
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>

@@ -64,21 +64,18 @@ void ItemWorkload::each_traced(std::size_t begin, std::size_t end, Tally& tally,
     if ((i & 4095) == 0 && interrupted() != 0) return;
     int own[kDescriptors];
     int* fds = item_.keep_open ? &held_[i * kDescriptors] : own;
-    CallRecord& record = trace_->at(i);
     const std::int64_t start = platform::now_ns();
     const int err = create(i, fds) != 0 ? errno : 0;
     const std::int64_t created = platform::now_ns();
-    record.start_ns = start;
-    record.create_ns = created - start;
-    record.worker = worker;
+    trace_->created(i, start, created, worker,
+                    err != 0 ? -1 : *std::max_element(fds, fds + kDescriptors));
     if (err != 0) {
       tally.fail(err);
       continue;
     }
-    record.fd = *std::max_element(fds, fds + kDescriptors);
     if (!item_.keep_open) {
       for (const int fd : own) close(fd);
-      record.close_ns = platform::now_ns() - created;
+      trace_->at(i).close_ns = platform::now_ns() - created;
     }
   }
 }

@@ -25,12 +25,22 @@ std::string workers_text(std::span<const Result> sweep, std::string_view strateg
   return worker_count_text(it != sweep.end() ? it->workers : WorkerKind::threads, count);
 }
 
+// "12.3k files/s", or connections for accept's sweep.
+std::string rate_text(const TuneSummary& report, double ops_per_sec) {
+  return fmt::format("{} {}/s", format_rate(ops_per_sec),
+                     report.workload == WorkloadKind::accept ? "connections" : "files");
+}
+
 std::string setting_text(std::span<const Result> sweep, const TunedSetting& s) {
   return fmt::format("{}, {}{}", s.strategy, workers_text(sweep, s.strategy, s.threads),
                      s.batch > 1 ? fmt::format(", batch {}", s.batch) : "");
 }
 
 }  // namespace
+
+std::string_view sizing_option(WorkloadKind workload) {
+  return workload == WorkloadKind::accept ? "--connections" : "--files";
+}
 
 std::string budget_overrun_text(const TuneSummary& report) {
   // Each combination's last repetition may end past its share: what that adds is no overrun.
@@ -81,8 +91,8 @@ std::string sweep_line(const TuneSummary& report) {
   if (const std::string over = budget_overrun_text(report); !over.empty()) {
     line += fmt::format(
         "  ({}: every combination runs {} repetitions at least, the fewest a 95% interval needs, "
-        "after its files are made; raise --budget, or lower --files for shorter repetitions)\n",
-        over, min_samples_for());
+        "after its files are made; raise --budget, or lower {} for shorter repetitions)\n",
+        over, min_samples_for(), sizing_option(report.workload));
   }
   if (report.recommendation && !report.best_interval_reached) {
     line += fmt::format(
@@ -96,19 +106,19 @@ std::string sweep_line(const TuneSummary& report) {
 // Whether the recommended setting stalled without pre-growing (`off`), by the rule of
 // statistics.hpp: a claim either way needs both medians' 95% intervals.
 std::string stall_text(const TuneSummary& report, const Result& off) {
-  const std::string rate = format_rate(off.ops_per_sec);
+  const std::string rate = rate_text(report, off.ops_per_sec);
   if (!off.median_ci.reached || !report.best_interval_reached) {
     return fmt::format(
-        "                 without it {} files/s: too few repetitions to tell whether it "
+        "                 without it {}: too few repetitions to tell whether it "
         "stalled\n",
         rate);
   }
   if (report.stall_seen) {
     return fmt::format(
-        "                 stall seen here: without it {} files/s, significantly slower\n", rate);
+        "                 stall seen here: without it {}, significantly slower\n", rate);
   }
   return fmt::format(
-      "                 no stall seen here: without it {} files/s, within noise (rcu_expedited "
+      "                 no stall seen here: without it {}, within noise (rcu_expedited "
       "or a small table)\n",
       rate);
 }
@@ -116,7 +126,7 @@ std::string stall_text(const TuneSummary& report, const Result& off) {
 std::string table_advice(const TuneSummary& report) {
   const Recommendation& rec = *report.recommendation;
   if (!rec.pregrow_to) {
-    if (report.input.keep_open) {
+    if (report.holds) {
       return fmt::format(
           "  fd table:      no advice needed: {}'s descriptors live in the io_uring's own table, "
           "which never grows the process's\n",
@@ -176,28 +186,28 @@ std::string recommendation_block(const TuneSummary& report) {
   const std::size_t tied = rec.within_noise.size() + 1;
   if (rec.inconclusive()) {
     text += fmt::format(
-        "  inconclusive:  none of the {} settings is separated from the fastest ({}: {} files/s), "
+        "  inconclusive:  none of the {} settings is separated from the fastest ({}: {}), "
         "so the simplest is recommended; a larger --budget or a quieter machine may tell them "
         "apart\n",
         rec.compared, setting_text(report.sweep, rec.fastest),
-        format_rate(rec.fastest.ops_per_sec));
+        rate_text(report, rec.fastest.ops_per_sec));
   } else if (tied > 1) {
     text += fmt::format(
-        "  {} of {} settings are not separated from the fastest ({}: {} files/s): the simplest "
+        "  {} of {} settings are not separated from the fastest ({}: {}): the simplest "
         "of them is recommended\n",
         tied, rec.compared, setting_text(report.sweep, rec.fastest),
-        format_rate(rec.fastest.ops_per_sec));
+        rate_text(report, rec.fastest.ops_per_sec));
   }
-  text += fmt::format("  use:           {}: {} files/s\n", setting_text(report.sweep, rec.best),
-                      format_rate(rec.best.ops_per_sec));
+  text += fmt::format("  use:           {}: {}\n", setting_text(report.sweep, rec.best),
+                      rate_text(report, rec.best.ops_per_sec));
   if (rec.within_noise.empty()) {
     text += "  not separated: none: it is ahead of every other setting\n";
   }
   const std::size_t shown = std::min(rec.within_noise.size(), kAlternativesShown);
   for (std::size_t i = 0; i < shown; ++i) {
-    text += fmt::format("  {:<15}{}: {} files/s\n", i == 0 ? "not separated:" : "",
+    text += fmt::format("  {:<15}{}: {}\n", i == 0 ? "not separated:" : "",
                         setting_text(report.sweep, rec.within_noise[i]),
-                        format_rate(rec.within_noise[i].ops_per_sec));
+                        rate_text(report, rec.within_noise[i].ops_per_sec));
   }
   if (shown < rec.within_noise.size()) {
     text += fmt::format("                 and {} more (--format json lists them all)\n",
