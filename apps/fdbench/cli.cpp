@@ -175,13 +175,15 @@ Cmd parsed_command(const Subcommands& sub) {
 }
 
 // Every path the command line names, looked at in a child process first, under --timeout's
-// limit where it is given (a valid one; a bad one is refused later), else
-// kDefaultPathAnswerTimeout: the command's builders stat() them in this process.
+// limit where it is given (a valid one; a bad one is refused later), but at least
+// kLeastPathAnswerTimeout, else kDefaultPathAnswerTimeout: the command's builders stat() them
+// in this process.
 void check_named_paths_answer(Cmd command, const OptionValues& values) {
   double limit = kDefaultPathAnswerTimeout;
   if (!values[Opt::timeout].empty()) {
     try {
       limit = parse_timeout(values[Opt::timeout], false);
+      if (limit > 0) limit = std::max(limit, kLeastPathAnswerTimeout);
     } catch (const UsageError&) {
     }
   }

@@ -35,6 +35,9 @@ constexpr double kDefaultTreeTimeout = 60;
 // answer its first stat() when no --timeout is given: a dead mount never answers, and a
 // working one answers in far less.
 constexpr double kDefaultPathAnswerTimeout = 10;
+// A --timeout below this is a limit for a repetition, not for a stat(): a path is given this
+// long to answer (a working NFS mount under load may take some milliseconds).
+constexpr double kLeastPathAnswerTimeout = 1;
 constexpr double kMaxTimeout = 7 * 24 * 3600;
 
 std::string join(const std::vector<std::string>& items);

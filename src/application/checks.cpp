@@ -223,7 +223,15 @@ std::vector<NamedPath> named_paths(Cmd command, const OptionValues& values) {
 
 void check_paths_answer(const std::vector<NamedPath>& paths, double timeout_s) {
   for (const NamedPath& named : paths) {
-    look_in_child([&named] { look_at(named); }, timeout_s, named.what);
+    try {
+      look_in_child([&named] { look_at(named); }, timeout_s, named.what);
+    } catch (const TimedOut&) {
+      throw;
+    } catch (const Error&) {
+      // No child or thread to be had (ulimit -u, a cgroup's pids.max): the run goes on, its
+      // strategies unavailable, as before there was this look; the paths are looked at here.
+      return;
+    }
   }
 }
 
