@@ -212,9 +212,6 @@ Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out, 
   } catch (const Interrupted& e) {
     err << fmt::format("fdbench: interrupted by signal {}\n", e.signal());
     return {std::nullopt, 128 + e.signal()};
-  } catch (const Error& e) {  // a child that could not be made or died
-    err << "Error: " << printable(e.what()) << "\n";
-    return {std::nullopt, 1};
   }
   try {
     Command command{make_command(app, sub, values, hints), {argv, argv + argc}};

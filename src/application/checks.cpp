@@ -228,8 +228,9 @@ void check_paths_answer(const std::vector<NamedPath>& paths, double timeout_s) {
     } catch (const TimedOut&) {
       throw;
     } catch (const Error&) {
-      // No child or thread to be had (ulimit -u, a cgroup's pids.max): the run goes on, its
-      // strategies unavailable, as before there was this look; the paths are looked at here.
+      // No child or thread to be had (ulimit -u, a cgroup's pids.max), or it died: the
+      // command's own checks look at the paths in this process, as before there was this look,
+      // and a run under such a limit goes on with its strategies unavailable.
       return;
     }
   }

@@ -46,7 +46,7 @@ std::vector<NamedPath> named_paths(Cmd command, const OptionValues& values);
 // under `timeout_s` (0: no limit; Ctrl-C ends it either way), before this process touches it:
 // on a dead mount this process would wait in the kernel where no signal, not even SIGKILL,
 // reaches it. Throws TimedOut ("--dir /mnt/x: no answer from its filesystem in 10 s (a dead
-// mount?)") or Interrupted.
+// mount?)") or Interrupted; where no child can be made (ulimit -u), returns without looking.
 void check_paths_answer(const std::vector<NamedPath>& paths, double timeout_s);
 
 }  // namespace fdbench::app

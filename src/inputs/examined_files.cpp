@@ -139,10 +139,6 @@ struct Examined {
   std::string body;
 };
 
-}  // namespace
-
-namespace {
-
 // How a timed-out examination is said: from the path the blocked call holds (Linux; "" where
 // unknown) and the processes the kill could not end ("" or "; pid N ... left behind").
 using TimedOutText = std::function<std::string(const std::string& on, const std::string& left)>;
@@ -191,10 +187,11 @@ InputFiles run_in_child(const std::function<InputFiles()>& examine, double timeo
 
 InputFiles examine_in_child(const std::function<InputFiles()>& examine, double timeout_s,
                             const std::string& what) {
-  return run_in_child(examine, timeout_s, what, [&](const std::string& on, const std::string& left) {
+  const auto timed_out = [&](const std::string& on, const std::string& left) {
     return fmt::format("examining {} did not finish within {:g} s{}{}", what, timeout_s,
                        on.empty() ? "" : "; it was examining " + on, left);
-  });
+  };
+  return run_in_child(examine, timeout_s, what, timed_out);
 }
 
 void look_in_child(const std::function<void()>& look, double timeout_s, const std::string& what) {
