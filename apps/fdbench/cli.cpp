@@ -166,6 +166,30 @@ CommandKind make_command(const CLI::App& app, const Subcommands& sub,
   return suite_command(values.at(Cmd::suite));
 }
 
+// The command argv names (the suite where it names none).
+Cmd parsed_command(const Subcommands& sub) {
+  for (const auto& [command, app] : sub) {
+    if (command != Cmd::suite && app->parsed()) return command;
+  }
+  return Cmd::suite;
+}
+
+// Every path the command line names, looked at in a child process first, under --timeout's
+// limit where it is given (a valid one; a bad one is refused later), but at least
+// kLeastPathAnswerTimeout, else kDefaultPathAnswerTimeout: the command's builders stat() them
+// in this process.
+void check_named_paths_answer(Cmd command, const OptionValues& values) {
+  double limit = kDefaultPathAnswerTimeout;
+  if (!values[Opt::timeout].empty()) {
+    try {
+      limit = parse_timeout(values[Opt::timeout], false);
+      if (limit > 0) limit = std::max(limit, kLeastPathAnswerTimeout);
+    } catch (const UsageError&) {
+    }
+  }
+  check_paths_answer(named_paths(command, values), limit);
+}
+
 }  // namespace
 
 Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -178,6 +202,16 @@ Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out, 
   if (const auto code = parse_arguments(app, argc, argv, out, err)) return {std::nullopt, *code};
   for (const auto& [option, of, id] : named) {
     if (option->count() > 0) of->named.insert(id);
+  }
+  try {
+    const Cmd command = parsed_command(sub);
+    check_named_paths_answer(command, values.at(command));
+  } catch (const TimedOut& e) {
+    err << "Error: " << printable(e.what()) << "\n";
+    return {std::nullopt, 1};
+  } catch (const Interrupted& e) {
+    err << fmt::format("fdbench: interrupted by signal {}\n", e.signal());
+    return {std::nullopt, 128 + e.signal()};
   }
   try {
     Command command{make_command(app, sub, values, hints), {argv, argv + argc}};

@@ -31,6 +31,13 @@ constexpr long long kMaxPregrowFd = 1 << 20;  // Linux's default fs.nr_open
 // --timeout for --tree and --list when none is given: the user's files may be on a network or
 // FUSE mount that stops answering, and a minute is far beyond any repetition that is working.
 constexpr double kDefaultTreeTimeout = 60;
+// How long a path the command line names (--dir, TMPDIR, an output, an input) may take to
+// answer its first stat() when no --timeout is given: a dead mount never answers, and a
+// working one answers in far less.
+constexpr double kDefaultPathAnswerTimeout = 10;
+// A --timeout below this is a limit for a repetition, not for a stat(): a path is given this
+// long to answer (a working NFS mount under load may take some milliseconds).
+constexpr double kLeastPathAnswerTimeout = 1;
 constexpr double kMaxTimeout = 7 * 24 * 3600;
 
 std::string join(const std::vector<std::string>& items);

@@ -4,11 +4,13 @@
 #include "application/checks.hpp"
 
 #include <fmt/format.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <climits>
+#include <cstdlib>
 #include <fstream>
 
 #include "application/option_rows.hpp"
@@ -149,6 +151,89 @@ void check_input_paths(const OpenOptions& open) {
         return InputFiles{};
       },
       open.timeout_s, open.tree.empty() ? flag(Opt::list) + " " + open.list : flag(Opt::tree) + " " + open.tree);
+}
+
+namespace {
+
+// Whether `id` is read by `command` as an input (opened, not only looked at). The --list file
+// and --tree directory are examined in a child of their own (check_input_paths).
+bool read_as_input(Cmd command, Opt id, const OptionValues& values) {
+  if (id == Opt::results || id == Opt::baseline) return true;
+  return command == Cmd::history && id == Opt::arguments && values[Opt::action] == "import";
+}
+
+// Whether `command` works in TMPDIR as `values` stand: it makes or cleans a set there, or
+// describes its filesystem.
+bool works_in_tmpdir(Cmd command, const OptionValues& values) {
+  if (!row_of(Opt::dir).commands.has(command) || values.given(Opt::dir)) return false;
+  for (const Opt elsewhere : {Opt::tree, Opt::list, Opt::keep_files, Opt::reuse_files}) {
+    if (!values[elsewhere].empty()) return false;
+  }
+  return command != Cmd::clean || values.list.at(Opt::sets).empty();
+}
+
+// What the parent will do to `named` later, done here first: in the child, where a call that
+// never returns costs only the child. What fails is for the parent's own checks to say.
+void look_at(const NamedPath& named) {
+  const char* path = named.path.c_str();
+  struct stat info {};
+  const bool there = stat(path, &info) == 0;
+  if (there && S_ISDIR(info.st_mode)) (void)access(path, W_OK | X_OK);
+  const std::string parent = parent_of(named.path);
+  if (stat(parent.c_str(), &info) == 0) (void)access(parent.c_str(), W_OK | X_OK);
+  if (char* resolved = realpath(path, nullptr); resolved != nullptr) {
+    (void)stat(parent_of(resolved).c_str(), &info);
+    std::free(resolved);
+  }
+  if (named.input && there && stat(path, &info) == 0 && S_ISREG(info.st_mode)) {
+    const int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd >= 0) close(fd);
+  }
+}
+
+}  // namespace
+
+std::vector<NamedPath> named_paths(Cmd command, const OptionValues& values) {
+  std::vector<NamedPath> paths;
+  if (works_in_tmpdir(command, values)) {
+    const std::string tmpdir = platform::default_dir();
+    paths.push_back({"TMPDIR " + tmpdir, tmpdir});
+  }
+  for (const OptionRow& row : option_rows()) {
+    if (!row.commands.has(command) || row.hint_in(command).paths == ValueHint::Paths::none) {
+      continue;
+    }
+    if (command == Cmd::history && row.id == Opt::arguments && values[Opt::action] != "import") {
+      continue;  // run IDs
+    }
+    const bool positional = row.names_in(command).rfind('-', 0) != 0;
+    const bool input = read_as_input(command, row.id, values);
+    const auto add = [&](const std::string& path) {
+      if (path.empty() || (row.id == Opt::baseline && path == "last")) return;
+      paths.push_back({positional ? path : flag(row.id) + " " + path, path, input});
+    };
+    if (row.bind_in(command) == Bind::list) {
+      for (const auto& path : values.list.at(row.id)) add(path);
+    } else if (values.given(row.id)) {
+      add(values[row.id]);
+    }
+  }
+  return paths;
+}
+
+void check_paths_answer(const std::vector<NamedPath>& paths, double timeout_s) {
+  for (const NamedPath& named : paths) {
+    try {
+      look_in_child([&named] { look_at(named); }, timeout_s, named.what);
+    } catch (const TimedOut&) {
+      throw;
+    } catch (const Error&) {
+      // No child or thread to be had (ulimit -u, a cgroup's pids.max), or it died: the
+      // command's own checks look at the paths in this process, as before there was this look,
+      // and a run under such a limit goes on with its strategies unavailable.
+      return;
+    }
+  }
 }
 
 bool same_output_file(const std::string& a, const std::string& b) {

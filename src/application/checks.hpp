@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "application/option_rows.hpp"
 #include "run/options.hpp"
 
 namespace fdbench::app {
@@ -30,5 +31,22 @@ void check_kept_sets(const std::vector<std::string>& sets);
 // a child process under --timeout's limit. Throws UsageError for what is missing or of the
 // wrong kind, TimedOut or Interrupted where it hangs.
 void check_input_paths(const OpenOptions& open);
+
+// A path the command line names (or TMPDIR, where the command works there), and what its
+// messages call it: "--dir /mnt/x", "TMPDIR /tmp", or the path alone for a positional.
+struct NamedPath {
+  std::string what;
+  std::string path;
+  bool input = false;  // read by the command: a regular file is opened once, read-only
+};
+// Every path `command`'s `values` name: each row whose value is a file or a directory, and
+// TMPDIR where the command would make or look at its files there.
+std::vector<NamedPath> named_paths(Cmd command, const OptionValues& values);
+// Each path looked at (stat, access, its directory's, an input opened) in a child process
+// under `timeout_s` (0: no limit; Ctrl-C ends it either way), before this process touches it:
+// on a dead mount this process would wait in the kernel where no signal, not even SIGKILL,
+// reaches it. Throws TimedOut ("--dir /mnt/x: no answer from its filesystem in 10 s (a dead
+// mount?)") or Interrupted; where no child can be made (ulimit -u), returns without looking.
+void check_paths_answer(const std::vector<NamedPath>& paths, double timeout_s);
 
 }  // namespace fdbench::app

@@ -139,10 +139,13 @@ struct Examined {
   std::string body;
 };
 
-}  // namespace
+// How a timed-out examination is said: from the path the blocked call holds (Linux; "" where
+// unknown) and the processes the kill could not end ("" or "; pid N ... left behind").
+using TimedOutText = std::function<std::string(const std::string& on, const std::string& left)>;
 
-InputFiles examine_in_child(const std::function<InputFiles()>& examine, double timeout_s,
-                            const std::string& what) {
+// examine_in_child() and look_in_child(): `examine` in a child, abandoned at `timeout_s`.
+InputFiles run_in_child(const std::function<InputFiles()>& examine, double timeout_s,
+                        const std::string& what, const TimedOutText& timed_out) {
   const auto limit = std::chrono::duration_cast<std::chrono::nanoseconds>(
       std::chrono::duration<double>(timeout_s > 0 ? timeout_s : 0));
   std::optional<TimedRunner> runner;
@@ -168,17 +171,39 @@ InputFiles examine_in_child(const std::function<InputFiles()>& examine, double t
   if (outcome != TimedRunner::Outcome::done) {
     // Named before anything is killed: the path its blocked call holds.
     const auto paths = platform::paths_being_opened();
-    const std::string on = paths && !paths->empty() ? "; it was examining " + paths->front() : "";
+    const std::string on = paths && !paths->empty() ? paths->front() : "";
     const std::vector<int> killed = platform::kill_descendants();
     ChildProcess::kill_all();
     const std::string left = not_ended_text(killed);
     if (outcome != TimedRunner::Outcome::timed_out) throw Interrupted(interrupted());
-    throw TimedOut(
-        fmt::format("examining {} did not finish within {:g} s{}{}", what, timeout_s, on, left));
+    throw TimedOut(timed_out(on, left));
   }
   if (examined->reply.outcome == kRefused) throw UsageError(examined->body);
   if (examined->reply.outcome == kFailed) throw Error(examined->body);
   return deserialized(examined->body);
+}
+
+}  // namespace
+
+InputFiles examine_in_child(const std::function<InputFiles()>& examine, double timeout_s,
+                            const std::string& what) {
+  const auto timed_out = [&](const std::string& on, const std::string& left) {
+    return fmt::format("examining {} did not finish within {:g} s{}{}", what, timeout_s,
+                       on.empty() ? "" : "; it was examining " + on, left);
+  };
+  return run_in_child(examine, timeout_s, what, timed_out);
+}
+
+void look_in_child(const std::function<void()>& look, double timeout_s, const std::string& what) {
+  run_in_child(
+      [&look] {
+        look();
+        return InputFiles{};
+      },
+      timeout_s, what, [&](const std::string& /*on*/, const std::string& left) {
+        return fmt::format("{}: no answer from its filesystem in {:g} s (a dead mount?){}", what,
+                           timeout_s, left);
+      });
 }
 
 }  // namespace fdbench

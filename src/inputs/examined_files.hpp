@@ -18,4 +18,11 @@ namespace fdbench {
 InputFiles examine_in_child(const std::function<InputFiles()>& examine, double timeout_s,
                             const std::string& what);
 
+// Runs `look` (a stat() of a path the user named, say) in a child process, as
+// examine_in_child() does, so that this process never makes the first call into a mount that
+// may not answer: once the child has come back, the path answers and this process may touch
+// it. Rethrows `look`'s Error or UsageError; at the limit throws TimedOut "WHAT: no answer
+// from its filesystem in N s (a dead mount?)", with the processes it left behind.
+void look_in_child(const std::function<void()>& look, double timeout_s, const std::string& what);
+
 }  // namespace fdbench

@@ -1,136 +1,24 @@
-// Opens that never return, for real: a FUSE server (tests/support/fuse_hang.cpp) that reads an
-// open request and never answers it leaves the opening thread in the kernel's
-// request_wait_answer(), where not even SIGKILL reaches it, as on a hung NFS or FUSE mount.
-// fdbench must still exit at its --timeout, naming the file, with its exports written, and say
-// which of its processes it could not end. Skipped without FUSE (no /dev/fuse, not root, no
-// libfuse3-dev at build time); required in CI where it exists (.ci/run). Every wait is bounded,
-// and every test ends the connection and detaches the mount, so nothing stays stuck.
+// Opens that never return, for real: a FUSE server (tests/support/fuse_hang.cpp, mounted by
+// tests/support/fuse_mount.hpp) that reads an open request and never answers it leaves the
+// opening thread in the kernel's request_wait_answer(), where not even SIGKILL reaches it, as on
+// a hung NFS or FUSE mount. fdbench must still exit at its --timeout, naming the file, with its
+// exports written, and say which of its processes it could not end.
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <chrono>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 #include <vector>
 
-#include "platform/platform.hpp"
-#include "support/fdbench_process.hpp"
-#include "support/require.hpp"
-#include "support/temp_dir.hpp"
-#include "support/wait_until.hpp"
+#include "support/fuse_mount.hpp"
 
 namespace fdbench::testing {
 namespace fuse_hang_test {
 
-// The server's exit code where FUSE is unavailable (tests/support/fuse_hang.cpp).
-constexpr int kFuseUnavailable = 77;
-
-dev_t device_of(const std::string& path) {
-  struct stat st {};
-  return stat(path.c_str(), &st) == 0 ? st.st_dev : 0;
-}
-
-// Whether fdbench can name the call a thread or process is stuck in, and the processes SIGKILL
-// did not end: Linux's /proc, which the portable build (standing for macOS and the BSDs) does
-// not read. Elsewhere it must still exit at its limit; only the names are missing.
-bool shows_stuck_calls() {
-  return platform::uses_linux_interfaces();
-}
-
-// Whether `pid` (a child of ours) has exited; it stays unreaped for FdbenchProcess::wait().
-bool has_exited(pid_t pid) {
-  siginfo_t info{};
-  return waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-         info.si_pid == pid;
-}
-
-// The line of `text` that starts with `prefix`, or "".
-std::string line_starting(const std::string& text, const std::string& prefix) {
-  for (const auto& line : lines_of(text)) {
-    if (line.rfind(prefix, 0) == 0) return line;
-  }
-  return {};
-}
-
-// A mount of fdbench_fuse_hang in a fresh directory, for one test: `hang0.txt` in it can be
-// examined but its open never returns; the lookup of `lookup-hangs.txt` never returns.
-class HungFuseMount : public ::testing::Test {
+// The mount with `hang0.txt` (its open never returns) and `lookup-hangs.txt` (its lookup never
+// returns).
+class HungFuseMount : public FuseMount {
  protected:
-  void SetUp() override {
-#ifndef FDBENCH_FUSE_HANG
-    FDBENCH_SKIP_WITHOUT("fuse") << "fdbench_fuse_hang was not built: install libfuse3-dev "
-                                    "(pkg-config fuse3) and configure the build again";
-#else
-    if (access("/dev/fuse", R_OK | W_OK) != 0) {
-      FDBENCH_SKIP_WITHOUT("fuse") << "/dev/fuse: " << std::strerror(errno);
-    }
-    mountpoint = dir / "mnt";
-    ASSERT_EQ(mkdir(mountpoint.c_str(), 0755), 0) << std::strerror(errno);
-    RunOptions options;
-    options.own_group = true;
-    options.program = FDBENCH_FUSE_HANG;
-    options.timeout = std::chrono::seconds(10);
-    server.emplace(std::vector<std::string>{mountpoint}, options);
-    const dev_t outside = device_of(dir.path());
-    const bool mounted =
-        wait_until([&] { return device_of(mountpoint) != outside || has_exited(server->pid()); },
-                   std::chrono::seconds(20));
-    if (!mounted || has_exited(server->pid())) {
-      const RunResult end = server->wait();
-      server.reset();
-      if (end.exit_code == kFuseUnavailable) FDBENCH_SKIP_WITHOUT("fuse") << end.err;
-      FAIL() << "fdbench_fuse_hang did not mount " << mountpoint << " (exit code " << end.exit_code
-             << "): " << end.err;
-    }
-    hanging = mountpoint + "/hang0.txt";
-#endif
-  }
-
-  void TearDown() override {
-    end_connection();
-  }
-
-  // Ends every wait on the mount and detaches it: the server's death closes its /dev/fuse,
-  // which aborts the connection, and the processes stuck in it go on (to their death, if they
-  // were killed). The abort file of fusectl does the same where it is mounted.
-  void end_connection() {
-    if (!server) return;
-    const dev_t dev = device_of_mount;
-    if (dev != 0) {
-      std::ofstream abort("/sys/fs/fuse/connections/" +
-                          std::to_string((major(dev) << 20) | minor(dev)) + "/abort");
-      if (abort) abort << "1";
-    }
-    server->signal(SIGKILL, true);
-    server->wait();
-    server.reset();
-    umount2(mountpoint.c_str(), MNT_DETACH);  // EINVAL when it is gone already
-  }
-
-  // Runs fdbench with `args` and waits, at most `bound`, for it to exit by itself. When it does
-  // not (a thread of it stuck in the mount keeps the process from ending), the connection is
-  // ended so that it can, and `exited_by_itself` says so.
-  RunResult run_bounded(const std::vector<std::string>& args,
-                        std::chrono::seconds bound = std::chrono::seconds(30)) {
-    device_of_mount = device_of(mountpoint);
-    RunOptions options = as_a_job();
-    options.timeout = std::chrono::seconds(60);
-    fdbench.emplace(args, options);
-    exited_by_itself = wait_until([&] { return has_exited(fdbench->pid()); }, bound);
-    if (!exited_by_itself) end_connection();
-    return fdbench->wait();
-  }
-
   // Runs `args` (with a 1 s limit), whose --list file or --tree directory cannot be looked at:
   // fdbench exits at its limit, naming `what` ("--list FILE"), having measured nothing.
   void expect_looking_at_times_out(std::vector<std::string> args, const std::string& what) {
@@ -147,21 +35,6 @@ class HungFuseMount : public ::testing::Test {
     EXPECT_EQ(run.out, "");
     expect_nothing_left();
   }
-  // After a run: nothing of fdbench is left once the connection has ended (what it could not
-  // end, it must have named).
-  void expect_nothing_left() {
-    end_connection();
-    EXPECT_EQ(fdbench->leftovers().running, 0) << "a process of fdbench outlived the mount";
-  }
-
-  TempDir dir;
-  TempDir out;
-  std::string mountpoint;
-  std::string hanging;
-  dev_t device_of_mount = 0;
-  std::optional<FdbenchProcess> server;
-  std::optional<FdbenchProcess> fdbench;
-  bool exited_by_itself = false;
 };
 
 struct Case {
@@ -318,10 +191,20 @@ TEST_F(HungFuseMount, TuneTimesOutOnAListFileWhoseOpenNeverReturns) {
   expect_looking_at_times_out({"tune", "--list", hanging, "--budget", "2"}, "--list " + hanging);
 }
 
+// A --tree directory whose own lookup never returns is caught before that, as every path the
+// command line names is (dead_mount_test.cpp): named, at the limit.
 TEST_F(HungFuseMount, ATreeWhoseLookupNeverReturnsTimesOut) {
   const std::string stuck = mountpoint + "/lookup-hangs.txt";
-  expect_looking_at_times_out({"open", "--tree", stuck, "--strategy", "threads"},
-                              "--tree " + stuck);
+  const RunResult run = run_bounded(
+      {"open", "--tree", stuck, "--strategy", "threads", "--timeout", "1", "--quiet"});
+  ASSERT_TRUE(exited_by_itself) << "fdbench did not exit at its limit: " << run.err;
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_NE(line_starting(run.err, "Error: --tree " + stuck +
+                                       ": no answer from its filesystem in 1 s (a dead mount?)"),
+            "")
+      << run.err;
+  EXPECT_EQ(run.out, "");
+  expect_nothing_left();
 }
 
 }  // namespace fuse_hang_test

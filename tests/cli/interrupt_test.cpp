@@ -91,13 +91,18 @@ bool reach(Stage stage, const FdbenchProcess& child, const std::string& dir) {
       return wait_until([&] { return !private_dirs(dir).empty(); });
     case Stage::repetitions:
       return wait_until([&] { return set_complete(50); });
+    // fdbench's first children look at the paths its command line names, before the plan:
+    // the workers are the children after it.
     case Stage::process_workers:
-      return wait_until([&] { return set_complete(50) && !children_of(child.pid()).empty(); });
+      return child.wait_for_event("plan") &&
+             wait_until([&] { return set_complete(50) && !children_of(child.pid()).empty(); });
     case Stage::socket_children:
     case Stage::socket_process:
-      return wait_until([&] { return !children_of(child.pid()).empty(); });
+      return child.wait_for_event("plan") &&
+             wait_until([&] { return !children_of(child.pid()).empty(); });
     case Stage::keep_open:
-      return wait_until([&] { return set_complete(50) && !children_of(child.pid()).empty(); });
+      return child.wait_for_event("plan") &&
+             wait_until([&] { return set_complete(50) && !children_of(child.pid()).empty(); });
   }
   return false;
 }
@@ -265,6 +270,7 @@ TEST(Interrupt, ResultsFinishedBeforeTheSignalAreKept) {
                                         "--order",
                                         "sequential"};
     FdbenchProcess child(args, as_a_job());
+    ASSERT_TRUE(child.wait_for_event("plan")) << child.err_so_far();
     ASSERT_TRUE(wait_until([&] { return !children_of(child.pid()).empty(); }))
         << "the process workers never started";
     child.signal(SIGINT, group);
@@ -450,6 +456,7 @@ TEST(ProcessWorkers, NothingOutlivesARunEvenWhenAWorkerIsKilled) {
        "--warmup", "0", "--dir", dir.path(), "--format", "json"},
       as_a_job());
   std::vector<pid_t> workers;
+  ASSERT_TRUE(child.wait_for_event("plan")) << child.err_so_far();
   ASSERT_TRUE(wait_until([&] { return (workers = children_of(child.pid())).size() == 3; }));
   ASSERT_EQ(kill(workers[1], SIGKILL), 0);
   const RunResult run = child.wait();

@@ -4,12 +4,14 @@
 // read the request, not even SIGKILL ends the wait. That is what a hung NFS or FUSE mount does to
 // a program, and what fdbench must survive: it can only abandon such a process, never reap it.
 //
-//   fdbench_fuse_hang MOUNTPOINT
+//   fdbench_fuse_hang [--dead] MOUNTPOINT
 //
 // Mounts a read-only directory on MOUNTPOINT (as root: /dev/fuse and mount(2)) holding
 //   hang0.txt          lookup and getattr answer (an empty regular file), open never does;
 //   lookup-hangs.txt   listed by readdir, but its lookup never answers: stat() of it hangs.
-// Any other name does not exist. It serves one request at a time and never answers the ones
+// Any other name does not exist. With --dead it is a dead mount instead: no getattr, lookup,
+// access, open, opendir, mkdir or create is ever answered, so stat() of MOUNTPOINT itself and
+// of any path below it hangs (a mount check must read /proc/self/mountinfo, not stat it). It serves one request at a time and never answers the ones
 // it holds, so they wait until the connection ends: when this server dies (its /dev/fuse
 // descriptor closes, which aborts the connection, ending every wait with an error) or through
 // /sys/fs/fuse/connections/N/abort. SIGTERM, SIGINT and SIGHUP unmount and exit 0; after
@@ -107,11 +109,39 @@ void on_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t offset, fuse_
   fuse_reply_buf(req, buffer, used);
 }
 
+// Never answered: the dead mount's every call into it.
+void never_getattr(fuse_req_t, fuse_ino_t, fuse_file_info*) {}
+void never_lookup(fuse_req_t, fuse_ino_t, const char*) {}
+void never_access(fuse_req_t, fuse_ino_t, int) {}
+void never_mkdir(fuse_req_t, fuse_ino_t, const char*, mode_t) {}
+void never_create(fuse_req_t, fuse_ino_t, const char*, mode_t, fuse_file_info*) {}
+
+fuse_lowlevel_ops operations(bool dead) {
+  fuse_lowlevel_ops ops{};
+  if (dead) {
+    ops.lookup = never_lookup;
+    ops.getattr = never_getattr;
+    ops.access = never_access;
+    ops.open = on_open;
+    ops.opendir = on_open;
+    ops.mkdir = never_mkdir;
+    ops.create = never_create;
+    return ops;
+  }
+  ops.lookup = on_lookup;
+  ops.getattr = on_getattr;
+  ops.open = on_open;
+  ops.readdir = on_readdir;
+  return ops;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2 || argv[1][0] == '\0') {
-    std::fprintf(stderr, "fuse_hang: usage: fdbench_fuse_hang MOUNTPOINT\n");
+  const bool dead = argc == 3 && std::string_view(argv[1]) == "--dead";
+  if (dead) ++argv;
+  if (argc != 2 + (dead ? 1 : 0) || argv[1][0] == '\0') {
+    std::fprintf(stderr, "fuse_hang: usage: fdbench_fuse_hang [--dead] MOUNTPOINT\n");
     return 2;
   }
   // Dies with the test that started it, even one killed before its clean-up ran: the
@@ -123,11 +153,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "fuse_hang: unavailable: /dev/fuse: %s\n", std::strerror(errno));
     return kUnavailable;
   }
-  fuse_lowlevel_ops ops{};
-  ops.lookup = on_lookup;
-  ops.getattr = on_getattr;
-  ops.open = on_open;
-  ops.readdir = on_readdir;
+  const fuse_lowlevel_ops ops = operations(dead);
   char program[] = "fdbench_fuse_hang";
   char* args_v[] = {program, nullptr};
   fuse_args args = FUSE_ARGS_INIT(1, args_v);
