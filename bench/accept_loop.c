@@ -6,10 +6,11 @@
  * kernel's smallest descriptor table. The child listens on 127.0.0.1 at a port the kernel
  * picks (fd 4) with a backlog of N; a grandchild connects all N and holds them, and the child
  * waits until every one is queued (tcp_info's tcpi_unacked on a listener). With PREGROW 1 it
- * first grows its table with one dup2 to the fd fdbench's --pregrow auto picks. The clock
- * starts before the first pthread_create and stops after the last pthread_join: the calling
- * thread is one of the T, and each accepts N/T connections with blocking accept4 and holds
- * them. Prints each timed repetition's nanoseconds on a line. */
+ * first grows its table with one dup2 to the fd fdbench's --pregrow auto picks. Then, as
+ * fdbench does, the T-1 other threads are made (untimed), released together with the calling
+ * one, and timed from the release to the latest finish (start_line.h): each accepts N/T
+ * connections with blocking accept4 and holds them. Prints each timed repetition's
+ * nanoseconds on a line. */
 #define _GNU_SOURCE
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "fresh_child.h"
+#include "start_line.h"
 
 enum { kMaxThreads = 64 };
 
@@ -27,12 +29,26 @@ struct Share {
   int listener;
   int* fds;
   long count;
+  int index;               /* the worker's index on the line */
+  struct StartLine* line;  /* released together, each stamping its finish */
 };
 
-static void* accept_share(void* arg) {
-  const struct Share* share = arg;
+static void accept_all(const struct Share* share) {
   for (long i = 0; i < share->count; ++i) {
     share->fds[i] = accept4(share->listener, NULL, NULL, SOCK_CLOEXEC);
+  }
+}
+
+static volatile sig_atomic_t never = 0; /* a fresh child dies of Ctrl-C: nothing to clean */
+
+/* A thread besides the calling one: ready, its share once released, then it ends. */
+static void* accept_share(void* arg) {
+  const struct Share* share = arg;
+  uint32_t seen = 0;
+  start_line_ready(share->line);
+  if (start_line_wait(share->line, &seen)) {
+    accept_all(share);
+    start_line_finish(share->line, share->index);
   }
   return NULL;
 }
@@ -106,14 +122,17 @@ static void child(const void* arg) {
     }
     close(highest);
   }
+  struct StartLine line;
+  start_line_init(&line, 0, (int)threads);
   struct Share shares[kMaxThreads];
   pthread_t ids[kMaxThreads];
   for (long t = 0; t < threads; ++t) {
     shares[t].listener = listener;
     shares[t].fds = fds + total * t / threads;
     shares[t].count = total * (t + 1) / threads - total * t / threads;
+    shares[t].index = (int)t;
+    shares[t].line = &line;
   }
-  const int64_t start = reference_now_ns();
   for (long t = 1; t < threads; ++t) {
     const int err = pthread_create(&ids[t], NULL, accept_share, &shares[t]);
     if (err != 0) {
@@ -121,9 +140,12 @@ static void child(const void* arg) {
       report_and_exit(&report);
     }
   }
-  accept_share(&shares[0]);
+  start_line_await_ready(&line, (uint32_t)threads - 1, &never);
+  const int64_t start = start_line_release(&line, (uint32_t)threads - 1);
+  accept_all(&shares[0]);
+  line.finish_ns[0] = reference_now_ns();
+  report.ns = start_line_collect(&line, (int)threads, &never) - start;
   for (long t = 1; t < threads; ++t) pthread_join(ids[t], NULL);
-  report.ns = reference_now_ns() - start;
   for (long i = 0; i < total; ++i) {
     if (fds[i] < 0) ++report.failures;
   }
