@@ -10,6 +10,7 @@
 #include <charconv>
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -25,6 +26,7 @@
 #include "output/atomic_file.hpp"
 #include "output/reporter.hpp"
 #include "output/results_file.hpp"
+#include "platform/platform.hpp"
 
 namespace fdbench::app {
 
@@ -60,7 +62,14 @@ int save_in_history(const OutputSettings& outputs, const std::string& document, 
                        printable(outputs.history), results_count_text(parsed.results.size()));
     return 0;
   } catch (const Error& e) {
-    err << fmt::format("Error: the run was not saved: {}\n", printable(e.what()));
+    // SQLite says "disk I/O error" where its files could not grow: name the cause.
+    const std::string folder = std::filesystem::path(outputs.history).parent_path().string();
+    const bool full = platform::filesystem_full(outputs.history) ||
+                      platform::filesystem_full(folder.empty() ? "." : folder);
+    err << fmt::format("Error: the run was not saved: {}{}\n", printable(e.what()),
+                       full ? "; its filesystem is full (No space left on device): free some "
+                              "space, or save elsewhere with --history FILE"
+                            : "");
     return 1;
   }
 }

@@ -423,6 +423,9 @@ std::optional<int> terminal_rows(int fd) noexcept;
 // ..., from what `fd` is now and from `err`, the errno found after the failed write (used only
 // when a write can fail with it). "" when it cannot be told.
 std::string write_failure_cause(int fd, int err);
+// Whether the filesystem holding `path` (a file or a directory) has no block left for this
+// user: what a library that says only "disk I/O error" (SQLite) met.
+bool filesystem_full(const std::string& path) noexcept;
 
 // ---- CPU budget (src/platform/cpu_budget.cpp)
 

@@ -66,4 +66,9 @@ std::string write_failure_cause(int fd, int err) {
   return "";
 }
 
+bool filesystem_full(const std::string& path) noexcept {
+  struct statvfs fs {};
+  return statvfs(path.c_str(), &fs) == 0 && (geteuid() == 0 ? fs.f_bfree : fs.f_bavail) == 0;
+}
+
 }  // namespace fdbench::platform

@@ -1,11 +1,15 @@
 // --save, `fdbench history` and the CI gate `compare --baseline --fail-if-slower`, through the
 // binary and a real SQLite file; and the history's reliability: runs saving at once, a run
-// killed while saving, a read-only history, one from a newer fdbench, a damaged one. Nothing
+// killed while saving, a read-only history, one on a full filesystem, one from a newer fdbench,
+// a damaged one. Nothing
 // here asserts a duration: the slower document is the same run with its times scaled.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -13,7 +17,9 @@
 
 #include "support/fdbench_process.hpp"
 #include "support/other_user.hpp"
+#include "support/require.hpp"
 #include "support/temp_dir.hpp"
+#include "support/tmpfs.hpp"
 
 namespace fdbench::testing {
 namespace history_cli_test {
@@ -230,6 +236,37 @@ TEST(HistoryCli, AReadOnlyHistoryIsReportedAndKept) {
   expect_refused(run, db, before, "not saved");
   const auto list = run_fdbench({"history", "list", "--history", db});
   EXPECT_EQ(count_lines(list.out), 2U) << list.out;
+}
+
+// SQLite says only "disk I/O error" where its files cannot grow: the line names the full
+// filesystem, and the runs saved before are all there once there is room again.
+TEST(HistoryCli, AFullFilesystemIsNamedAndTheHistoryStaysWhole) {
+  const Tmpfs small("size=256k");
+  if (!small.mounted()) FDBENCH_SKIP_WITHOUT("mount") << "cannot mount a tmpfs (not root?)";
+  const std::string db = small.path() + "/history.db";
+  ASSERT_EQ(run_fdbench(short_run(db, {"--save"})).exit_code, 0);
+  const std::string filler = small.path() + "/filler";
+  {
+    const int fd = open(filler.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    ASSERT_GE(fd, 0);
+    const std::string block(4096, 'x');
+    while (write(fd, block.data(), block.size()) > 0) {
+    }
+    close(fd);
+  }
+  // 300 repetitions: a document larger than the pages the history has free.
+  auto larger = short_run(db, {"--save"});
+  *(std::find(larger.begin(), larger.end(), "--repeat") + 1) = "300";
+  const auto run = run_fdbench(larger);
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_NE(run.err.find("the run was not saved"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("its filesystem is full"), std::string::npos) << run.err;
+  EXPECT_EQ(count_lines(run.err), 1U) << run.err;
+  ASSERT_EQ(unlink(filler.c_str()), 0);
+  const auto list = run_fdbench({"history", "list", "--history", db});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_EQ(count_lines(list.out), 2U) << list.out;  // a heading and the first run
+  ASSERT_EQ(run_fdbench(short_run(db, {"--save"})).exit_code, 0);
 }
 
 }  // namespace history_cli_test
