@@ -192,7 +192,8 @@ void check_named_paths_answer(Cmd command, const OptionValues& values) {
 
 }  // namespace
 
-Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
+                          PathLook look) {
   CLI::App app{commands_help().front().summary, "fdbench"};
   app.set_version_flag("--version", "fdbench " + std::string(version()));
   std::map<Cmd, OptionValues> values;
@@ -205,7 +206,7 @@ Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out, 
   }
   try {
     const Cmd command = parsed_command(sub);
-    check_named_paths_answer(command, values.at(command));
+    if (look == PathLook::first) check_named_paths_answer(command, values.at(command));
   } catch (const TimedOut& e) {
     err << "Error: " << printable(e.what()) << "\n";
     return {std::nullopt, 1};

@@ -22,6 +22,13 @@ struct Parsed {
 // is one line "Error: fdbench COMMAND: ..." on `err` naming the flag, with exit code 2; a
 // mistake in the line's form (an unknown option or command, a missing or bad value) ends with
 // "; see 'fdbench COMMAND --help'".
-Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+//
+// Before the command is built (its builders stat() the paths it names), each path is looked at
+// by a child process fdbench can abandon, so that a dead mount ends the run naming the path
+// (exit 1) instead of holding fdbench in the kernel. PathLook::none leaves that out: for a
+// caller that only parses, such as the fuzzer, which must not fork for every input.
+enum class PathLook { first, none };
+Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
+                          PathLook look = PathLook::first);
 
 }  // namespace fdbench::cli

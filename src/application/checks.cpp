@@ -15,6 +15,7 @@
 
 #include "application/option_rows.hpp"
 #include "fdbench/error.hpp"
+#include "history/history.hpp"
 #include "inputs/examined_files.hpp"
 #include "inputs/input_files.hpp"
 #include "model/format.hpp"
@@ -172,6 +173,23 @@ bool works_in_tmpdir(Cmd command, const OptionValues& values) {
   return command != Cmd::clean || values.list.at(Opt::sets).empty();
 }
 
+// Whether `command` reads or writes the history where it lives by default (no --history):
+// history's actions, a run saved (--save, FDBENCH_HISTORY=1), compare's baseline by its run.
+bool uses_default_history(Cmd command, const OptionValues& values) {
+  if (values.given(Opt::history_file) || !row_of(Opt::history_file).commands.has(command)) {
+    return false;
+  }
+  if (command == Cmd::history) return true;
+  if (command == Cmd::compare) {
+    const std::string& baseline = values[Opt::baseline];
+    return baseline == "last" ||
+           (!baseline.empty() && baseline.find_first_not_of("0123456789") == std::string::npos);
+  }
+  const char* variable = std::getenv("FDBENCH_HISTORY");
+  return (variable != nullptr && std::string_view(variable) == "1") ||
+         (command != Cmd::tune && values.on(Opt::save));
+}
+
 // What the parent will do to `named` later, done here first: in the child, where a call that
 // never returns costs only the child. What fails is for the parent's own checks to say.
 void look_at(const NamedPath& named) {
@@ -198,6 +216,11 @@ std::vector<NamedPath> named_paths(Cmd command, const OptionValues& values) {
   if (works_in_tmpdir(command, values)) {
     const std::string tmpdir = platform::default_dir();
     paths.push_back({"TMPDIR " + tmpdir, tmpdir});
+  }
+  if (uses_default_history(command, values)) {
+    if (const std::string history = history::default_history_path(); !history.empty()) {
+      paths.push_back({"the history " + history, history});
+    }
   }
   for (const OptionRow& row : option_rows()) {
     if (!row.commands.has(command) || row.hint_in(command).paths == ValueHint::Paths::none) {

@@ -76,6 +76,15 @@ TEST_F(DeadMount, CleanDirOnItExitsAtTheDefaultLimit) {
   expect_no_answer({"clean", "--dir", mountpoint}, "--dir " + mountpoint, "10");
 }
 
+// The history where it lives by default: a home (XDG_DATA_HOME) on a dead NFS mount.
+TEST_F(DeadMount, TheDefaultHistoryOnItExitsAtTheLimit) {
+  TempDir work;
+  expect_no_answer({"socket", "--threads", "2", "--per-thread", "16", "--repeat", "1",
+                    "--timeout", "3", "--save", "--quiet"},
+                   "the history " + mountpoint + "/fdbench/history.db", "3",
+                   {"XDG_DATA_HOME=" + mountpoint});
+}
+
 TEST_F(DeadMount, HistoryImportFromItExitsAtTheDefaultLimit) {
   expect_no_answer({"history", "import", mountpoint + "/a.json", "--history", dir / "h.db"},
                    mountpoint + "/a.json", "10");

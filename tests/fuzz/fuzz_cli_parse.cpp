@@ -1,6 +1,7 @@
 // libFuzzer target: option parsing. The input is argv after the program name, NUL-separated.
 // Any input must end in a Command or an exit code (0 for help, 2 for usage errors) — never a
-// crash, an exception escaping, or another exit code.
+// crash, an exception escaping, or another exit code. Parsing only: the look at the named paths
+// in a child process (PathLook::first) is the CLI tests' to try, not a fork per input.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -28,7 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::ostringstream out;
   std::ostringstream err;
   const auto parsed =
-      fdbench::cli::parse_command_line(static_cast<int>(argv.size()), argv.data(), out, err);
+      fdbench::cli::parse_command_line(static_cast<int>(argv.size()), argv.data(), out, err,
+                                       fdbench::cli::PathLook::none);
   if (!parsed.command && parsed.exit_code != 0 && parsed.exit_code != 2) std::abort();
   if (!parsed.command && parsed.exit_code == 2 && err.str().rfind("Error: ", 0) != 0) {
     std::abort();  // every usage error is one "Error: ..." message

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "application/checks.hpp"
@@ -30,29 +32,30 @@ OptionValues given(Cmd command, const std::vector<std::pair<Opt, std::string>>& 
   return values;
 }
 
-// Sets TMPDIR for one test, and puts back what it was.
-class Tmpdir {
+// Sets an environment variable for one test, and puts back what it was.
+class Variable {
  public:
-  explicit Tmpdir(const char* value) {
-    if (const char* old = getenv("TMPDIR")) old_ = old;
-    setenv("TMPDIR", value, 1);
+  Variable(std::string name, const char* value) : name_(std::move(name)) {
+    if (const char* old = getenv(name_.c_str())) old_ = old;
+    setenv(name_.c_str(), value, 1);
   }
-  ~Tmpdir() {
-    if (old_.empty()) {
-      unsetenv("TMPDIR");
+  ~Variable() {
+    if (old_) {
+      setenv(name_.c_str(), old_->c_str(), 1);
     } else {
-      setenv("TMPDIR", old_.c_str(), 1);
+      unsetenv(name_.c_str());
     }
   }
-  Tmpdir(const Tmpdir&) = delete;
-  Tmpdir& operator=(const Tmpdir&) = delete;
+  Variable(const Variable&) = delete;
+  Variable& operator=(const Variable&) = delete;
 
  private:
-  std::string old_;
+  std::string name_;
+  std::optional<std::string> old_;
 };
 
 TEST(NamedPaths, AMeasuringCommandWorkingInTmpdirNamesItAndItsOutputs) {
-  const Tmpdir tmpdir("/mnt/t");
+  const Variable tmpdir("TMPDIR", "/mnt/t");
   const auto paths = named_paths(
       Cmd::open, given(Cmd::open, {{Opt::output, "o.json"}, {Opt::export_csv, "/x/r.csv"}}));
   EXPECT_EQ(whats(paths), (std::vector<std::string>{"TMPDIR /mnt/t", "--output o.json",
@@ -61,7 +64,7 @@ TEST(NamedPaths, AMeasuringCommandWorkingInTmpdirNamesItAndItsOutputs) {
 }
 
 TEST(NamedPaths, DirOrAKeptSetInsteadOfTmpdir) {
-  const Tmpdir tmpdir("/mnt/t");
+  const Variable tmpdir("TMPDIR", "/mnt/t");
   EXPECT_EQ(whats(named_paths(Cmd::open, given(Cmd::open, {{Opt::dir, "/d"}}))),
             (std::vector<std::string>{"--dir /d"}));
   EXPECT_EQ(whats(named_paths(Cmd::open, given(Cmd::open, {{Opt::keep_files, "/k"}}))),
@@ -77,9 +80,33 @@ TEST(NamedPaths, CompareInputsAreOpenedAndNamedByThemselves) {
   values.list[Opt::results] = {"/m/a.json", "b.json"};
   values.text[Opt::baseline] = "last";
   values.named.insert(Opt::baseline);
+  values.text[Opt::history_file] = "h.db";
+  values.named.insert(Opt::history_file);
   const auto paths = named_paths(Cmd::compare, values);
-  ASSERT_EQ(whats(paths), (std::vector<std::string>{"/m/a.json", "b.json"}));
-  for (const auto& p : paths) EXPECT_TRUE(p.input) << p.what;
+  ASSERT_EQ(whats(paths), (std::vector<std::string>{"--history h.db", "/m/a.json", "b.json"}));
+  EXPECT_FALSE(paths[0].input);
+  EXPECT_TRUE(paths[1].input);
+  EXPECT_TRUE(paths[2].input);
+}
+
+// The history where it lives by default is a path too: a home on a dead NFS mount holds a
+// --save, a baseline taken from the history and every history action.
+TEST(NamedPaths, TheDefaultHistoryIsNamedWhereARunUsesIt) {
+  const Variable data("XDG_DATA_HOME", "/nfs/data");
+  const std::string history = "the history /nfs/data/fdbench/history.db";
+  OptionValues save = given(Cmd::socket, {});
+  save.set[Opt::save] = true;
+  save.named.insert(Opt::save);
+  EXPECT_EQ(whats(named_paths(Cmd::socket, save)), std::vector<std::string>{history});
+  EXPECT_EQ(whats(named_paths(Cmd::socket, given(Cmd::socket, {}))), std::vector<std::string>{});
+  EXPECT_EQ(whats(named_paths(Cmd::history, given(Cmd::history, {{Opt::action, "list"}}))),
+            std::vector<std::string>{history});
+  const auto baseline = named_paths(Cmd::compare, given(Cmd::compare, {{Opt::baseline, "7"}}));
+  EXPECT_EQ(whats(baseline), (std::vector<std::string>{"the history /nfs/data/fdbench/history.db",
+                                                       "--baseline 7"}));
+  const Variable variable("FDBENCH_HISTORY", "1");
+  EXPECT_EQ(whats(named_paths(Cmd::socket, given(Cmd::socket, {}))),
+            std::vector<std::string>{history});
 }
 
 TEST(NamedPaths, HistoryNamesFilesOnlyForImport) {
@@ -96,7 +123,7 @@ TEST(NamedPaths, HistoryNamesFilesOnlyForImport) {
 }
 
 TEST(NamedPaths, CleanLooksInTmpdirOnlyWithoutSets) {
-  const Tmpdir tmpdir("/mnt/t");
+  const Variable tmpdir("TMPDIR", "/mnt/t");
   OptionValues values = defaults_of(Cmd::clean);
   EXPECT_EQ(whats(named_paths(Cmd::clean, values)), (std::vector<std::string>{"TMPDIR /mnt/t"}));
   values.list[Opt::sets] = {"/s"};
