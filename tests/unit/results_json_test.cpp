@@ -17,6 +17,7 @@
 #include "output/reporter.hpp"
 #include "output/results_file.hpp"
 #include "output/trace_out.hpp"
+#include "support/parse_error.hpp"
 #include "support/results.hpp"
 #include "support/temp_dir.hpp"
 
@@ -842,15 +843,7 @@ TEST(ResultsJson, KernelEvidenceBeforeSchemaEightHasNoEdgesToldApart) {
   EXPECT_EQ(doc.results[0].kernel->in_work_ns(), 1'500'000) << "all of it counts as in the work";
 }
 
-// The message of the Error that parsing `text` throws ("" if it does not throw).
-std::string error_of(const std::string& text) {
-  try {
-    parse_results_json(text);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::parse_error_of;
 
 nlohmann::json valid_document() {
   return nlohmann::json::parse(
@@ -975,7 +968,7 @@ TEST(ResultsJson, MalformedDocumentsAreErrorsThatSayWhere) {
   for (auto& c : malformed_documents()) cases.push_back(std::move(c));
   for (const auto& [what, text, parts] : cases) {
     SCOPED_TRACE(what);
-    const std::string message = error_of(text);
+    const std::string message = parse_error_of(text);
     ASSERT_FALSE(message.empty()) << "accepted: " << text.substr(0, 300);
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;
     for (const auto& part : parts) {

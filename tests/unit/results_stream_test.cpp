@@ -14,6 +14,7 @@
 #include "fdbench/error.hpp"
 #include "model/results_json.hpp"
 #include "output/reporter.hpp"
+#include "support/parse_error.hpp"
 
 namespace fdbench {
 namespace results_stream_test {
@@ -30,15 +31,7 @@ std::string written(const Environment& env, const Result& result) {
   return to_json_document(env, std::vector<Result>{result}, {});
 }
 
-// The error's text, or "" when the document reads.
-std::string error_of(const std::string& text) {
-  try {
-    parse_results_json(text);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::parse_error_of;
 
 TEST(ResultsStream, ReadsEachResultOfRealRunsAsItAloneReads) {
   int documents = 0;
@@ -88,16 +81,17 @@ TEST(ResultsStream, AWrongResultIsSaidAfterTheHeaderAndNamesItsIndex) {
   nlohmann::json tree = nlohmann::json::parse(read_whole(any));
   ASSERT_GE(tree["results"].size(), 2U);
   tree["results"][1]["times_ns"] = "soon";
-  const std::string wrong = error_of(tree.dump());
+  const std::string wrong = parse_error_of(tree.dump());
   EXPECT_EQ(wrong.rfind("results[1].times_ns", 0), 0U) << wrong;
   tree["schema_version"] = 99;  // written after "results", and still said first
-  const std::string newer = error_of(tree.dump());
+  const std::string newer = parse_error_of(tree.dump());
   EXPECT_EQ(newer.rfind("schema_version 99 is not supported", 0), 0U) << newer;
   tree["schema_version"] = kSchemaVersion;
   tree["results"] = nlohmann::json::array({1});
-  EXPECT_NE(error_of(tree.dump()).find("results[0]"), std::string::npos) << error_of(tree.dump());
+  const std::string message = parse_error_of(tree.dump());
+  EXPECT_NE(message.find("results[0]"), std::string::npos) << message;
   tree["results"] = nlohmann::json::object();
-  EXPECT_EQ(error_of(tree.dump()), "results: expected an array");
+  EXPECT_EQ(parse_error_of(tree.dump()), "results: expected an array");
 }
 
 }  // namespace results_stream_test
