@@ -175,7 +175,7 @@ void answer_stall(std::span<const Result> results, const Naming& naming, Finding
   const GrowthPair* p = stall_pair(pairs);
   if (p == nullptr || p->apart() == Separation::too_few) return;
   const Result& off = *p->off;
-  const std::string rcu = off.rcu_setting();
+  const std::string rcu = naming.unnamed_rcu(off);
   std::vector<FindingSubject> subjects = {subject(off, "not-pregrown"),
                                           subject(*p->grown, "pregrown")};
   std::vector<FindingClaim> claims = {separation_claim(off, *p->grown, 0, 1)};
@@ -192,7 +192,7 @@ void answer_stall(std::span<const Result> results, const Naming& naming, Finding
         ": {} slower{}; pre-growing removes it. The shared table grew {} time{}, each growth "
         "waiting for an RCU grace period",
         format_ratio(p->ratio()),
-        rcu.empty() || naming.names(off, "rcu") ? "" : " with rcu_expedited=" + rcu, growths(off),
+        rcu.empty() ? "" : " with rcu_expedited=" + rcu, growths(off),
         growths(off) == 1 ? "" : "s");
     if (kernel_traced(off) && kernel_growth_ns(*off.kernel) > 0 && off.kernel->off_cpu_ns > 0) {
       claims.push_back({ClaimKind::kernel_growth, 0, 0});

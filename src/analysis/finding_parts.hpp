@@ -68,6 +68,11 @@ class Naming {
   // Whether the name of `r` already says this setting ("rcu", "batch", ...): a sentence that
   // states it for itself must not say it twice.
   [[nodiscard]] bool names(const Result& r, std::string_view setting) const;
+  // `r`'s rcu_expedited ("0", "1") for a sentence to state, where its name does not already
+  // say it; "" where it does, or where it was not recorded.
+  [[nodiscard]] std::string unnamed_rcu(const Result& r) const {
+    return names(r, "rcu") ? std::string() : r.rcu_setting();
+  }
 
  private:
   // Per workload and strategy, the values each setting took: more than one names it.

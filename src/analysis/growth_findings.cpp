@@ -51,7 +51,7 @@ std::string pair_verdict(const GrowthPair& p) {
 
 ClaimedFinding pair_line(const GrowthPair& p, const Naming& naming) {
   const Result& off = *p.off;
-  const std::string rcu = off.rcu_setting();
+  const std::string rcu = naming.unnamed_rcu(off);
   std::map<std::string, FindingNumber> numbers = {
       {"threads", off.config.threads},
       {"median_ns", whole_ns(off.stats.median)},
@@ -73,9 +73,7 @@ ClaimedFinding pair_line(const GrowthPair& p, const Naming& naming) {
            fmt::format("{}{}: {} ms from the kernel's starting table (FDSize {} → {}), {} ms with "
                        "the table grown first (pregrow {}{}): {}.",
                        pair_what(off, naming),
-                       rcu.empty() || naming.names(off, "rcu")
-                           ? std::string()
-                           : fmt::format(" with rcu_expedited={}", rcu),
+                       rcu.empty() ? std::string() : fmt::format(" with rcu_expedited={}", rcu),
                        format_ms(off.stats.median), off.fdsize_before.value_or(-1),
                        off.fdsize_after.value_or(-1), format_ms(p.grown->stats.median),
                        p.grown->config.pregrow.label(), still, pair_verdict(p)),

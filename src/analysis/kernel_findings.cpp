@@ -36,13 +36,12 @@ ClaimedFinding kernel_growth_line(const Result& off, const Result* grown, const 
   const KernelEvidence& k = *off.kernel;
   const auto growth = static_cast<std::size_t>(OffCpuCause::fd_table_growth);
   const auto waiting = static_cast<std::size_t>(OffCpuCause::waiting_on_growth);
-  const std::string rcu = off.rcu_setting();
+  const std::string rcu = naming.unnamed_rcu(off);
   std::string text = fmt::format(
       "Kernel evidence, `{}` with {} (pregrow {}{}): {}: {} in {} RCU grace period growing the "
       "descriptor table (synchronize_rcu{} from expand_files), {}.",
       off.config.strategy, naming.workers_but_pregrow(off), off.config.pregrow.label(),
-      rcu.empty() || naming.names(off, "rcu") ? std::string() : ", rcu_expedited=" + rcu,
-      kernel_off_cpu_text(k),
+      rcu.empty() ? std::string() : ", rcu_expedited=" + rcu, kernel_off_cpu_text(k),
       format_duration(static_cast<double>(k.off_cpu[growth])),
       k.grace_period.empty() ? std::string("an")
                              : (k.grace_period == "expedited" ? "an " : "a ") + k.grace_period,
