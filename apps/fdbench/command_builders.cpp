@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "application/checks.hpp"
+#include "application/history_commands.hpp"
 #include "application/option_rows.hpp"
 #include "history/history.hpp"
 #include "common/errors.hpp"
@@ -117,9 +118,7 @@ std::string history_path(const OptionValues& values) {
 
 // --save (tune: FDBENCH_HISTORY=1 only), and the history it saves into.
 void apply_history(const OptionValues& values, OutputSettings& command) {
-  const char* variable = std::getenv("FDBENCH_HISTORY");
-  const bool by_variable = variable != nullptr && std::string_view(variable) == "1";
-  command.save_history = by_variable || values.on(Opt::save);
+  command.save_history = saves_by_variable() || values.on(Opt::save);
   command.history = history_path(values);
   if (command.save_history && command.history.empty()) {
     throw UsageError(fmt::format("{}: neither XDG_DATA_HOME nor HOME is set: name the file with {}",

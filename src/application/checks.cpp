@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "application/history_commands.hpp"
 #include "application/option_rows.hpp"
 #include "fdbench/error.hpp"
 #include "history/history.hpp"
@@ -185,9 +186,7 @@ bool uses_default_history(Cmd command, const OptionValues& values) {
     return baseline == "last" ||
            (!baseline.empty() && baseline.find_first_not_of("0123456789") == std::string::npos);
   }
-  const char* variable = std::getenv("FDBENCH_HISTORY");
-  return (variable != nullptr && std::string_view(variable) == "1") ||
-         (command != Cmd::tune && values.on(Opt::save));
+  return saves_by_variable() || (command != Cmd::tune && values.on(Opt::save));
 }
 
 // What the parent will do to `named` later, done here first: in the child, where a call that

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <string_view>
 
 #include "analysis/compare.hpp"
 #include "analysis/findings.hpp"
@@ -45,6 +46,11 @@ std::string results_count_text(std::size_t n) {
 }
 
 }  // namespace
+
+bool saves_by_variable() {
+  const char* variable = std::getenv("FDBENCH_HISTORY");
+  return variable != nullptr && std::string_view(variable) == "1";
+}
 
 int save_in_history(const OutputSettings& outputs, const std::string& document, int code,
                     std::ostream& err) {

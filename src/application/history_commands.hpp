@@ -8,6 +8,10 @@
 
 namespace fdbench::app {
 
+// Whether FDBENCH_HISTORY=1 asks every measuring command (tune too) to save its run, as --save
+// does.
+bool saves_by_variable();
+
 // --save: records the run's JSON `document` in the history once the run measured (`code` 0);
 // a run that failed or was interrupted is not recorded. Says what it did in one line on `err`;
 // returns `code`, or 1 where the run could not be saved.
