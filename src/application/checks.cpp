@@ -181,11 +181,7 @@ bool uses_default_history(Cmd command, const OptionValues& values) {
     return false;
   }
   if (command == Cmd::history) return true;
-  if (command == Cmd::compare) {
-    const std::string& baseline = values[Opt::baseline];
-    return baseline == "last" ||
-           (!baseline.empty() && baseline.find_first_not_of("0123456789") == std::string::npos);
-  }
+  if (command == Cmd::compare) return baseline_from_history(values[Opt::baseline]);
   return saves_by_variable() || (command != Cmd::tune && values.on(Opt::save));
 }
 

@@ -359,9 +359,7 @@ Side current_side(const CompareCommand& command, std::optional<history::History>
 // The baseline: the last run saved other than the one compared, a run's ID, or a file.
 Side baseline_side(const CompareCommand& command, const Side& current,
                    std::optional<history::History>& history) {
-  if (command.baseline != "last" && !names_a_run(command.baseline)) {
-    return file_side(command.baseline);
-  }
+  if (!baseline_from_history(command.baseline)) return file_side(command.baseline);
   auto& opened_history = opened(history, command.history);
   if (command.baseline != "last") {
     return history_run(opened_history, run_id(command.baseline), command.history);
@@ -405,6 +403,10 @@ void say_too_slow(const std::vector<const CompareRow*>& rows, double percent, st
 }
 
 }  // namespace
+
+bool baseline_from_history(const std::string& baseline) {
+  return baseline == "last" || names_a_run(baseline);
+}
 
 int compare_with_baseline(const CompareCommand& command, std::ostream& out, std::ostream& err) {
   std::optional<history::History> history;

@@ -12,6 +12,10 @@ namespace fdbench::app {
 // does.
 bool saves_by_variable();
 
+// Whether compare's --baseline names a run of the history ("last", or a run's ID) rather than
+// a results file.
+bool baseline_from_history(const std::string& baseline);
+
 // --save: records the run's JSON `document` in the history once the run measured (`code` 0);
 // a run that failed or was interrupted is not recorded. Says what it did in one line on `err`;
 // returns `code`, or 1 where the run could not be saved.
