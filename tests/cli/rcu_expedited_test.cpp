@@ -45,6 +45,18 @@ std::vector<pid_t> outside_group(const std::string& marker, pid_t group) {
   return found;
 }
 
+// The watcher alone outside the group: the middle process that forked it (and left the group
+// with it, by setsid) exits right after the fork, but on a loaded machine it may still be there
+// when the watcher has already told fdbench it is ready and the setting has changed.
+std::vector<pid_t> the_watcher(const std::string& marker, pid_t group) {
+  std::vector<pid_t> found;
+  wait_until([&] {
+    found = outside_group(marker, group);
+    return found.size() == 1;
+  });
+  return found;
+}
+
 // Whether `pid` has exited: reaped here (this process is the subreaper its orphans come to),
 // or gone altogether.
 bool exited(pid_t pid) {
@@ -202,7 +214,7 @@ void the_original_comes_back_on_every_way_out(int original) {
     ASSERT_TRUE(wait_until([&] { return platform::rcu_expedited() == std::stoi(other); }))
         << "fdbench never set it";
     // Started before the change, so there by now.
-    const std::vector<pid_t> watcher = outside_group(marker, fdbench.pid());
+    const std::vector<pid_t> watcher = the_watcher(marker, fdbench.pid());
     EXPECT_EQ(watcher.size(), 1U) << what;
     fdbench.signal(way.sig, way.whole_group);
     const auto stopped = fdbench.wait();
@@ -304,7 +316,7 @@ void killed_with_its_watcher_is_put_back_at_the_next_start(int original) {
                          options);
   ASSERT_TRUE(wait_until([&] { return platform::rcu_expedited() == other; }))
       << "fdbench never set it";
-  const std::vector<pid_t> watcher = outside_group(marker, fdbench.pid());
+  const std::vector<pid_t> watcher = the_watcher(marker, fdbench.pid());
   ASSERT_EQ(watcher.size(), 1U);
   const std::string seen = name_and_command_line(watcher[0]);
   EXPECT_EQ(seen.find("fdbench"), std::string::npos) << seen;
