@@ -24,8 +24,6 @@ std::string rate_text(const Result& r) {
                      p ? " (±" + format_percent(*p) + ")" : std::string());
 }
 
-// What "more repetitions" would settle, said once per answer.
-constexpr const char* kSettle = "more time (--max-time) or a quieter machine would settle it";
 
 // (a), first part: the fastest, or the results it cannot be told from.
 std::string fastest_part(const Results& all, const Naming& naming,
@@ -73,7 +71,7 @@ std::string knee_part(const Results& plain, const Naming& naming,
   if (!shown) {
     subjects.resize(k);
     return fmt::format("; from how many threads `{}` stops gaining: cannot tell here ({})",
-                       best->config.strategy, kSettle);
+                       best->config.strategy, settle_text(plain));
   }
   claims.push_back(claim);
   if (knee != best) {
@@ -92,7 +90,8 @@ std::string knee_part(const Results& plain, const Naming& naming,
     return fmt::format(
         "; `{}` was fastest with {} ({} ms); whether more threads help: cannot "
         "tell here ({})",
-        knee->config.strategy, naming.workers(*knee), format_ms(knee->stats.median), kSettle);
+        knee->config.strategy, naming.workers(*knee), format_ms(knee->stats.median),
+        settle_text(plain));
   }
   return fmt::format("; more threads than {} did not help `{}` ({} ms)", knee->config.threads,
                      knee->config.strategy, format_ms(knee->stats.median));
@@ -203,7 +202,8 @@ void answer_stall(std::span<const Result> results, const Naming& naming, Finding
                          static_cast<double>(off.kernel->off_cpu_ns)));
     }
   } else if (p->apart() == Separation::cannot_tell) {
-    text += fmt::format(": cannot tell here at {}; {}", noise_text(off, *p->grown), kSettle);
+    text += fmt::format(": cannot tell here at {}; {}", noise_text(off, *p->grown),
+                        settle_text({&off, p->grown}));
   } else if (p->apart() == Separation::same) {
     text += fmt::format(
         ": {}, no stall worth pre-growing for here (a short RCU grace period, as "
@@ -271,7 +271,8 @@ void answer_accept(std::span<const Result> results, const Naming& naming, Findin
     }
     text += fmt::format(": {} slower; pre-growing removes it", format_ratio(p.ratio()));
   } else if (p.apart() == Separation::cannot_tell) {
-    text += fmt::format(": cannot tell here at {}; {}", noise_text(off, *p.grown), kSettle);
+    text += fmt::format(": cannot tell here at {}; {}", noise_text(off, *p.grown),
+                        settle_text({&off, p.grown}));
   } else if (p.apart() == Separation::same) {
     text += fmt::format(": {}, no stall worth pre-growing for here", same_words());
   } else {

@@ -99,12 +99,13 @@ ClaimedFinding contenders_finding(const Result& best, const Results& same, const
   if (!unclear.empty()) {
     double widest = 0;
     for (const auto* r : unclear) widest = std::max(widest, r->precision().value_or(0));
-    text += fmt::format(
-        "; cannot tell apart from it at up to ±{}: {}. More "
-        "repetitions "
-        "(--max-time) or a quieter machine would settle {}",
-        format_percent(std::max(widest, best.precision().value_or(0))), grouped(unclear, naming),
-        unclear.size() == 1 ? "it" : "them");
+    Results involved = unclear;
+    involved.push_back(&best);
+    std::string settle = settle_text(involved, unclear.size() == 1 ? "it" : "them");
+    settle[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(settle[0])));
+    text += fmt::format("; cannot tell apart from it at up to ±{}: {}. {}",
+                        format_percent(std::max(widest, best.precision().value_or(0))),
+                        grouped(unclear, naming), settle);
   }
   const std::size_t n = same.size() + unclear.size();
   return {{unclear.empty() ? "tied" : "no_clear_winner",
@@ -207,11 +208,10 @@ ClaimedFinding unclear_knee(const Knee& k, const Naming& naming) {
                 format_ms(b.stats.median), naming.workers(b), format_ms(k.best->stats.median),
                 naming.workers(*k.best), naming.workers(*k.knee), format_ms(k.knee->stats.median),
                 same_words())
-          : fmt::format(
-                "{} ({} ms) cannot be told from its best, {} ({} ms), at {}; more "
-                "repetitions (--max-time) or a quieter machine would settle it",
-                naming.workers(b), format_ms(b.stats.median), naming.workers(*k.best),
-                format_ms(k.best->stats.median), noise_text(b, *k.best));
+          : fmt::format("{} ({} ms) cannot be told from its best, {} ({} ms), at {}; {}",
+                        naming.workers(b), format_ms(b.stats.median), naming.workers(*k.best),
+                        format_ms(k.best->stats.median), noise_text(b, *k.best),
+                        settle_text({&b, k.best}));
   return {{"knee_unclear",
            fmt::format("`{}`: cannot tell here from how many threads more stop helping: {}.",
                        b.config.strategy, why),

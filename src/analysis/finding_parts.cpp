@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cmath>
 #include <tuple>
 #include <utility>
@@ -51,6 +52,42 @@ const Result* with_threads(const Results& rs, int threads) {
     if (r->config.threads == threads) return r;
   }
   return nullptr;
+}
+
+// The limit a result's repetitions met, as the advice that lifts it; "" where none did.
+std::string_view lifted_limit(RepeatStop stopped) {
+  switch (stopped) {
+    case RepeatStop::budget:
+      return "a larger --budget";
+    case RepeatStop::max_time:
+      return "more time a result (--max-time)";
+    case RepeatStop::fixed_repeat:
+    case RepeatStop::max_repetitions:
+      return "more repetitions (--repeat)";
+    case RepeatStop::interrupted:
+      return "a run that is not cut short";
+    case RepeatStop::precision:
+      return "a finer --precision";
+    case RepeatStop::decided:
+      return {};
+  }
+  return {};
+}
+
+std::string settle_text(const Results& rs, std::string_view it) {
+  std::vector<std::string> advice;
+  for (const auto* r : rs) {
+    const std::string_view lift = lifted_limit(r->stopped());
+    if (!lift.empty() && std::find(advice.begin(), advice.end(), lift) == advice.end()) {
+      advice.emplace_back(lift);
+    }
+  }
+  advice.emplace_back("a quieter machine");
+  std::string text = advice.front();
+  for (std::size_t i = 1; i < advice.size(); ++i) {
+    text += (i + 1 == advice.size() ? " or " : ", ") + advice[i];
+  }
+  return fmt::format("{} would settle {}", text, it);
 }
 
 const Result* fewest_without_interval(const Results& rs) {

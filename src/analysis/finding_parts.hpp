@@ -46,6 +46,12 @@ const Result* with_threads(const Results& rs, int threads);
 // nullptr: while there is one, no comparison among `rs` is settled.
 const Result* fewest_without_interval(const Results& rs);
 
+// What would settle a comparison among `rs` that their intervals leave open, from why their
+// repetitions stopped: the limit that ended them (a larger --budget, more time a result with
+// --max-time, more --repeat), then a quieter machine. "a larger --budget or a quieter machine
+// would settle it" (`it`: "it" or "them").
+std::string settle_text(const Results& rs, std::string_view it = "it");
+
 // "2 threads", or "2 processes" where the workers are processes.
 std::string workers_text(const Result& r);
 

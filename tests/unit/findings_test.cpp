@@ -547,10 +547,38 @@ TEST(Findings, TheContendersAreExactlyThoseOverlappingTheBest) {
   EXPECT_EQ(it->text,
             "Opening files: the fastest median was `threads` with 2 threads (322,581 files/s); "
             "cannot tell apart from it at up to ±6.5%: `fast-pool` with 2 threads. More "
-            "repetitions (--max-time) or a quieter machine would settle it (2 of 4 results not "
+            "repetitions (--repeat) or a quieter machine would settle it (2 of 4 results not "
             "separated from it).");
   EXPECT_EQ(it->numbers.at("tied_with"), 0);
   EXPECT_EQ(it->numbers.at("cannot_tell"), 1);
+}
+
+// The advice names the limit the repetitions met: the suite's --budget where it ran out (as on
+// a busy machine, where 49 of 50 results stopped on it), --max-time where that did, and never
+// an option that did not stop them.
+TEST(Findings, TheAdviceNamesTheLimitThatStoppedTheRepetitions) {
+  const auto stopped_by = [](RepeatStop stop) {
+    return std::vector<Result>{
+        open_ms("threads", 2, {30, 30, 31, 31, 32, 33}).auto_repeat(0.03, 3, stop),
+        open_ms("fast-pool", 2, {32, 33, 33, 34, 34, 35}).auto_repeat(0.03, 3, stop),
+        open_ms("threads", 1, {60, 61, 62, 63, 64, 65}).auto_repeat(0.03, 3, stop)};
+  };
+  const auto unclear = [](const std::vector<Result>& results) {
+    for (const auto& f : findings(results, Environment{})) {
+      if (f.kind == "no_clear_winner") return f.text;
+    }
+    return std::string();
+  };
+  const std::string budget = unclear(stopped_by(RepeatStop::budget));
+  EXPECT_NE(budget.find("A larger --budget or a quieter machine would settle it"),
+            std::string::npos)
+      << budget;
+  EXPECT_EQ(budget.find("--max-time"), std::string::npos) << budget;
+  const std::string max_time = unclear(stopped_by(RepeatStop::max_time));
+  EXPECT_NE(max_time.find("More time a result (--max-time) or a quieter machine would settle it"),
+            std::string::npos)
+      << max_time;
+  EXPECT_EQ(max_time.find("--budget"), std::string::npos) << max_time;
 }
 
 // A tie of many is named in full, grouped by strategy: no "and 13 more".
