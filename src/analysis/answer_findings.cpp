@@ -24,7 +24,6 @@ std::string rate_text(const Result& r) {
                      p ? " (±" + format_percent(*p) + ")" : std::string());
 }
 
-
 // (a), first part: the fastest, or the results it cannot be told from.
 std::string fastest_part(const Results& all, const Naming& naming,
                          std::vector<FindingSubject>& subjects, std::vector<FindingClaim>& claims) {
@@ -190,8 +189,7 @@ void answer_stall(std::span<const Result> results, const Naming& naming, Finding
     text += fmt::format(
         ": {} slower{}; pre-growing removes it. The shared table grew {} time{}, each growth "
         "waiting for an RCU grace period",
-        format_ratio(p->ratio()),
-        rcu.empty() ? "" : " with rcu_expedited=" + rcu, growths(off),
+        format_ratio(p->ratio()), rcu.empty() ? "" : " with rcu_expedited=" + rcu, growths(off),
         growths(off) == 1 ? "" : "s");
     if (kernel_traced(off) && kernel_growth_ns(*off.kernel) > 0 && off.kernel->off_cpu_ns > 0) {
       claims.push_back({ClaimKind::kernel_growth, 0, 0});

@@ -90,6 +90,19 @@ std::string settle_text(const Results& rs, std::string_view it) {
   return fmt::format("{} would settle {}", text, it);
 }
 
+std::string part_of_repetition(const Result& r, double part_ns, bool brief) {
+  const std::string part = format_ms(part_ns);
+  const std::string whole = format_ms(r.stats.mean);
+  if (part_ns <= r.stats.mean) {
+    return brief ? fmt::format("{} of {} ms", part, whole)
+                 : fmt::format("{} ms of the {} ms a repetition took on average", part, whole);
+  }
+  const std::string workers = workers_text(r);
+  return fmt::format("{} ms summed over {}{} calls, which overlap ({} {} ms on average)", part,
+                     workers, workers.ends_with('s') ? "'" : "'s",
+                     brief ? "repetitions" : "a repetition took", whole);
+}
+
 const Result* fewest_without_interval(const Results& rs) {
   const Result* fewest = nullptr;
   for (const auto* r : rs) {

@@ -52,6 +52,13 @@ const Result* fewest_without_interval(const Results& rs);
 // would settle it" (`it`: "it" or "them").
 std::string settle_text(const Results& rs, std::string_view it = "it");
 
+// A part of `r`'s repetitions (`part_ns` per repetition, summed over its workers' calls) as a
+// sentence may say it: "47.28 ms of the 48.32 ms a repetition took on average" (`brief`:
+// "47.28 of 48.32 ms") only where the part is within the whole; calls of several workers
+// overlap, and a larger sum is said as one: "73.59 ms summed over 4 threads' calls, which
+// overlap (a repetition took 68.21 ms on average)". Never a part larger than its whole.
+std::string part_of_repetition(const Result& r, double part_ns, bool brief = false);
+
 // "2 threads", or "2 processes" where the workers are processes.
 std::string workers_text(const Result& r);
 

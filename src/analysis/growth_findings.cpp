@@ -110,13 +110,10 @@ std::string growth_text(const Result& r, const Latency& latency, const std::stri
   if (fds.empty()) return fmt::format("Measured per {0}: no {0} grew the descriptor table", per);
   const double per_rep = static_cast<double>(latency.growth_totals.count) / reps;
   return fmt::format(
-      "Measured per {}: {} growth event{} per repetition, at fd{} {}, took {} of the {} ms a "
-      "repetition took on average ({}{})",
-      per,
+      "Measured per {}: {} growth event{} per repetition, at fd{} {}, took {} ({}{})", per,
       per_rep == std::floor(per_rep) ? fmt::format("{}", per_rep) : fmt::format("{:.1f}", per_rep),
       per_rep == 1 ? "" : "s", fds.size() == 1 ? "" : "s", listed_fds(fds),
-      format_ms(static_cast<double>(latency.growth_totals.total_ns) / reps) + " ms",
-      format_ms(r.stats.mean),
+      part_of_repetition(r, static_cast<double>(latency.growth_totals.total_ns) / reps),
       shared ? fmt::format("{} sharing the table", workers_text(r))
              : std::string("the table was not shared"),
       batches ? "; whole submissions, which overlap across workers" : "");
@@ -225,7 +222,8 @@ std::string unshared_strategies(std::span<const Result> results) {
   for (const Result& r : results) {
     if (r.fd_table == FdTable::shared || !comparable(r)) continue;
     std::string part = fmt::format("{} (`{}`)", unshared_by(r.fd_table), r.config.strategy);
-    if (std::find(parts.begin(), parts.end(), part) == parts.end()) parts.push_back(std::move(part));
+    if (std::find(parts.begin(), parts.end(), part) == parts.end())
+      parts.push_back(std::move(part));
   }
   std::string text;
   for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -298,8 +296,7 @@ void pregrow_short_finding(const Results& all, const Naming& naming, Findings& o
 // 10%", or `brief`ly, one of several: "1.59 of 2.62 ms, the same within 10%".
 std::string unsaved_text(const GrowthPair& p, bool brief) {
   const double reps = std::max(1, p.off->repetitions_run());
-  const std::string growth =
-      format_ms(static_cast<double>(p.off->latency->growth_totals.total_ns) / reps);
+  const double growth_ns = static_cast<double>(p.off->latency->growth_totals.total_ns) / reps;
   // io_uring's records are whole submissions, which overlap across workers: their sum may
   // exceed the repetition.
   const std::string overlap =
@@ -310,15 +307,14 @@ std::string unsaved_text(const GrowthPair& p, bool brief) {
                                                  noise_text(*p.off, *p.grown))
                                    : "";
   if (brief) {
-    return fmt::format("{} of {} ms{}, {}", growth, format_ms(p.off->stats.mean), overlap,
+    return fmt::format("{}{}, {}", part_of_repetition(*p.off, growth_ns, true), overlap,
                        !relation.empty()
                            ? relation
                            : fmt::format("pre-grown {} the time", format_ratio(1 / p.ratio())));
   }
   return fmt::format(
-      "{} ms of the {} ms a repetition took on average{}, yet with the table grown first (pregrow "
-      "{}) {}",
-      growth, format_ms(p.off->stats.mean), overlap, p.grown->config.pregrow.label(),
+      "{}{}, yet with the table grown first (pregrow {}) {}", part_of_repetition(*p.off, growth_ns),
+      overlap, p.grown->config.pregrow.label(),
       !relation.empty()
           ? "the two were " + relation
           : fmt::format("it took {} the time, less than 2× apart", format_ratio(1 / p.ratio())));
