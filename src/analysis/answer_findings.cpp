@@ -20,8 +20,11 @@ namespace {
 // "1.2 M files/s (±3%)".
 std::string rate_text(const Result& r) {
   const auto p = r.precision();
-  return fmt::format("{} {}/s{}", format_rate(r.ops_per_sec), r.unit,
-                     p ? " (±" + format_percent(*p) + ")" : std::string());
+  // Past ±100% the figure says nothing a reader can use.
+  const std::string noise = !p       ? std::string()
+                            : *p > 1 ? std::string(" (an interval wider than the median itself)")
+                                     : " (±" + format_percent(*p) + ")";
+  return fmt::format("{} {}/s{}", format_rate(r.ops_per_sec), r.unit, noise);
 }
 
 // (a), first part: the fastest, or the results it cannot be told from.

@@ -190,7 +190,8 @@ constexpr double kMeasuredFieldSpread = 1.5;
 
 // Whether the files' values differ: any difference for a stated field; for a measured one, a
 // spread past kMeasuredFieldSpread (a value that is not a number differs as text does).
-bool values_differ(const std::string& field, const std::vector<std::optional<std::string>>& values) {
+bool values_differ(const std::string& field,
+                   const std::vector<std::optional<std::string>>& values) {
   if (std::find(std::begin(kMeasuredFields), std::end(kMeasuredFields), field) !=
       std::end(kMeasuredFields)) {
     std::vector<double> numbers;

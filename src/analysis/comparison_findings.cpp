@@ -97,19 +97,25 @@ ClaimedFinding contenders_finding(const Result& best, const Results& same, const
                                  naming(best), format_rate(best.ops_per_sec));
   if (!same.empty()) text += fmt::format("; {} as fast: {}", same_words(), grouped(same, naming));
   if (!unclear.empty()) {
-    double widest = 0;
-    for (const auto* r : unclear) widest = std::max(widest, r->precision().value_or(0));
+    const Result* widest = unclear.front();
+    for (const auto* r : unclear) {
+      if (r->precision().value_or(0) > widest->precision().value_or(0)) widest = r;
+    }
+    const std::string noise = noise_text(*widest, best);
     Results involved = unclear;
     involved.push_back(&best);
     std::string settle = settle_text(involved, unclear.size() == 1 ? "it" : "them");
     settle[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(settle[0])));
-    text += fmt::format("; cannot tell apart from it at up to ±{}: {}. {}",
-                        format_percent(std::max(widest, best.precision().value_or(0))),
-                        grouped(unclear, naming), settle);
+    text += fmt::format("; cannot tell apart from it at {}{}: {}. {}",
+                        noise.starts_with("±") ? "up to " : "", noise, grouped(unclear, naming),
+                        settle);
   }
   const std::size_t n = same.size() + unclear.size();
+  // The others it was ranked with: the fastest is never counted as not separated from itself.
+  const std::size_t others = ranked - 1;
   return {{unclear.empty() ? "tied" : "no_clear_winner",
-           fmt::format("{} ({} of {} results not separated from it).", text, n + 1, ranked),
+           fmt::format("{} ({} of the {} other result{} not separated from it).", text, n, others,
+                       others == 1 ? "" : "s"),
            {{"threads", best.config.threads},
             {"ops_per_sec", best.ops_per_sec},
             {"median_ns", whole_ns(best.stats.median)},

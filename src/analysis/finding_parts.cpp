@@ -208,7 +208,15 @@ std::string noise_text(const Result& a, const Result& b) {
   const auto pa = a.precision();
   const auto pb = b.precision();
   if (!pa && !pb) return {};
-  return "±" + format_percent(std::max(pa.value_or(0), pb.value_or(0)));
+  const double widest = std::max(pa.value_or(0), pb.value_or(0));
+  // Past ±100% the figure says nothing a reader can use: what the repetitions did, instead.
+  if (widest > 1) {
+    const Result& w = pa.value_or(0) >= pb.value_or(0) ? a : b;
+    return fmt::format("an interval wider than the median itself ({} repetitions from {} to {} ms)",
+                       w.stats.count, format_ms(static_cast<double>(w.stats.min)),
+                       format_ms(static_cast<double>(w.stats.max)));
+  }
+  return "±" + format_percent(widest);
 }
 
 std::string same_words() {

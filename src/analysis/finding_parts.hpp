@@ -102,7 +102,8 @@ FindingClaim separation_claim(const Result& a, const Result& b, std::size_t ia, 
 // "too few repetitions to separate these (use --repeat ≥ 6)".
 std::string too_few_to_separate();
 
-// The wider of two results' precisions (±), as "±17%"; "" where neither has one.
+// The wider of two results' precisions (±), as "±17%"; past ±100%, in words: "an interval
+// wider than the median itself (6 repetitions from 2.90 to 49.50 ms)"; "" where neither has one.
 std::string noise_text(const Result& a, const Result& b);
 
 // What a ratio of `r` to `base` adds in words: ", the same within 10%", ", cannot tell apart:

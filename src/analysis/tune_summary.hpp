@@ -33,11 +33,11 @@ struct TuneSummary {
   std::optional<Result> pregrow_off;
   bool stall_seen = false;
   NofileAdvice nofile;
-  Eligibility eligibility;  // TuneOptions::eligibility
+  Eligibility eligibility;                     // TuneOptions::eligibility
   WorkloadKind workload = WorkloadKind::open;  // TuneOptions::workload: what was measured
   // Whether the workload holds its descriptors (--keep-open, accept), so that the table grows.
   bool holds = false;
-  InputSummary input;       // the files the sweep opened (workload open)
+  InputSummary input;  // the files the sweep opened (workload open)
 };
 
 }  // namespace fdbench

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -547,8 +548,8 @@ TEST(Findings, TheContendersAreExactlyThoseOverlappingTheBest) {
   EXPECT_EQ(it->text,
             "Opening files: the fastest median was `threads` with 2 threads (322,581 files/s); "
             "cannot tell apart from it at up to ±6.5%: `fast-pool` with 2 threads. More "
-            "repetitions (--repeat) or a quieter machine would settle it (2 of 4 results not "
-            "separated from it).");
+            "repetitions (--repeat) or a quieter machine would settle it (1 of the 3 other results "
+            "not separated from it).");
   EXPECT_EQ(it->numbers.at("tied_with"), 0);
   EXPECT_EQ(it->numbers.at("cannot_tell"), 1);
 }
@@ -844,6 +845,22 @@ TEST(Findings, OverlappingCallsAreNeverAPartLargerThanTheRepetition) {
             std::string::npos)
       << measured;
   EXPECT_EQ(measured.find("73.59 ms of the"), std::string::npos) << measured;
+}
+
+// Issue 47: "cannot tell apart at ±1059%" (5 of 6 repetitions 2.9-6 ms, one 49.5 ms) quoted an
+// interval that says nothing as a figure; past ±100% the repetitions are said instead.
+TEST(Findings, AnIntervalWiderThanItsMedianIsSaidInWords) {
+  const std::vector<Result> results{open_ms("threads", 1, {2.9, 3.5, 4.1, 5.0, 6.0, 49.5}),
+                                    open_ms("threads", 2, {3.0, 3.1, 3.2, 3.3, 3.4, 3.5})};
+  bool said_it = false;
+  for (const auto& line : said(results)) {
+    EXPECT_EQ(line.find("±10"), std::string::npos) << line;
+    EXPECT_EQ(std::regex_search(line, std::regex("±[0-9]{3,}")), false) << line;
+    said_it = said_it || line.find(
+                             "an interval wider than the median itself (6 repetitions "
+                             "from 2.90 to 49.50 ms)") != std::string::npos;
+  }
+  EXPECT_TRUE(said_it);
 }
 
 // Results measured while another program changed rcu_expedited: said once, and no other
