@@ -267,8 +267,11 @@ void answer_accept(std::span<const Result> results, const Naming& naming, Findin
         growths(off), growths(off) == 1 ? "" : "s");
     if (off.latency && off.latency->stall_totals.count > 0) {
       claims.push_back({ClaimKind::stalls, 0, 0});
-      text += fmt::format(" ({:.1f} of {} accepts stalled a burst: the tail is the growth)",
-                          stalls_per_burst(off), off.ops);
+      // A count averaged over bursts is said as an average, with what it averages over.
+      text += fmt::format(
+          " (on average {} of the {} accepts of a burst stalled, over {} bursts: the tail is the "
+          "growth)",
+          format_count_average(stalls_per_burst(off)), group_digits(off.ops), off.times_ns.size());
     }
     text += fmt::format(": {} slower; pre-growing removes it", format_ratio(p.ratio()));
   } else if (p.apart() == Separation::cannot_tell) {

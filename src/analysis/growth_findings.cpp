@@ -110,9 +110,10 @@ std::string growth_text(const Result& r, const Latency& latency, const std::stri
   if (fds.empty()) return fmt::format("Measured per {0}: no {0} grew the descriptor table", per);
   const double per_rep = static_cast<double>(latency.growth_totals.count) / reps;
   return fmt::format(
-      "Measured per {}: {} growth event{} per repetition, at fd{} {}, took {} ({}{})", per,
-      per_rep == std::floor(per_rep) ? fmt::format("{}", per_rep) : fmt::format("{:.1f}", per_rep),
-      per_rep == 1 ? "" : "s", fds.size() == 1 ? "" : "s", listed_fds(fds),
+      "Measured per {}: {} growth event{} per repetition{}, at fd{} {}, took {} ({}{})", per,
+      format_count_average(per_rep), per_rep == 1 ? "" : "s",
+      per_rep == std::floor(per_rep) ? "" : " on average", fds.size() == 1 ? "" : "s",
+      listed_fds(fds),
       part_of_repetition(r, static_cast<double>(latency.growth_totals.total_ns) / reps),
       shared ? fmt::format("{} sharing the table", workers_text(r))
              : std::string("the table was not shared"),

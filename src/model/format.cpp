@@ -13,6 +13,10 @@ std::string group_digits(std::uint64_t n) {
   return digits;
 }
 
+std::string format_count_average(double mean) {
+  return mean == std::floor(mean) ? fmt::format("{:.0f}", mean) : fmt::format("{:.1f}", mean);
+}
+
 std::string format_ms(double ns) {
   return fmt::format("{:.2f}", ns / 1e6);
 }

@@ -11,6 +11,9 @@ namespace fdbench {
 
 // 1234567 -> "1,234,567"
 std::string group_digits(std::uint64_t n);
+// An average of a count: "18" where it is whole, else one decimal ("7.1"). A sentence that says
+// one says "on average" and what it averages over: a count itself is always whole.
+std::string format_count_average(double mean);
 // nanoseconds -> milliseconds with 2 decimals ("25.31")
 std::string format_ms(double ns);
 // nanoseconds -> a short duration: "850 ns", "3.3 µs", "299 µs", "12.4 ms"
@@ -42,7 +45,8 @@ std::string printable(std::string_view text);
 std::size_t display_width(std::string_view text);
 // One line broken at spaces into lines of at most `columns` columns, each ending in '\n'; a
 // continuation is indented two columns past the line's own indentation (so under the text of
-// a "- " or "! " line), so a wrapped sentence reads as one. A word longer than the width stays whole.
+// a "- " or "! " line), so a wrapped sentence reads as one. A word longer than the width stays
+// whole.
 std::string wrapped(std::string_view line, std::size_t columns);
 
 // A command line as a POSIX shell would take it back: each word as it is where that is safe,

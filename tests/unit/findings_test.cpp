@@ -863,6 +863,33 @@ TEST(Findings, AnIntervalWiderThanItsMedianIsSaidInWords) {
   EXPECT_TRUE(said_it);
 }
 
+// Issue 47: "(18.0 of 1000 accepts stalled a burst ...)" said a fraction of a counted thing. An
+// average of counts says so, and what it averages over.
+TEST(Findings, StalledAcceptsAreAnAverageOverTheBursts) {
+  Latency latency;
+  latency.ns["create"] = {1200, 1000, 1000, 1000, 1000, 1000};
+  latency.stall_totals = {107, 6 * 40'000'000, 0.8};
+  const auto burst = [](const char* pregrow, std::int64_t ns, int before) {
+    Result r = ResultBuilder::socket("threads", 4)
+                   .pregrow(pregrow)
+                   .ops(1000)
+                   .each_took(ns, 6)
+                   .fdsize(before, 2048);
+    r.workload = "accept";
+    return r;
+  };
+  std::vector<Result> results{burst("off", 50'000'000, 256), burst("auto", 4'000'000, 2048)};
+  results[0].latency = latency;
+  bool said_it = false;
+  for (const auto& line : said(results)) {
+    EXPECT_EQ(line.find("(17.8 of"), std::string::npos) << line;
+    said_it = said_it || line.find(
+                             "on average 17.8 of the 1,000 accepts of a burst stalled, "
+                             "over 6 bursts") != std::string::npos;
+  }
+  EXPECT_TRUE(said_it);
+}
+
 // Results measured while another program changed rcu_expedited: said once, and no other
 // finding rests on them (the pair below would otherwise give a 10× pregrow finding).
 // One result of several: "1 of 4 socket results was".
