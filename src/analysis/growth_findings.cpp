@@ -440,9 +440,12 @@ void summarised_pairs(std::span<const GrowthPair> pairs, std::string_view worklo
     }
     const GrowthPair* worst = nullptr;
     int stalls = 0;
+    std::vector<std::string> stalled;  // "N of M" names its N
     for (const auto& p : mine) {
       if (!p.stalled()) continue;
       ++stalls;
+      stalled.push_back(
+          fmt::format("`{}` with {}", p.off->config.strategy, naming.workers_but_pregrow(*p.off)));
       if (worst == nullptr || p.ratio() > worst->ratio()) worst = &p;
     }
     if (worst == nullptr) {
@@ -456,8 +459,9 @@ void summarised_pairs(std::span<const GrowthPair> pairs, std::string_view worklo
     line.numbers["results"] = mine.size();
     line.text = fmt::format(
         "{} of {} {} results {} at least 2× slower without pre-growing the table (pregrow {}; "
-        "their 95% intervals apart). The worst: {}",
-        stalls, mine.size(), workload, stalls == 1 ? "was" : "were", value, line.text);
+        "their 95% intervals apart): {}. The worst: {}",
+        stalls, mine.size(), workload, stalls == 1 ? "was" : "were", value, listed(stalled),
+        line.text);
     out.push_back(std::move(worst_line));
     if (value == values.front() && worst->off->latency) {
       out.push_back(events_line(*worst->off, *worst->off->latency, twins_of(worst->off, pairs)));

@@ -770,6 +770,11 @@ TEST(Findings, SeparatedPairsAreCountedAsTwiceAsSlow) {
       finding_with(said(results), "3 of 4 socket results were at least 2× slower");
   EXPECT_NE(worst.find("The worst: `fast-pool`"), std::string::npos) << worst;
   EXPECT_NE(worst.find("4.7× slower without pre-growing."), std::string::npos) << worst;
+  // Issue 47: "N of M" names its N.
+  EXPECT_NE(worst.find("their 95% intervals apart): `threads` with 2 threads, `pool` with 2 "
+                       "threads and `fast-pool` with 2 threads. The worst"),
+            std::string::npos)
+      << worst;
 }
 
 // Issue 19, `open --keep-open --pregrow off,auto`: growth measured at 9.44 ms of a 15.33 ms
