@@ -514,6 +514,11 @@ CompareCommand compare_command(const OptionValues& values) {
     command.fail_if_slower =
         parse_decimal(flag(Opt::fail_if_slower), values[Opt::fail_if_slower], "percent", 0, 1e6, "%");
   }
+  command.require_baseline = values.on(Opt::require_baseline);
+  if (command.require_baseline && command.baseline.empty()) {
+    throw UsageError(
+        fmt::format("{} needs {} last|ID|FILE", flag(Opt::require_baseline), flag(Opt::baseline)));
+  }
   if (!command.baseline.empty()) {
     if (files.size() > 1 || values.on(Opt::references)) {
       throw UsageError(fmt::format("{}: name at most one results file, the one compared with it",

@@ -81,6 +81,7 @@ struct CompareCommand {
   std::string baseline;
   std::string history;                  // the history's file
   std::optional<double> fail_if_slower;  // --fail-if-slower PERCENT: the gate, in percent
+  bool require_baseline = false;         // --require-baseline: no baseline yet exits 1
 };
 struct ReportCommand {
   std::vector<std::string> files;  // results files

@@ -443,6 +443,10 @@ std::vector<OptionRow> history_rows() {
        .commands = {Cmd::compare},
        .help = "With --baseline: exit 3 when a result is slower than the baseline's by more than "
                "PERCENT and the difference is significant"},
+      {.id = Opt::require_baseline, .names = "--require-baseline", .commands = {Cmd::compare},
+       .help = "With --baseline last: exit 1 when the history holds no baseline yet (without "
+               "it, the first run passes and becomes the baseline)",
+       .bind = Bind::flag},
       {.id = Opt::action, .names = "action", .value = "ACTION", .commands = {Cmd::history},
        .help = "list, show ID, import FILE..., export ID -o FILE, rm ID..., or trend",
        .hint = choices({"list", "show", "import", "export", "rm", "trend"}), .required = true},

@@ -309,8 +309,11 @@ void show_progress(const OutputSettings& command, std::ostream& out, std::ostrea
 
 int measure(const Measuring& measuring, const std::vector<std::string>& command_line,
             std::ostream& out, std::ostream& err) {
-  say_unavailable(measuring, err);
   const OutputSettings& command = measuring.outputs;
+  if (const int refused = check_history_before_measuring(command, err); refused != 0) {
+    return refused;
+  }
+  say_unavailable(measuring, err);
   std::ostringstream buffer;
   std::ostream& sink = command.output.empty() ? out : buffer;
   std::ostringstream saved;  // --save: the run's JSON document, for the history

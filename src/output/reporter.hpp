@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analysis/findings.hpp"
@@ -30,6 +31,9 @@ struct Section {
   std::string fs_type;                // the filesystem holding those files ("ext4", ...)
   std::size_t subdirs = 0;            // generated files spread over this many subdirectories
   Repeat repeat;  // --repeat: a count, or auto with its precision and time limit
+  // history show: the fewest and most repetitions its rows had, where they differ (told from
+  // the results, not the --repeat that asked for them); nullopt: `repeat` says it.
+  std::optional<std::pair<int, int>> repetitions_range;
   // tune's --budget, shared by the results instead of a time limit each; nullopt: none.
   std::optional<double> budget_s;
   int warmup = 0;
