@@ -1,9 +1,15 @@
 // table: the seed's view. One header line for the machine, one block per section, a row per
-// result printed as soon as it is measured, and the findings in plain words at the end.
+// result printed as soon as it is measured, and the findings in plain words at the end, the
+// Answers last of all (what a terminal's last screen shows).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 #include <ostream>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "analysis/findings.hpp"
 #include "fdbench/version.hpp"
@@ -67,27 +73,35 @@ class TableReporter final : public Reporter {
     for (const auto& w : r.warnings) {
       // Without --details, the page-fault warning is material_lines()' to judge.
       const bool judged = w.kind == WarningKind::page_faults && !details_;
-      if ((w.kind != WarningKind::noisy || !r.ran()) && !judged) out_ << "  ! " << w.text << "\n";
+      if ((w.kind != WarningKind::noisy || !r.ran()) && !judged) warning_line(w.text);
     }
     out_ << std::flush;
   }
 
   void end(std::span<const Result> /*all*/, std::span<const Finding> findings,
            bool complete) override {
-    if (noisy_seen_ || missed_ || kernel_seen_ || region_seen_ || hidden_) out_ << "\n";
+    const bool repeated = !repeated_.empty();
+    if (noisy_seen_ || missed_ || kernel_seen_ || region_seen_ || hidden_ || repeated) {
+      out_ << "\n";
+    }
     if (noisy_seen_) out_ << noisy_legend() << "\n";
     if (missed_) out_ << missed_legend(*missed_) << "\n";
     if (region_seen_) out_ << region_legend() << "\n";
     if (kernel_seen_) out_ << kernel_legend() << "\n";
     if (hidden_) out_ << details_legend() << "\n";
-    const SplitFindings split = split_answers(findings);
-    if (!split.answers.empty()) {
-      out_ << "\n" << kAnswersHeading << "\n";
-      for (const auto& f : split.answers) out_ << "- " << f.text << "\n";
+    for (const auto& [first_words, rows] : repeated_) {
+      out_ << fmt::format("! said once, under the first row it concerns: \"{}…\" ({} more row{})\n",
+                          first_words, rows, rows == 1 ? "" : "s");
     }
+    // The Findings first and the Answers last, so that a terminal ends on the answers.
+    const SplitFindings split = split_answers(findings);
     if (!split.rest.empty()) {
       out_ << "\n" << findings_heading(complete) << "\n";
       for (const auto& f : split.rest) out_ << "- " << f.text << "\n";
+    }
+    if (!split.answers.empty()) {
+      out_ << "\n" << kAnswersHeading << "\n";
+      for (const auto& f : split.answers) out_ << "- " << f.text << "\n";
     }
     if (tune_) out_ << tune_text(*tune_);
     out_ << std::flush;
@@ -113,6 +127,20 @@ class TableReporter final : public Reporter {
       region_seen_ = true;
     }
     hidden_ = hidden_ || !detail_text(r).empty() || !kernel_text(r).empty();
+  }
+
+  // A row's note, said once for the run: a later row with the same note (another program
+  // changed rcu_expedited under all of them, say) is counted for the legend instead.
+  void warning_line(const std::string& text) {
+    if (said_.insert(text).second) {
+      out_ << "  ! " << text << "\n";
+      return;
+    }
+    const std::string first_words = text.size() <= 40 ? text : text.substr(0, text.rfind(' ', 40));
+    auto it = std::find_if(repeated_.begin(), repeated_.end(),
+                           [&](const auto& entry) { return entry.first == first_words; });
+    if (it == repeated_.end()) it = repeated_.insert(repeated_.end(), {first_words, 0});
+    ++it->second;
   }
 
   void failure_line(const Result& r) {
@@ -143,6 +171,9 @@ class TableReporter final : public Reporter {
   bool hidden_ = false;           // a row had small print only --details shows
   std::optional<Result> missed_;  // the first row with kMissedMark, for its legend
   std::optional<TuneSummary> tune_;  // tune's: its Recommendation block ends the output
+  std::set<std::string> said_;       // the row notes printed so far
+  // Notes not printed again: their first words and how many later rows had them, in order.
+  std::vector<std::pair<std::string, int>> repeated_;
 };
 
 }  // namespace
