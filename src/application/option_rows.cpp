@@ -385,6 +385,11 @@ std::vector<OptionRow> run_rows() {
        .bind = Bind::flag,
        .help_for = {{Cmd::tune,
                      "No progress lines on stderr (shown only when stderr is a terminal)"}}},
+      {.id = Opt::quick, .names = "--quick", .commands = {Cmd::suite},
+       .help = "Both seeds' questions in about 10 s, at lower precision (said above the "
+               "tables): open with threads, pool, pool-batch and uring-direct at 1, 2 and 4 "
+               "threads, socket and accept with threads alone, a 4 s --budget",
+       .bind = Bind::flag},
       {.id = Opt::details, .names = "--details", .commands = kAllMeasuring,
        .help = "The table: under each row its per-call times, the timed region's page faults "
                "and context switches, and kernel evidence (by default only where they matter; "

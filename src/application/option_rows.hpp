@@ -75,6 +75,7 @@ enum class Opt {
   allow_process,
   allow_direct,
   budget,
+  quick,  // the suite's --quick: both seeds' questions in about 10 s
   repeat,
   precision,
   max_time,

@@ -331,7 +331,9 @@ int measure(const Measuring& measuring, const std::vector<std::string>& command_
                                  : measuring.open != nullptr ? measuring.open->dir
                                                              : std::string();
   const std::string dir = asked_dir.empty() ? platform::default_dir() : asked_dir;
-  Session session(capture_environment(dir), std::move(reporters), capture_context(command_line));
+  Environment environment = capture_environment(dir);
+  if (!command.mode_note.empty()) environment.warnings.push_back(command.mode_note);
+  Session session(std::move(environment), std::move(reporters), capture_context(command_line));
   ProgressDisplays displays;
   // tune says its turns in lines of their own (run_tune).
   if (!command.quiet && !tune) show_progress(command, out, err, displays);
