@@ -303,8 +303,31 @@ void show_progress(const OutputSettings& command, std::ostream& out, std::ostrea
   const auto rows = platform::terminal_rows(1);
   if (columns && rows && command.format == "table" && command.output.empty()) {
     displays.table.emplace(out, *columns, *rows, platform::now_ns,
-                           displays.line ? &*displays.line : nullptr);
+                           displays.line ? &*displays.line : nullptr,
+                           []() -> std::optional<std::pair<int, int>> {
+                             const auto c = platform::terminal_columns(1);
+                             const auto r = platform::terminal_rows(1);
+                             if (!c || !r) return std::nullopt;
+                             return std::pair{*c, *r};
+                           });
   }
+}
+
+// The table on a terminal narrower than its 100 columns: sentences wrapped to the terminal,
+// rows cut to it (a terminal that wraps a row itself splits its numbers across two lines).
+ReportOptions table_options(const OutputSettings& command) {
+  ReportOptions options{.details = command.details};
+  const auto columns = platform::terminal_columns(1);
+  if (command.format == "table" && command.output.empty() && columns) {
+    // One column spare: a line that fills the last column wraps on some terminals.
+    options.columns =
+        std::min(options.columns, static_cast<std::size_t>(std::max(*columns, 21) - 1));
+    options.cut_rows = true;
+    options.terminal_columns = [] {
+      return static_cast<std::size_t>(platform::terminal_columns(1).value_or(0));
+    };
+  }
+  return options;
 }
 
 int measure(const Measuring& measuring, const std::vector<std::string>& command_line,
@@ -318,7 +341,7 @@ int measure(const Measuring& measuring, const std::vector<std::string>& command_
   std::ostream& sink = command.output.empty() ? out : buffer;
   std::ostringstream saved;  // --save: the run's JSON document, for the history
   std::vector<std::unique_ptr<Reporter>> reporters;
-  reporters.push_back(make_reporter(command.format, sink, {command.details}));
+  reporters.push_back(make_reporter(command.format, sink, table_options(command)));
   FDBENCH_ASSERT(reporters.back() != nullptr);
   if (command.save_history) reporters.push_back(make_reporter("json", saved));
   std::vector<const FileExport*> exports;

@@ -3,6 +3,7 @@
 // reporter as each one finishes, so a later failure or Ctrl-C loses nothing.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -80,6 +81,12 @@ struct ReportOptions {
   // The table's width: its rows fit it, its sentences are wrapped to it (0: never wrapped, so
   // a test can match a sentence whole).
   std::size_t columns = 100;
+  // A terminal narrower than the table: its rows are cut to `columns` (an ellipsis where
+  // something is missing) rather than wrapped, which would split a number across two lines.
+  bool cut_rows = false;
+  // With cut_rows: the terminal's columns now, asked before each part is printed, so that a
+  // window resized mid-run gets the rest at its new width (0: unknown, keep `columns`).
+  std::function<std::size_t()> terminal_columns{};
 };
 
 // "table", "json", "csv", "markdown", "html"; nullptr if unknown. The reporter writes to `out`.

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <set>
@@ -31,7 +32,11 @@ class TableReporter final : public Reporter {
   // Through PrintableLines: section titles carry --tree's and --list's names, errors and
   // warnings what the files and the system said. Sentences are wrapped to the table's width.
   TableReporter(std::ostream& out, const ReportOptions& options)
-      : printable_(out, options.columns), out_(&printable_), details_(options.details) {}
+      : printable_(out, options.columns),
+        out_(&printable_),
+        details_(options.details),
+        cut_(options.cut_rows ? options.columns : 0),
+        terminal_columns_(options.cut_rows ? options.terminal_columns : nullptr) {}
 
   void begin(const Environment& env) override {
     out_ << fmt::format("fdbench {} · {}\n", version(), environment_summary(env));
@@ -40,6 +45,7 @@ class TableReporter final : public Reporter {
   }
 
   void section(const Section& section) override {
+    follow_terminal();
     out_ << "\n" << section_title(section) << "\n";
     out_ << "(" << section_note(section) << ")\n";
     header_for_.clear();
@@ -48,6 +54,7 @@ class TableReporter final : public Reporter {
   }
 
   void add(const Result& r) override {
+    follow_terminal();
     // Descriptors held to the end of a repetition grow the table: show pregrow and FDSize.
     const std::string key = r.workload + (r.holds_descriptors ? "+growth" : "");
     // --rcu-expedited: a line above each block of results it set the value for.
@@ -59,14 +66,14 @@ class TableReporter final : public Reporter {
     rcu_for_ = rcu_now;
     if (header_for_ != key) {
       header_for_ = key;
-      out_ << table_header(layout_, r) << "\n";
+      out_ << cut(table_header(layout_, r)) << "\n";
     }
     if (!r.ran()) {
       out_ << table_lead(layout_, r) << "   " << error_text(r) << "\n";
     } else {
       noisy_seen_ = noisy_seen_ || r.has_warning(WarningKind::noisy);
       if (r.missed_precision() && !missed_) missed_ = r;
-      out_ << table_row(layout_, r) << "\n";
+      out_ << cut(table_row(layout_, r)) << "\n";
       if (r.failures != 0) failure_line(r);
       details_ ? detail_lines(r) : material_lines(r);
     }
@@ -80,6 +87,7 @@ class TableReporter final : public Reporter {
 
   void end(std::span<const Result> /*all*/, std::span<const Finding> findings,
            bool complete) override {
+    follow_terminal();
     const bool repeated = !repeated_.empty();
     if (noisy_seen_ || missed_ || kernel_seen_ || region_seen_ || hidden_ || repeated) {
       out_ << "\n";
@@ -129,6 +137,27 @@ class TableReporter final : public Reporter {
     hidden_ = hidden_ || !detail_text(r).empty() || !kernel_text(r).empty();
   }
 
+  // A terminal resized since the last part: the rest at its width (at most the table's 100).
+  void follow_terminal() {
+    if (!terminal_columns_) return;
+    const std::size_t now = terminal_columns_();
+    if (now < 21) return;
+    cut_ = std::min<std::size_t>(now - 1, kTableColumns);
+    out_.flush();
+    printable_.set_wrap(cut_);
+  }
+
+  // A table line on a terminal narrower than it: whole words off its end, and an ellipsis.
+  [[nodiscard]] std::string cut(std::string line) const {
+    if (cut_ == 0 || display_width(line) <= cut_) return line;
+    while (!line.empty() && display_width(line) + 1 > cut_) {
+      const auto word = line.find_last_of(' ');
+      line.resize(word == std::string::npos ? 0 : word);
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+    }
+    return line + "…";
+  }
+
   // A row's note, said once for the run: a later row with the same note (another program
   // changed rcu_expedited under all of them, say) is counted for the legend instead.
   void warning_line(const std::string& text) {
@@ -162,6 +191,9 @@ class TableReporter final : public Reporter {
   PrintableLines printable_;
   std::ostream out_;
   bool details_;  // --details: every row's small print
+  std::size_t cut_;  // a terminal's width the rows are cut to; 0: never cut
+  std::function<std::size_t()> terminal_columns_;  // with cut_: the terminal's width now
+  static constexpr std::size_t kTableColumns = 100;
   std::string header_for_;
   TableLayout layout_;  // the section's optional columns
   std::string rcu_for_;
