@@ -379,6 +379,33 @@ void suite_accept(AcceptOptions& accept) {
   accept.harness = {Harness::minimal};
 }
 
+// --quick: the fewest results that still answer both seeds' questions (the fastest way and the
+// thread count past which more stop helping, a pool's cost, the stall with and without
+// pre-growing), in a budget of a few seconds; the run says so above its tables.
+constexpr double kQuickBudget = 4;
+constexpr double kQuickPrecision = 0.05;
+
+void make_quick(SuiteCommand& command, bool budget_given) {
+  command.open.threads = {1, 2, 4};
+  command.open.strategies.clear();
+  for (const char* name : {"threads", "pool", "pool-batch", "uring-direct"}) {
+    if (find_strategy(name)->unavailable_reason().empty())
+      command.open.strategies.emplace_back(name);
+  }
+  command.socket.strategies = {"threads"};
+  command.accept.strategies = {"threads"};
+  for (SweepOptions* sweep :
+       {static_cast<SweepOptions*>(&command.open), static_cast<SweepOptions*>(&command.socket),
+        static_cast<SweepOptions*>(&command.accept)}) {
+    sweep->repeat.precision = std::max(sweep->repeat.precision, kQuickPrecision);
+  }
+  if (!budget_given) command.budget_s = kQuickBudget;
+  command.outputs.mode_note = fmt::format(
+      "{}: fewer results and a {:g} s budget, each median aimed at ±{:g}%: the Answers may say "
+      "\"cannot tell here\" where the full suite (without {}) would settle them",
+      flag(Opt::quick), command.budget_s, kQuickPrecision * 100, flag(Opt::quick));
+}
+
 }  // namespace
 
 SuiteCommand suite_command(const OptionValues& values) {
@@ -398,6 +425,7 @@ SuiteCommand suite_command(const OptionValues& values) {
   refuse_unrunnable(runnability(command.socket));
   command.budget_s =
       static_cast<double>(parse_number(flag(Opt::budget), values[Opt::budget], 1, 86400));
+  if (values.on(Opt::quick)) make_quick(command, values.given(Opt::budget));
   if (command.open.repeat.automatic()) share_budget(command, command.budget_s);
   return command;
 }
@@ -513,6 +541,11 @@ CompareCommand compare_command(const OptionValues& values) {
     }
     command.fail_if_slower =
         parse_decimal(flag(Opt::fail_if_slower), values[Opt::fail_if_slower], "percent", 0, 1e6, "%");
+  }
+  command.require_baseline = values.on(Opt::require_baseline);
+  if (command.require_baseline && command.baseline.empty()) {
+    throw UsageError(
+        fmt::format("{} needs {} last|ID|FILE", flag(Opt::require_baseline), flag(Opt::baseline)));
   }
   if (!command.baseline.empty()) {
     if (files.size() > 1 || values.on(Opt::references)) {

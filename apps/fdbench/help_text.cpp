@@ -87,7 +87,10 @@ With --baseline the run compared is the file named, or else the history's latest
 baseline is the last run saved before it (last), a run's ID, or a results FILE. With
 --fail-if-slower PERCENT the exit status is 3 when any result present on both sides is slower
 than the baseline's by more than PERCENT and the difference is significant (Mann-Whitney U,
-p < 0.05); those rows are printed first. Results on one side only are listed, never a failure.)";
+p < 0.05); the report ends on those rows and a verdict line ("gate: 0 of 40 results slower by
+more than 10%: pass"). Results on one side only are listed, never a failure. With no baseline
+yet (a fresh history: the first CI job) --baseline last says so in one line and exits 0, and
+the run compared is the next one's baseline; --require-baseline makes that exit 1.)";
 
 constexpr const char* const kReportFooter = R"(
 One HTML file that needs nothing else to be viewed (inline SVG, no script, no network): each

@@ -112,13 +112,36 @@ std::size_t parse_layout(const std::string& text) {
   throw BadValue(fmt::format("{}: '{}' is not flat or dirs:K", flag(Opt::layout), text));
 }
 
-// --format: one of the formats `command` writes.
+namespace {
+
+// The format an --output file's name asks for by its extension; "" for any other name.
+std::string format_of_name(const std::string& path) {
+  static const std::vector<std::pair<std::string, std::string>> kExtensions = {
+      {".json", "json"}, {".csv", "csv"}, {".md", "markdown"}, {".html", "html"}};
+  for (const auto& [extension, format] : kExtensions) {
+    if (path.size() > extension.size() && path.ends_with(extension)) return format;
+  }
+  return {};
+}
+
+}  // namespace
+
+// --format: one of the formats `command` writes. Not given, an --output named .json, .csv, .md
+// or .html writes that format; given, it must agree with such a name.
 std::string parse_format(const OptionValues& values, app::Cmd command) {
-  const std::string& value = values[Opt::format];
   const auto formats = formats_of(command);
+  const std::string named = format_of_name(values[Opt::output]);
+  const bool writes_named = std::find(formats.begin(), formats.end(), named) != formats.end();
+  if (!values.given(Opt::format) && writes_named) return named;
+  const std::string& value = values[Opt::format];
   if (std::find(formats.begin(), formats.end(), value) == formats.end()) {
     throw BadValue(fmt::format("{}: unknown format '{}' (choose from {})", flag(Opt::format), value,
                                join(formats)));
+  }
+  if (writes_named && value != named) {
+    throw UsageError(fmt::format("{} {} and {} {} disagree: drop {}, or name the file for {}",
+                                 flag(Opt::format), value, flag(Opt::output), values[Opt::output],
+                                 flag(Opt::format), value));
   }
   return value;
 }

@@ -157,6 +157,8 @@ void harness_findings(std::span<const Result> results, std::string_view workload
                       const Naming& naming, Findings& out);
 void failure_findings(std::span<const Result> results, Findings& out);
 // The seeds' questions answered for this machine, from all results (kinds "answer_…").
-void answer_findings(std::span<const Result> results, const Naming& naming, Findings& out);
+// `env`: the kernel's own rcu_expedited, for results measured without --rcu-expedited.
+void answer_findings(std::span<const Result> results, const Naming& naming, const Environment& env,
+                     Findings& out);
 
 }  // namespace fdbench::findings_parts

@@ -218,7 +218,7 @@ std::vector<ClaimedFinding> claimed_findings(std::span<const Result> given,
   }
   const Naming naming(results);
   Findings out;
-  answer_findings(results, naming, out);
+  answer_findings(results, naming, env, out);
   for (const auto& workload : workloads) {
     comparison_findings(results, workload, naming, out);
     batch_findings(results, workload, out);

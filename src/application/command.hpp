@@ -33,6 +33,8 @@ struct OutputSettings {
   bool save_history = false;
   std::string history;  // the history's file, as --history names it or by default
   bool details = false;  // --details: the table's small print under every row
+  // A line the run's environment warnings carry, above the tables (--quick: measured less).
+  std::string mode_note;
 };
 
 // Each command with only its own fields.
@@ -81,6 +83,7 @@ struct CompareCommand {
   std::string baseline;
   std::string history;                  // the history's file
   std::optional<double> fail_if_slower;  // --fail-if-slower PERCENT: the gate, in percent
+  bool require_baseline = false;         // --require-baseline: no baseline yet exits 1
 };
 struct ReportCommand {
   std::vector<std::string> files;  // results files

@@ -45,11 +45,28 @@ std::string results_count_text(std::size_t n) {
   return fmt::format("{} result{}", n, n == 1 ? "" : "s");
 }
 
+// What `list` and `trend` print for a history with no run in it (exit 0: a fresh CI cache).
+std::string no_runs_text(const std::string& path) {
+  return fmt::format("no runs saved yet in {}: a run saves into it with {}", printable(path),
+                     flag(Opt::save));
+}
+
 }  // namespace
 
 bool saves_by_variable() {
   const char* variable = std::getenv("FDBENCH_HISTORY");
   return variable != nullptr && std::string_view(variable) == "1";
+}
+
+int check_history_before_measuring(const OutputSettings& outputs, std::ostream& err) {
+  if (!outputs.save_history) return 0;
+  try {
+    history::History::check_writable(outputs.history);
+    return 0;
+  } catch (const Error& e) {
+    err << "Error: " << printable(e.what()) << "\n";
+    return 1;
+  }
 }
 
 int save_in_history(const OutputSettings& outputs, const std::string& document, int code,
@@ -103,8 +120,7 @@ std::string stored_document(history::History& history, std::int64_t id, const st
 int list_runs(history::History& history, const std::string& path, std::ostream& out) {
   const auto runs = history.runs();
   if (runs.empty()) {
-    out << fmt::format("no runs in {} yet: a run saves into it with {}\n", printable(path),
-                       flag(Opt::save));
+    out << no_runs_text(path) << "\n";
     return 0;
   }
   out << fmt::format("{:>4}  {:<20}  {:<16}  {:<24}  {:<8}  {:>7}  {}\n", "id", "date", "host",
@@ -118,30 +134,45 @@ int list_runs(history::History& history, const std::string& path, std::ostream& 
   return 0;
 }
 
+bool same_section(const Result& a, const Result& b) {
+  return a.workload == b.workload && a.config.kind == b.config.kind;
+}
+
+// The heading of the section that starts at `results[first]`, told again from its results; its
+// repetitions are those its rows had (a range where --repeat auto or a budget made them differ).
+Section section_from(const std::vector<Result>& results, std::size_t first) {
+  const Result& result = results[first];
+  Section section;
+  section.workload = result.workload;
+  section.kind = result.config.kind;
+  section.held = result.holds_descriptors;
+  section.warmup = result.warmup;
+  if (result.input) section.input = result.input;
+  // Held descriptors are sized per thread (socket); files are one list for all threads.
+  if (!result.input && result.config.threads > 0) {
+    section.per_thread = result.ops / static_cast<std::uint64_t>(result.config.threads);
+  }
+  int least = result.repetitions_run();
+  int most = least;
+  for (std::size_t i = first; i < results.size() && same_section(result, results[i]); ++i) {
+    least = std::min(least, results[i].repetitions_run());
+    most = std::max(most, results[i].repetitions_run());
+  }
+  section.repeat.count = most;
+  if (least != most) section.repetitions_range = {least, most};
+  return section;
+}
+
 // The sections a document's results were printed under, told again from the results
 // themselves: a heading where the workload or the descriptor kind changes.
 void replay(const ResultsDocument& doc, Reporter& reporter) {
   reporter.begin(doc.environment);
   if (doc.context) reporter.context(*doc.context);
-  const Result* previous = nullptr;
-  for (const auto& result : doc.results) {
-    if (previous == nullptr || previous->workload != result.workload ||
-        previous->config.kind != result.config.kind) {
-      Section section;
-      section.workload = result.workload;
-      section.kind = result.config.kind;
-      section.held = result.holds_descriptors;
-      section.warmup = result.warmup;
-      section.repeat.count = result.repeat;
-      if (result.input) section.input = result.input;
-      // Held descriptors are sized per thread (socket); files are one list for all threads.
-      if (!result.input && result.config.threads > 0) {
-        section.per_thread = result.ops / static_cast<std::uint64_t>(result.config.threads);
-      }
-      reporter.section(section);
+  for (std::size_t i = 0; i < doc.results.size(); ++i) {
+    if (i == 0 || !same_section(doc.results[i - 1], doc.results[i])) {
+      reporter.section(section_from(doc.results, i));
     }
-    reporter.add(result);
-    previous = &result;
+    reporter.add(doc.results[i]);
   }
   const auto findings_now =
       doc.findings_recorded ? doc.findings : findings(doc.results, doc.environment);
@@ -293,6 +324,10 @@ int run_history(const HistoryCommand& command, std::ostream& out, std::ostream& 
   try {
     const bool writes =
         command.action == HistoryAction::import || command.action == HistoryAction::remove;
+    if (command.action == HistoryAction::list && !history::History::started(command.history)) {
+      out << no_runs_text(command.history) << "\n";
+      return 0;
+    }
     auto history = writes ? history::History::open_for_writing(command.history)
                           : history::History::open_for_reading(command.history);
     return history_action(history, command, out, err);
@@ -316,6 +351,7 @@ struct Side {
   std::string label;
   std::string text;
   ResultsDocument document;
+  bool saved = false;  // a run of the history, not a file
 };
 
 bool names_a_run(const std::string& text) {
@@ -326,7 +362,7 @@ bool names_a_run(const std::string& text) {
 Side history_run(history::History& history, std::int64_t id, const std::string& path) {
   std::string text = stored_document(history, id, path);
   ResultsDocument document = parse_results_json(text);
-  return {fmt::format("run {}", id), std::move(text), std::move(document)};
+  return {fmt::format("run {}", id), std::move(text), std::move(document), true};
 }
 
 // A file that cannot be read as results is the command line's mistake (exit 2, as compare).
@@ -356,22 +392,41 @@ Side current_side(const CompareCommand& command, std::optional<history::History>
   return history_run(opened_history, *latest, command.history);
 }
 
-// The baseline: the last run saved other than the one compared, a run's ID, or a file.
-Side baseline_side(const CompareCommand& command, const Side& current,
-                   std::optional<history::History>& history) {
+// The baseline: the last run saved other than the one compared, a run's ID, or a file; nullopt
+// where the baseline is `last` and the history holds no such run yet (a CI job's first).
+std::optional<Side> baseline_side(const CompareCommand& command, const Side& current,
+                                  std::optional<history::History>& history) {
   if (!baseline_from_history(command.baseline)) return file_side(command.baseline);
+  if (command.baseline == "last" && !history && !history::History::started(command.history)) {
+    return std::nullopt;
+  }
   auto& opened_history = opened(history, command.history);
   if (command.baseline != "last") {
     return history_run(opened_history, run_id(command.baseline), command.history);
   }
   const auto last = opened_history.latest(current.text);
-  if (!last) {
-    throw Error(
-        fmt::format("no run in {} to compare with but the one compared: save a baseline "
-                    "first with {}",
-                    command.history, flag(Opt::save)));
-  }
+  if (!last) return std::nullopt;
   return history_run(opened_history, *last, command.history);
+}
+
+// No baseline yet: one line, and exit 0 (the first job of a gate passes) unless
+// --require-baseline asks for one.
+int without_baseline(const CompareCommand& command, const Side& current, std::ostream& out,
+                     std::ostream& err) {
+  const std::string path = printable(command.history);
+  const std::string next =
+      current.saved ? fmt::format("{} is the baseline the next run is compared with", current.label)
+                    : fmt::format("save a run with {} to make it the baseline", flag(Opt::save));
+  if (command.require_baseline) {
+    err << fmt::format("Error: no baseline in {} yet ({}): {}\n", path, flag(Opt::require_baseline),
+                       next);
+    return 1;
+  }
+  std::ostream& said = command.format == "table" ? out : err;
+  said << fmt::format("{}no baseline in {} yet, nothing to compare with: {}{}\n",
+                      command.fail_if_slower ? "gate: " : "", path, next,
+                      command.fail_if_slower ? ": pass" : "");
+  return 0;
 }
 
 // The results both sides have that the gate fails: significantly slower, by more than it allows.
@@ -402,6 +457,16 @@ void say_too_slow(const std::vector<const CompareRow*>& rows, double percent, st
   }
 }
 
+// The gate's last words: the rows that fail it, then one verdict line; exit 3 on a failure.
+int gate_verdict(const Comparison& comparison, double percent, std::ostream& out) {
+  const auto slower = too_slow(comparison, percent);
+  if (!slower.empty()) say_too_slow(slower, percent, out);
+  out << fmt::format("gate: {} of {} slower by more than {}%: {}\n", slower.size(),
+                     results_count_text(comparison.shared.size()), percent,
+                     slower.empty() ? "pass" : "fail");
+  return slower.empty() ? 0 : 3;
+}
+
 }  // namespace
 
 bool baseline_from_history(const std::string& baseline) {
@@ -414,9 +479,10 @@ int compare_with_baseline(const CompareCommand& command, std::ostream& out, std:
   std::vector<std::string> labels;
   try {
     Side current = current_side(command, history);
-    Side baseline = baseline_side(command, current, history);
-    labels = {"baseline " + baseline.label, current.label};
-    documents.push_back(std::move(baseline.document));
+    std::optional<Side> baseline = baseline_side(command, current, history);
+    if (!baseline) return without_baseline(command, current, out, err);
+    labels = {"baseline " + baseline->label, current.label};
+    documents.push_back(std::move(baseline->document));
     documents.push_back(std::move(current.document));
   } catch (const UsageError& e) {
     err << "Error: " << printable(e.what()) << "\n";
@@ -427,15 +493,11 @@ int compare_with_baseline(const CompareCommand& command, std::ostream& out, std:
   }
   CompareReport report;
   report.comparison = compare(documents, labels);
-  std::vector<const CompareRow*> slower;
-  if (command.fail_if_slower) slower = too_slow(*report.comparison, *command.fail_if_slower);
-  if (!slower.empty())
-    say_too_slow(slower, *command.fail_if_slower, command.format == "json" ? err : out);
   write_compare_report(out, report, command.format);
-  if (slower.empty()) return 0;
-  err << fmt::format("fdbench: {} slower than the baseline by more than {}%: exit 3\n",
-                     results_count_text(slower.size()), *command.fail_if_slower);
-  return 3;
+  if (!command.fail_if_slower) return 0;
+  // After the report, so that a terminal or a CI log ends on the verdict.
+  return gate_verdict(*report.comparison, *command.fail_if_slower,
+                      command.format == "table" ? out : err);
 }
 
 }  // namespace fdbench::app

@@ -16,6 +16,10 @@ bool saves_by_variable();
 // a results file.
 bool baseline_from_history(const std::string& baseline);
 
+// --save, before the run measures: 0 where the history can take the run, else 1 with one line
+// on `err` (a foreign file, or one that is not writable), so a run does not measure for nothing.
+int check_history_before_measuring(const OutputSettings& outputs, std::ostream& err);
+
 // --save: records the run's JSON `document` in the history once the run measured (`code` 0);
 // a run that failed or was interrupted is not recorded. Says what it did in one line on `err`;
 // returns `code`, or 1 where the run could not be saved.

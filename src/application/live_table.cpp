@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <csignal>
 #include <ostream>
 
 #include "common/errors.hpp"
+#include "model/format.hpp"
 
 namespace fdbench::app {
 
@@ -14,17 +16,50 @@ namespace {
 // As the progress line: a redraw per repetition of a fast result would be thousands a second.
 constexpr std::int64_t kLiveRedrawNs = 100'000'000;
 
+// Set by SIGWINCH, taken at the next draw: the handler itself only stores.
+volatile std::sig_atomic_t g_resized = 0;
+
+extern "C" void on_window_change(int /*signal*/) {
+  g_resized = 1;
+}
+
 }  // namespace
 
-LiveTable::LiveTable(std::ostream& out, int columns, int lines, Clock clock, Progress* fallback)
+LiveTable::LiveTable(std::ostream& out, int columns, int lines, Clock clock, Progress* fallback,
+                     Size size)
     : out_(out),
       columns_(std::max(columns, 20)),
       lines_(lines),
       clock_(std::move(clock)),
-      fallback_(fallback) {}
+      fallback_(fallback),
+      size_(std::move(size)) {
+  if (!size_) return;
+  struct sigaction action {};
+  action.sa_handler = on_window_change;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  handling_ = sigaction(SIGWINCH, &action, &previous_) == 0;
+}
 
 LiveTable::~LiveTable() {
   erase();
+  if (handling_) sigaction(SIGWINCH, &previous_, nullptr);
+}
+
+void LiveTable::resized(int columns, int lines) {
+  const auto width = static_cast<std::size_t>(std::max(columns, 1));
+  std::size_t rows = 0;
+  for (const std::size_t w : drawn_widths_)
+    rows += std::max<std::size_t>(1, (w + width - 1) / width);
+  if (drawn_ > 0) drawn_ = rows;
+  columns_ = std::max(columns, 20);
+  lines_ = lines;
+}
+
+void LiveTable::notice_resize() {
+  if (g_resized == 0 || !size_) return;
+  g_resized = 0;
+  if (const auto now = size_()) resized(now->first, now->second);
 }
 
 void LiveTable::plan(std::size_t results, int repetitions, double max_seconds_each) {
@@ -120,14 +155,23 @@ std::vector<std::string> LiveTable::lines() const {
 }
 
 void LiveTable::draw() {
+  notice_resize();
   const std::int64_t t = clock_();
   const std::vector<std::string> block = lines();
   if (block.empty()) return;
+  // A window made too short for the block: no block (moving up over it would fall short).
+  if (block.size() + 1 > static_cast<std::size_t>(std::max(lines_, 0))) {
+    erase();
+    return;
+  }
   // Over the block in place, each line erased to its end: no flicker of an empty block.
   if (drawn_ > 0) out_ << fmt::format("\r\033[{}A", drawn_);
+  drawn_widths_.clear();
   // One column spare: a line that fills the last column wraps on some terminals.
   for (const auto& line : block) {
-    out_ << fitted(line, static_cast<std::size_t>(columns_) - 1) << "\033[K\n";
+    const std::string shown = fitted(line, static_cast<std::size_t>(columns_) - 1);
+    drawn_widths_.push_back(display_width(shown));
+    out_ << shown << "\033[K\n";
   }
   out_ << "\033[J" << std::flush;
   drawn_ = block.size();
@@ -135,6 +179,7 @@ void LiveTable::draw() {
 }
 
 void LiveTable::erase() {
+  notice_resize();
   if (drawn_ == 0) return;
   out_ << fmt::format("\r\033[{}A\033[J", drawn_) << std::flush;
   drawn_ = 0;

@@ -8,10 +8,14 @@
 // progress line on stderr shows the run instead, as when stdout is no terminal. While the
 // block is drawn the progress line is quiet. fdbench uses it only for the table format on a
 // terminal stdout, without --output or --quiet.
+#include <signal.h>
+
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "application/progress_line.hpp"
@@ -24,11 +28,21 @@ namespace fdbench::app {
 class LiveTable final : public Progress {
  public:
   using Clock = ProgressLine::Clock;
+  // The terminal's columns and lines now (TIOCGWINSZ); nullopt where it cannot tell.
+  using Size = std::function<std::optional<std::pair<int, int>>()>;
   // Draws on `out`, the table reporter's stream, a terminal `columns` wide and `lines` tall
   // (TIOCGWINSZ); `fallback` (nullptr: none; not owned) gets every call while no block is
-  // drawn: the progress line.
-  LiveTable(std::ostream& out, int columns, int lines, Clock clock, Progress* fallback);
+  // drawn: the progress line. With `size`, a SIGWINCH (the window resized) is noticed at the
+  // next draw: the block is erased as the terminal reflowed it and drawn again at the new width.
+  LiveTable(std::ostream& out, int columns, int lines, Clock clock, Progress* fallback,
+            Size size = {});
   ~LiveTable() override;
+  LiveTable(const LiveTable&) = delete;
+  LiveTable& operator=(const LiveTable&) = delete;
+
+  // The terminal is now `columns` × `lines`: the lines of the block drawn at the old width
+  // take as many rows as the terminal reflowed them into (tests call it directly).
+  void resized(int columns, int lines);
 
   void plan(std::size_t results, int repetitions, double max_seconds_each) override;
   void rows(std::span<const TraceKey> planned, const TableLayout& layout) override;
@@ -53,6 +67,7 @@ class LiveTable final : public Progress {
   [[nodiscard]] std::string row_line(const Row& row) const;
   void draw();
   void erase();
+  void notice_resize();
 
   std::ostream& out_;
   int columns_;
@@ -66,6 +81,10 @@ class LiveTable final : public Progress {
   std::size_t current_ = 0;        // the row whose repetition runs
   std::optional<Result> sample_;   // a row's partial result: the columns' units and kinds
   std::size_t drawn_ = 0;          // lines of the block on the terminal now
+  std::vector<std::size_t> drawn_widths_;  // each drawn line's columns, for a reflow
+  Size size_;
+  struct sigaction previous_ {};  // SIGWINCH's disposition before this table
+  bool handling_ = false;
   std::int64_t drawn_ns_ = 0;
 };
 

@@ -385,6 +385,11 @@ std::vector<OptionRow> run_rows() {
        .bind = Bind::flag,
        .help_for = {{Cmd::tune,
                      "No progress lines on stderr (shown only when stderr is a terminal)"}}},
+      {.id = Opt::quick, .names = "--quick", .commands = {Cmd::suite},
+       .help = "Both seeds' questions in about 10 s, at lower precision (said above the "
+               "tables): open with threads, pool, pool-batch and uring-direct at 1, 2 and 4 "
+               "threads, socket and accept with threads alone, a 4 s --budget",
+       .bind = Bind::flag},
       {.id = Opt::details, .names = "--details", .commands = kAllMeasuring,
        .help = "The table: under each row its per-call times, the timed region's page faults "
                "and context switches, and kernel evidence (by default only where they matter; "
@@ -443,6 +448,10 @@ std::vector<OptionRow> history_rows() {
        .commands = {Cmd::compare},
        .help = "With --baseline: exit 3 when a result is slower than the baseline's by more than "
                "PERCENT and the difference is significant"},
+      {.id = Opt::require_baseline, .names = "--require-baseline", .commands = {Cmd::compare},
+       .help = "With --baseline last: exit 1 when the history holds no baseline yet (without "
+               "it, the first run passes and becomes the baseline)",
+       .bind = Bind::flag},
       {.id = Opt::action, .names = "action", .value = "ACTION", .commands = {Cmd::history},
        .help = "list, show ID, import FILE..., export ID -o FILE, rm ID..., or trend",
        .hint = choices({"list", "show", "import", "export", "rm", "trend"}), .required = true},

@@ -75,6 +75,7 @@ enum class Opt {
   allow_process,
   allow_direct,
   budget,
+  quick,  // the suite's --quick: both seeds' questions in about 10 s
   repeat,
   precision,
   max_time,
@@ -102,6 +103,7 @@ enum class Opt {
   history_file,    // --history FILE: the run history's file
   baseline,        // compare --baseline last|ID|FILE
   fail_if_slower,  // compare --fail-if-slower PCT: the CI gate
+  require_baseline,  // compare --require-baseline: no baseline yet is a failure
   action,          // history: what to do (a positional)
   arguments,       // history: the runs or files it is done to (a positional)
   shell,       // completion: the shell (a positional)

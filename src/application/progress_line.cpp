@@ -64,7 +64,13 @@ void ProgressLine::creating_files(std::size_t made, std::size_t total) {
   files_made_ = made;
   files_total_ = total;
   what_.clear();
-  draw(false);
+  // Done: erased, not left at the last percentage drawn above what comes next.
+  if (made >= total) {
+    files_total_ = 0;
+    clear();
+    return;
+  }
+  draw(made == 0);
 }
 
 void ProgressLine::repetition_started(std::string_view what, std::size_t result, int repetition) {

@@ -303,19 +303,45 @@ void show_progress(const OutputSettings& command, std::ostream& out, std::ostrea
   const auto rows = platform::terminal_rows(1);
   if (columns && rows && command.format == "table" && command.output.empty()) {
     displays.table.emplace(out, *columns, *rows, platform::now_ns,
-                           displays.line ? &*displays.line : nullptr);
+                           displays.line ? &*displays.line : nullptr,
+                           []() -> std::optional<std::pair<int, int>> {
+                             const auto c = platform::terminal_columns(1);
+                             const auto r = platform::terminal_rows(1);
+                             if (!c || !r) return std::nullopt;
+                             return std::pair{*c, *r};
+                           });
   }
+}
+
+// The table on a terminal narrower than its 100 columns: sentences wrapped to the terminal,
+// rows cut to it (a terminal that wraps a row itself splits its numbers across two lines).
+ReportOptions table_options(const OutputSettings& command) {
+  ReportOptions options{.details = command.details};
+  const auto columns = platform::terminal_columns(1);
+  if (command.format == "table" && command.output.empty() && columns) {
+    // One column spare: a line that fills the last column wraps on some terminals.
+    options.columns =
+        std::min(options.columns, static_cast<std::size_t>(std::max(*columns, 21) - 1));
+    options.cut_rows = true;
+    options.terminal_columns = [] {
+      return static_cast<std::size_t>(platform::terminal_columns(1).value_or(0));
+    };
+  }
+  return options;
 }
 
 int measure(const Measuring& measuring, const std::vector<std::string>& command_line,
             std::ostream& out, std::ostream& err) {
-  say_unavailable(measuring, err);
   const OutputSettings& command = measuring.outputs;
+  if (const int refused = check_history_before_measuring(command, err); refused != 0) {
+    return refused;
+  }
+  say_unavailable(measuring, err);
   std::ostringstream buffer;
   std::ostream& sink = command.output.empty() ? out : buffer;
   std::ostringstream saved;  // --save: the run's JSON document, for the history
   std::vector<std::unique_ptr<Reporter>> reporters;
-  reporters.push_back(make_reporter(command.format, sink, {command.details}));
+  reporters.push_back(make_reporter(command.format, sink, table_options(command)));
   FDBENCH_ASSERT(reporters.back() != nullptr);
   if (command.save_history) reporters.push_back(make_reporter("json", saved));
   std::vector<const FileExport*> exports;
@@ -328,7 +354,9 @@ int measure(const Measuring& measuring, const std::vector<std::string>& command_
                                  : measuring.open != nullptr ? measuring.open->dir
                                                              : std::string();
   const std::string dir = asked_dir.empty() ? platform::default_dir() : asked_dir;
-  Session session(capture_environment(dir), std::move(reporters), capture_context(command_line));
+  Environment environment = capture_environment(dir);
+  if (!command.mode_note.empty()) environment.warnings.push_back(command.mode_note);
+  Session session(std::move(environment), std::move(reporters), capture_context(command_line));
   ProgressDisplays displays;
   // tune says its turns in lines of their own (run_tune).
   if (!command.quiet && !tune) show_progress(command, out, err, displays);

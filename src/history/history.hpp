@@ -76,6 +76,14 @@ class History {
   static History open_for_writing(const std::string& path);
   // The history at `path`, which must exist (Refused where it does not).
   static History open_for_reading(const std::string& path);
+  // Whether a run was ever saved at `path`: false where there is no file yet, or an empty one
+  // (a history another run is creating this moment). Throws Refused for a file that is not an
+  // fdbench history.
+  static bool started(const std::string& path);
+  // Before a run measures what it will save: throws Refused where the history at `path` could
+  // not take it (a foreign file, one not writable, or a folder where it cannot be created).
+  // Creates nothing.
+  static void check_writable(const std::string& path);
 
   // Adds a run in one transaction: `document` as written, `parsed` its reading. `origin`:
   // "saved" or "imported FILE". `before_commit` (tests) runs inside the transaction.

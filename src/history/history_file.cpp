@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "history/history.hpp"
 #include "history/schema.hpp"
@@ -130,6 +132,44 @@ History History::open_for_reading(const std::string& path) {
   migrate(db);
   db.exec("PRAGMA foreign_keys=ON");
   return History(std::move(db));
+}
+
+bool History::started(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && is_history_file(path);
+}
+
+namespace {
+
+// The folder `path` is in, or would be created in: its nearest ancestor that exists.
+std::string existing_folder(const std::string& path) {
+  std::string folder = path;
+  for (;;) {
+    const auto slash = folder.find_last_of('/');
+    if (slash == std::string::npos) return ".";
+    folder = slash == 0 ? "/" : folder.substr(0, slash);
+    struct stat st {};
+    if (folder == "/" || ::stat(folder.c_str(), &st) == 0) return folder;
+  }
+}
+
+}  // namespace
+
+void History::check_writable(const std::string& path) {
+  struct stat st {};
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists) is_history_file(path);  // refuses a foreign file
+  // SQLite writes its journal (-wal, -shm) beside the file: the folder must be writable too.
+  const std::string folder = existing_folder(path);
+  for (const std::string& needed :
+       exists ? std::vector<std::string>{path, folder} : std::vector<std::string>{folder}) {
+    if (::access(needed.c_str(), W_OK) != 0) {
+      throw Refused(
+          fmt::format("cannot save in {}: {} is not writable ({}): name another with "
+                      "--history FILE",
+                      path, needed, errno_text(errno)));
+    }
+  }
 }
 
 std::string default_history_path() {

@@ -302,6 +302,8 @@ void FileSet::create_files(const Place& place, const CreationProgress& progress)
   std::vector<std::size_t> begins(parts);
   std::vector<std::pair<std::size_t, int>> made(parts);  // each part's files made, its errno
   std::atomic<std::size_t> so_far{0};
+  // Said at once (a large set takes seconds before its first report) and when done.
+  if (progress) progress(0, count);
   for_each_part(count, parts, [&](std::size_t part, std::size_t begin, std::size_t end) {
     begins[part] = begin;
     made[part] = create_range(dir_.get(), names_, begin, end, so_far,
@@ -314,6 +316,7 @@ void FileSet::create_files(const Place& place, const CreationProgress& progress)
     total += made[part].first;
     if (err == 0) err = made[part].second;
   }
+  if (progress) progress(total, count);
   if (err == 0) return;
   remove();
   throw_if_interrupted();

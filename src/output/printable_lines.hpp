@@ -17,6 +17,8 @@ class PrintableLines final : public std::streambuf {
  public:
   // `wrap` > 0: a line wider than that many columns is broken at spaces (wrapped()).
   explicit PrintableLines(std::ostream& out, std::size_t wrap = 0) : out_(out), wrap_(wrap) {}
+  // A terminal resized: lines from now on are wrapped to `wrap` columns.
+  void set_wrap(std::size_t wrap) { wrap_ = wrap; }
   PrintableLines(const PrintableLines&) = delete;
   PrintableLines& operator=(const PrintableLines&) = delete;
   ~PrintableLines() override { pass_on(); }

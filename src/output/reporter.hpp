@@ -3,12 +3,14 @@
 // reporter as each one finishes, so a later failure or Ctrl-C loses nothing.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analysis/findings.hpp"
@@ -30,6 +32,9 @@ struct Section {
   std::string fs_type;                // the filesystem holding those files ("ext4", ...)
   std::size_t subdirs = 0;            // generated files spread over this many subdirectories
   Repeat repeat;  // --repeat: a count, or auto with its precision and time limit
+  // history show: the fewest and most repetitions its rows had, where they differ (told from
+  // the results, not the --repeat that asked for them); nullopt: `repeat` says it.
+  std::optional<std::pair<int, int>> repetitions_range;
   // tune's --budget, shared by the results instead of a time limit each; nullopt: none.
   std::optional<double> budget_s;
   int warmup = 0;
@@ -76,6 +81,12 @@ struct ReportOptions {
   // The table's width: its rows fit it, its sentences are wrapped to it (0: never wrapped, so
   // a test can match a sentence whole).
   std::size_t columns = 100;
+  // A terminal narrower than the table: its rows are cut to `columns` (an ellipsis where
+  // something is missing) rather than wrapped, which would split a number across two lines.
+  bool cut_rows = false;
+  // With cut_rows: the terminal's columns now, asked before each part is printed, so that a
+  // window resized mid-run gets the rest at its new width (0: unknown, keep `columns`).
+  std::function<std::size_t()> terminal_columns{};
 };
 
 // "table", "json", "csv", "markdown", "html"; nullptr if unknown. The reporter writes to `out`.

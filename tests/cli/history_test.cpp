@@ -7,10 +7,12 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <csignal>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -35,6 +37,11 @@ std::vector<std::string> short_run(const std::string& history, std::vector<std::
 
 std::size_t count_lines(const std::string& text) {
   return lines_of(text).size();
+}
+
+std::string last_line(const std::string& text) {
+  const auto lines = lines_of(text);
+  return lines.empty() ? std::string() : lines.back();
 }
 
 // `path`'s results with every repetition time multiplied by `factor`, and its date changed so
@@ -117,6 +124,8 @@ TEST(HistoryCli, TheGatePassesAnUnchangedPairAndFailsASlowerOne) {
   const auto unchanged =
       run_fdbench({"compare", "--baseline", "last", "--fail-if-slower", "10", "--history", db});
   EXPECT_EQ(unchanged.exit_code, 0) << unchanged.out << unchanged.err;
+  EXPECT_EQ(last_line(unchanged.out), "gate: 0 of 1 result slower by more than 10%: pass")
+      << unchanged.out;
   // 100 times slower: every repetition slower than every one of the baseline's.
   const std::string slower = dir / "slower.json";
   write_scaled(first, slower, 100, "2030-01-02T00:00:00Z");
@@ -124,13 +133,70 @@ TEST(HistoryCli, TheGatePassesAnUnchangedPairAndFailsASlowerOne) {
   const auto gated =
       run_fdbench({"compare", "--baseline", "last", "--fail-if-slower", "10", "--history", db});
   EXPECT_EQ(gated.exit_code, 3) << gated.out << gated.err;
-  EXPECT_EQ(gated.out.rfind("slower than the baseline by more than 10%", 0), 0U) << gated.out;
+  // The report ends on the rows that fail the gate, then its verdict.
+  const auto rows = gated.out.rfind("slower than the baseline by more than 10%");
+  ASSERT_NE(rows, std::string::npos) << gated.out;
+  EXPECT_EQ(gated.out.find("Environment", rows), std::string::npos) << gated.out;
+  EXPECT_EQ(last_line(gated.out), "gate: 1 of 1 result slower by more than 10%: fail") << gated.out;
   // A file against a run of the history, and against another file: the same verdicts.
   const auto file = run_fdbench(
       {"compare", "--baseline", "1", "--fail-if-slower", "10", "--history", db, slower});
   EXPECT_EQ(file.exit_code, 3) << file.err;
   EXPECT_EQ(run_fdbench({"compare", "--baseline", first, "--fail-if-slower", "10", same}).exit_code,
             0);
+}
+
+// A fresh history is a CI job's first: nothing to compare with is said in one line and passes,
+// unless --require-baseline asks for a baseline; an empty history lists as "no runs saved yet".
+TEST(HistoryCli, TheFirstJobOfAGatePassesAndSaysSo) {
+  TempDir dir;
+  const std::string db = dir / "history.db";
+  const auto empty = run_fdbench({"history", "list", "--history", db});
+  EXPECT_EQ(empty.exit_code, 0) << empty.err;
+  EXPECT_EQ(empty.out.rfind("no runs saved yet in " + db, 0), 0U) << empty.out;
+  EXPECT_EQ(count_lines(empty.out), 1U) << empty.out;
+  EXPECT_FALSE(exists(db)) << "listing must not create the history";
+  // A file compared while the history does not exist yet.
+  const std::string file = dir / "run.json";
+  ASSERT_EQ(run_fdbench(short_run(db, {"--export-json", file})).exit_code, 0);
+  const auto unsaved = run_fdbench(
+      {"compare", "--baseline", "last", "--fail-if-slower", "10", "--history", db, file});
+  EXPECT_EQ(unsaved.exit_code, 0) << unsaved.err;
+  EXPECT_EQ(count_lines(unsaved.out), 1U) << unsaved.out;
+  EXPECT_NE(unsaved.out.find("save a run with --save"), std::string::npos) << unsaved.out;
+  // The first run saved: the baseline of the next.
+  ASSERT_EQ(run_fdbench(short_run(db, {"--save"})).exit_code, 0);
+  const auto first =
+      run_fdbench({"compare", "--baseline", "last", "--fail-if-slower", "10", "--history", db});
+  EXPECT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(first.out, "gate: no baseline in " + db +
+                           " yet, nothing to compare with: run 1 is the baseline "
+                           "the next run is compared with: pass\n");
+  const auto required =
+      run_fdbench({"compare", "--baseline", "last", "--require-baseline", "--history", db});
+  EXPECT_EQ(required.exit_code, 1) << required.err;
+  EXPECT_EQ(count_lines(required.err), 1U) << required.err;
+  EXPECT_NE(required.err.find("--require-baseline"), std::string::npos) << required.err;
+  EXPECT_EQ(run_fdbench({"compare", "--require-baseline", file}).exit_code, 2);
+}
+
+// examples/ci/fdbench-gate.sh as a CI runs it, twice on one history: the first job passes with
+// no baseline, the second compares with the first and ends on a verdict. The threshold is far
+// above any slowdown a busy machine makes, so the verdict is always "pass".
+TEST(HistoryCli, TheCiGateScriptPassesItsFirstJobAndTheNext) {
+  TempDir dir;
+  const std::string env = "FDBENCH=" + std::string(fdbench_binary()) +
+                          " HISTORY=" + (dir / "ci.db") + " ARTIFACTS=" + (dir / "artifacts") +
+                          " THRESHOLD=100000 ";
+  const std::string command = "cd " + dir.path() + " && " + env + FDBENCH_CI_GATE;
+  for (const char* expected : {"gate: no baseline in", "gate: 0 of "}) {
+    const int status = std::system((command + " >" + (dir / "log") + " 2>&1").c_str());
+    const std::string log = read_text(dir / "log");
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << log;
+    EXPECT_EQ(last_line(log).rfind(expected, 0), 0U) << log;
+    EXPECT_TRUE(last_line(log).ends_with(": pass")) << log;
+  }
+  EXPECT_TRUE(exists(dir / "artifacts/socket.html"));
 }
 
 TEST(HistoryCli, TwoRunsSavingAtOnceBothLand) {
@@ -177,13 +243,19 @@ TEST(HistoryCli, NothingIsWrittenWhenTheRunFailsBeforeMeasuring) {
   EXPECT_FALSE(exists(db)) << no_fds.err;
 }
 
-// A run that cannot save says so in one line and exits 1; the file is as it was.
+// A run that cannot save says so in one line and exits 1; the file is as it was. What is seen
+// from its header (a foreign file) is refused before measuring, the rest once the run is done.
+enum class RefusedWhen { before_measuring, after_measuring };
 void expect_refused(const RunResult& run, const std::string& path, const std::string& before,
-                    const std::string& words) {
+                    const std::string& words, RefusedWhen when = RefusedWhen::after_measuring) {
   EXPECT_EQ(run.exit_code, 1) << run.err;
   EXPECT_EQ(count_lines(run.err), 1U) << run.err;
   EXPECT_NE(run.err.find(words), std::string::npos) << run.err;
-  EXPECT_NE(run.out.find("threads"), std::string::npos) << "the results are still printed";
+  if (when == RefusedWhen::after_measuring) {
+    EXPECT_NE(run.out.find("threads"), std::string::npos) << "the results are still printed";
+  } else {
+    EXPECT_EQ(run.out, "") << "nothing is measured for a history that cannot take it";
+  }
   EXPECT_EQ(read_text(path), before);
 }
 
@@ -220,7 +292,7 @@ TEST(HistoryCli, AForeignFileIsRefusedUntouched) {
   const std::string db = dir / "notes.txt";
   write_text(db, std::string(200, 'n'));
   expect_refused(run_fdbench(short_run(db, {"--save"})), db, std::string(200, 'n'),
-                 "not an fdbench history");
+                 "not an fdbench history", RefusedWhen::before_measuring);
 }
 
 TEST(HistoryCli, AReadOnlyHistoryIsReportedAndKept) {
@@ -233,7 +305,7 @@ TEST(HistoryCli, AReadOnlyHistoryIsReportedAndKept) {
   RunOptions options;
   const auto args = as_user(unused_uid(), short_run(db, {"--save"}), options);
   const auto run = FdbenchProcess(args, options).wait();
-  expect_refused(run, db, before, "not saved");
+  expect_refused(run, db, before, "is not writable", RefusedWhen::before_measuring);
   const auto list = run_fdbench({"history", "list", "--history", db});
   EXPECT_EQ(count_lines(list.out), 2U) << list.out;
 }

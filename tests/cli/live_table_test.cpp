@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "model/format.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/require.hpp"
 #include "support/temp_dir.hpp"
@@ -147,6 +148,93 @@ TEST(LiveTable, FillsInPlaceOnATerminalAndEndsAsTheTablePrintedElsewhere) {
   const std::vector<std::string> expected = table_labels(off.out);
   ASSERT_EQ(expected.size(), 5U) << off.out;
   EXPECT_EQ(table_labels(seen), expected) << seen;
+}
+
+// fdbench `args` in a tmux pane of its own `columns` × `lines`, with its test events: the
+// pane's script, its pid file and events file in `dir`.
+void start_in_pane(const TmuxServer& tmux, const TempDir& dir, const std::vector<std::string>& args,
+                   int columns, int lines) {
+  std::string command = "echo $$ > " + sh_quoted(dir / "pid") +
+                        "; exec env FDBENCH_TEST_EVENTS=" + sh_quoted(dir / "events") + " " +
+                        sh_quoted(fdbench_binary());
+  for (const auto& a : args) command += " " + sh_quoted(a);
+  write_text(dir / "fdbench.sh", command + "\n");
+  write_text(dir / "pane.sh",
+             "sh " + sh_quoted(dir / "fdbench.sh") + "\necho fdbench-exit-$?\nexec cat\n");
+  ASSERT_EQ(
+      std::system((tmux.tmux() + " new-session -d -x " + std::to_string(columns) + " -y " +
+                   std::to_string(lines) + " " + sh_quoted("sh " + sh_quoted(dir / "pane.sh")))
+                      .c_str()),
+      0);
+}
+
+std::size_t count_lines_starting(const std::string& text, std::string_view prefix) {
+  std::size_t n = 0;
+  for (const auto& line : lines_of(text)) n += line.starts_with(prefix) ? 1 : 0;
+  return n;
+}
+
+std::vector<std::string> narrow_args(const std::string& dir) {
+  // 3,000 files: file creation takes long enough to be shown, and rows end with FDSize-less
+  // columns that do not fit 80.
+  return {"open",     "--files", "3000",     "--threads", "1,2",   "--strategy", "threads,pool",
+          "--repeat", "12",      "--warmup", "0",         "--dir", dir};
+}
+
+// At 80 × 24 nothing is wrapped by the terminal (rows are cut, sentences wrapped to the
+// width), the header is drawn once, and no transient line (a running row, "creating files")
+// is left in the scrollback.
+TEST(LiveTable, AtEightyColumnsNothingWrapsAndNothingTransientStays) {
+  if (std::system("command -v tmux >/dev/null 2>&1") != 0) {
+    FDBENCH_SKIP_WITHOUT("terminal") << "tmux is not installed";
+  }
+  TempDir dir;
+  TmuxServer tmux("fdbench-live80-" + std::to_string(getpid()));
+  start_in_pane(tmux, dir, narrow_args(dir.path()), 80, 24);
+  ASSERT_TRUE(wait_until([&] { return tmux.screen().find("fdbench-exit-") != std::string::npos; },
+                         std::chrono::seconds(300)))
+      << tmux.screen();
+  // -J joins what the terminal wrapped: each line as fdbench wrote it.
+  const std::string joined = output_of(tmux.tmux() + " capture-pane -p -J -S - -E - 2>/dev/null");
+  EXPECT_NE(joined.find("fdbench-exit-0"), std::string::npos) << joined;
+  for (const auto& line : lines_of(joined)) {
+    const std::string shown = line.substr(0, line.find_last_not_of(' ') + 1);
+    EXPECT_LE(fdbench::display_width(shown), 79U) << shown;
+  }
+  EXPECT_EQ(count_lines_starting(joined, "  strategy "), 1U) << joined;
+  EXPECT_EQ(joined.find("creating files"), std::string::npos) << joined;
+  EXPECT_FALSE(shows_a_running_row(joined)) << joined;
+  EXPECT_NE(read_text(dir / "events").find("creating-files 0 3000"), std::string::npos);
+}
+
+// The window made narrower while the block is drawn: it is drawn again at the new width, over
+// the old one as the terminal reflowed it, so the scrollback holds one header and no copies.
+TEST(LiveTable, AResizeMidRunLeavesNoCopiesOfTheBlock) {
+  if (std::system("command -v tmux >/dev/null 2>&1") != 0) {
+    FDBENCH_SKIP_WITHOUT("terminal") << "tmux is not installed";
+  }
+  TempDir dir;
+  TmuxServer tmux("fdbench-resize-" + std::to_string(getpid()));
+  start_in_pane(tmux, dir, narrow_args(dir.path()), 100, 30);
+  const auto done = [&] {
+    return count_lines_starting(read_text(dir / "events"), "repetition-done");
+  };
+  ASSERT_TRUE(wait_until([&] { return done() >= 2; }, std::chrono::seconds(300))) << tmux.screen();
+  // Stopped, the run cannot draw while the window changes; SIGWINCH waits for it.
+  tmux.stop(std::stoi(read_text(dir / "pid")));
+  if (count_lines_starting(read_text(dir / "events"), "result-done") == 0) {
+    EXPECT_TRUE(wait_until([&] { return shows_a_running_row(tmux.screen()); }));
+  }
+  ASSERT_EQ(std::system((tmux.tmux() + " resize-window -x 64 -y 30").c_str()), 0);
+  tmux.resume();
+  ASSERT_TRUE(wait_until([&] { return tmux.screen().find("fdbench-exit-") != std::string::npos; },
+                         std::chrono::seconds(300)))
+      << tmux.screen();
+  const std::string joined = output_of(tmux.tmux() + " capture-pane -p -J -S - -E - 2>/dev/null");
+  EXPECT_NE(joined.find("fdbench-exit-0"), std::string::npos) << joined;
+  EXPECT_EQ(count_lines_starting(joined, "  strategy "), 1U) << joined;
+  EXPECT_FALSE(shows_a_running_row(joined)) << joined;
+  EXPECT_EQ(count_lines_starting(joined, "  threads            1 "), 1U) << joined;
 }
 
 }  // namespace live_table_test

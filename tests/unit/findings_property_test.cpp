@@ -933,5 +933,28 @@ TEST(FindingsOnRealRuns, NoPartLargerThanItsWholeAndNoIntervalPastAHundredPercen
   }
 }
 
+// On a kernel booted with rcu_expedited=1 the socket and accept Answers say what that hides and
+// the command that measures both; on one that waits for full grace periods they do not.
+TEST(FindingsOnRealRuns, TheAnswersSayWhatAnExpeditedKernelHides) {
+  std::ifstream in(std::filesystem::path(FDBENCH_RUNS_DIR) / "default-suite-busy-amd-epyc.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  ResultsDocument doc = parse_results_json(text.str());
+  for (const int setting : {1, 0}) {
+    doc.environment.rcu_expedited = setting;
+    int told = 0;
+    for (const auto& f : findings(doc.results, doc.environment)) {
+      if (f.kind != "answer_stall" && f.kind != "answer_accept") continue;
+      const std::string workload = f.kind == "answer_stall" ? "socket" : "accept";
+      const bool says =
+          f.text.find("This kernel expedites RCU grace periods") != std::string::npos &&
+          f.text.find("fdbench " + workload + " --rcu-expedited 0,1") != std::string::npos;
+      EXPECT_EQ(says, setting == 1) << f.text;
+      ++told;
+    }
+    EXPECT_GE(told, 1) << "rcu_expedited=" << setting;
+  }
+}
+
 }  // namespace findings_real_runs_test
 }  // namespace fdbench

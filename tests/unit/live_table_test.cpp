@@ -3,6 +3,7 @@
 // its own, and the progress line instead when the block would not fit.
 #include "application/live_table.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "model/format.hpp"
 #include "support/results.hpp"
 
 namespace fdbench::app {
@@ -18,6 +20,13 @@ namespace live_table_test {
 using fdbench::testing::ResultBuilder;
 
 constexpr std::int64_t kMs = 1'000'000;
+
+std::vector<std::string> lines_of_text(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
 
 std::vector<TraceKey> keys() {
   return {{0, "threads", 1, std::nullopt, "open"},
@@ -88,6 +97,26 @@ TEST_F(LiveTableTest, ABlockTallerThanTheTerminalLeavesItToTheProgressLine) {
   EXPECT_EQ(terminal_.str(), "");
   EXPECT_NE(progress_terminal_.str().find("threads, 1 thread: repetition 1/5"), std::string::npos)
       << progress_terminal_.str();
+}
+
+// A window made narrower: the block's lines, drawn up to 119 columns, now take two rows each
+// in a terminal that reflowed them, so the block is erased over twice its lines; then drawn
+// again cut to the new width.
+TEST_F(LiveTableTest, AfterAResizeErasesTheBlockAsTheTerminalReflowedIt) {
+  table_.plan(3, 5, 0);
+  table_.rows(keys(), {});
+  repetition(1, partial("threads", 1, 1), false);
+  std::size_t wide = 0;
+  for (const auto& line : table_.lines()) wide += line.size() > 60 ? 1 : 0;
+  ASSERT_GT(wide, 0U);
+  table_.resized(60, 50);
+  terminal_.str("");
+  table_.clear();
+  EXPECT_EQ(terminal_.str(), fmt::format("\r\033[{}A\033[J", 4 + wide));
+  repetition(1, partial("threads", 1, 2), false);
+  for (const auto& line : lines_of_text(terminal_.str())) {
+    EXPECT_LE(fdbench::display_width(line), 60U + 8U) << line;  // with its escape sequences
+  }
 }
 
 }  // namespace live_table_test

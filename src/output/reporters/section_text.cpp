@@ -70,6 +70,10 @@ std::string setup_text(const InputSummary& in) {
 std::string repetitions_text(const Section& s) {
   const std::string warmup =
       s.warmup > 0 ? fmt::format(" (+{} warm-up)", s.warmup) : std::string(", no warm-up");
+  if (s.repetitions_range) {
+    return fmt::format("{}–{} repetitions a result{}", s.repetitions_range->first,
+                       s.repetitions_range->second, warmup);
+  }
   if (!s.repeat.automatic()) {
     return fmt::format("{} repetition{}{}", s.repeat.count, s.repeat.count == 1 ? "" : "s", warmup);
   }

@@ -1,9 +1,16 @@
 // table: the seed's view. One header line for the machine, one block per section, a row per
-// result printed as soon as it is measured, and the findings in plain words at the end.
+// result printed as soon as it is measured, and the findings in plain words at the end, the
+// Answers last of all (what a terminal's last screen shows).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <functional>
 #include <optional>
 #include <ostream>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "analysis/findings.hpp"
 #include "fdbench/version.hpp"
@@ -25,7 +32,11 @@ class TableReporter final : public Reporter {
   // Through PrintableLines: section titles carry --tree's and --list's names, errors and
   // warnings what the files and the system said. Sentences are wrapped to the table's width.
   TableReporter(std::ostream& out, const ReportOptions& options)
-      : printable_(out, options.columns), out_(&printable_), details_(options.details) {}
+      : printable_(out, options.columns),
+        out_(&printable_),
+        details_(options.details),
+        cut_(options.cut_rows ? options.columns : 0),
+        terminal_columns_(options.cut_rows ? options.terminal_columns : nullptr) {}
 
   void begin(const Environment& env) override {
     out_ << fmt::format("fdbench {} · {}\n", version(), environment_summary(env));
@@ -34,6 +45,7 @@ class TableReporter final : public Reporter {
   }
 
   void section(const Section& section) override {
+    follow_terminal();
     out_ << "\n" << section_title(section) << "\n";
     out_ << "(" << section_note(section) << ")\n";
     header_for_.clear();
@@ -42,6 +54,7 @@ class TableReporter final : public Reporter {
   }
 
   void add(const Result& r) override {
+    follow_terminal();
     // Descriptors held to the end of a repetition grow the table: show pregrow and FDSize.
     const std::string key = r.workload + (r.holds_descriptors ? "+growth" : "");
     // --rcu-expedited: a line above each block of results it set the value for.
@@ -53,41 +66,50 @@ class TableReporter final : public Reporter {
     rcu_for_ = rcu_now;
     if (header_for_ != key) {
       header_for_ = key;
-      out_ << table_header(layout_, r) << "\n";
+      out_ << cut(table_header(layout_, r)) << "\n";
     }
     if (!r.ran()) {
       out_ << table_lead(layout_, r) << "   " << error_text(r) << "\n";
     } else {
       noisy_seen_ = noisy_seen_ || r.has_warning(WarningKind::noisy);
       if (r.missed_precision() && !missed_) missed_ = r;
-      out_ << table_row(layout_, r) << "\n";
+      out_ << cut(table_row(layout_, r)) << "\n";
       if (r.failures != 0) failure_line(r);
       details_ ? detail_lines(r) : material_lines(r);
     }
     for (const auto& w : r.warnings) {
       // Without --details, the page-fault warning is material_lines()' to judge.
       const bool judged = w.kind == WarningKind::page_faults && !details_;
-      if ((w.kind != WarningKind::noisy || !r.ran()) && !judged) out_ << "  ! " << w.text << "\n";
+      if ((w.kind != WarningKind::noisy || !r.ran()) && !judged) warning_line(w.text);
     }
     out_ << std::flush;
   }
 
   void end(std::span<const Result> /*all*/, std::span<const Finding> findings,
            bool complete) override {
-    if (noisy_seen_ || missed_ || kernel_seen_ || region_seen_ || hidden_) out_ << "\n";
+    follow_terminal();
+    const bool repeated = !repeated_.empty();
+    if (noisy_seen_ || missed_ || kernel_seen_ || region_seen_ || hidden_ || repeated) {
+      out_ << "\n";
+    }
     if (noisy_seen_) out_ << noisy_legend() << "\n";
     if (missed_) out_ << missed_legend(*missed_) << "\n";
     if (region_seen_) out_ << region_legend() << "\n";
     if (kernel_seen_) out_ << kernel_legend() << "\n";
     if (hidden_) out_ << details_legend() << "\n";
-    const SplitFindings split = split_answers(findings);
-    if (!split.answers.empty()) {
-      out_ << "\n" << kAnswersHeading << "\n";
-      for (const auto& f : split.answers) out_ << "- " << f.text << "\n";
+    for (const auto& [first_words, rows] : repeated_) {
+      out_ << fmt::format("! said once, under the first row it concerns: \"{}…\" ({} more row{})\n",
+                          first_words, rows, rows == 1 ? "" : "s");
     }
+    // The Findings first and the Answers last, so that a terminal ends on the answers.
+    const SplitFindings split = split_answers(findings);
     if (!split.rest.empty()) {
       out_ << "\n" << findings_heading(complete) << "\n";
       for (const auto& f : split.rest) out_ << "- " << f.text << "\n";
+    }
+    if (!split.answers.empty()) {
+      out_ << "\n" << kAnswersHeading << "\n";
+      for (const auto& f : split.answers) out_ << "- " << f.text << "\n";
     }
     if (tune_) out_ << tune_text(*tune_);
     out_ << std::flush;
@@ -115,6 +137,41 @@ class TableReporter final : public Reporter {
     hidden_ = hidden_ || !detail_text(r).empty() || !kernel_text(r).empty();
   }
 
+  // A terminal resized since the last part: the rest at its width (at most the table's 100).
+  void follow_terminal() {
+    if (!terminal_columns_) return;
+    const std::size_t now = terminal_columns_();
+    if (now < 21) return;
+    cut_ = std::min<std::size_t>(now - 1, kTableColumns);
+    out_.flush();
+    printable_.set_wrap(cut_);
+  }
+
+  // A table line on a terminal narrower than it: whole words off its end, and an ellipsis.
+  [[nodiscard]] std::string cut(std::string line) const {
+    if (cut_ == 0 || display_width(line) <= cut_) return line;
+    while (!line.empty() && display_width(line) + 1 > cut_) {
+      const auto word = line.find_last_of(' ');
+      line.resize(word == std::string::npos ? 0 : word);
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+    }
+    return line + "…";
+  }
+
+  // A row's note, said once for the run: a later row with the same note (another program
+  // changed rcu_expedited under all of them, say) is counted for the legend instead.
+  void warning_line(const std::string& text) {
+    if (said_.insert(text).second) {
+      out_ << "  ! " << text << "\n";
+      return;
+    }
+    const std::string first_words = text.size() <= 40 ? text : text.substr(0, text.rfind(' ', 40));
+    auto it = std::find_if(repeated_.begin(), repeated_.end(),
+                           [&](const auto& entry) { return entry.first == first_words; });
+    if (it == repeated_.end()) it = repeated_.insert(repeated_.end(), {first_words, 0});
+    ++it->second;
+  }
+
   void failure_line(const Result& r) {
     std::string by_errno;
     for (const auto& [name, n] : r.failures_by_errno) {
@@ -134,6 +191,9 @@ class TableReporter final : public Reporter {
   PrintableLines printable_;
   std::ostream out_;
   bool details_;  // --details: every row's small print
+  std::size_t cut_;  // a terminal's width the rows are cut to; 0: never cut
+  std::function<std::size_t()> terminal_columns_;  // with cut_: the terminal's width now
+  static constexpr std::size_t kTableColumns = 100;
   std::string header_for_;
   TableLayout layout_;  // the section's optional columns
   std::string rcu_for_;
@@ -143,6 +203,9 @@ class TableReporter final : public Reporter {
   bool hidden_ = false;           // a row had small print only --details shows
   std::optional<Result> missed_;  // the first row with kMissedMark, for its legend
   std::optional<TuneSummary> tune_;  // tune's: its Recommendation block ends the output
+  std::set<std::string> said_;       // the row notes printed so far
+  // Notes not printed again: their first words and how many later rows had them, in order.
+  std::vector<std::pair<std::string, int>> repeated_;
 };
 
 }  // namespace
