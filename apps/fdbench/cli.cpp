@@ -133,14 +133,20 @@ void reject_suite_options(const CLI::App& app, std::string_view subcommand) {
 // The completion script for `shell`, made from the commands and their rows' hints.
 CompletionCommand completion_command(const CLI::App& app, const OptionHints& hints,
                                      const std::string& shell) {
-  if (shell != "bash") {
-    throw BadValue(fmt::format("'{}' is not a shell fdbench writes for (bash)", shell));
-  }
-  CompletionCommand command;
-  command.text = bash_completion_script(app, [&hints](const CLI::App&, const CLI::Option& option) {
+  const HintFor hint_for = [&hints](const CLI::App&, const CLI::Option& option) {
     const auto it = hints.find(&option);
     return it == hints.end() ? ValueHint{} : it->second;
-  });
+  };
+  CompletionCommand command;
+  if (shell == "bash") {
+    command.text = bash_completion_script(app, hint_for);
+  } else if (shell == "zsh") {
+    command.text = zsh_completion_script(app, hint_for);
+  } else if (shell == "fish") {
+    command.text = fish_completion_script(app, hint_for);
+  } else {
+    throw BadValue(fmt::format("'{}' is not a shell fdbench writes for (bash, zsh, fish)", shell));
+  }
   return command;
 }
 

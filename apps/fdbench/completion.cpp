@@ -78,13 +78,17 @@ constexpr const char* kPrologue =
 
 # Completes the item after the last comma of a comma list such as --threads 1,2 or
 # --strategy threads,uring.
+# An item the list has already is not offered again.
 _fdbench_items() {{
-  local head="" tail=$cur
+  local head="" tail=$cur word words=""
   if [[ $cur == *,* ]]; then
     head=${{cur%,*}},
     tail=${{cur##*,}}
   fi
-  COMPREPLY=($(compgen -P "$head" -W "$1" -- "$tail"))
+  for word in $1; do
+    [[ ,$head == *,$word,* ]] || words+=" $word"
+  done
+  COMPREPLY=($(compgen -P "$head" -W "$words" -- "$tail"))
 }}
 
 _fdbench() {{
@@ -97,7 +101,82 @@ _fdbench() {{
   done
 )";
 
+// fish: the arguments of `complete` that offer `hint`'s values.
+std::string fish_values(const ValueHint& hint) {
+  switch (hint.paths) {
+    case ValueHint::Paths::directories:
+      return " -r -a '(__fish_complete_directories)'";
+    case ValueHint::Paths::files:
+      return " -r -F";
+    case ValueHint::Paths::none:
+      break;
+  }
+  if (hint.words.empty()) return " -r -f";
+  const std::string words = words_of(hint.words);
+  return hint.comma_list ? fmt::format(" -r -f -a '(__fdbench_items {})'", words)
+                         : fmt::format(" -r -f -a '{}'", words);
+}
+
+// fish: the condition under which a line applies (the suite's: before any subcommand).
+std::string fish_condition(const std::string& command, const std::string& subcommands) {
+  return command.empty() ? fmt::format("not __fish_seen_subcommand_from {}", subcommands)
+                         : fmt::format("__fish_seen_subcommand_from {}", command);
+}
+
+constexpr const char* kFishPrologue =
+    R"(# fish completion for fdbench {version}, written by `fdbench completion fish`.
+# Use: save it as ~/.config/fish/completions/fdbench.fish
+
+# The item after the last comma of a list such as --strategy threads,uring; an item the list
+# has already is not offered again.
+function __fdbench_items
+    set -l token (commandline -ct)
+    set -l head (string replace -r '[^,]*$' '' -- $token)
+    set -l typed (string split , -- $head)
+    for word in $argv
+        contains -- $word $typed; or echo $head$word
+    end
+end
+
+complete -c fdbench -f
+)";
+
 }  // namespace
+
+std::string fish_completion_script(const CLI::App& app, const HintFor& hint_for) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  const std::string subcommands = fmt::format("{}", fmt::join(names, " "));
+  std::string script = fmt::format(kFishPrologue, fmt::arg("version", version()));
+  script += fmt::format("complete -c fdbench -n '{}' -a '{}'\n", fish_condition("", subcommands),
+                        subcommands);
+  std::vector<std::pair<std::string, const CLI::App*>> commands{{"", &app}};
+  for (const CLI::App* sub : app.get_subcommands({})) commands.emplace_back(sub->get_name(), sub);
+  for (const auto& [name, command] : commands) {
+    const std::string when = fish_condition(name, subcommands);
+    for (const CLI::Option* option : command->get_options()) {
+      const ValueHint hint = hint_for(*command, *option);
+      if (option->get_positional() && !option->nonpositional()) {
+        script += fmt::format("complete -c fdbench -n '{}'{}\n", when, fish_values(hint));
+        continue;
+      }
+      std::string line = fmt::format("complete -c fdbench -n '{}'", when);
+      for (const auto& long_name : option->get_lnames()) line += " -l " + long_name;
+      for (const auto& short_name : option->get_snames()) line += " -s " + short_name;
+      if (option->get_expected_min() != 0) line += fish_values(hint);
+      script += line + "\n";
+    }
+  }
+  return script;
+}
+
+std::string zsh_completion_script(const CLI::App& app, const HintFor& hint_for) {
+  // zsh runs the bash script through its own emulation of bash's completion.
+  return "#compdef fdbench\n# zsh completion for fdbench, written by `fdbench completion zsh`.\n"
+         "# Use: save it as _fdbench in a directory of $fpath, or source it after compinit.\n"
+         "autoload -U +X bashcompinit && bashcompinit\n" +
+         bash_completion_script(app, hint_for);
+}
 
 std::string bash_completion_script(const CLI::App& app, const HintFor& hint_for) {
   std::vector<CommandWords> commands{command_words(app, "", hint_for)};

@@ -410,7 +410,8 @@ std::vector<OptionRow> other_rows() {
        .help = "Also set each file against the figures the seed experiments published",
        .bind = Bind::flag},
       {.id = Opt::shell, .names = "shell", .value = "SHELL", .commands = {Cmd::completion},
-       .help = "The shell: bash", .hint = choices({"bash"}), .required = true},
+       .help = "The shell: bash, zsh or fish", .hint = choices({"bash", "zsh", "fish"}),
+       .required = true},
   };
 }
 

@@ -103,7 +103,7 @@ TEST_F(Completion, ValuesAreTheChoicesTheCommandLineAccepts) {
   EXPECT_EQ(offered({"open", "--format", "m"}), (std::vector<std::string>{"markdown"}));
   EXPECT_EQ(offered({"socket", "--kind", "tcp"}), (std::vector<std::string>{"tcp", "tcp6"}));
   EXPECT_TRUE(offered({"open", "--files", ""}).empty());  // a number: nothing to guess
-  EXPECT_EQ(offered({"completion", ""}), (std::vector<std::string>{"bash"}));
+  EXPECT_EQ(offered({"completion", ""}), (std::vector<std::string>{"bash", "fish", "zsh"}));
 }
 
 TEST_F(Completion, DirectoriesWhereADirectoryIsNamedAndFilesWhereAFileIs) {
@@ -118,12 +118,34 @@ TEST_F(Completion, DirectoriesWhereADirectoryIsNamedAndFilesWhereAFileIs) {
             (std::vector<std::string>{prefix + "results.json"}));
 }
 
-TEST_F(Completion, OnlyBashIsWritten) {
-  const auto run = run_fdbench({"completion", "zsh"});
-  EXPECT_EQ(run.exit_code, 2);
-  EXPECT_NE(run.err.find("'zsh' is not a shell fdbench writes for (bash)"), std::string::npos)
-      << run.err;
+// zsh gets the same script through its bash emulation; fish gets `complete` lines made from
+// the same rows; any other shell is refused.
+TEST_F(Completion, ZshAndFishToo) {
+  const auto zsh = run_fdbench({"completion", "zsh"});
+  ASSERT_EQ(zsh.exit_code, 0) << zsh.err;
+  EXPECT_EQ(zsh.out.rfind("#compdef fdbench\n", 0), 0U);
+  EXPECT_NE(zsh.out.find("bashcompinit"), std::string::npos);
+  EXPECT_NE(zsh.out.find(run_fdbench({"completion", "bash"}).out), std::string::npos);
+  const auto fish = run_fdbench({"completion", "fish"});
+  ASSERT_EQ(fish.exit_code, 0) << fish.err;
+  EXPECT_NE(fish.out.find("-l strategy -r -f -a '(__fdbench_items "), std::string::npos)
+      << fish.out;
+  EXPECT_NE(fish.out.find("__fish_seen_subcommand_from socket' -l pregrow"), std::string::npos)
+      << fish.out;
+  const auto other = run_fdbench({"completion", "tcsh"});
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_NE(other.err.find("'tcsh' is not a shell fdbench writes for (bash, zsh, fish)"),
+            std::string::npos)
+      << other.err;
   EXPECT_EQ(run_fdbench({"completion"}).exit_code, 2);
+}
+
+// A comma list is never offered an item it has already.
+TEST_F(Completion, AnItemAlreadyInTheListIsNotOfferedAgain) {
+  const auto offered_now = offered({"open", "--strategy", "threads,"});
+  EXPECT_EQ(std::count(offered_now.begin(), offered_now.end(), "threads,threads"), 0);
+  EXPECT_EQ(std::count(offered_now.begin(), offered_now.end(), "threads,pool"), 1);
+  EXPECT_EQ(offered({"socket", "--pregrow", "off,auto,o"}), std::vector<std::string>{});
 }
 
 }  // namespace completion_test

@@ -622,7 +622,8 @@ TEST(GeneralFlags, ParseErrorsAreOneLineNamingTheCommandAndItsHelp) {
       {{"open", "--files", "1", "--files", "2"},
        "fdbench open: --files is given more than once; give it once; see 'fdbench open --help'"},
       {{"completion"},
-       "fdbench completion: SHELL is missing (the shell: bash); see 'fdbench completion --help'"},
+       "fdbench completion: SHELL is missing (the shell: bash, zsh or fish); see 'fdbench "
+       "completion --help'"},
       {{"open", "--files", "many"},
        "fdbench open: --files: 'many' is not a whole number; see 'fdbench open --help'"},
       {{"open", "--files", "0"},

@@ -67,7 +67,7 @@ TEST(HistoryOptions, MistakesAreUsageErrors) {
            {"history", "export", "1"},
            {"history", "show", "1", "-o", "x.json"},
            {"history", "trend", "--format", "json"},
-           {"history", "trend", "-o", "trend.html"},
+           {"history", "trend", "-o", "trend.txt"},
            {"compare", "--fail-if-slower", "10", "a.json", "b.json"},
            {"compare", "--baseline", "last", "a.json", "b.json"},
            {"compare", "--baseline", "last", "--fail-if-slower", "ten"}}) {
