@@ -163,6 +163,7 @@ CommandKind make_command(const CLI::App& app, const Subcommands& sub,
   if (parsed(Cmd::history)) return history_command(values.at(Cmd::history));
   if (parsed(Cmd::tune)) return tune_command(values.at(Cmd::tune));
   if (parsed(Cmd::strategies)) return StrategiesCommand{};
+  if (parsed(Cmd::pregrow)) return pregrow_command(values.at(Cmd::pregrow));
   return suite_command(values.at(Cmd::suite));
 }
 

@@ -616,3 +616,23 @@ HistoryCommand history_command(const OptionValues& values) {
 }
 
 }  // namespace fdbench::cli
+
+namespace fdbench::cli {
+
+PregrowCommand pregrow_command(const OptionValues& values) {
+  PregrowCommand command;
+  command.slots =
+      static_cast<int>(parse_number(flag(Opt::slots), values[Opt::slots], 1, kMaxPregrowFd));
+  // Descriptor N - 1 is what grows the table: above the soft limit no call may make it.
+  const std::uint64_t limit = platform::nofile_limit().soft;
+  if (static_cast<std::uint64_t>(command.slots) > limit) {
+    throw UsageError(fmt::format(
+        "{} {} is above the descriptor limit (ulimit -n) {}: raise it (ulimit -n {}) or give a "
+        "smaller {}",
+        flag(Opt::slots), command.slots, limit, command.slots, flag(Opt::slots)));
+  }
+  command.program = values.list.at(Opt::program);
+  return command;
+}
+
+}  // namespace fdbench::cli

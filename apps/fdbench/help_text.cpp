@@ -159,6 +159,22 @@ constexpr const char* const kCompletionFooter =
     "Examples:\n  source <(fdbench completion bash)\n"
     "  fdbench completion bash > ~/.local/share/bash-completion/completions/fdbench";
 
+constexpr const char* const kPregrowFooter = R"(
+A launcher: it grows its own descriptor table to hold N slots (one F_DUPFD to descriptor
+N-1, closed again; a descriptor already open there is never touched), then replaces itself
+with CMD (execvp: found on PATH, the environment, descriptors, limits and signal dispositions
+as fdbench got them). Linux keeps a table that no other thread shares across exec, so CMD
+starts with the grown table: a multi-threaded server started this way never waits for an RCU
+grace period while its first burst of connections would have doubled a shared table. Its
+exit status is CMD's; 127 when CMD is not found and 126 when it cannot be run, as a shell
+says; 2 when N is not a number from 1 or is above ulimit -n. fdbench-pregrow, installed
+beside fdbench, does the same in a few dozen lines of C, for a systemd unit or a container
+entrypoint; in a shell: exec 4095</dev/null; exec 4095<&-; exec CMD.
+
+Examples:
+  fdbench pregrow 4096 -- memcached -t 4 -c 4096
+  fdbench pregrow 4096 -- sh -c 'grep FDSize /proc/$$/status')";
+
 // In the order `fdbench --help` lists them.
 const std::vector<CommandHelp> kCommands = {
     {Cmd::suite, "fdbench", "fdbench: how fast can this machine create file descriptors?",
@@ -167,6 +183,10 @@ const std::vector<CommandHelp> kCommands = {
     {Cmd::socket, "socket", "T threads each create and hold N descriptors", kSocketFooter},
     {Cmd::accept, "accept", "A fresh server's T threads accept a queued burst of connections",
      kAcceptFooter},
+    {Cmd::pregrow, "pregrow",
+     "Grow the descriptor table to N slots, then run CMD with it (a server's first burst then "
+     "never stalls on the table's growth)",
+     kPregrowFooter},
     {Cmd::strategies, "strategies", "List every strategy and whether it can run here",
      "\nExample:\n  fdbench strategies"},
     {Cmd::clean, "clean",

@@ -97,6 +97,11 @@ struct HistoryCommand {
   std::vector<std::string> strategies;  // trend: only these (empty: every one)
   std::vector<int> threads;             // trend: only these thread counts (empty: every one)
 };
+// fdbench pregrow N -- CMD...: grow the table, then become CMD (the launcher).
+struct PregrowCommand {
+  int slots = 0;                     // the table holds at least this many once grown
+  std::vector<std::string> program;  // CMD and its arguments
+};
 struct CompletionCommand {
   std::string text;  // the script to print
 };
@@ -104,7 +109,7 @@ struct CompletionCommand {
 using CommandKind =
     std::variant<SuiteCommand, OpenCommand, SocketCommand, AcceptCommand, TuneCommand,
                  StrategiesCommand, CleanCommand, EnvCommand, CompareCommand, ReportCommand,
-                 CompletionCommand, HistoryCommand>;
+                 CompletionCommand, HistoryCommand, PregrowCommand>;
 
 struct Command {
   CommandKind what;

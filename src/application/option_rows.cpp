@@ -404,6 +404,14 @@ std::vector<OptionRow> other_rows() {
       {.id = Opt::references, .names = "--references", .commands = {Cmd::compare},
        .help = "Also set each file against the figures the seed experiments published",
        .bind = Bind::flag},
+      {.id = Opt::slots, .names = "N", .value = "N", .commands = {Cmd::pregrow},
+       .help = "Grow the descriptor table to at least N slots (the kernel rounds up: a power of "
+               "two, 128 at least; at most ulimit -n)",
+       .hint = choices({"1024", "4096", "65536"}), .required = true},
+      {.id = Opt::program, .names = "command", .value = "CMD", .commands = {Cmd::pregrow},
+       .help = "The program and its arguments, after --: run with the environment and "
+               "descriptors as they are, keeping the grown table",
+       .bind = Bind::list, .required = true},
       {.id = Opt::shell, .names = "shell", .value = "SHELL", .commands = {Cmd::completion},
        .help = "The shell: bash", .hint = choices({"bash"}), .required = true},
   };

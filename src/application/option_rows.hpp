@@ -33,7 +33,8 @@ enum class Cmd : unsigned {
   compare,
   report,
   completion,
-  history
+  history,
+  pregrow
 };
 
 // A set of commands.
@@ -105,6 +106,8 @@ enum class Opt {
   action,          // history: what to do (a positional)
   arguments,       // history: the runs or files it is done to (a positional)
   shell,       // completion: the shell (a positional)
+  slots,       // pregrow: the table size to grow to (a positional)
+  program,     // pregrow: the program and its arguments, after -- (a positional)
 };
 
 // How a row's value is held while argv is parsed.

@@ -21,6 +21,7 @@
 #include "fdbench/error.hpp"
 #include "application/file_export.hpp"
 #include "application/history_commands.hpp"
+#include "application/launcher.hpp"
 #include "inputs/file_set.hpp"
 #include "model/context.hpp"
 #include "model/environment.hpp"
@@ -515,6 +516,7 @@ int dispatch(const Command& command, std::ostream& out, std::ostream& err) {
             out << c.text;
             return 0;
           },
+          [&](const PregrowCommand& c) { return launch_pregrown(c, err); },
       },
       command.what);
 }
