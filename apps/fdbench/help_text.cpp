@@ -175,6 +175,23 @@ Examples:
   fdbench pregrow 4096 -- memcached -t 4 -c 4096
   fdbench pregrow 4096 -- sh -c 'grep FDSize /proc/$$/status')";
 
+constexpr const char* const kServerFooter = R"(
+Your own server, unmodified: each repetition starts CMD fresh in a session and process group
+of its own ({port} in its arguments becomes a free loopback port, or --port), waits until it
+answers a client, then measures its first burst: --connections clients on 127.0.0.1, queued
+while the server is stopped (SIGSTOP, connect and send, SIGCONT: the clock runs from the
+resume to the last reply) or, with --arrival open, connecting as fast as they can. Per reply:
+p50, p99, p99.9 and max; per repetition: the time to drain the burst, the server's FDSize
+before and after and the table's doublings seen between (from /proc/PID/status), its threads
+and processes. Each --pregrow setting starts the server through the launcher of `fdbench
+pregrow` (grow the table, then exec), the settings in turns. The server is stopped (TERM,
+then KILL after 3 s) and reaped after every repetition, a failure, Ctrl-C, SIGTERM or SIGHUP;
+one that exits early or never answers ends its row with one line and its last output. Linux.
+
+Examples:
+  fdbench server -- memcached -u nobody -l 127.0.0.1 -p {port} -t 4 -c 4096 -b 2048
+  fdbench server --probe http --connections 500 -- nginx -c /path/nginx.conf)";
+
 // In the order `fdbench --help` lists them.
 const std::vector<CommandHelp> kCommands = {
     {Cmd::suite, "fdbench", "fdbench: how fast can this machine create file descriptors?",
@@ -183,6 +200,10 @@ const std::vector<CommandHelp> kCommands = {
     {Cmd::socket, "socket", "T threads each create and hold N descriptors", kSocketFooter},
     {Cmd::accept, "accept", "A fresh server's T threads accept a queued burst of connections",
      kAcceptFooter},
+    {Cmd::server, "server",
+     "An unmodified server's first burst of loopback clients, from its starting table and "
+     "pre-grown",
+     kServerFooter},
     {Cmd::pregrow, "pregrow",
      "Grow the descriptor table to N slots, then run CMD with it (a server's first burst then "
      "never stalls on the table's growth)",

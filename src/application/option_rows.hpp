@@ -34,7 +34,8 @@ enum class Cmd : unsigned {
   report,
   completion,
   history,
-  pregrow
+  pregrow,
+  server
 };
 
 // A set of commands.
@@ -107,7 +108,10 @@ enum class Opt {
   arguments,       // history: the runs or files it is done to (a positional)
   shell,       // completion: the shell (a positional)
   slots,       // pregrow: the table size to grow to (a positional)
-  program,     // pregrow: the program and its arguments, after -- (a positional)
+  program,     // pregrow, server: the program and its arguments, after -- (a positional)
+  port,        // server --port
+  probe,       // server --probe
+  arrival,     // server --arrival
 };
 
 // How a row's value is held while argv is parsed.

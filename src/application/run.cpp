@@ -22,6 +22,7 @@
 #include "application/file_export.hpp"
 #include "application/history_commands.hpp"
 #include "application/launcher.hpp"
+#include "application/server_command.hpp"
 #include "inputs/file_set.hpp"
 #include "model/context.hpp"
 #include "model/environment.hpp"
@@ -517,6 +518,7 @@ int dispatch(const Command& command, std::ostream& out, std::ostream& err) {
             return 0;
           },
           [&](const PregrowCommand& c) { return launch_pregrown(c, err); },
+          [&](const ServerCommand& c) { return run_server(c, line, out, err); },
       },
       command.what);
 }
