@@ -11,10 +11,10 @@
 #include "application/checks.hpp"
 #include "application/history_commands.hpp"
 #include "application/option_rows.hpp"
+#include "history/history.hpp"
 #include "common/errors.hpp"
 #include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
-#include "history/history.hpp"
 #include "inputs/file_set.hpp"
 #include "model/format.hpp"
 #include "platform/platform.hpp"
@@ -407,10 +407,10 @@ namespace {
 // The options of one of tune's workloads given with the other's: refused, naming both.
 void reject_other_workload(const OptionValues& values, WorkloadKind workload) {
   const bool accept = workload == WorkloadKind::accept;
-  const auto others =
-      accept ? std::vector<Opt>{Opt::files, Opt::keep_open, Opt::tree,         Opt::list,
-                                Opt::dir,   Opt::list0,     Opt::cross_mounts, Opt::allow_pseudo_fs}
-             : std::vector<Opt>{Opt::connections, Opt::kind};
+  const auto others = accept ? std::vector<Opt>{Opt::files, Opt::keep_open, Opt::tree, Opt::list,
+                                                Opt::dir, Opt::list0, Opt::cross_mounts,
+                                                Opt::allow_pseudo_fs}
+                             : std::vector<Opt>{Opt::connections, Opt::kind};
   for (const Opt id : others) {
     if (!values.given(id)) continue;
     throw UsageError(fmt::format("{} {}: {} is for {}; drop it", flag(Opt::workload),
@@ -508,11 +508,11 @@ CompareCommand compare_command(const OptionValues& values) {
   command.history = history_path(values);
   if (!values[Opt::fail_if_slower].empty()) {
     if (command.baseline.empty()) {
-      throw UsageError(
-          fmt::format("{} needs {} last|ID|FILE", flag(Opt::fail_if_slower), flag(Opt::baseline)));
+      throw UsageError(fmt::format("{} needs {} last|ID|FILE", flag(Opt::fail_if_slower),
+                                   flag(Opt::baseline)));
     }
-    command.fail_if_slower = parse_decimal(flag(Opt::fail_if_slower), values[Opt::fail_if_slower],
-                                           "percent", 0, 1e6, "%");
+    command.fail_if_slower =
+        parse_decimal(flag(Opt::fail_if_slower), values[Opt::fail_if_slower], "percent", 0, 1e6, "%");
   }
   if (!command.baseline.empty()) {
     if (files.size() > 1 || values.on(Opt::references)) {
@@ -558,21 +558,21 @@ namespace {
 // What `history ACTION` does, by its word.
 HistoryAction history_action(const std::string& word) {
   static const std::vector<std::pair<std::string, HistoryAction>> kActions = {
-      {"list", HistoryAction::list},     {"show", HistoryAction::show},
-      {"import", HistoryAction::import}, {"export", HistoryAction::export_run},
-      {"rm", HistoryAction::remove},     {"trend", HistoryAction::trend}};
+      {"list", HistoryAction::list},          {"show", HistoryAction::show},
+      {"import", HistoryAction::import},      {"export", HistoryAction::export_run},
+      {"rm", HistoryAction::remove},          {"trend", HistoryAction::trend}};
   for (const auto& [name, action] : kActions) {
     if (name == word) return action;
   }
-  throw BadValue(
-      fmt::format("history: unknown action '{}' (choose from list, show, import, "
-                  "export, rm, trend)",
-                  word));
+  throw BadValue(fmt::format("history: unknown action '{}' (choose from list, show, import, "
+                             "export, rm, trend)",
+                             word));
 }
 
 // How many arguments each action takes: at least, at most.
 void check_history_arguments(HistoryAction action, std::size_t given) {
-  const bool ok = action == HistoryAction::list || action == HistoryAction::trend ? given == 0
+  const bool ok = action == HistoryAction::list || action == HistoryAction::trend
+                      ? given == 0
                   : action == HistoryAction::show || action == HistoryAction::export_run
                       ? given == 1
                       : given >= 1;
