@@ -3,6 +3,7 @@
 // session and process group (its pid), so TERM, then KILL, reaches its workers too.
 #include "engine/server_burst.hpp"
 
+#if defined(__linux__)
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -553,3 +554,32 @@ int free_loopback_port() {
 }
 
 }  // namespace fdbench
+
+#else  // not Linux: the server's table, threads and processes cannot be read from /proc
+
+#include <string>
+
+namespace fdbench {
+
+namespace {
+const char* const kLinuxOnly = "fdbench server reads the server's table from /proc: Linux only";
+}  // namespace
+
+ServerBurst run_server_burst(const ServerBurstPlan&) {
+  ServerBurst burst;
+  burst.error = kLinuxOnly;
+  return burst;
+}
+
+int free_loopback_port() {
+  return 0;
+}
+
+int server_starting_descriptors(const ServerBurstPlan&, std::string& why) {
+  why = kLinuxOnly;
+  return 0;
+}
+
+}  // namespace fdbench
+
+#endif
