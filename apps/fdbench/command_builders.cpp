@@ -732,6 +732,8 @@ ServerCommand server_command(const OptionValues& values) {
   }
   command.arrival = arrival == "open" ? ServerArrival::open : ServerArrival::queued;
   command.format = parse_format(values, Cmd::server);
+  command.kernel_trace = values.on(Opt::kernel_trace);
+  command.details = values.on(Opt::details);
   check_burst_fits(command);
   return command;
 }

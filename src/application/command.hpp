@@ -111,6 +111,8 @@ struct ServerCommand {
   std::string line;        // --probe line:TEXT
   double timeout_s = 10;   // --timeout: to answer at start, and to drain the burst
   std::string format = "table";
+  bool kernel_trace = false;  // --kernel-trace: the server's threads off their CPUs, by cause
+  bool details = false;       // --details: the table's small print under each row
 };
 
 // fdbench pregrow N -- CMD...: grow the table, then become CMD (the launcher).

@@ -350,13 +350,17 @@ std::vector<OptionRow> output_rows() {
        .bind = Bind::flag},
       {.id = Opt::kernel_trace,
        .names = "--kernel-trace",
-       .commands = kAllMeasuring,
+       .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune, Cmd::server},
        .help = "Linux, root or CAP_PERFMON: where the measuring threads were off their CPU while "
                "timed, by cause, from the kernel's call chain at each switch (perf events)",
        .bind = Bind::flag,
        .help_for = {{Cmd::tune,
                      "Linux, root or CAP_PERFMON: where each combination's threads were off their "
-                     "CPU while timed, by cause, from the kernel's call chains (perf events)"}}},
+                     "CPU while timed, by cause, from the kernel's call chains (perf events)"},
+                    {Cmd::server,
+                     "Linux, root or CAP_PERFMON: where the server's threads were off their CPU "
+                     "during the burst, by cause (the table's growth, RCU, locks, ...), from the "
+                     "kernel's call chains (perf events)"}}},
       {.id = Opt::trace_out,
        .names = "--trace-out",
        .value = "FILE",
@@ -408,7 +412,8 @@ std::vector<OptionRow> run_rows() {
        .bind = Bind::flag,
        .help_for = {{Cmd::tune,
                      "No progress lines on stderr (shown only when stderr is a terminal)"}}},
-      {.id = Opt::details, .names = "--details", .commands = kAllMeasuring,
+      {.id = Opt::details, .names = "--details",
+       .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune, Cmd::server},
        .help = "The table: under each row its per-call times, the timed region's page faults "
                "and context switches, and kernel evidence (by default only where they matter; "
                "the other formats always have them)",

@@ -12,6 +12,7 @@
 #include "application/test_events.hpp"
 #include "common/errors.hpp"
 #include "engine/capture.hpp"
+#include "engine/kernel_attribution.hpp"
 #include "fdbench/error.hpp"
 #include "model/format.hpp"
 #include "model/statistics.hpp"
@@ -28,7 +29,48 @@ struct ServerRow {
   int slots = 0;  // the table the launcher grows (0: the server's starting table)
   std::vector<ServerBurst> bursts;
   std::string error;  // why the row ended early
+  // --kernel-trace: each burst's evidence, its threads followed from one burst to the next.
+  std::optional<KernelAttribution> attribution;
+  std::vector<KernelSample> samples;
 };
+
+// --kernel-trace: one tracer for the run, attached before any server starts, so that every
+// server and its threads inherit it; nullptr with `why_not` where it cannot be.
+struct ServerTrace {
+  std::unique_ptr<platform::KernelTracer> tracer;
+  std::string why_not;
+};
+
+ServerTrace open_trace(const ServerCommand& command) {
+  ServerTrace trace;
+  if (command.kernel_trace) trace.tracer = platform::KernelTracer::open(trace.why_not);
+  return trace;
+}
+
+// The server's threads (any process but this one) during the burst, by cause.
+void attribute(ServerTrace& trace, ServerRow& row, const ServerBurst& burst) {
+  if (trace.tracer == nullptr) return;
+  if (!row.attribution) {
+    row.attribution.emplace(MeasuringThreads{.own_pid = platform::process_id(), .in_child = true, .harness = {}},
+                            platform::kernel_symbol);
+  }
+  const platform::KernelRecords records = trace.tracer->drain();
+  row.samples.push_back(
+      row.attribution->during(records, burst.start_ns, burst.start_ns + burst.drain_ns));
+}
+
+void kernel_evidence(const ServerCommand& command, const ServerTrace& trace,
+                     const ServerRow& row, Result& result) {
+  if (!command.kernel_trace) return;
+  KernelEvidence& k = result.kernel.emplace();
+  if (trace.tracer == nullptr) {
+    k.reason = trace.why_not;
+  } else if (row.samples.empty()) {
+    k.reason = "no burst was traced";
+  } else {
+    k = summarize_kernel(row.samples, trace.tracer->punts_not_counted().empty());
+  }
+}
 
 int next_power_of_two(int n) {
   int p = 1;
@@ -91,11 +133,14 @@ std::vector<ServerRow> plan_rows(const ServerCommand& command, std::ostream& err
   return rows;
 }
 
-void run_rows(const ServerCommand& command, std::vector<ServerRow>& rows, std::ostream& err) {
+void run_rows(const ServerCommand& command, std::vector<ServerRow>& rows, ServerTrace& trace,
+              std::ostream& err) {
   for (int rep = 0; rep < command.repeat; ++rep) {
     for (auto& row : rows) {
       if (!row.error.empty()) continue;
+      if (trace.tracer != nullptr) trace.tracer->discard();
       ServerBurst burst = run_server_burst(plan_of(command, row.slots));
+      if (burst.error.empty()) attribute(trace, row, burst);
       test_event(fmt::format("server-burst-done {}", row.setting.label()));
       if (!burst.error.empty()) {
         row.error = burst.error;
@@ -155,7 +200,8 @@ void describe_server(const ServerRow& row, Result& result) {
   }
 }
 
-Result result_of(const ServerCommand& command, const ServerRow& row, bool interrupted) {
+Result result_of(const ServerCommand& command, const ServerRow& row, const ServerTrace& trace,
+                 bool interrupted) {
   Result result;
   result.workload = "server";
   result.config.strategy = program_name(command);
@@ -170,6 +216,7 @@ Result result_of(const ServerCommand& command, const ServerRow& row, bool interr
   result.parameters["table_slots"] = std::to_string(row.slots);
   result.parameters["arrival"] = command.arrival == ServerArrival::queued ? "queued" : "open";
   describe_server(row, result);
+  kernel_evidence(command, trace, row, result);
   if (!row.error.empty()) {
     result.status = row.bursts.empty() ? Status::failed : Status::cut_short;
     result.error = row.error;
@@ -283,6 +330,7 @@ Section section_of(const ServerCommand& command) {
   section.burst = static_cast<std::uint64_t>(command.connections);
   section.repeat = Repeat::fixed(command.repeat);
   section.held = true;
+  section.kernel_trace = command.kernel_trace;
   const bool queued = command.arrival == ServerArrival::queued;
   section.what = fmt::format(
       "`{}`, started fresh each repetition; its first burst of {} loopback clients{}, each "
@@ -303,7 +351,7 @@ Section section_of(const ServerCommand& command) {
 std::unique_ptr<Reporter> begin_report(const ServerCommand& command,
                                        const std::vector<std::string>& command_line,
                                        std::ostream& out) {
-  auto reporter = make_reporter(command.format, out);
+  auto reporter = make_reporter(command.format, out, {command.details});
   FDBENCH_ASSERT(reporter != nullptr);
   reporter->begin(capture_environment(platform::default_dir()));
   reporter->context(capture_context(command_line));
@@ -319,9 +367,9 @@ void end_report(Reporter& reporter, const ServerCommand& command,
 }
 
 std::vector<Result> results_of(const ServerCommand& command, const std::vector<ServerRow>& rows,
-                               bool interrupted = false) {
+                               const ServerTrace& trace, bool interrupted = false) {
   std::vector<Result> results;
-  for (const auto& row : rows) results.push_back(result_of(command, row, interrupted));
+  for (const auto& row : rows) results.push_back(result_of(command, row, trace, interrupted));
   return results;
 }
 
@@ -331,12 +379,13 @@ int run_server(const ServerCommand& command, const std::vector<std::string>& com
                std::ostream& out, std::ostream& err) {
   const auto reporter = begin_report(command, command_line, out);
   std::vector<ServerRow> rows;
+  ServerTrace trace = open_trace(command);
   try {
     rows = plan_rows(command, err);
-    run_rows(command, rows, err);
+    run_rows(command, rows, trace, err);
   } catch (const Interrupted& e) {
     // Every server was stopped and reaped as the stack unwound; what was measured is reported.
-    end_report(*reporter, command, results_of(command, rows, true), false);
+    end_report(*reporter, command, results_of(command, rows, trace, true), false);
     test_event("run-done");
     err << fmt::format("fdbench: interrupted by signal {}; the server was stopped\n", e.signal());
     return 128 + e.signal();
@@ -344,7 +393,7 @@ int run_server(const ServerCommand& command, const std::vector<std::string>& com
     err << "Error: " << printable(e.what()) << "\n";
     return 1;
   }
-  const std::vector<Result> results = results_of(command, rows);
+  const std::vector<Result> results = results_of(command, rows, trace);
   end_report(*reporter, command, results, true);
   test_event("run-done");
   const bool any =

@@ -512,6 +512,7 @@ void measure_burst(ServerProcess& server, const ServerBurstPlan& plan, ServerBur
   burst.threads = std::max(before.threads, after.threads);
   burst.reply_ns = clients.replies();
   burst.unanswered = clients.unanswered(static_cast<std::size_t>(plan.connections));
+  burst.start_ns = start;
   burst.drain_ns = clients.last_reply() > 0 ? clients.last_reply() - start : 0;
 }
 

@@ -34,6 +34,7 @@ struct ServerBurstPlan {
 // One repetition's outcome; `error` non-empty: it ended without a measurement, and why.
 struct ServerBurst {
   std::string error;
+  std::int64_t start_ns = 0;  // the clock's start (platform::now_ns())
   std::int64_t drain_ns = 0;           // resume (or first connect) to the last reply
   std::vector<std::int64_t> reply_ns;  // each answered connection's time
   std::uint64_t unanswered = 0;        // closed without an answer, or none within the bound

@@ -88,10 +88,12 @@ TEST(ServerCommand, MemcachedGrowsItsSharedTableOnlyFromItsStartingTable) {
   RunOptions options = as_a_job();
   options.timeout = std::chrono::seconds(120);
   // 900 clients and their sockets fit a soft ulimit -n of 1024.
-  FdbenchProcess child(server_line({"--repeat", "1", "--pregrow", "off,auto", "--connections",
-                                    "900", "--port", std::to_string(port), "--format", "json"},
-                                   memcached_args(port)),
-                       options);
+  std::vector<std::string> args = {"--repeat",      "1",   "--pregrow", "off,auto",
+                                   "--connections", "900", "--port",    std::to_string(port),
+                                   "--format",      "json"};
+  const bool traced = platform::kernel_trace_unavailable().empty();
+  if (traced) args.emplace_back("--kernel-trace");
+  FdbenchProcess child(server_line(args, memcached_args(port)), options);
   const RunResult run = child.wait();
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto doc = nlohmann::json::parse(run.out);
@@ -107,6 +109,13 @@ TEST(ServerCommand, MemcachedGrowsItsSharedTableOnlyFromItsStartingTable) {
   EXPECT_FALSE(process_holding("-p " + std::to_string(port))) << "memcached outlived the run";
   const auto left = child.leftovers();
   EXPECT_EQ(left.running + left.orphans, 0);
+  if (!traced) return;
+  // The kernel saw the server's threads wait in the table's growth only from its starting table.
+  const auto growth = [](const nlohmann::json& r) {
+    return r.at("kernel").at("off_cpu_by_cause_ns").at("fd-table-growth").get<std::int64_t>();
+  };
+  EXPECT_GT(growth(off), 0) << off.at("kernel").dump();
+  EXPECT_EQ(growth(grown), 0) << grown.at("kernel").dump();
 }
 
 // nginx's workers are processes of one thread: no table is shared, and the finding says so.
