@@ -118,6 +118,38 @@ TEST(ServerCommand, MemcachedGrowsItsSharedTableOnlyFromItsStartingTable) {
   EXPECT_EQ(growth(grown), 0) << grown.at("kernel").dump();
 }
 
+// HAProxy with 4 threads answering a static `http-request return`: one shared table, which
+// grows under the burst from its starting table and not pre-grown.
+TEST(ServerCommand, HaproxyThreadsShareATableThatGrowsOnlyFromItsStart) {
+  SKIP_WITHOUT_SERVER("haproxy");
+  TempDir dir;
+  const int port = free_loopback_port();
+  const std::string conf = dir.path() + "/haproxy.cfg";
+  std::ofstream(conf) << "global\n  nbthread 4\n  maxconn 8192\n"
+                      << "defaults\n  mode http\n  timeout client 30s\n  timeout connect 5s\n"
+                      << "  timeout server 30s\n  maxconn 8192\n"
+                      << "frontend f\n  bind 127.0.0.1:" << port << " backlog 4096\n"
+                      << "  http-request return status 200 content-type text/plain string ok\n";
+  RunOptions options = as_a_job();
+  options.timeout = std::chrono::seconds(120);
+  FdbenchProcess child(
+      server_line({"--repeat", "1", "--pregrow", "off,auto", "--connections", "900", "--probe",
+                   "http", "--port", std::to_string(port), "--format", "json"},
+                  {"haproxy", "-db", "-f", conf}),
+      options);
+  const RunResult run = child.wait();
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto doc = nlohmann::json::parse(run.out);
+  const auto& off = row(doc, "off");
+  const auto& grown = row(doc, "auto");
+  EXPECT_GE(off.at("threads").get<int>(), 4) << off.dump();
+  EXPECT_NE(off.at("parameters").at("table_growths"), "0") << off.dump();
+  EXPECT_EQ(grown.at("parameters").at("table_growths"), "0") << grown.dump();
+  EXPECT_FALSE(process_holding(conf)) << "haproxy outlived the run";
+  const auto left = child.leftovers();
+  EXPECT_EQ(left.running + left.orphans, 0);
+}
+
 // nginx's workers are processes of one thread: no table is shared, and the finding says so.
 TEST(ServerCommand, NginxWorkersAreTheNegativeControl) {
   SKIP_WITHOUT_SERVER("nginx");

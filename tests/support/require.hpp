@@ -38,7 +38,7 @@ inline constexpr std::array<std::string_view, 15> kFeatures = {
     "kernel_trace",      // perf events with kernel call chains (root or CAP_PERFMON on Linux)
     "fuse",              // mounting the tests' FUSE server (/dev/fuse, root, libfuse3 at build)
     "ansible",           // ansible-playbook, for the fleet playbook's test (examples/fleet/)
-    "servers",           // memcached and nginx, for fdbench server's tests (scripts/setup)
+    "servers",           // memcached, haproxy and nginx, for fdbench server's tests (scripts/setup)
 };
 
 // The feature a strategy needs beyond the portable ones: its name's family ("uring-direct" needs
