@@ -291,15 +291,23 @@ Finding stall_finding(const ServerCommand& command, const Result& off, const Res
 }
 
 // A server whose processes have one thread each: no table is shared, nothing waits for RCU.
-Finding single_threaded_finding(const Result& off) {
+// The drains are said too, apart or not: whatever separates them, it is not a shared table.
+Finding single_threaded_finding(const Result& off, const Result* grown) {
   Finding f;
   f.kind = "server-no-shared-table";
   f.text = fmt::format(
       "{} runs {} processes of one thread each: no descriptor table is shared, so a growth "
       "({} per first burst here) waits for no RCU grace period, and there is no shared-table "
-      "stall to find or remove.",
+      "stall to find or remove",
       off.config.strategy, off.parameters.at("processes"), growths_per_burst(off));
   f.subjects = {subject(off, "from its starting table")};
+  if (grown != nullptr) {
+    f.text += fmt::format(" (its burst drained in {} from its starting table, {} pre-grown: {})",
+                          format_duration(off.stats.median), format_duration(grown->stats.median),
+                          separation_words(off, *grown));
+    f.subjects.push_back(subject(*grown, "pre-grown"));
+  }
+  f.text += ".";
   return f;
 }
 
@@ -312,7 +320,10 @@ std::vector<Finding> server_findings(const ServerCommand& command,
   });
   if (off == results.end()) return findings;
   if (off->config.threads <= 1) {
-    findings.push_back(single_threaded_finding(*off));
+    const auto grown = std::find_if(results.begin(), results.end(), [&](const Result& r) {
+      return measured(r) && r.config.pregrow.grows();
+    });
+    findings.push_back(single_threaded_finding(*off, grown == results.end() ? nullptr : &*grown));
     return findings;
   }
   for (const auto& r : results) {
