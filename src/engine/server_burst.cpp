@@ -507,6 +507,7 @@ void measure_burst(ServerProcess& server, const ServerBurstPlan& plan, ServerBur
     }
   }
   drain(clients, plan, pids, burst, sizes);
+  count_growths(pids, sizes, burst.growths);  // one the last replies came after
   const ServerShape after = shape_of(pids, false);
   burst.fdsize_after = largest(after.fdsize);
   burst.threads = std::max(before.threads, after.threads);
