@@ -190,6 +190,11 @@ void describe_server(const ServerRow& row, Result& result) {
   result.parameters["threads_per_process"] = std::to_string(threads);
   result.parameters["starting_descriptors"] = std::to_string(starting);
   result.parameters["table_growths"] = std::to_string(growths);
+  if (result.failures > 0) {
+    // No errno: a client that got no reply before the bound, or a close without one.
+    add_failures(result.failures_by_errno, 0, result.failures);
+    result.first_failure = "no reply before the bound, or the connection closed without one";
+  }
   Latency latency;
   latency.ns["reply"] = percentiles_of(std::move(replies));
   latency.growth_totals.count = static_cast<std::uint64_t>(growths);
