@@ -51,16 +51,17 @@ ServerTrace open_trace(const ServerCommand& command) {
 void attribute(ServerTrace& trace, ServerRow& row, const ServerBurst& burst) {
   if (trace.tracer == nullptr) return;
   if (!row.attribution) {
-    row.attribution.emplace(MeasuringThreads{.own_pid = platform::process_id(), .in_child = true, .harness = {}},
-                            platform::kernel_symbol);
+    row.attribution.emplace(
+        MeasuringThreads{.own_pid = platform::process_id(), .in_child = true, .harness = {}},
+        platform::kernel_symbol);
   }
   const platform::KernelRecords records = trace.tracer->drain();
   row.samples.push_back(
       row.attribution->during(records, burst.start_ns, burst.start_ns + burst.drain_ns));
 }
 
-void kernel_evidence(const ServerCommand& command, const ServerTrace& trace,
-                     const ServerRow& row, Result& result) {
+void kernel_evidence(const ServerCommand& command, const ServerTrace& trace, const ServerRow& row,
+                     Result& result) {
   if (!command.kernel_trace) return;
   KernelEvidence& k = result.kernel.emplace();
   if (trace.tracer == nullptr) {
