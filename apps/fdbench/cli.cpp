@@ -169,6 +169,8 @@ CommandKind make_command(const CLI::App& app, const Subcommands& sub,
   if (parsed(Cmd::history)) return history_command(values.at(Cmd::history));
   if (parsed(Cmd::tune)) return tune_command(values.at(Cmd::tune));
   if (parsed(Cmd::strategies)) return StrategiesCommand{};
+  if (parsed(Cmd::pregrow)) return pregrow_command(values.at(Cmd::pregrow));
+  if (parsed(Cmd::server)) return server_command(values.at(Cmd::server));
   return suite_command(values.at(Cmd::suite));
 }
 

@@ -649,3 +649,126 @@ HistoryCommand history_command(const OptionValues& values) {
 }
 
 }  // namespace fdbench::cli
+
+namespace fdbench::cli {
+
+PregrowCommand pregrow_command(const OptionValues& values) {
+  PregrowCommand command;
+  command.slots =
+      static_cast<int>(parse_number(flag(Opt::slots), values[Opt::slots], 1, kMaxPregrowFd));
+  // Descriptor N - 1 is what grows the table: above the soft limit no call may make it.
+  const std::uint64_t limit = platform::nofile_limit().soft;
+  if (static_cast<std::uint64_t>(command.slots) > limit) {
+    throw UsageError(fmt::format(
+        "{} {} is above the descriptor limit (ulimit -n) {}: raise it (ulimit -n {}) or give a "
+        "smaller {}",
+        flag(Opt::slots), command.slots, limit, command.slots, flag(Opt::slots)));
+  }
+  command.program = values.list.at(Opt::program);
+  return command;
+}
+
+}  // namespace fdbench::cli
+
+namespace fdbench::cli {
+
+namespace {
+
+void parse_probe(const std::string& text, ServerCommand& command) {
+  static const std::vector<std::pair<std::string, ServerProbe>> kProbes = {
+      {"memcached", ServerProbe::memcached},
+      {"redis", ServerProbe::redis},
+      {"http", ServerProbe::http},
+      {"connect", ServerProbe::connect}};
+  for (const auto& [name, probe] : kProbes) {
+    if (text == name) {
+      command.probe = probe;
+      return;
+    }
+  }
+  if (text.starts_with("line:") && text.size() > 5) {
+    command.probe = ServerProbe::line;
+    command.line = text.substr(5);
+    return;
+  }
+  throw BadValue(
+      fmt::format("{}: unknown probe '{}' (choose from memcached, redis, http, "
+                  "line:TEXT, connect)",
+                  flag(Opt::probe), text));
+}
+
+// The value after `option` among the server's arguments ("-c 4096" or "-c4096"), or -1.
+long long server_argument(const std::vector<std::string>& args, const std::string& option) {
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    std::string value;
+    if (args[i] == option && i + 1 < args.size()) value = args[i + 1];
+    if (args[i].size() > option.size() && args[i].starts_with(option)) {
+      value = args[i].substr(option.size());
+    }
+    if (!value.empty() && std::all_of(value.begin(), value.end(), ::isdigit)) {
+      return std::stoll(value);
+    }
+  }
+  return -1;
+}
+
+// The burst refused up front where something would cut it: this process's descriptor limit
+// (the clients), the kernel's listen queue cap, or the server's own limit on its command line.
+void check_burst_fits(const ServerCommand& command) {
+  const auto needed = static_cast<std::uint64_t>(command.connections) + 64;
+  if (const auto soft = platform::nofile_limit().soft; soft < needed) {
+    throw UsageError(fmt::format(
+        "{} {} needs {} descriptors for its clients, ulimit -n is {}: "
+        "raise it (ulimit -n {}) or lower {}",
+        flag(Opt::connections), command.connections, needed, soft, needed, flag(Opt::connections)));
+  }
+  const auto cap = platform::somaxconn();
+  if (command.arrival == ServerArrival::queued && cap && *cap < command.connections) {
+    throw UsageError(
+        fmt::format("{} {} cannot queue: net.core.somaxconn is {} (raise it with "
+                    "sysctl -w net.core.somaxconn={}, or lower {})",
+                    flag(Opt::connections), command.connections, *cap, command.connections,
+                    flag(Opt::connections)));
+  }
+  const std::string& program = command.program.front();
+  if (program == "memcached" || program.ends_with("/memcached")) {
+    const long long limit = server_argument(command.program, "-c");
+    if (limit >= 0 && limit < command.connections) {
+      throw UsageError(fmt::format("memcached -c {} holds fewer than {} {}: raise -c or lower {}",
+                                   limit, flag(Opt::connections), command.connections,
+                                   flag(Opt::connections)));
+    }
+  }
+}
+
+}  // namespace
+
+ServerCommand server_command(const OptionValues& values) {
+  ServerCommand command;
+  command.program = values.list.at(Opt::program);
+  if (values.given(Opt::port)) {
+    command.port = static_cast<int>(parse_number(flag(Opt::port), values[Opt::port], 1, 65535));
+  }
+  command.connections = static_cast<int>(
+      parse_number(flag(Opt::connections), values[Opt::connections], 1, 1'000'000));
+  command.pregrow = parse_pregrow_list(values[Opt::pregrow]);
+  command.repeat = static_cast<int>(parse_number(flag(Opt::repeat), values[Opt::repeat], 1, 1000));
+  if (values.given(Opt::timeout)) {
+    command.timeout_s =
+        parse_decimal(flag(Opt::timeout), values[Opt::timeout], "seconds", 0.001, kMaxTimeout);
+  }
+  parse_probe(values[Opt::probe], command);
+  const std::string& arrival = values[Opt::arrival];
+  if (arrival != "queued" && arrival != "open") {
+    throw BadValue(fmt::format("{}: unknown arrival '{}' (choose from queued, open)",
+                               flag(Opt::arrival), arrival));
+  }
+  command.arrival = arrival == "open" ? ServerArrival::open : ServerArrival::queued;
+  command.format = parse_format(values, Cmd::server);
+  command.kernel_trace = values.on(Opt::kernel_trace);
+  command.details = values.on(Opt::details);
+  check_burst_fits(command);
+  return command;
+}
+
+}  // namespace fdbench::cli

@@ -17,5 +17,7 @@ app::EnvCommand env_command(const OptionValues& values);
 app::CompareCommand compare_command(const OptionValues& values);
 app::ReportCommand report_command(const OptionValues& values);
 app::HistoryCommand history_command(const OptionValues& values);
+app::PregrowCommand pregrow_command(const OptionValues& values);
+app::ServerCommand server_command(const OptionValues& values);
 
 }  // namespace fdbench::cli

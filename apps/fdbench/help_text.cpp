@@ -162,6 +162,39 @@ constexpr const char* const kCompletionFooter =
     "Examples:\n  source <(fdbench completion bash)\n"
     "  fdbench completion bash > ~/.local/share/bash-completion/completions/fdbench";
 
+constexpr const char* const kPregrowFooter = R"(
+A launcher: it grows its own descriptor table to hold N slots (one F_DUPFD to descriptor
+N-1, closed again; a descriptor already open there is never touched), then replaces itself
+with CMD (execvp: found on PATH, the environment, descriptors, limits and signal dispositions
+as fdbench got them). Linux keeps a table that no other thread shares across exec, so CMD
+starts with the grown table: a multi-threaded server started this way never waits for an RCU
+grace period while its first burst of connections would have doubled a shared table. Its
+exit status is CMD's; 127 when CMD is not found and 126 when it cannot be run, as a shell
+says; 2 when N is not a number from 1 or is above ulimit -n. fdbench-pregrow, installed
+beside fdbench, does the same in a few dozen lines of C, for a systemd unit or a container
+entrypoint; in a shell: exec 4095</dev/null; exec 4095<&-; exec CMD.
+
+Examples:
+  fdbench pregrow 4096 -- memcached -t 4 -c 4096
+  fdbench pregrow 4096 -- sh -c 'grep FDSize /proc/$$/status')";
+
+constexpr const char* const kServerFooter = R"(
+Your own server, unmodified: each repetition starts CMD fresh in a session and process group
+of its own ({port} in its arguments becomes a free loopback port, or --port), waits until it
+answers a client, then measures its first burst: --connections clients on 127.0.0.1, queued
+while the server is stopped (SIGSTOP, connect and send, SIGCONT: the clock runs from the
+resume to the last reply) or, with --arrival open, connecting as fast as they can. Per reply:
+p50, p99, p99.9 and max; per repetition: the time to drain the burst, the server's FDSize
+before and after and the table's doublings seen between (from /proc/PID/status), its threads
+and processes. Each --pregrow setting starts the server through the launcher of `fdbench
+pregrow` (grow the table, then exec), the settings in turns. The server is stopped (TERM,
+then KILL after 3 s) and reaped after every repetition, a failure, Ctrl-C, SIGTERM or SIGHUP;
+one that exits early or never answers ends its row with one line and its last output. Linux.
+
+Examples:
+  fdbench server -- memcached -u nobody -l 127.0.0.1 -p {port} -t 4 -c 4096 -b 2048
+  fdbench server --probe http --connections 500 -- nginx -c /path/nginx.conf)";
+
 // In the order `fdbench --help` lists them.
 const std::vector<CommandHelp> kCommands = {
     {Cmd::suite, "fdbench", "fdbench: how fast can this machine create file descriptors?",
@@ -170,6 +203,14 @@ const std::vector<CommandHelp> kCommands = {
     {Cmd::socket, "socket", "T threads each create and hold N descriptors", kSocketFooter},
     {Cmd::accept, "accept", "A fresh server's T threads accept a queued burst of connections",
      kAcceptFooter},
+    {Cmd::server, "server",
+     "An unmodified server's first burst of loopback clients, from its starting table and "
+     "pre-grown",
+     kServerFooter},
+    {Cmd::pregrow, "pregrow",
+     "Grow the descriptor table to N slots, then run CMD with it (a server's first burst then "
+     "never stalls on the table's growth)",
+     kPregrowFooter},
     {Cmd::strategies, "strategies", "List every strategy and whether it can run here",
      "\nExample:\n  fdbench strategies"},
     {Cmd::clean, "clean",

@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "engine/server_burst.hpp"
 #include "run/options.hpp"
 #include "run/tune_sweep.hpp"
 
@@ -100,6 +101,28 @@ struct HistoryCommand {
   std::vector<std::string> strategies;  // trend: only these (empty: every one)
   std::vector<int> threads;             // trend: only these thread counts (empty: every one)
 };
+// fdbench server [OPTIONS] -- CMD...: an unmodified server's first burst, from its starting
+// table and pre-grown (through the launcher's grow-then-exec).
+struct ServerCommand {
+  std::vector<std::string> program;  // CMD and its arguments, "{port}" where the port goes
+  int port = 0;                      // --port; 0: one the kernel picks, each repetition
+  int connections = 1000;
+  std::vector<Pregrow> pregrow{Pregrow{}, Pregrow{Pregrow::Mode::automatic}};
+  int repeat = 5;
+  ServerArrival arrival = ServerArrival::queued;
+  ServerProbe probe = ServerProbe::memcached;
+  std::string line;        // --probe line:TEXT
+  double timeout_s = 10;   // --timeout: to answer at start, and to drain the burst
+  std::string format = "table";
+  bool kernel_trace = false;  // --kernel-trace: the server's threads off their CPUs, by cause
+  bool details = false;       // --details: the table's small print under each row
+};
+
+// fdbench pregrow N -- CMD...: grow the table, then become CMD (the launcher).
+struct PregrowCommand {
+  int slots = 0;                     // the table holds at least this many once grown
+  std::vector<std::string> program;  // CMD and its arguments
+};
 struct CompletionCommand {
   std::string text;  // the script to print
 };
@@ -107,7 +130,7 @@ struct CompletionCommand {
 using CommandKind =
     std::variant<SuiteCommand, OpenCommand, SocketCommand, AcceptCommand, TuneCommand,
                  StrategiesCommand, CleanCommand, EnvCommand, CompareCommand, ReportCommand,
-                 CompletionCommand, HistoryCommand>;
+                 CompletionCommand, HistoryCommand, PregrowCommand, ServerCommand>;
 
 struct Command {
   CommandKind what;

@@ -171,14 +171,23 @@ std::vector<OptionRow> open_rows() {
        .help = "Hold every descriptor until the repetition ends", .bind = Bind::flag,
        .help_for = {{Cmd::tune,
                      "Hold every descriptor until the repetition ends (advice on the fd table)"}}},
-      {.id = Opt::pregrow, .names = "--pregrow", .value = "LIST", .commands = kSweeps,
+      {.id = Opt::pregrow, .names = "--pregrow", .value = "LIST",
+       .commands = {Cmd::open, Cmd::socket, Cmd::accept, Cmd::server},
        .help = "With --keep-open: comma list of off, auto or N (grow the fd table first)",
        .hint = choices({"off", "auto"}, true),
-       .default_text = [](Cmd c) { return flag_list(sweep_of(c).pregrow); },
-       .show_default = kSweeps,
+       .default_text =
+           [](Cmd c) {
+             return c == Cmd::server ? flag_list(ServerCommand{}.pregrow)
+                                     : flag_list(sweep_of(c).pregrow);
+           },
+       .show_default = {Cmd::open, Cmd::socket, Cmd::accept, Cmd::server},
        .help_for = {{Cmd::socket, "Comma list of off, auto or N: grow the fd table first"},
                     {Cmd::accept,
-                     "Comma list of off, auto or N: grow the server's fd table first"}}},
+                     "Comma list of off, auto or N: grow the server's fd table first"},
+                    {Cmd::server,
+                     "Comma list of off (its starting table), auto (the burst plus what it "
+                     "holds at start) or N (to hold descriptor N): each started through the "
+                     "launcher's grow-then-exec"}}},
       {.id = Opt::uring_tuning, .names = "--uring-tuning", .value = "WHAT", .commands = kBatched,
        .help = "io_uring rings: all, flags (the best setup flags the kernel accepts), ring-fd "
                "(each thread registers its ring's descriptor) or none (kernel defaults)",
@@ -202,13 +211,19 @@ std::vector<OptionRow> open_rows() {
 std::vector<OptionRow> accept_rows() {
   return {
       {.id = Opt::connections, .names = "--connections", .value = "N",
-       .commands = {Cmd::accept, Cmd::tune},
+       .commands = {Cmd::accept, Cmd::tune, Cmd::server},
        .help = "Connections queued before each repetition, all accepted while timed (at most "
                "net.core.somaxconn)",
-       .default_text = [](Cmd) { return std::to_string(AcceptOptions{}.connections); },
-       .show_default = {Cmd::accept, Cmd::tune},
+       .default_text =
+           [](Cmd c) {
+             return std::to_string(c == Cmd::server ? ServerCommand{}.connections
+                                                    : AcceptOptions{}.connections);
+           },
+       .show_default = {Cmd::accept, Cmd::tune, Cmd::server},
        .help_for = {{Cmd::tune, "With --workload accept: connections queued before each "
-                                "repetition (at most net.core.somaxconn)"}}},
+                                "repetition (at most net.core.somaxconn)"},
+                    {Cmd::server, "Loopback clients in the server's first burst, each sending "
+                                  "the probe and waiting for its reply"}}},
       {.id = Opt::kind, .names = "--kind", .value = "KIND",
        .commands = {Cmd::socket, Cmd::accept, Cmd::tune},
        .help = "Descriptor kind: " + listed(socket_kind_names()) +
@@ -265,16 +280,21 @@ std::vector<OptionRow> tune_rows() {
 
 std::vector<OptionRow> repeat_rows() {
   return {
-      {.id = Opt::repeat, .names = "--repeat", .value = "N|auto", .commands = kMeasuring,
+      {.id = Opt::repeat, .names = "--repeat", .value = "N|auto",
+       .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::server},
        .help = "Timed repetitions of each result; the median is reported. auto: repeat until the "
                "median's 95% interval is within --precision of it, or --max-time is spent",
        .hint = choices({"auto", "10"}),
        .default_text =
-           [](Cmd) {
+           [](Cmd c) {
              const Repeat repeat;
+             if (c == Cmd::server) return std::to_string(ServerCommand{}.repeat);
              return repeat.automatic() ? std::string("auto") : std::to_string(repeat.count);
            },
-       .show_default = kMeasuring},
+       .show_default = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::server},
+       .help_for = {{Cmd::server, "Starts of the server for each --pregrow setting, taken in "
+                                  "turns (a fixed count)"}},
+       .value_for = {{Cmd::server, "N"}}},
       {.id = Opt::precision, .names = "--precision", .value = "PERCENT", .commands = kAllMeasuring,
        .help = fmt::format("With --repeat auto: the 95% interval of each median within ±PERCENT "
                            "of it (default {:g})",
@@ -302,10 +322,10 @@ std::vector<OptionRow> output_rows() {
        .names = "--format",
        .value = "FORMAT",
        .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune, Cmd::env,
-                    Cmd::compare, Cmd::history},
+                    Cmd::compare, Cmd::history, Cmd::server},
        .default_text = [](Cmd) { return OutputSettings{}.format; },
        .show_default = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune, Cmd::env,
-                        Cmd::compare}},
+                        Cmd::compare, Cmd::server}},
       {.id = Opt::output,
        .names = "--output",
        .value = "FILE",
@@ -330,13 +350,17 @@ std::vector<OptionRow> output_rows() {
        .bind = Bind::flag},
       {.id = Opt::kernel_trace,
        .names = "--kernel-trace",
-       .commands = kAllMeasuring,
+       .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune, Cmd::server},
        .help = "Linux, root or CAP_PERFMON: where the measuring threads were off their CPU while "
                "timed, by cause, from the kernel's call chain at each switch (perf events)",
        .bind = Bind::flag,
        .help_for = {{Cmd::tune,
                      "Linux, root or CAP_PERFMON: where each combination's threads were off their "
-                     "CPU while timed, by cause, from the kernel's call chains (perf events)"}}},
+                     "CPU while timed, by cause, from the kernel's call chains (perf events)"},
+                    {Cmd::server,
+                     "Linux, root or CAP_PERFMON: where the server's threads were off their CPU "
+                     "during the burst, by cause (the table's growth, RCU, locks, ...), from the "
+                     "kernel's call chains (perf events)"}}},
       {.id = Opt::trace_out,
        .names = "--trace-out",
        .value = "FILE",
@@ -376,9 +400,12 @@ std::vector<OptionRow> run_rows() {
        .show_default = kMeasuring},
       // Its default depends on the input (none for a private set, 60 for --tree and --list):
       // parse_timeout() says which.
-      {.id = Opt::timeout, .names = "--timeout", .value = "SECONDS", .commands = kAllMeasuring,
+      {.id = Opt::timeout, .names = "--timeout", .value = "SECONDS",
+       .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune, Cmd::server},
        .help = fmt::format(fmt::runtime(kTimeoutHelp), "run"), .hint = choices({"none", "60"}),
-       .help_for = {{Cmd::tune, fmt::format(fmt::runtime(kTimeoutHelp), "sweep")}}},
+       .help_for = {{Cmd::tune, fmt::format(fmt::runtime(kTimeoutHelp), "sweep")},
+                    {Cmd::server, "Seconds the server has to answer once started, and its "
+                                  "burst to drain (default 10)"}}},
       {.id = Opt::quiet, .names = "--quiet", .commands = kAllMeasuring,
        .help = "No live table on stdout and no progress line on stderr (each drawn only on a "
                "terminal)",
@@ -390,7 +417,8 @@ std::vector<OptionRow> run_rows() {
                "tables): open with threads, pool, pool-batch and uring-direct at 1, 2 and 4 "
                "threads, socket and accept with threads alone, a 4 s --budget",
        .bind = Bind::flag},
-      {.id = Opt::details, .names = "--details", .commands = kAllMeasuring,
+      {.id = Opt::details, .names = "--details",
+       .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune, Cmd::server},
        .help = "The table: under each row its per-call times, the timed region's page faults "
                "and context switches, and kernel evidence (by default only where they matter; "
                "the other formats always have them)",
@@ -409,6 +437,34 @@ std::vector<OptionRow> other_rows() {
       {.id = Opt::references, .names = "--references", .commands = {Cmd::compare},
        .help = "Also set each file against the figures the seed experiments published",
        .bind = Bind::flag},
+      {.id = Opt::slots, .names = "N", .value = "N", .commands = {Cmd::pregrow},
+       .help = "Grow the descriptor table to at least N slots (the kernel rounds up: a power of "
+               "two, 128 at least; at most ulimit -n)",
+       .hint = choices({"1024", "4096", "65536"}), .required = true},
+      {.id = Opt::program, .names = "command", .value = "CMD",
+       .commands = {Cmd::pregrow, Cmd::server},
+       .help = "The program and its arguments, after --: run with the environment and "
+               "descriptors as they are, keeping the grown table",
+       .bind = Bind::list, .required = true,
+       .help_for = {{Cmd::server, "The server and its arguments, after --; {port} in them is "
+                                  "replaced by the port it is to listen on (127.0.0.1)"}}},
+      {.id = Opt::port, .names = "--port", .value = "PORT", .commands = {Cmd::server},
+       .help = "The loopback port the server listens on (default: one the kernel picks free, "
+               "each start)"},
+      {.id = Opt::probe, .names = "--probe", .value = "PROBE", .commands = {Cmd::server},
+       .help = "What each client sends and waits for: memcached (version), redis (PING), http "
+               "(GET / HTTP/1.1, kept alive), line:TEXT (TEXT and a newline), or connect "
+               "(nothing: the server's answer or close; one that does neither is unanswered)",
+       .hint = choices({"memcached", "redis", "http", "connect"}),
+       .default_text = [](Cmd) { return std::string("memcached"); },
+       .show_default = {Cmd::server}},
+      {.id = Opt::arrival, .names = "--arrival", .value = "HOW", .commands = {Cmd::server},
+       .help = "queued: the burst connects and sends while the server is stopped (SIGSTOP), the "
+               "clock runs from its SIGCONT to the last reply; open: the clients connect as fast "
+               "as they can while it runs",
+       .hint = choices({"queued", "open"}),
+       .default_text = [](Cmd) { return std::string("queued"); },
+       .show_default = {Cmd::server}},
       {.id = Opt::shell, .names = "shell", .value = "SHELL", .commands = {Cmd::completion},
        .help = "The shell: bash, zsh or fish", .hint = choices({"bash", "zsh", "fish"}),
        .required = true},
@@ -486,8 +542,8 @@ std::vector<OptionRow> export_option_rows() {
 
 // --format's help and choices are the formats each command writes.
 void add_formats(OptionRow& row) {
-  for (const Cmd c :
-       {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune, Cmd::env, Cmd::compare, Cmd::history}) {
+  for (const Cmd c : {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune, Cmd::env,
+                      Cmd::compare, Cmd::history, Cmd::server}) {
     row.help_for[c] = "Output format: " + listed(formats_of(c));
     row.hint_for[c] = choices(formats_of(c));
   }

@@ -33,7 +33,9 @@ enum class Cmd : unsigned {
   compare,
   report,
   completion,
-  history
+  history,
+  pregrow,
+  server
 };
 
 // A set of commands.
@@ -107,6 +109,11 @@ enum class Opt {
   action,          // history: what to do (a positional)
   arguments,       // history: the runs or files it is done to (a positional)
   shell,       // completion: the shell (a positional)
+  slots,       // pregrow: the table size to grow to (a positional)
+  program,     // pregrow, server: the program and its arguments, after -- (a positional)
+  port,        // server --port
+  probe,       // server --probe
+  arrival,     // server --arrival
 };
 
 // How a row's value is held while argv is parsed.

@@ -21,6 +21,8 @@
 #include "fdbench/error.hpp"
 #include "application/file_export.hpp"
 #include "application/history_commands.hpp"
+#include "application/launcher.hpp"
+#include "application/server_command.hpp"
 #include "inputs/file_set.hpp"
 #include "model/context.hpp"
 #include "model/environment.hpp"
@@ -543,6 +545,8 @@ int dispatch(const Command& command, std::ostream& out, std::ostream& err) {
             out << c.text;
             return 0;
           },
+          [&](const PregrowCommand& c) { return launch_pregrown(c, err); },
+          [&](const ServerCommand& c) { return run_server(c, line, out, err); },
       },
       command.what);
 }

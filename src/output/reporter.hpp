@@ -28,6 +28,10 @@ struct Section {
   int descriptors_per_item = 1;       // a pipe makes two
   std::uint64_t per_thread = 0;       // items per thread, when the work is sized per thread
   std::uint64_t burst = 0;  // accept: connections queued before each repetition's clock
+  // A workload that says what it measures and what its clock holds in its own words (server:
+  // someone else's program); empty: made from the fields here.
+  std::string what;
+  std::string clock;
   std::optional<InputSummary> input;  // the files, when the work is a list of files
   std::string fs_type;                // the filesystem holding those files ("ext4", ...)
   std::size_t subdirs = 0;            // generated files spread over this many subdirectories

@@ -34,6 +34,9 @@ constexpr int kTerminating[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,   SIGUSR1,
                                 SIGUSR2, SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF};
 // Which of them this process handles: one ignored when fdbench started (nohup) stays ignored.
 std::atomic<bool> g_handled[std::size(kTerminating)];
+// SIGPIPE's and SIGXFSZ's dispositions when fdbench started, put back before an exec.
+struct sigaction g_inherited_pipe {};
+struct sigaction g_inherited_fsize {};
 
 }  // namespace
 
@@ -47,8 +50,18 @@ void install_interrupt_handlers() {
   }
   // A closed stdout (fdbench | head) becomes a write error we report, not a silent death; so
   // does a file larger than RLIMIT_FSIZE (EFBIG instead of SIGXFSZ).
+  sigaction(SIGPIPE, nullptr, &g_inherited_pipe);
+  sigaction(SIGXFSZ, nullptr, &g_inherited_fsize);
   set_handler(SIGPIPE, SIG_IGN);
   set_handler(SIGXFSZ, SIG_IGN);
+}
+
+void restore_inherited_signals() noexcept {
+  for (std::size_t i = 0; i < std::size(kTerminating); ++i) {
+    if (g_handled[i]) set_handler(kTerminating[i], SIG_DFL);
+  }
+  sigaction(SIGPIPE, &g_inherited_pipe, nullptr);
+  sigaction(SIGXFSZ, &g_inherited_fsize, nullptr);
 }
 
 void reset_interrupt_handlers_in_child() {

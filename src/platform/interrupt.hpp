@@ -7,6 +7,10 @@ namespace fdbench {
 void install_interrupt_handlers();
 // Forked workers die on the signal instead (the parent notices and cleans up).
 void reset_interrupt_handlers_in_child();
+// Before an exec that replaces fdbench (pregrow): every signal's disposition as fdbench found
+// it (SIGPIPE and SIGXFSZ, which fdbench ignores, included), so the program inherits what
+// fdbench inherited.
+void restore_inherited_signals() noexcept;
 // The signal number received, or 0.
 int interrupted() noexcept;
 // How many such signals arrived: a second one ends at once what the first could not (a

@@ -163,6 +163,11 @@ std::string out_of_memory_text(std::string_view when);
 // child of ours; for other processes only where the OS shows it (Linux).
 bool process_running(int pid) noexcept;
 
+// Replaces this process with `argv[0]` found on PATH (execvp), environment and descriptors as
+// they are; returns only on failure, with execvp's errno. The descriptor table keeps its size
+// when it is not shared (one thread): what `fdbench pregrow` hands the program.
+int exec_program(const std::vector<std::string>& argv) noexcept;
+
 // ---- What a thread or process has taken (src/platform/usage.cpp)
 
 // Page faults and context switches since a thread or process began (getrusage). The counts

@@ -195,4 +195,12 @@ std::optional<int> thread_count() {
 #endif
 }
 
+int exec_program(const std::vector<std::string>& argv) noexcept {
+  std::vector<char*> args;
+  for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  execvp(args[0], args.data());
+  return errno;
+}
+
 }  // namespace fdbench::platform

@@ -84,7 +84,8 @@ TEST_F(ManPage, DescribesEveryOptionOfEveryCommandAndNoOther) {
   const std::map<std::string, std::vector<std::string>> commands = {
       {"fdbench (no subcommand)", {"--help"}},  {"fdbench open", {"open", "--help"}},
       {"fdbench socket", {"socket", "--help"}}, {"fdbench strategies", {"strategies", "--help"}},
-      {"fdbench accept", {"accept", "--help"}},
+      {"fdbench accept", {"accept", "--help"}}, {"fdbench pregrow", {"pregrow", "--help"}},
+      {"fdbench server", {"server", "--help"}},
       {"fdbench env", {"env", "--help"}},       {"fdbench compare", {"compare", "--help"}},
       {"fdbench clean", {"clean", "--help"}},   {"fdbench completion", {"completion", "--help"}},
       {"fdbench report", {"report", "--help"}}, {"fdbench tune", {"tune", "--help"}},

@@ -23,7 +23,7 @@ namespace fdbench::testing {
 
 // Every feature a test may skip for. A name in FDBENCH_TEST_REQUIRE that is not here is an
 // error (RequiredFeatures.AreAllKnown), so a typo cannot turn a requirement off.
-inline constexpr std::array<std::string_view, 14> kFeatures = {
+inline constexpr std::array<std::string_view, 15> kFeatures = {
     "uring",             // io_uring, with direct descriptors and IORING_OP_SOCKET
     "libuv",             // the libuv strategy
     "hang_opens",        // seccomp user notification (the hang tool of the --timeout tests)
@@ -38,6 +38,7 @@ inline constexpr std::array<std::string_view, 14> kFeatures = {
     "kernel_trace",      // perf events with kernel call chains (root or CAP_PERFMON on Linux)
     "fuse",              // mounting the tests' FUSE server (/dev/fuse, root, libfuse3 at build)
     "ansible",           // ansible-playbook, for the fleet playbook's test (examples/fleet/)
+    "servers",           // memcached, haproxy and nginx, for fdbench server's tests (scripts/setup)
 };
 
 // The feature a strategy needs beyond the portable ones: its name's family ("uring-direct" needs

@@ -46,7 +46,7 @@ TEST(OptionRows, EveryNameIsInOneRowAndEverySettingHasOne) {
     EXPECT_NE(row.commands.bits, 0U) << row.names << ": no command takes it";
   }
   for (const auto& [name, rows] : rows_with) EXPECT_EQ(rows, 1) << name;
-  EXPECT_EQ(ids.size(), static_cast<std::size_t>(Opt::shell) + 1) << "a setting without a row";
+  EXPECT_EQ(ids.size(), static_cast<std::size_t>(Opt::arrival) + 1) << "a setting without a row";
 }
 
 // A line of code without its comment (good enough for this tree: no "//" inside the literals

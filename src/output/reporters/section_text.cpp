@@ -31,6 +31,7 @@ std::string per_thread_title(const Section& s, const std::string& runs) {
 // "accept: a burst of 1,000 tcp connections queued before the clock, each accepted and held;
 // ..., each in a fresh process"
 std::string burst_title(const Section& s, const std::string& runs) {
+  if (!s.what.empty()) return fmt::format("{}: {}; {}", s.workload, s.what, runs);
   return fmt::format("{}: a burst of {} {} connections queued before the clock, each accepted "
                      "and held to the end; {}{}",
                      s.workload, group_digits(s.burst), to_string(s.kind), runs,
@@ -153,6 +154,7 @@ std::string section_note(const Section& s) {
       s.harness_column ? "; with the published harness, thread creation is timed, as the seeds' "
                          "programs timed it"
                        : "";
+  if (!s.clock.empty()) return s.clock + kernel_note(s);
   if (s.burst != 0) {
     return "the clock runs from the release of the server's workers to its last accept; a "
            "client process connects the whole burst before it; for `threads` the calling "
