@@ -501,6 +501,26 @@ EnvCommand env_command(const OptionValues& values) {
   return command;
 }
 
+TraceCommand trace_command(const OptionValues& values) {
+  TraceCommand command;
+  command.program = values.list.at(Opt::program);
+  if (values.given(Opt::pid)) {
+    command.pid = static_cast<int>(parse_number(flag(Opt::pid), values[Opt::pid], 1, 1LL << 30));
+  }
+  if (command.program.empty() == (command.pid == 0)) {
+    throw UsageError(fmt::format("name a command after -- or a running process with {}, not {}",
+                                 flag(Opt::pid), command.program.empty() ? "neither" : "both"));
+  }
+  if (values.given(Opt::duration)) {
+    command.duration_s =
+        parse_decimal(flag(Opt::duration), values[Opt::duration], "seconds", 0.001, 1e7, "");
+  }
+  command.follow = !values.on(Opt::no_follow);
+  command.format = parse_format(values, Cmd::trace);
+  command.output = values[Opt::output];
+  return command;
+}
+
 CompareCommand compare_command(const OptionValues& values) {
   CompareCommand command;
   const auto& files = values.list.at(Opt::results);

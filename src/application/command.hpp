@@ -97,6 +97,15 @@ struct HistoryCommand {
   std::vector<std::string> strategies;  // trend: only these (empty: every one)
   std::vector<int> threads;             // trend: only these thread counts (empty: every one)
 };
+// fdbench trace [-- CMD ARGS... | --pid PID]: a program's descriptor-creating calls.
+struct TraceCommand {
+  std::vector<std::string> program;  // the command and its arguments; empty with --pid
+  int pid = 0;                       // --pid: a running process
+  double duration_s = 0;             // --duration: seconds of tracing; 0: until it ends
+  bool follow = true;                // its child processes too (--no-follow: not)
+  std::string format = "table";      // table or json
+  std::string output;  // --output: the report's file; "": stderr (a command's) or stdout (--pid)
+};
 struct CompletionCommand {
   std::string text;  // the script to print
 };
@@ -104,7 +113,7 @@ struct CompletionCommand {
 using CommandKind =
     std::variant<SuiteCommand, OpenCommand, SocketCommand, AcceptCommand, TuneCommand,
                  StrategiesCommand, CleanCommand, EnvCommand, CompareCommand, ReportCommand,
-                 CompletionCommand, HistoryCommand>;
+                 CompletionCommand, HistoryCommand, TraceCommand>;
 
 struct Command {
   CommandKind what;

@@ -302,21 +302,27 @@ std::vector<OptionRow> output_rows() {
        .names = "--format",
        .value = "FORMAT",
        .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune, Cmd::env,
-                    Cmd::compare, Cmd::history},
+                    Cmd::compare, Cmd::history, Cmd::trace},
        .default_text = [](Cmd) { return OutputSettings{}.format; },
        .show_default = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune, Cmd::env,
                         Cmd::compare}},
       {.id = Opt::output,
        .names = "--output",
        .value = "FILE",
-       .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune, Cmd::report, Cmd::history},
+       .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune, Cmd::report,
+                    Cmd::history, Cmd::trace},
        .help = "Write the output to FILE instead of stdout (atomically: all or nothing)",
        .hint = kFiles,
        .help_for = {{Cmd::report, "Write the report to FILE instead of stdout (atomically)"},
                     {Cmd::history,
                      "export: the FILE the run's JSON document is written to; trend with "
-                     "--format html: the FILE its page of charts is written to"}},
-       .names_for = {{Cmd::report, "-o,--output"}, {Cmd::history, "-o,--output"}}},
+                     "--format html: the FILE its page of charts is written to"},
+                    {Cmd::trace,
+                     "Write the report to FILE (atomically) instead of stderr (a command's "
+                     "stdout is its own) or stdout (--pid)"}},
+       .names_for = {{Cmd::report, "-o,--output"},
+                     {Cmd::history, "-o,--output"},
+                     {Cmd::trace, "-o,--output"}}},
       {.id = Opt::latency,
        .names = "--latency",
        .commands = kMeasuring,
@@ -404,6 +410,17 @@ std::vector<OptionRow> other_rows() {
       {.id = Opt::references, .names = "--references", .commands = {Cmd::compare},
        .help = "Also set each file against the figures the seed experiments published",
        .bind = Bind::flag},
+      {.id = Opt::pid, .names = "--pid", .value = "PID", .commands = {Cmd::trace},
+       .help = "Trace a running process (every thread, and those it starts) instead of a command"},
+      {.id = Opt::duration, .names = "--duration", .value = "SECONDS", .commands = {Cmd::trace},
+       .help = "Stop tracing after SECONDS (a command runs on to its end); default: until it "
+               "exits or Ctrl-C"},
+      {.id = Opt::no_follow, .names = "--no-follow", .commands = {Cmd::trace},
+       .help = "Only the process itself, not the processes it starts", .bind = Bind::flag},
+      {.id = Opt::program, .names = "command", .value = "CMD", .commands = {Cmd::trace},
+       .help = "The command and its arguments, after --: its standard streams and exit code "
+               "pass through",
+       .bind = Bind::list},
       {.id = Opt::shell, .names = "shell", .value = "SHELL", .commands = {Cmd::completion},
        .help = "The shell: bash", .hint = choices({"bash"}), .required = true},
   };
@@ -499,7 +516,7 @@ std::vector<OptionRow> make_rows() {
 }  // namespace
 
 std::vector<std::string> formats_of(Cmd command) {
-  if (command == Cmd::env) return {"table", "json"};
+  if (command == Cmd::env || command == Cmd::trace) return {"table", "json"};
   if (command == Cmd::compare) return compare_formats();
   return reporter_names();
 }

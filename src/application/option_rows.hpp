@@ -33,7 +33,8 @@ enum class Cmd : unsigned {
   compare,
   report,
   completion,
-  history
+  history,
+  trace
 };
 
 // A set of commands.
@@ -105,6 +106,10 @@ enum class Opt {
   action,          // history: what to do (a positional)
   arguments,       // history: the runs or files it is done to (a positional)
   shell,       // completion: the shell (a positional)
+  program,     // trace: the command and its arguments, after -- (a positional)
+  pid,         // trace --pid: a running process
+  duration,    // trace --duration: seconds of tracing
+  no_follow,   // trace --no-follow: not its child processes
 };
 
 // How a row's value is held while argv is parsed.

@@ -21,6 +21,7 @@
 #include "fdbench/error.hpp"
 #include "application/file_export.hpp"
 #include "application/history_commands.hpp"
+#include "application/trace.hpp"
 #include "inputs/file_set.hpp"
 #include "model/context.hpp"
 #include "model/environment.hpp"
@@ -510,6 +511,7 @@ int dispatch(const Command& command, std::ostream& out, std::ostream& err) {
                                       : compare_with_baseline(c, out, err);
           },
           [&](const HistoryCommand& c) { return run_history(c, out, err); },
+          [&](const TraceCommand& c) { return run_trace(c, out, err); },
           [&](const ReportCommand& c) { return write_report(c, out, err); },
           [&](const CompletionCommand& c) {
             out << c.text;
