@@ -105,11 +105,11 @@ enum class Opt {
   fail_if_slower,  // compare --fail-if-slower PCT: the CI gate
   action,          // history: what to do (a positional)
   arguments,       // history: the runs or files it is done to (a positional)
-  shell,       // completion: the shell (a positional)
   program,     // trace: the command and its arguments, after -- (a positional)
   pid,         // trace --pid: a running process
   duration,    // trace --duration: seconds of tracing
   no_follow,   // trace --no-follow: not its child processes
+  shell,       // completion: the shell (a positional)
 };
 
 // How a row's value is held while argv is parsed.

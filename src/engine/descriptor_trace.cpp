@@ -10,11 +10,6 @@ namespace fdbench {
 
 namespace {
 
-// Calls that return 0 and write their descriptors to memory: counted, their numbers unseen.
-bool returns_descriptor(std::string_view name) {
-  return name != "close" && name != "pipe" && name != "pipe2" && name != "socketpair";
-}
-
 // The table's size after growing for `fd`: the next power of two past it (alloc_fdtable()).
 int grown_size(std::int64_t fd) {
   return static_cast<int>(std::bit_ceil(static_cast<std::uint64_t>(fd) + 1));
@@ -82,11 +77,11 @@ void DescriptorTrace::read(const Event& e) {
       switched_in(e, t);
       break;
     case K::call_entered: {
-      const std::string_view name = platform::descriptor_call_name(e.call, e.value);
-      if (name.empty()) {
+      const platform::DescriptorCall what = platform::descriptor_call(e.call, e.value);
+      if (what.name.empty()) {
         t.call.reset();
       } else {
-        t.call = OpenCall{name, e.time_ns, {}};
+        t.call = OpenCall{what, e.time_ns, {}};
       }
       break;
     }
@@ -111,17 +106,18 @@ void DescriptorTrace::returned(const Event& e, ThreadState& t) {
   if (!t.call) return;  // entered before tracing began, or not a call of ours
   const OpenCall call = *t.call;
   t.call.reset();
-  record(call.name, e, call);
-  if (e.value >= 0 && e.pid == start_.pid && returns_descriptor(call.name) && table_slots_ > 0 &&
+  record(e, call);
+  // A call that writes its descriptors to memory (pipe2) is counted; its numbers are unseen.
+  if (e.value >= 0 && e.pid == start_.pid && call.what.returns_descriptor && table_slots_ > 0 &&
       e.value >= table_slots_) {
-    grew(e, call, call.name);
+    grew(e, call);
   }
 }
 
-void DescriptorTrace::record(std::string_view name, const Event& e, const OpenCall& call) {
+void DescriptorTrace::record(const Event& e, const OpenCall& call) {
   const std::int64_t ns = e.time_ns - call.start_ns;
-  const bool creating = name != "close";
-  Kind& kind = kinds_[std::string(name)];
+  const bool creating = !call.what.closes;
+  Kind& kind = creating ? kinds_[std::string(call.what.name)] : closes_;
   for (Kind* k : {&kind, creating ? &all_creating_ : nullptr}) {
     if (k == nullptr) continue;
     k->times.push_back(ns);
@@ -145,12 +141,12 @@ void DescriptorTrace::record(std::string_view name, const Event& e, const OpenCa
   processes_[e.pid] = true;
 }
 
-void DescriptorTrace::grew(const Event& e, const OpenCall& call, std::string_view name) {
+void DescriptorTrace::grew(const Event& e, const OpenCall& call) {
   TableGrowth g;
   g.at_ns = call.start_ns - start_.time_ns;
   g.pid = e.pid;
   g.tid = e.tid;
-  g.call = std::string(name);
+  g.call = std::string(call.what.name);
   g.fd = static_cast<int>(e.value);
   g.from_slots = table_slots_;
   g.to_slots = grown_size(e.value);
@@ -182,19 +178,15 @@ TraceReport DescriptorTrace::finish(std::int64_t end_ns) {
   report.wall_ns = end_ns - start_.time_ns;
   report.table_at_start = start_.table_slots;
   for (auto& [name, kind] : kinds_) {
-    TracedCalls calls = summary(kind);
-    calls.call = name;
-    if (name == "close") {
-      report.closes = std::move(calls);
-    } else {
-      report.creating.push_back(std::move(calls));
-    }
+    report.creating.push_back(summary(kind));
+    report.creating.back().call = name;
   }
   std::sort(report.creating.begin(), report.creating.end(),
             [](const TracedCalls& a, const TracedCalls& b) { return a.total_ns > b.total_ns; });
   report.all_creating = summary(all_creating_);
   report.all_creating.call = "all";
-  if (report.closes.call.empty()) report.closes.call = "close";
+  report.closes = summary(closes_);
+  report.closes.call = "close";
   for (const auto& [tid, who] : callers_) report.threads.push_back(who);
   std::stable_sort(
       report.threads.begin(), report.threads.end(),

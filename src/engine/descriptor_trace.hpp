@@ -49,7 +49,7 @@ class DescriptorTrace {
     SwitchCause cause;  // a stack's, classified as it is drained
   };
   struct OpenCall {
-    std::string_view name;
+    platform::DescriptorCall what;
     std::int64_t start_ns = 0;
     OffCpuByCause off{};
   };
@@ -70,8 +70,8 @@ class DescriptorTrace {
   void read(const Event& e);
   void returned(const Event& e, ThreadState& t);
   void switched_in(const Event& e, ThreadState& t);
-  void record(std::string_view name, const Event& e, const OpenCall& call);
-  void grew(const Event& e, const OpenCall& call, std::string_view name);
+  void record(const Event& e, const OpenCall& call);
+  void grew(const Event& e, const OpenCall& call);
   static TracedCalls summary(Kind& kind);
 
   TraceStart start_;
@@ -82,6 +82,7 @@ class DescriptorTrace {
   int table_slots_ = 0;       // the traced process's table as followed (0: unknown)
   std::map<std::string, Kind, std::less<>> kinds_;
   Kind all_creating_;
+  Kind closes_;
   std::map<int, TracedThread> callers_;
   std::vector<TableGrowth> growths_;
   std::map<int, bool> processes_;

@@ -101,45 +101,52 @@ perf_event_attr trace_attr(TraceSource source, std::uint64_t tracepoint) {
 // not seen.
 struct DescriptorSyscall {
   long nr;
-  std::string_view name;
+  DescriptorCall call;
 };
+// Calls whose result is a descriptor, those that write theirs to memory, and close.
+constexpr DescriptorCall returning(std::string_view name) {
+  return {name, false, true};
+}
+constexpr DescriptorCall writing(std::string_view name) {
+  return {name, false, false};
+}
 const DescriptorSyscall kDescriptorSyscalls[] = {
 #ifdef SYS_open
-    {SYS_open, "open"},
+    {SYS_open, returning("open")},
 #endif
 #ifdef SYS_creat
-    {SYS_creat, "creat"},
+    {SYS_creat, returning("creat")},
 #endif
 #ifdef SYS_openat2
-    {SYS_openat2, "openat2"},
+    {SYS_openat2, returning("openat2")},
 #endif
 #ifdef SYS_accept
-    {SYS_accept, "accept"},
+    {SYS_accept, returning("accept")},
 #endif
 #ifdef SYS_pipe
-    {SYS_pipe, "pipe"},
+    {SYS_pipe, writing("pipe")},
 #endif
 #ifdef SYS_dup2
-    {SYS_dup2, "dup2"},
+    {SYS_dup2, returning("dup2")},
 #endif
 #ifdef SYS_eventfd
-    {SYS_eventfd, "eventfd"},
+    {SYS_eventfd, returning("eventfd")},
 #endif
 #ifdef SYS_epoll_create
-    {SYS_epoll_create, "epoll_create"},
+    {SYS_epoll_create, returning("epoll_create")},
 #endif
-    {SYS_openat, "openat"},
-    {SYS_socket, "socket"},
-    {SYS_socketpair, "socketpair"},
-    {SYS_accept4, "accept4"},
-    {SYS_pipe2, "pipe2"},
-    {SYS_dup, "dup"},
-    {SYS_dup3, "dup3"},
-    {SYS_fcntl, "fcntl"},
-    {SYS_eventfd2, "eventfd2"},
-    {SYS_epoll_create1, "epoll_create1"},
-    {SYS_memfd_create, "memfd_create"},
-    {SYS_close, "close"},
+    {SYS_openat, returning("openat")},
+    {SYS_socket, returning("socket")},
+    {SYS_socketpair, writing("socketpair")},
+    {SYS_accept4, returning("accept4")},
+    {SYS_pipe2, writing("pipe2")},
+    {SYS_dup, returning("dup")},
+    {SYS_dup3, returning("dup3")},
+    {SYS_fcntl, returning("fcntl")},
+    {SYS_eventfd2, returning("eventfd2")},
+    {SYS_epoll_create1, returning("epoll_create1")},
+    {SYS_memfd_create, returning("memfd_create")},
+    {SYS_close, {"close", true, false}},
 };
 
 // The kernel's filter of raw_syscalls events: only those calls are recorded.
@@ -666,10 +673,10 @@ int KernelTracer::descriptors() const {
   return static_cast<int>(s_->fds.size());
 }
 
-std::string_view descriptor_call_name(std::int32_t call, std::int64_t argument) {
+DescriptorCall descriptor_call(std::int32_t call, std::int64_t argument) {
   if (call == SYS_fcntl && argument != F_DUPFD && argument != F_DUPFD_CLOEXEC) return {};
   for (const DescriptorSyscall& c : kDescriptorSyscalls) {
-    if (c.nr == call) return c.name;
+    if (c.nr == call) return c.call;
   }
   return {};
 }
@@ -709,7 +716,7 @@ std::unique_ptr<KernelTracer> KernelTracer::open(std::string& why_not, const Tra
   why_not = kernel_trace_unavailable();
   return nullptr;
 }
-std::string_view descriptor_call_name(std::int32_t, std::int64_t) {
+DescriptorCall descriptor_call(std::int32_t, std::int64_t) {
   return {};
 }
 KernelRecords KernelTracer::drain() {

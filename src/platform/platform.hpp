@@ -281,9 +281,15 @@ class KernelTracer {
   explicit KernelTracer(std::unique_ptr<State> state);
   std::unique_ptr<State> s_;
 };
-// The call a traced system call's number names (call_entered's `argument` tells fcntl's
-// F_DUPFD from its other commands): "openat", "socket", ... or "close"; "" for any other.
-std::string_view descriptor_call_name(std::int32_t call, std::int64_t argument);
+// What a traced system call is, by its number (call_entered's `argument` tells fcntl's F_DUPFD
+// from its other commands).
+struct DescriptorCall {
+  std::string_view name;  // "openat", "socket", ... or "close"; empty: not a call traced
+  bool closes = false;    // close
+  // Its result is the descriptor (pipe, pipe2 and socketpair write theirs to memory).
+  bool returns_descriptor = true;
+};
+DescriptorCall descriptor_call(std::int32_t call, std::int64_t argument);
 // Whether kernel evidence can be recorded here: "" when it can, else the reason and what
 // would enable it (tried by attaching to this thread once).
 std::string kernel_trace_unavailable();

@@ -615,7 +615,7 @@ TEST(GeneralFlags, ParseErrorsAreOneLineNamingTheCommandAndItsHelp) {
       {{"open", "--files="}, "fdbench open: --files needs a value (N); see 'fdbench open --help'"},
       {{"--", "x"},
        "fdbench: unknown command 'x' (the commands: open, socket, accept, strategies, clean, "
-       "env, compare, report, history, completion, tune); see 'fdbench --help'"},
+       "env, compare, report, history, trace, completion, tune); see 'fdbench --help'"},
       {{"open", "--files", "--threads", "2"},
        "fdbench open: --files needs a value (N); it took --threads as its value; see 'fdbench "
        "open --help'"},
