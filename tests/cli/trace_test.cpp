@@ -205,6 +205,45 @@ TEST(TraceCli, AnOrdinaryUserIsToldInOneLineWhatTracingNeeds) {
   EXPECT_NE(run.err.find("fdbench trace needs"), std::string::npos) << run.err;
 }
 
+TEST(TraceCli, RipgrepOpensEveryFileAndItsExitCodePassesThrough) {
+  if (!on_path("rg")) GTEST_SKIP() << "no rg (scripts/setup installs Debian's ripgrep)";
+  TempDir dir;
+  TempDir files;
+  make_files(files, kFiles);
+  const Traced t = trace(dir, {"rg", "-c", "needle", files.path()});
+  if (t.skipped) FDBENCH_SKIP_WITHOUT("kernel_trace") << t.run.err;
+  EXPECT_EQ(t.run.exit_code, 1) << t.run.err;  // rg: no match
+  EXPECT_EQ(t.run.out, "");
+  EXPECT_GE(count_of(t.doc, "openat"), static_cast<std::uint64_t>(kFiles)) << t.doc.at("calls");
+  EXPECT_GE(t.doc.at("close").at("count").get<int>(), kFiles);
+}
+
+TEST(TraceCli, GitStatusInAGeneratedRepository) {
+  if (!on_path("git")) GTEST_SKIP() << "no git";
+  TempDir dir;
+  TempDir repo;
+  make_files(repo, kFiles);
+  const std::string setup = "cd '" + repo.path() +
+                            "' && git init -q . && git add . && git -c user.name=t -c "
+                            "user.email=t@t commit -qm t";
+  ASSERT_EQ(std::system(setup.c_str()), 0);
+  const Traced t = trace(dir, {"git", "-C", repo.path(), "status", "--porcelain"});
+  if (t.skipped) FDBENCH_SKIP_WITHOUT("kernel_trace") << t.run.err;
+  EXPECT_EQ(t.run.exit_code, 0) << t.run.err;
+  EXPECT_EQ(t.run.out, "");  // nothing changed
+  EXPECT_GT(count_of(t.doc, "openat"), 0U) << t.doc.at("calls");
+  EXPECT_GE(t.doc.at("threads").size(), 1U);
+}
+
+TEST(TraceCli, ThePortableBuildSaysTraceNeedsLinux) {
+  if (platform::uses_linux_interfaces()) GTEST_SKIP() << "this build traces";
+  const auto run = run_fdbench({"trace", "--", "true"});
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_EQ(run.err,
+            "Error: fdbench trace needs Linux (perf events); this build has only the portable "
+            "interfaces\n");
+}
+
 TEST(TraceCli, ACommandOrAPidAndNotBoth) {
   EXPECT_EQ(run_fdbench({"trace"}).exit_code, 2);
   const auto both = run_fdbench({"trace", "--pid", "1", "--", "true"});
