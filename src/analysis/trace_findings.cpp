@@ -49,6 +49,10 @@ Finding time_finding(const TraceReport& r) {
   return f;
 }
 
+std::string times_text(std::size_t n) {
+  return n == 1 ? std::string("once") : fmt::format("{} times", n);
+}
+
 std::string table_path(const TraceReport& r) {
   return fmt::format("from {} to {} slots", r.growths.front().from_slots,
                      r.growths.back().to_slots);
@@ -77,8 +81,8 @@ Finding shared_growth_finding(const TraceReport& r, const std::string& remedy) {
         ": no wait for a grace period was recorded{}",
         r.rcu_expedited == 1 ? " (rcu_expedited is 1 here: grace periods are short)" : "");
   }
-  f.text = fmt::format("Its table grew {} times ({}) while up to {} threads shared it{}.",
-                       r.growths.size(), table_path(r), r.most_threads_sharing(), waits);
+  f.text = fmt::format("Its table grew {} ({}) while up to {} threads shared it{}.",
+                       times_text(r.growths.size()), table_path(r), r.most_threads_sharing(), waits);
   return f;
 }
 
@@ -87,9 +91,9 @@ Finding alone_growth_finding(const TraceReport& r) {
   for (const TableGrowth& g : r.growths) growing_ns += g.call_ns;
   return trace_finding(
       "trace-growth-alone",
-      fmt::format("Its table grew {} times ({}) with one thread holding it, which waits "
+      fmt::format("Its table grew {} ({}) with one thread holding it, which waits "
                   "for no grace period: the growing calls took {} in all.",
-                  r.growths.size(), table_path(r),
+                  times_text(r.growths.size()), table_path(r),
                   format_duration(static_cast<double>(growing_ns))),
       {{"growths", r.growths.size()}, {"threads", 1}, {"growing_ns", growing_ns}});
 }
