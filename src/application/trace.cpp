@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "analysis/trace_findings.hpp"
+#include "application/test_events.hpp"
 #include "engine/descriptor_trace.hpp"
 #include "model/format.hpp"
 #include "output/atomic_file.hpp"
@@ -52,6 +53,7 @@ struct Watch {
 
 TraceReport trace_until_end(platform::KernelTracer& tracer, Watch& watch, const TraceStart& start) {
   DescriptorTrace trace(start, platform::kernel_symbol);
+  test_event("trace-attached");
   std::string ended;
   while ((ended = watch.ended()).empty()) {
     std::this_thread::sleep_for(kDrainEvery);

@@ -169,6 +169,29 @@ TEST(TraceCli, AnIdleProcessShowsNothingAndSaysSo) {
   EXPECT_NE(run.out.find("Nothing was seen"), std::string::npos) << run.out;
 }
 
+TEST(TraceCli, CtrlCEndsATraceOfAProcessAndLeavesTheProcessAlone) {
+  const pid_t idle = fork();
+  ASSERT_GE(idle, 0);
+  if (idle == 0) {
+    execlp("sleep", "sleep", "60", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  FdbenchProcess tracing({"trace", "--pid", std::to_string(idle)}, as_a_job());
+  const bool attached = tracing.wait_for_event("trace-attached");
+  tracing.signal(SIGINT);  // fdbench alone: the traced process is not in its group
+  const auto run = tracing.wait();
+  const bool alive = waitpid(idle, nullptr, WNOHANG) == 0;
+  kill(idle, SIGKILL);
+  waitpid(idle, nullptr, 0);
+  if (run.err.find("fdbench trace needs") != std::string::npos) {
+    FDBENCH_SKIP_WITHOUT("kernel_trace") << run.err;
+  }
+  ASSERT_TRUE(attached) << run.err;
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("stopped by Ctrl-C"), std::string::npos) << run.out;
+  EXPECT_TRUE(alive) << "the traced process ended with the trace";
+}
+
 TEST(TraceCli, TheCommandsOutputAndExitCodePassThrough) {
   TempDir dir;
   const Traced t = trace(dir, {"sh", "-c", "echo hello; echo oops >&2; exit 3"});
