@@ -70,12 +70,15 @@ Finding shared_growth_finding(const TraceReport& r, const std::string& remedy) {
                              {"slots", slots}});
   std::string waits;
   if (grace + waiting > 0) {
-    waits = fmt::format(
-        ": {} waiting for RCU grace periods{}, {} waiting on another thread's "
-        "growth; starting it through `fdbench pregrow {} -- {}` removes that",
-        format_duration(static_cast<double>(grace)),
-        r.grace_period.empty() ? "" : fmt::format(" ({})", r.grace_period),
-        format_duration(static_cast<double>(waiting)), slots, remedy);
+    const std::string sibling =
+        waiting > 0 ? fmt::format(", {} waiting on another thread's growth",
+                                  format_duration(static_cast<double>(waiting)))
+                    : std::string();
+    waits = fmt::format(": {} waiting for RCU grace periods{}{}; starting it through "
+                        "`fdbench pregrow {} -- {}` removes that",
+                        format_duration(static_cast<double>(grace)),
+                        r.grace_period.empty() ? "" : fmt::format(" ({})", r.grace_period),
+                        sibling, slots, remedy);
   } else {
     waits = fmt::format(
         ": no wait for a grace period was recorded{}",
