@@ -305,7 +305,7 @@ std::vector<OptionRow> output_rows() {
                     Cmd::compare, Cmd::history, Cmd::trace},
        .default_text = [](Cmd) { return OutputSettings{}.format; },
        .show_default = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune, Cmd::env,
-                        Cmd::compare}},
+                        Cmd::compare, Cmd::trace}},
       {.id = Opt::output,
        .names = "--output",
        .value = "FILE",
@@ -494,7 +494,8 @@ std::vector<OptionRow> export_option_rows() {
 // --format's help and choices are the formats each command writes.
 void add_formats(OptionRow& row) {
   for (const Cmd c :
-       {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune, Cmd::env, Cmd::compare, Cmd::history}) {
+       {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune, Cmd::env, Cmd::compare, Cmd::history,
+        Cmd::trace}) {
     row.help_for[c] = "Output format: " + listed(formats_of(c));
     row.hint_for[c] = choices(formats_of(c));
   }
