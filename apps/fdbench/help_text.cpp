@@ -169,8 +169,8 @@ long it took, how many threads shared the table); and the time spent off a CPU i
 calls by kernel cause (fd-table-growth: an RCU grace period, waiting-on-growth, lock, ...).
 The program is never ptraced, signalled or changed. Needs Linux and root or CAP_PERFMON.
 The command's output and exit code pass through: fdbench exits with the command's exit code
-when tracing worked, 1 (without running it) when tracing cannot begin; with --pid, 0 when it
-traced. The report goes to stderr (stdout is the command's), or to stdout with --pid.
+when tracing worked, 1 (without running it) when tracing cannot begin, 127 or 126 when it is
+not found or cannot be run; with --pid, 0 when it traced. The report goes to stderr (stdout is the command's), or to stdout with --pid.
 
 Examples:
   fdbench trace -- python3 build.py

@@ -70,35 +70,35 @@ Finding shared_growth_finding(const TraceReport& r, const std::string& remedy) {
                              {"slots", slots}});
   std::string waits;
   if (grace + waiting > 0) {
-    const std::string sibling =
-        waiting > 0 ? fmt::format(", {} waiting on another thread's growth",
-                                  format_duration(static_cast<double>(waiting)))
-                    : std::string();
-    waits = fmt::format(": {} waiting for RCU grace periods{}{}; starting it through "
-                        "`fdbench pregrow {} -- {}` removes that",
-                        format_duration(static_cast<double>(grace)),
-                        r.grace_period.empty() ? "" : fmt::format(" ({})", r.grace_period),
-                        sibling, slots, remedy);
+    const std::string sibling = waiting > 0
+                                    ? fmt::format(", {} waiting on another thread's growth",
+                                                  format_duration(static_cast<double>(waiting)))
+                                    : std::string();
+    waits = fmt::format(
+        ": {} waiting for RCU grace periods{}{}; starting it through "
+        "`fdbench pregrow {} -- {}` removes that",
+        format_duration(static_cast<double>(grace)),
+        r.grace_period.empty() ? "" : fmt::format(" ({})", r.grace_period), sibling, slots, remedy);
   } else {
     waits = fmt::format(
         ": no wait for a grace period was recorded{}",
         r.rcu_expedited == 1 ? " (rcu_expedited is 1 here: grace periods are short)" : "");
   }
-  f.text = fmt::format("Its table grew {} ({}) while up to {} threads shared it{}.",
-                       times_text(r.growths.size()), table_path(r), r.most_threads_sharing(), waits);
+  f.text =
+      fmt::format("Its table grew {} ({}) while up to {} threads shared it{}.",
+                  times_text(r.growths.size()), table_path(r), r.most_threads_sharing(), waits);
   return f;
 }
 
 Finding alone_growth_finding(const TraceReport& r) {
   std::int64_t growing_ns = 0;
   for (const TableGrowth& g : r.growths) growing_ns += g.call_ns;
-  return trace_finding(
-      "trace-growth-alone",
-      fmt::format("Its table grew {} ({}) with one thread holding it, which waits "
-                  "for no grace period: the growing calls took {} in all.",
-                  times_text(r.growths.size()), table_path(r),
-                  format_duration(static_cast<double>(growing_ns))),
-      {{"growths", r.growths.size()}, {"threads", 1}, {"growing_ns", growing_ns}});
+  return trace_finding("trace-growth-alone",
+                       fmt::format("Its table grew {} ({}) with one thread holding it, which waits "
+                                   "for no grace period: the growing calls took {} in all.",
+                                   times_text(r.growths.size()), table_path(r),
+                                   format_duration(static_cast<double>(growing_ns))),
+                       {{"growths", r.growths.size()}, {"threads", 1}, {"growing_ns", growing_ns}});
 }
 
 void add_thread_finding(const TraceReport& r, std::vector<Finding>& out) {

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <chrono>
 #include <thread>
 
@@ -119,7 +120,7 @@ int trace_command_run(const TraceCommand& c, std::ostream& out, std::ostream& er
   start.follow = c.follow;
   if (const std::string failed = held->release(); !failed.empty()) {
     err << "Error: " << printable(failed) << "\n";
-    return 1;
+    return held->exec_error() == ENOENT ? 127 : 126;  // as env, nice and timeout say it
   }
   Watch watch;
   watch.command = held.get();

@@ -45,7 +45,7 @@ std::string off_cpu_text(const OffCpuByCause& off) {
   return text.empty() ? "none" : text;
 }
 
-std::string heading(const TraceReport& r) {
+std::string trace_heading(const TraceReport& r) {
   const std::string what = r.command.empty()
                                ? fmt::format("pid {}", r.pid)
                                : fmt::format("{} (pid {})", shell_quoted(r.command), r.pid);
@@ -55,7 +55,7 @@ std::string heading(const TraceReport& r) {
   return text + "\n";
 }
 
-std::string calls_text(const TraceReport& r) {
+std::string trace_calls_text(const TraceReport& r) {
   std::string text =
       fmt::format("\n  {:<14} {:>9}  {:<16} {:>10} {:>9} {:>9} {:>9} {:>9} {:>7}\n", "call",
                   "count", "failed", "total", "p50", "p99", "p99.9", "max", "of wall");
@@ -70,7 +70,7 @@ std::string calls_text(const TraceReport& r) {
   return text;
 }
 
-std::string threads_text(const TraceReport& r) {
+std::string trace_threads_text(const TraceReport& r) {
   std::string text = fmt::format("\nthreads that made calls: {} in {} process{}\n",
                                  r.threads.size(), r.processes, r.processes == 1 ? "" : "es");
   const std::size_t shown = std::min<std::size_t>(r.threads.size(), 8);
@@ -89,7 +89,7 @@ std::string slots_text(const std::optional<int>& slots) {
   return slots ? fmt::format("{} slots", *slots) : std::string("unknown");
 }
 
-std::string table_text(const TraceReport& r) {
+std::string trace_table_text(const TraceReport& r) {
   std::string text = fmt::format(
       "\ndescriptor table of pid {}: {} at start, {} at the end; {} growth{}\n", r.pid,
       slots_text(r.table_at_start), r.table_at_end ? slots_text(r.table_at_end) : "gone",
@@ -122,7 +122,7 @@ nlohmann::ordered_json calls_json(const TracedCalls& c, std::int64_t wall_ns) {
           {"off_cpu_ns", off}};
 }
 
-nlohmann::ordered_json optional_json(const std::optional<int>& v) {
+nlohmann::ordered_json trace_optional_json(const std::optional<int>& v) {
   return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
 }
 
@@ -173,7 +173,8 @@ nlohmann::ordered_json findings_json(const std::vector<Finding>& findings) {
 }  // namespace
 
 std::string trace_table(const TraceReport& r, const std::vector<Finding>& findings) {
-  std::string text = heading(r) + calls_text(r) + threads_text(r) + table_text(r);
+  std::string text =
+      trace_heading(r) + trace_calls_text(r) + trace_threads_text(r) + trace_table_text(r);
   text += fmt::format("\nrecords lost: {}; calls unfinished when tracing ended: {}\n",
                       group_digits(r.lost), group_digits(r.unfinished));
   if (!findings.empty()) text += "\nFindings:\n";
@@ -191,10 +192,10 @@ std::string trace_json(const TraceReport& r, const std::vector<Finding>& finding
                                       {"follow", r.follow},
                                       {"wall_ns", r.wall_ns},
                                       {"ended", r.ended},
-                                      {"exit_code", optional_json(r.exit_code)},
-                                      {"table_at_start", optional_json(r.table_at_start)},
-                                      {"table_at_end", optional_json(r.table_at_end)},
-                                      {"rcu_expedited", optional_json(r.rcu_expedited)},
+                                      {"exit_code", trace_optional_json(r.exit_code)},
+                                      {"table_at_start", trace_optional_json(r.table_at_start)},
+                                      {"table_at_end", trace_optional_json(r.table_at_end)},
+                                      {"rcu_expedited", trace_optional_json(r.rcu_expedited)},
                                       {"calls", calls},
                                       {"all_creating", calls_json(r.all_creating, r.wall_ns)},
                                       {"close", calls_json(r.closes, r.wall_ns)},

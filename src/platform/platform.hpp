@@ -177,8 +177,9 @@ class HeldCommand {
   HeldCommand(const HeldCommand&) = delete;
   HeldCommand& operator=(const HeldCommand&) = delete;
   [[nodiscard]] int pid() const { return pid_; }
-  // Lets it exec: "" when it did, else why not (one line: execvp's error).
+  // Lets it exec: "" when it did, else why not (one line: execvp's error, in exec_error()).
   std::string release();
+  [[nodiscard]] int exec_error() const { return exec_error_; }
   // Waits at most `timeout_ms` for it to end: its exit code (128 + a signal that ended it),
   // or nullopt while it runs.
   std::optional<int> wait_for(int timeout_ms);
@@ -190,6 +191,7 @@ class HeldCommand {
   UniqueFd error_;    // its execvp's errno, or EOF once the exec closed it
   bool released_ = false;
   bool reaped_ = false;
+  int exec_error_ = 0;
 };
 // Another process's descriptor table size (FDSize) and thread count (Threads) from
 // /proc/PID/status, or nullopt where it is gone or the OS does not show it.

@@ -126,6 +126,7 @@ std::string HeldCommand::release() {
   } while (n < 0 && errno == EINTR);
   error_.reset();
   if (n == static_cast<ssize_t>(sizeof err)) {
+    exec_error_ = err;
     return fmt::format("cannot run the command: {}{}", std::strerror(err),
                        err == ENOENT ? " (not found on PATH)" : "");
   }

@@ -267,6 +267,16 @@ TEST(TraceCli, ThePortableBuildSaysTraceNeedsLinux) {
             "interfaces\n");
 }
 
+TEST(TraceCli, ACommandNotFoundIsSaidAndExits127) {
+  const auto run = run_fdbench({"trace", "--", "fdbench-no-such-command"});
+  if (run.err.find("fdbench trace needs") != std::string::npos) {
+    FDBENCH_SKIP_WITHOUT("kernel_trace") << run.err;
+  }
+  EXPECT_EQ(run.exit_code, 127);
+  EXPECT_EQ(run.err,
+            "Error: cannot run the command: No such file or directory (not found on PATH)\n");
+}
+
 TEST(TraceCli, ACommandOrAPidAndNotBoth) {
   EXPECT_EQ(run_fdbench({"trace"}).exit_code, 2);
   const auto both = run_fdbench({"trace", "--pid", "1", "--", "true"});
