@@ -162,6 +162,7 @@ CommandKind make_command(const CLI::App& app, const Subcommands& sub,
   if (parsed(Cmd::clean)) return clean_command(values.at(Cmd::clean));
   if (parsed(Cmd::env)) return env_command(values.at(Cmd::env));
   if (parsed(Cmd::compare)) return compare_command(values.at(Cmd::compare));
+  if (parsed(Cmd::trace)) return trace_command(values.at(Cmd::trace));
   if (parsed(Cmd::completion)) {
     return completion_command(app, hints, values.at(Cmd::completion)[Opt::shell]);
   }

@@ -11,10 +11,10 @@
 #include "application/checks.hpp"
 #include "application/history_commands.hpp"
 #include "application/option_rows.hpp"
-#include "history/history.hpp"
 #include "common/errors.hpp"
 #include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
+#include "history/history.hpp"
 #include "inputs/file_set.hpp"
 #include "model/format.hpp"
 #include "platform/platform.hpp"
@@ -435,10 +435,10 @@ namespace {
 // The options of one of tune's workloads given with the other's: refused, naming both.
 void reject_other_workload(const OptionValues& values, WorkloadKind workload) {
   const bool accept = workload == WorkloadKind::accept;
-  const auto others = accept ? std::vector<Opt>{Opt::files, Opt::keep_open, Opt::tree, Opt::list,
-                                                Opt::dir, Opt::list0, Opt::cross_mounts,
-                                                Opt::allow_pseudo_fs}
-                             : std::vector<Opt>{Opt::connections, Opt::kind};
+  const auto others =
+      accept ? std::vector<Opt>{Opt::files, Opt::keep_open, Opt::tree,         Opt::list,
+                                Opt::dir,   Opt::list0,     Opt::cross_mounts, Opt::allow_pseudo_fs}
+             : std::vector<Opt>{Opt::connections, Opt::kind};
   for (const Opt id : others) {
     if (!values.given(id)) continue;
     throw UsageError(fmt::format("{} {}: {} is for {}; drop it", flag(Opt::workload),
@@ -529,6 +529,26 @@ EnvCommand env_command(const OptionValues& values) {
   return command;
 }
 
+TraceCommand trace_command(const OptionValues& values) {
+  TraceCommand command;
+  command.program = values.list.at(Opt::program);
+  if (values.given(Opt::pid)) {
+    command.pid = static_cast<int>(parse_number(flag(Opt::pid), values[Opt::pid], 1, 1LL << 30));
+  }
+  if (command.program.empty() == (command.pid == 0)) {
+    throw UsageError(fmt::format("name a command after -- or a running process with {}, not {}",
+                                 flag(Opt::pid), command.program.empty() ? "neither" : "both"));
+  }
+  if (values.given(Opt::duration)) {
+    command.duration_s =
+        parse_decimal(flag(Opt::duration), values[Opt::duration], "seconds", 0.001, 1e7, "");
+  }
+  command.follow = !values.on(Opt::no_follow);
+  command.format = parse_format(values, Cmd::trace);
+  command.output = values[Opt::output];
+  return command;
+}
+
 CompareCommand compare_command(const OptionValues& values) {
   CompareCommand command;
   const auto& files = values.list.at(Opt::results);
@@ -536,11 +556,11 @@ CompareCommand compare_command(const OptionValues& values) {
   command.history = history_path(values);
   if (!values[Opt::fail_if_slower].empty()) {
     if (command.baseline.empty()) {
-      throw UsageError(fmt::format("{} needs {} last|ID|FILE", flag(Opt::fail_if_slower),
-                                   flag(Opt::baseline)));
+      throw UsageError(
+          fmt::format("{} needs {} last|ID|FILE", flag(Opt::fail_if_slower), flag(Opt::baseline)));
     }
-    command.fail_if_slower =
-        parse_decimal(flag(Opt::fail_if_slower), values[Opt::fail_if_slower], "percent", 0, 1e6, "%");
+    command.fail_if_slower = parse_decimal(flag(Opt::fail_if_slower), values[Opt::fail_if_slower],
+                                           "percent", 0, 1e6, "%");
   }
   command.require_baseline = values.on(Opt::require_baseline);
   if (command.require_baseline && command.baseline.empty()) {
@@ -591,21 +611,21 @@ namespace {
 // What `history ACTION` does, by its word.
 HistoryAction history_action(const std::string& word) {
   static const std::vector<std::pair<std::string, HistoryAction>> kActions = {
-      {"list", HistoryAction::list},          {"show", HistoryAction::show},
-      {"import", HistoryAction::import},      {"export", HistoryAction::export_run},
-      {"rm", HistoryAction::remove},          {"trend", HistoryAction::trend}};
+      {"list", HistoryAction::list},     {"show", HistoryAction::show},
+      {"import", HistoryAction::import}, {"export", HistoryAction::export_run},
+      {"rm", HistoryAction::remove},     {"trend", HistoryAction::trend}};
   for (const auto& [name, action] : kActions) {
     if (name == word) return action;
   }
-  throw BadValue(fmt::format("history: unknown action '{}' (choose from list, show, import, "
-                             "export, rm, trend)",
-                             word));
+  throw BadValue(
+      fmt::format("history: unknown action '{}' (choose from list, show, import, "
+                  "export, rm, trend)",
+                  word));
 }
 
 // How many arguments each action takes: at least, at most.
 void check_history_arguments(HistoryAction action, std::size_t given) {
-  const bool ok = action == HistoryAction::list || action == HistoryAction::trend
-                      ? given == 0
+  const bool ok = action == HistoryAction::list || action == HistoryAction::trend ? given == 0
                   : action == HistoryAction::show || action == HistoryAction::export_run
                       ? given == 1
                       : given >= 1;
@@ -652,6 +672,23 @@ HistoryCommand history_command(const OptionValues& values) {
 
 namespace fdbench::cli {
 
+namespace {
+
+// The program after --, which pregrow and server cannot do without (the row is shared with
+// trace, which may watch --pid instead, so CLI11 does not require it).
+std::vector<std::string> required_program(const OptionValues& values, std::string_view command) {
+  const std::vector<std::string>& program = values.list.at(Opt::program);
+  if (program.empty()) {
+    throw UsageError(
+        fmt::format("{} needs the program to run, after --: fdbench {} ... -- CMD "
+                    "[ARGS...]",
+                    flag(Opt::program), command));
+  }
+  return program;
+}
+
+}  // namespace
+
 PregrowCommand pregrow_command(const OptionValues& values) {
   PregrowCommand command;
   command.slots =
@@ -664,7 +701,7 @@ PregrowCommand pregrow_command(const OptionValues& values) {
         "smaller {}",
         flag(Opt::slots), command.slots, limit, command.slots, flag(Opt::slots)));
   }
-  command.program = values.list.at(Opt::program);
+  command.program = required_program(values, "pregrow");
   return command;
 }
 
@@ -745,7 +782,7 @@ void check_burst_fits(const ServerCommand& command) {
 
 ServerCommand server_command(const OptionValues& values) {
   ServerCommand command;
-  command.program = values.list.at(Opt::program);
+  command.program = required_program(values, "server");
   if (values.given(Opt::port)) {
     command.port = static_cast<int>(parse_number(flag(Opt::port), values[Opt::port], 1, 65535));
   }

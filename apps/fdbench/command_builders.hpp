@@ -15,6 +15,7 @@ app::TuneCommand tune_command(const OptionValues& values);
 app::CleanCommand clean_command(const OptionValues& values);
 app::EnvCommand env_command(const OptionValues& values);
 app::CompareCommand compare_command(const OptionValues& values);
+app::TraceCommand trace_command(const OptionValues& values);
 app::ReportCommand report_command(const OptionValues& values);
 app::HistoryCommand history_command(const OptionValues& values);
 app::PregrowCommand pregrow_command(const OptionValues& values);

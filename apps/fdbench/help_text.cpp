@@ -194,6 +194,23 @@ one that exits early or never answers ends its row with one line and its last ou
 Examples:
   fdbench server -- memcached -u nobody -l 127.0.0.1 -p {port} -t 4 -c 4096 -b 2048
   fdbench server --probe http --connections 500 -- nginx -c /path/nginx.conf)";
+constexpr const char* const kTraceFooter = R"(
+Runs CMD (or watches --pid PID) through perf events and reports every descriptor-creating call
+(openat, open, creat, openat2, socket, socketpair, accept, accept4, pipe, pipe2, dup, dup2,
+dup3, fcntl F_DUPFD, eventfd, epoll_create, memfd_create) and close: counts, failures by errno,
+time inside them (total, p50, p99, p99.9, max) and their share of the wall time, by thread; the
+descriptor table's size at the start and the end and each growth (the call, the new size, how
+long it took, how many threads shared the table); and the time spent off a CPU inside those
+calls by kernel cause (fd-table-growth: an RCU grace period, waiting-on-growth, lock, ...).
+The program is never ptraced, signalled or changed. Needs Linux and root or CAP_PERFMON.
+The command's output and exit code pass through: fdbench exits with the command's exit code
+when tracing worked, 1 (without running it) when tracing cannot begin, 127 or 126 when it is
+not found or cannot be run; with --pid, 0 when it traced. The report goes to stderr (stdout is the command's), or to stdout with --pid.
+
+Examples:
+  fdbench trace -- python3 build.py
+  fdbench trace --format json -o trace.json -- node server.js
+  fdbench trace --pid 4242 --duration 10)";
 
 // In the order `fdbench --help` lists them.
 const std::vector<CommandHelp> kCommands = {
@@ -222,6 +239,9 @@ const std::vector<CommandHelp> kCommands = {
     {Cmd::report, "report", "Write an HTML report of results files", kReportFooter},
     {Cmd::history, "history", "List, show, import, export or remove saved runs, and trends",
      kHistoryFooter},
+    {Cmd::trace, "trace",
+     "Trace a command's or a process's descriptor-creating calls, table growths and waits",
+     kTraceFooter},
     {Cmd::completion, "completion", "Print a shell completion script", kCompletionFooter},
     {Cmd::tune, "tune", "Find the fastest strategy, threads and batch for opening files here",
      kTuneFooter},

@@ -32,7 +32,7 @@ struct OutputSettings {
   // --save (or FDBENCH_HISTORY=1): the run's JSON document recorded in the history, at
   // `history`, once it has measured everything.
   bool save_history = false;
-  std::string history;  // the history's file, as --history names it or by default
+  std::string history;   // the history's file, as --history names it or by default
   bool details = false;  // --details: the table's small print under every row
   // A line the run's environment warnings carry, above the tables (--quick: measured less).
   std::string mode_note;
@@ -82,7 +82,7 @@ struct CompareCommand {
   // --baseline: "last", a run's id in the history, or a results file; "" without it. Then
   // `files` holds the one compared (none: the history's latest run).
   std::string baseline;
-  std::string history;                  // the history's file
+  std::string history;                   // the history's file
   std::optional<double> fail_if_slower;  // --fail-if-slower PERCENT: the gate, in percent
   bool require_baseline = false;         // --require-baseline: no baseline yet exits 1
 };
@@ -94,10 +94,10 @@ struct ReportCommand {
 enum class HistoryAction { list, show, import, export_run, remove, trend };
 struct HistoryCommand {
   HistoryAction action = HistoryAction::list;
-  std::vector<std::string> arguments;  // ids (show, export, rm) or files (import)
-  std::string history;                 // the history's file
-  std::string output;                  // export: the file written
-  std::string format = "table";        // show: how the run is printed
+  std::vector<std::string> arguments;   // ids (show, export, rm) or files (import)
+  std::string history;                  // the history's file
+  std::string output;                   // export: the file written
+  std::string format = "table";         // show: how the run is printed
   std::vector<std::string> strategies;  // trend: only these (empty: every one)
   std::vector<int> threads;             // trend: only these thread counts (empty: every one)
 };
@@ -111,8 +111,8 @@ struct ServerCommand {
   int repeat = 5;
   ServerArrival arrival = ServerArrival::queued;
   ServerProbe probe = ServerProbe::memcached;
-  std::string line;        // --probe line:TEXT
-  double timeout_s = 10;   // --timeout: to answer at start, and to drain the burst
+  std::string line;       // --probe line:TEXT
+  double timeout_s = 10;  // --timeout: to answer at start, and to drain the burst
   std::string format = "table";
   bool kernel_trace = false;  // --kernel-trace: the server's threads off their CPUs, by cause
   bool details = false;       // --details: the table's small print under each row
@@ -123,6 +123,15 @@ struct PregrowCommand {
   int slots = 0;                     // the table holds at least this many once grown
   std::vector<std::string> program;  // CMD and its arguments
 };
+// fdbench trace [-- CMD ARGS... | --pid PID]: a program's descriptor-creating calls.
+struct TraceCommand {
+  std::vector<std::string> program;  // the command and its arguments; empty with --pid
+  int pid = 0;                       // --pid: a running process
+  double duration_s = 0;             // --duration: seconds of tracing; 0: until it ends
+  bool follow = true;                // its child processes too (--no-follow: not)
+  std::string format = "table";      // table or json
+  std::string output;  // --output: the report's file; "": stderr (a command's) or stdout (--pid)
+};
 struct CompletionCommand {
   std::string text;  // the script to print
 };
@@ -130,7 +139,7 @@ struct CompletionCommand {
 using CommandKind =
     std::variant<SuiteCommand, OpenCommand, SocketCommand, AcceptCommand, TuneCommand,
                  StrategiesCommand, CleanCommand, EnvCommand, CompareCommand, ReportCommand,
-                 CompletionCommand, HistoryCommand, PregrowCommand, ServerCommand>;
+                 CompletionCommand, HistoryCommand, PregrowCommand, ServerCommand, TraceCommand>;
 
 struct Command {
   CommandKind what;

@@ -35,7 +35,8 @@ enum class Cmd : unsigned {
   completion,
   history,
   pregrow,
-  server
+  server,
+  trace
 };
 
 // A set of commands.
@@ -108,9 +109,12 @@ enum class Opt {
   require_baseline,  // compare --require-baseline: no baseline yet is a failure
   action,          // history: what to do (a positional)
   arguments,       // history: the runs or files it is done to (a positional)
+  pid,         // trace --pid: a running process
+  duration,    // trace --duration: seconds of tracing
+  no_follow,   // trace --no-follow: not its child processes
   shell,       // completion: the shell (a positional)
   slots,       // pregrow: the table size to grow to (a positional)
-  program,     // pregrow, server: the program and its arguments, after -- (a positional)
+  program,     // pregrow, server, trace: the program and its arguments, after -- (a positional)
   port,        // server --port
   probe,       // server --probe
   arrival,     // server --arrival

@@ -23,6 +23,7 @@
 #include "application/history_commands.hpp"
 #include "application/launcher.hpp"
 #include "application/server_command.hpp"
+#include "application/trace.hpp"
 #include "inputs/file_set.hpp"
 #include "model/context.hpp"
 #include "model/environment.hpp"
@@ -540,6 +541,7 @@ int dispatch(const Command& command, std::ostream& out, std::ostream& err) {
                                       : compare_with_baseline(c, out, err);
           },
           [&](const HistoryCommand& c) { return run_history(c, out, err); },
+          [&](const TraceCommand& c) { return run_trace(c, out, err); },
           [&](const ReportCommand& c) { return write_report(c, out, err); },
           [&](const CompletionCommand& c) {
             out << c.text;

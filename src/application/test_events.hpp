@@ -9,6 +9,7 @@
 //   repetition-done RESULT REP
 //   result-done                      a result is about to be reported
 //   run-done                         the run is over (finished, interrupted or failed)
+//   trace-attached                   fdbench trace: the events are attached, the trace runs
 // Every call is passed on to the progress line, if there is one.
 #include <cstddef>
 #include <memory>

@@ -44,7 +44,13 @@ KernelAttribution::KernelAttribution(MeasuringThreads who, SymbolOf symbol)
 KernelAttribution::Classified KernelAttribution::classify(const platform::KernelRecords& records,
                                                           const platform::KernelEvent& stack,
                                                           bool preempted) const {
-  Classified c;
+  return classify_switch(records, stack, preempted, symbol_);
+}
+
+SwitchCause classify_switch(const platform::KernelRecords& records,
+                            const platform::KernelEvent& stack, bool preempted,
+                            const SymbolOf& symbol_) {
+  SwitchCause c;
   std::vector<std::string_view> names;
   std::vector<std::string> shown;
   for (std::uint32_t i = 0; i < stack.frames_size; ++i) {
@@ -137,6 +143,9 @@ void KernelAttribution::step(const platform::KernelRecords& records,
       break;
     case Kind::page_fault:
     case Kind::io_uring_punt:
+    case Kind::forked:
+    case Kind::call_entered:
+    case Kind::call_returned:
       break;
   }
 }
@@ -224,6 +233,9 @@ class KernelAttribution::Window {
         off_until(e.tid, a_.threads_[e.tid], e.time_ns);
         break;
       case Kind::stack:
+      case Kind::forked:
+      case Kind::call_entered:
+      case Kind::call_returned:
         break;
     }
   }

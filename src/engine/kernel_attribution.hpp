@@ -30,6 +30,18 @@ struct MeasuringThreads {
 
 using SymbolOf = std::function<std::string_view(std::uint64_t)>;
 
+// What a switch's kernel call chain says of why the thread left its CPU.
+struct SwitchCause {
+  std::optional<OffCpuCause> cause;  // nullopt: the thread ended
+  std::string stack;                 // its first frames past the scheduler's, for "other"
+  std::string grace;                 // fd-table growth: the grace period's kind
+  bool reaping = false;              // waiting in wait4/waitid for a child process to end
+};
+// The cause of the switch whose call chain is `stack` (a Kind::stack event of `records`).
+SwitchCause classify_switch(const platform::KernelRecords& records,
+                            const platform::KernelEvent& stack, bool preempted,
+                            const SymbolOf& symbol);
+
 // Follows a measurement's threads across repetitions: what each was doing when a repetition
 // began is known from the records before it.
 class KernelAttribution {
@@ -53,12 +65,7 @@ class KernelAttribution {
     std::string grace;  // the grace period's kind, for fd-table growth
     bool reaping = false;  // off in wait4/waitid: waiting for a child process to end
   };
-  struct Classified {
-    std::optional<OffCpuCause> cause;  // nullopt: the thread ended
-    std::string stack;
-    std::string grace;
-    bool reaping = false;
-  };
+  using Classified = SwitchCause;
   class Window;  // one during() call: the repetition's region and what was seen in it
   Classified classify(const platform::KernelRecords& records, const platform::KernelEvent& stack,
                       bool preempted) const;

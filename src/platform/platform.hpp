@@ -168,6 +168,41 @@ bool process_running(int pid) noexcept;
 // when it is not shared (one thread): what `fdbench pregrow` hands the program.
 int exec_program(const std::vector<std::string>& argv) noexcept;
 
+// ---- Processes fdbench trace watches (src/platform/traced_process.cpp)
+
+// A command started to be traced: forked, and held before its exec until release(), so that
+// tracing is attached before its first instruction. Its signals, environment and descriptors
+// are fdbench's own as fdbench found them; it does not die with fdbench.
+class HeldCommand {
+ public:
+  // Forks it; nullptr and `why_not` (one line) when it cannot be.
+  static std::unique_ptr<HeldCommand> start(const std::vector<std::string>& argv,
+                                            std::string& why_not);
+  ~HeldCommand();  // never released: killed and reaped (it is still only fdbench's fork)
+  HeldCommand(const HeldCommand&) = delete;
+  HeldCommand& operator=(const HeldCommand&) = delete;
+  [[nodiscard]] int pid() const { return pid_; }
+  // Lets it exec: "" when it did, else why not (one line: execvp's error, in exec_error()).
+  std::string release();
+  [[nodiscard]] int exec_error() const { return exec_error_; }
+  // Waits at most `timeout_ms` for it to end: its exit code (128 + a signal that ended it),
+  // or nullopt while it runs.
+  std::optional<int> wait_for(int timeout_ms);
+
+ private:
+  HeldCommand(int pid, int release_fd, int error_fd);
+  int pid_;
+  UniqueFd release_;  // written once to let it exec
+  UniqueFd error_;    // its execvp's errno, or EOF once the exec closed it
+  bool released_ = false;
+  bool reaped_ = false;
+  int exec_error_ = 0;
+};
+// Another process's descriptor table size (FDSize) and thread count (Threads) from
+// /proc/PID/status, or nullopt where it is gone or the OS does not show it.
+std::optional<int> fd_table_size_of(int pid);
+std::optional<int> thread_count_of(int pid);
+
 // ---- What a thread or process has taken (src/platform/usage.cpp)
 
 // Page faults and context switches since a thread or process began (getrusage). The counts
@@ -198,6 +233,9 @@ struct KernelEvent {
     page_fault,     // a page fault, in user or kernel mode
     io_uring_punt,  // an io_uring request queued to io-wq (io_uring_queue_async_work)
     exited,         // the thread ended (its last switch is not recorded)
+    forked,         // a thread or process began (fdbench trace): `pid` its process, `tid` it
+    call_entered,   // a traced call began (fdbench trace): `call`, `value` its second argument
+    call_returned,  // a traced call returned (fdbench trace): `call`, `value` its result
   };
   Kind kind = Kind::switched_out;
   bool preempted = false;
@@ -206,6 +244,8 @@ struct KernelEvent {
   std::int64_t time_ns = 0;
   std::uint32_t frames_begin = 0;  // stack: its addresses in KernelRecords::frames, innermost first
   std::uint32_t frames_size = 0;
+  std::int32_t call = 0;   // call_entered, call_returned: the system call's number
+  std::int64_t value = 0;  // call_entered: its second argument; call_returned: its result
 };
 struct KernelRecords {
   std::vector<KernelEvent> events;  // in time order
@@ -217,10 +257,18 @@ struct KernelRecords {
 // every thread and process started after that. Detached when destroyed: nothing is left
 // attached by a process that ends (the kernel drops the events with their last descriptor),
 // and no child holds its descriptors (each closes its copies at fork).
+// What a tracer attaches to: this process (--kernel-trace), or another's threads with every
+// descriptor-creating call and close they make (fdbench trace).
+struct TraceTarget {
+  int pid = 0;  // 0: this process; else every thread of that process
+  // Also each descriptor-creating call and close, as it begins and returns (the raw_syscalls
+  // tracepoints, filtered in the kernel to those calls), and each thread's start.
+  bool descriptor_calls = false;
+};
 class KernelTracer {
  public:
   // Attaches, or returns why it cannot here, in one line with what would enable it.
-  static std::unique_ptr<KernelTracer> open(std::string& why_not);
+  static std::unique_ptr<KernelTracer> open(std::string& why_not, const TraceTarget& target = {});
   ~KernelTracer();
   KernelTracer(const KernelTracer&) = delete;
   KernelTracer& operator=(const KernelTracer&) = delete;
@@ -240,6 +288,15 @@ class KernelTracer {
   explicit KernelTracer(std::unique_ptr<State> state);
   std::unique_ptr<State> s_;
 };
+// What a traced system call is, by its number (call_entered's `argument` tells fcntl's F_DUPFD
+// from its other commands).
+struct DescriptorCall {
+  std::string_view name;  // "openat", "socket", ... or "close"; empty: not a call traced
+  bool closes = false;    // close
+  // Its result is the descriptor (pipe, pipe2 and socketpair write theirs to memory).
+  bool returns_descriptor = true;
+};
+DescriptorCall descriptor_call(std::int32_t call, std::int64_t argument);
 // Whether kernel evidence can be recorded here: "" when it can, else the reason and what
 // would enable it (tried by attaching to this thread once).
 std::string kernel_trace_unavailable();

@@ -90,6 +90,7 @@ TEST_F(ManPage, DescribesEveryOptionOfEveryCommandAndNoOther) {
       {"fdbench clean", {"clean", "--help"}},   {"fdbench completion", {"completion", "--help"}},
       {"fdbench report", {"report", "--help"}}, {"fdbench tune", {"tune", "--help"}},
       {"fdbench history", {"history", "--help"}},
+      {"fdbench trace", {"trace", "--help"}},
   };
   const auto shared = described(sections_[kOutputOptions]);
   ASSERT_FALSE(shared.empty());

@@ -11,13 +11,13 @@
 #include <vector>
 
 #include "cli.hpp"
-#include "support/parse_line.hpp"
 #include "common/errors.hpp"
 #include "engine/strategy.hpp"
 #include "engine/workload.hpp"
 #include "fdbench/version.hpp"
 #include "platform/platform.hpp"
 #include "support/commands.hpp"
+#include "support/parse_line.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench::cli {
@@ -493,7 +493,8 @@ TEST(SuiteFlags, TheBudgetIsSharedByEverySweepByTheirResults) {
     return std::array{suite.open.repeat.budget_s, suite.socket.repeat.budget_s,
                       suite.accept.repeat.budget_s};
   };
-  const auto [open, socket, accept] = shares(expect_command({"--budget", "46", "--dir", dir.path()}));
+  const auto [open, socket, accept] =
+      shares(expect_command({"--budget", "46", "--dir", dir.path()}));
   EXPECT_NEAR(open + socket + accept, 46, 1e-9);
   EXPECT_GT(open, socket);  // open has the more results
   EXPECT_GT(socket, 0);
@@ -614,8 +615,9 @@ TEST(GeneralFlags, ParseErrorsAreOneLineNamingTheCommandAndItsHelp) {
       {{"open", "--files"}, "fdbench open: --files needs a value (N); see 'fdbench open --help'"},
       {{"open", "--files="}, "fdbench open: --files needs a value (N); see 'fdbench open --help'"},
       {{"--", "x"},
-       "fdbench: unknown command 'x' (the commands: open, socket, accept, server, pregrow, strategies, clean, "
-       "env, compare, report, history, completion, tune); see 'fdbench --help'"},
+       "fdbench: unknown command 'x' (the commands: open, socket, accept, server, pregrow, "
+       "strategies, clean, env, compare, report, history, trace, completion, tune); see 'fdbench "
+       "--help'"},
       {{"open", "--files", "--threads", "2"},
        "fdbench open: --files needs a value (N); it took --threads as its value; see 'fdbench "
        "open --help'"},

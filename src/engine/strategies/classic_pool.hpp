@@ -25,10 +25,11 @@ class ClassicPool {
       try {
         start_worker();
       } catch (const std::exception& e) {  // system_error (EAGAIN at a limit) or bad_alloc
-        Unavailable why =
-            cannot_create(count_of(threads, "thread", "threads"), thread_start_errno(e));
+        // Stopped before the message is made: out of memory, making it may throw too, and the
+        // started workers would then wait on a condition variable being destroyed.
+        const int err = thread_start_errno(e);
         stop();
-        throw why;
+        throw cannot_create(count_of(threads, "thread", "threads"), err);
       }
     }
   }
