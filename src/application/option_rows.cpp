@@ -75,16 +75,11 @@ const char* const kTimeoutHelp =
 
 std::vector<OptionRow> sweep_rows() {
   return {
-      {.id = Opt::files,
-       .names = "--files",
-       .value = "N",
-       .commands = kOpenAndTune,
+      {.id = Opt::files, .names = "--files", .value = "N", .commands = kOpenAndTune,
        .help = "Number of files",
        .default_text = [](Cmd) { return std::to_string(*OpenOptions{}.files); },
        .show_default = kOpenAndTune},
-      {.id = Opt::threads,
-       .names = "--threads",
-       .value = "LIST",
+      {.id = Opt::threads, .names = "--threads", .value = "LIST",
        .commands = {Cmd::open, Cmd::socket, Cmd::accept, Cmd::history},
        .help = "Thread counts, a comma list (1 to 1024)",
        .hint = choices({"1", "2", "4", "8", "16"}, true),
@@ -93,9 +88,7 @@ std::vector<OptionRow> sweep_rows() {
        .help_for = {{Cmd::socket, "Thread counts, a comma list; 2 = the main thread plus one"},
                     {Cmd::accept, "Server threads (or processes), a comma list"},
                     {Cmd::history, "trend: only the results with these thread counts"}}},
-      {.id = Opt::strategy,
-       .names = "--strategy",
-       .value = "LIST",
+      {.id = Opt::strategy, .names = "--strategy", .value = "LIST",
        .commands = {Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune, Cmd::history},
        .help = "Strategies, a comma list of " + listed(strategy_names()) + ", or all",
        .hint = strategy_choices(),
@@ -109,17 +102,12 @@ std::vector<OptionRow> sweep_rows() {
        .help_for = {{Cmd::tune,
                      "Also measure these strategies, a comma list of " + listed(strategy_names())},
                     {Cmd::history, "trend: only the results of these strategies"}}},
-      {.id = Opt::batch,
-       .names = "--batch",
-       .value = "N",
-       .commands = kBatched,
+      {.id = Opt::batch, .names = "--batch", .value = "N", .commands = kBatched,
        .help = "Files per task (pool-batch), per submission (uring) or in flight (libuv)",
        .default_text = [](Cmd c) { return std::to_string(sweep_of(c).batch); },
        .show_default = kBatched,
        .help_for = {{Cmd::socket, "Descriptors per io_uring submission"}}},
-      {.id = Opt::dir,
-       .names = "--dir",
-       .value = "DIR",
+      {.id = Opt::dir, .names = "--dir", .value = "DIR",
        .commands = {Cmd::suite, Cmd::open, Cmd::tune, Cmd::clean, Cmd::env},
        .help = "Where the private file set is created (default $TMPDIR or /tmp)",
        .hint = kDirectories,
@@ -127,10 +115,7 @@ std::vector<OptionRow> sweep_rows() {
                     {Cmd::env,
                      "The directory whose filesystem is described (default $TMPDIR or /tmp)"}}},
       // dirs:K is a number the user picks
-      {.id = Opt::layout,
-       .names = "--layout",
-       .value = "LAYOUT",
-       .commands = {Cmd::open},
+      {.id = Opt::layout, .names = "--layout", .value = "LAYOUT", .commands = {Cmd::open},
        .help = "flat, or dirs:K to spread the files over K subdirectories",
        .hint = choices({"flat"}),
        .default_text = [](Cmd) { return layout_name(*OpenOptions{}.subdirs); },
@@ -141,84 +126,52 @@ std::vector<OptionRow> sweep_rows() {
 // Where an open command's files come from: a kept set, or the user's own.
 std::vector<OptionRow> input_rows() {
   return {
-      {.id = Opt::keep_files,
-       .names = "--keep-files",
-       .value = "DIR",
-       .commands = {Cmd::open},
+      {.id = Opt::keep_files, .names = "--keep-files", .value = "DIR", .commands = {Cmd::open},
        .help = "Make the file set in this new directory (not under --dir) and leave it there for "
                "--reuse-files",
        .hint = kDirectories},
-      {.id = Opt::reuse_files,
-       .names = "--reuse-files",
-       .value = "DIR",
-       .commands = {Cmd::open},
+      {.id = Opt::reuse_files, .names = "--reuse-files", .value = "DIR", .commands = {Cmd::open},
        .help = "Use the set --keep-files left in this directory, checked, instead of making one "
                "(--files and --layout default to the set's)",
        .hint = kDirectories},
-      {.id = Opt::tree,
-       .names = "--tree",
-       .value = "DIR",
-       .commands = kOpenAndTune,
+      {.id = Opt::tree, .names = "--tree", .value = "DIR", .commands = kOpenAndTune,
        .help = "Open the regular files under this existing directory instead",
        .hint = kDirectories},
       // --tree's walk stays on the tree's own filesystem and off the kernel's pseudo-filesystems
       // unless these say otherwise.
-      {.id = Opt::cross_mounts,
-       .names = "--cross-mounts",
-       .commands = kOpenAndTune,
+      {.id = Opt::cross_mounts, .names = "--cross-mounts", .commands = kOpenAndTune,
        .help = "With --tree: descend into other filesystems mounted below DIR too (by default "
                "the walk stays on DIR's own)",
        .bind = Bind::flag},
-      {.id = Opt::allow_pseudo_fs,
-       .names = "--allow-pseudo-fs",
-       .commands = kOpenAndTune,
+      {.id = Opt::allow_pseudo_fs, .names = "--allow-pseudo-fs", .commands = kOpenAndTune,
        .help = "With --tree or --list: open proc, sysfs, tracefs, debugfs, securityfs, cgroup, "
                "configfs and bpf too, where opening a file can change the kernel's state "
                "(refused otherwise)",
        .bind = Bind::flag},
-      {.id = Opt::list,
-       .names = "--list",
-       .value = "FILE",
-       .commands = kOpenAndTune,
-       .help = "Open the paths listed in this file (one per line) instead",
-       .hint = kFiles},
-      {.id = Opt::list0,
-       .names = "--list0",
-       .commands = kOpenAndTune,
-       .help = "The --list file is NUL-separated",
-       .bind = Bind::flag},
+      {.id = Opt::list, .names = "--list", .value = "FILE", .commands = kOpenAndTune,
+       .help = "Open the paths listed in this file (one per line) instead", .hint = kFiles},
+      {.id = Opt::list0, .names = "--list0", .commands = kOpenAndTune,
+       .help = "The --list file is NUL-separated", .bind = Bind::flag},
   };
 }
 
 std::vector<OptionRow> open_rows() {
   return {
-      {.id = Opt::flags,
-       .names = "--flags",
-       .value = "MODE",
-       .commands = {Cmd::open},
-       .help = "Open mode: " + listed(open_flags_names()),
-       .hint = choices(open_flags_names()),
+      {.id = Opt::flags, .names = "--flags", .value = "MODE", .commands = {Cmd::open},
+       .help = "Open mode: " + listed(open_flags_names()), .hint = choices(open_flags_names()),
        .default_text = [](Cmd) { return std::string(to_string(OpenOptions{}.flags)); },
        .show_default = {Cmd::open}},
-      {.id = Opt::paths,
-       .names = "--paths",
-       .value = "MODE",
-       .commands = {Cmd::open},
+      {.id = Opt::paths, .names = "--paths", .value = "MODE", .commands = {Cmd::open},
        .help = "Name files relative to their directory (openat) or absolute (open): " +
                listed(path_mode_names()),
        .hint = choices(path_mode_names()),
        .default_text = [](Cmd) { return std::string(to_string(OpenOptions{}.paths)); },
        .show_default = {Cmd::open}},
-      {.id = Opt::keep_open,
-       .names = "--keep-open",
-       .commands = kOpenAndTune,
-       .help = "Hold every descriptor until the repetition ends",
-       .bind = Bind::flag,
+      {.id = Opt::keep_open, .names = "--keep-open", .commands = kOpenAndTune,
+       .help = "Hold every descriptor until the repetition ends", .bind = Bind::flag,
        .help_for = {{Cmd::tune,
                      "Hold every descriptor until the repetition ends (advice on the fd table)"}}},
-      {.id = Opt::pregrow,
-       .names = "--pregrow",
-       .value = "LIST",
+      {.id = Opt::pregrow, .names = "--pregrow", .value = "LIST",
        .commands = {Cmd::open, Cmd::socket, Cmd::accept, Cmd::server},
        .help = "With --keep-open: comma list of off, auto or N (grow the fd table first)",
        .hint = choices({"off", "auto"}, true),
@@ -229,33 +182,25 @@ std::vector<OptionRow> open_rows() {
            },
        .show_default = {Cmd::open, Cmd::socket, Cmd::accept, Cmd::server},
        .help_for = {{Cmd::socket, "Comma list of off, auto or N: grow the fd table first"},
-                    {Cmd::accept, "Comma list of off, auto or N: grow the server's fd table first"},
+                    {Cmd::accept,
+                     "Comma list of off, auto or N: grow the server's fd table first"},
                     {Cmd::server,
                      "Comma list of off (its starting table), auto (the burst plus what it "
                      "holds at start) or N (to hold descriptor N): each started through the "
                      "launcher's grow-then-exec"}}},
-      {.id = Opt::uring_tuning,
-       .names = "--uring-tuning",
-       .value = "WHAT",
-       .commands = kBatched,
+      {.id = Opt::uring_tuning, .names = "--uring-tuning", .value = "WHAT", .commands = kBatched,
        .help = "io_uring rings: all, flags (the best setup flags the kernel accepts), ring-fd "
                "(each thread registers its ring's descriptor) or none (kernel defaults)",
        .hint = choices(uring_tuning_names()),
        .default_text = [](Cmd c) { return uring_tuning_name(sweep_of(c).uring); },
        .show_default = kBatched},
-      {.id = Opt::uring_close,
-       .names = "--uring-close",
-       .value = "MODE",
-       .commands = {Cmd::open},
+      {.id = Opt::uring_close, .names = "--uring-close", .value = "MODE", .commands = {Cmd::open},
        .help = "uring-direct: batched (a submission of opens, then one of their closes) or linked "
                "(each close linked behind its open, one submission)",
        .hint = choices(uring_close_names()),
        .default_text = [](Cmd c) { return to_string(sweep_of(c).uring.close); },
        .show_default = {Cmd::open}},
-      {.id = Opt::per_thread,
-       .names = "--per-thread",
-       .value = "N",
-       .commands = {Cmd::socket},
+      {.id = Opt::per_thread, .names = "--per-thread", .value = "N", .commands = {Cmd::socket},
        .help = "Creation calls each thread makes (descriptors, or pipes)",
        .default_text = [](Cmd) { return std::to_string(SocketOptions{}.per_thread); },
        .show_default = {Cmd::socket}},
@@ -265,9 +210,7 @@ std::vector<OptionRow> open_rows() {
 // The burst accept measures, and tune --workload accept.
 std::vector<OptionRow> accept_rows() {
   return {
-      {.id = Opt::connections,
-       .names = "--connections",
-       .value = "N",
+      {.id = Opt::connections, .names = "--connections", .value = "N",
        .commands = {Cmd::accept, Cmd::tune, Cmd::server},
        .help = "Connections queued before each repetition, all accepted while timed (at most "
                "net.core.somaxconn)",
@@ -277,31 +220,25 @@ std::vector<OptionRow> accept_rows() {
                                                     : AcceptOptions{}.connections);
            },
        .show_default = {Cmd::accept, Cmd::tune, Cmd::server},
-       .help_for = {{Cmd::tune,
-                     "With --workload accept: connections queued before each "
-                     "repetition (at most net.core.somaxconn)"},
-                    {Cmd::server,
-                     "Loopback clients in the server's first burst, each sending "
-                     "the probe and waiting for its reply"}}},
-      {.id = Opt::kind,
-       .names = "--kind",
-       .value = "KIND",
+       .help_for = {{Cmd::tune, "With --workload accept: connections queued before each "
+                                "repetition (at most net.core.somaxconn)"},
+                    {Cmd::server, "Loopback clients in the server's first burst, each sending "
+                                  "the probe and waiting for its reply"}}},
+      {.id = Opt::kind, .names = "--kind", .value = "KIND",
        .commands = {Cmd::socket, Cmd::accept, Cmd::tune},
        .help = "Descriptor kind: " + listed(socket_kind_names()) +
                " (a pipe call makes two descriptors)",
        .hint = choices(socket_kind_names()),
        .default_text =
            [](Cmd c) {
-             return std::string(
-                 to_string(c == Cmd::socket ? SocketOptions{}.kind : AcceptOptions{}.kind));
+             return std::string(to_string(c == Cmd::socket ? SocketOptions{}.kind
+                                                           : AcceptOptions{}.kind));
            },
        .show_default = {Cmd::socket, Cmd::accept, Cmd::tune},
-       .help_for = {{Cmd::accept,
-                     "Listener: tcp (127.0.0.1), tcp6 (::1) or unix (a Unix-domain "
-                     "socket in a private directory)"},
-                    {Cmd::tune,
-                     "With --workload accept: the listener, tcp (127.0.0.1), tcp6 "
-                     "(::1) or unix (a Unix-domain socket in a private directory)"}},
+       .help_for = {{Cmd::accept, "Listener: tcp (127.0.0.1), tcp6 (::1) or unix (a Unix-domain "
+                                  "socket in a private directory)"},
+                    {Cmd::tune, "With --workload accept: the listener, tcp (127.0.0.1), tcp6 "
+                                "(::1) or unix (a Unix-domain socket in a private directory)"}},
        .hint_for = {{Cmd::accept, choices(accept_kind_names())},
                     {Cmd::tune, choices(accept_kind_names())}}},
   };
@@ -309,30 +246,21 @@ std::vector<OptionRow> accept_rows() {
 
 std::vector<OptionRow> tune_rows() {
   return {
-      {.id = Opt::workload,
-       .names = "--workload",
-       .value = "WORKLOAD",
-       .commands = {Cmd::tune},
+      {.id = Opt::workload, .names = "--workload", .value = "WORKLOAD", .commands = {Cmd::tune},
        .help = "What the sweep measures: open (open and close files) or accept (a fresh server's "
                "threads accepting a queued burst of loopback connections)",
        .hint = choices({"open", "accept"}),
        .default_text = [](Cmd) { return std::string(to_string(TuneOptions{}.workload)); },
        .show_default = {Cmd::tune}},
-      {.id = Opt::allow_process,
-       .names = "--allow-process",
-       .commands = {Cmd::tune},
+      {.id = Opt::allow_process, .names = "--allow-process", .commands = {Cmd::tune},
        .help = "May recommend process: its descriptors are made in worker processes, a table "
                "each, which a program calling fdbench cannot use (measured either way)",
        .bind = Bind::flag},
-      {.id = Opt::allow_direct,
-       .names = "--allow-direct",
-       .commands = {Cmd::tune},
+      {.id = Opt::allow_direct, .names = "--allow-direct", .commands = {Cmd::tune},
        .help = "May recommend uring-direct: its descriptors live in the io_uring and are no "
                "descriptors a program can use elsewhere (measured either way)",
        .bind = Bind::flag},
-      {.id = Opt::budget,
-       .names = "--budget",
-       .value = "SECONDS",
+      {.id = Opt::budget, .names = "--budget", .value = "SECONDS",
        .commands = {Cmd::suite, Cmd::tune},
        .help = "Seconds the sweep may take, shared by the combinations (6 repetitions of each at "
                "least)",
@@ -352,9 +280,7 @@ std::vector<OptionRow> tune_rows() {
 
 std::vector<OptionRow> repeat_rows() {
   return {
-      {.id = Opt::repeat,
-       .names = "--repeat",
-       .value = "N|auto",
+      {.id = Opt::repeat, .names = "--repeat", .value = "N|auto",
        .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::server},
        .help = "Timed repetitions of each result; the median is reported. auto: repeat until the "
                "median's 95% interval is within --precision of it, or --max-time is spent",
@@ -366,14 +292,10 @@ std::vector<OptionRow> repeat_rows() {
              return repeat.automatic() ? std::string("auto") : std::to_string(repeat.count);
            },
        .show_default = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::server},
-       .help_for = {{Cmd::server,
-                     "Starts of the server for each --pregrow setting, taken in "
-                     "turns (a fixed count)"}},
+       .help_for = {{Cmd::server, "Starts of the server for each --pregrow setting, taken in "
+                                  "turns (a fixed count)"}},
        .value_for = {{Cmd::server, "N"}}},
-      {.id = Opt::precision,
-       .names = "--precision",
-       .value = "PERCENT",
-       .commands = kAllMeasuring,
+      {.id = Opt::precision, .names = "--precision", .value = "PERCENT", .commands = kAllMeasuring,
        .help = fmt::format("With --repeat auto: the 95% interval of each median within ±PERCENT "
                            "of it (default {:g})",
                            Repeat{}.precision * 100),
@@ -382,17 +304,11 @@ std::vector<OptionRow> repeat_rows() {
                                  "within ±PERCENT of it, or its share of --budget is spent "
                                  "(default {:g})",
                                  TuneOptions{}.precision * 100)}}},
-      {.id = Opt::max_time,
-       .names = "--max-time",
-       .value = "SECONDS",
-       .commands = kMeasuring,
+      {.id = Opt::max_time, .names = "--max-time", .value = "SECONDS", .commands = kMeasuring,
        .help = fmt::format("With --repeat auto: the most time one result may take, its warm-ups "
                            "included (default {:g})",
                            Repeat{}.max_time_s)},
-      {.id = Opt::warmup,
-       .names = "--warmup",
-       .value = "N",
-       .commands = kMeasuring,
+      {.id = Opt::warmup, .names = "--warmup", .value = "N", .commands = kMeasuring,
        .help = "Untimed repetitions before them",
        .default_text = [](Cmd c) { return std::to_string(sweep_of(c).warmup); },
        .show_default = kMeasuring},
@@ -463,9 +379,7 @@ std::vector<OptionRow> output_rows() {
 
 std::vector<OptionRow> run_rows() {
   return {
-      {.id = Opt::rcu_expedited,
-       .names = "--rcu-expedited",
-       .value = "LIST",
+      {.id = Opt::rcu_expedited, .names = "--rcu-expedited", .value = "LIST",
        .commands = kMeasuring,
        .help = "Linux, root: keep, or set /sys/kernel/rcu_expedited to 0, 1 or each of 0,1 for "
                "the results that ask (system-wide while they run; restored after)",
@@ -476,19 +390,13 @@ std::vector<OptionRow> run_rows() {
              return values.empty() ? std::string("keep") : flag_list(values);
            },
        .show_default = kMeasuring},
-      {.id = Opt::order,
-       .names = "--order",
-       .value = "ORDER",
-       .commands = kMeasuring,
+      {.id = Opt::order, .names = "--order", .value = "ORDER", .commands = kMeasuring,
        .help = "interleaved: the results' repetitions in turn, so drift hits all alike; "
                "sequential: each result's repetitions back to back",
        .hint = choices({"interleaved", "sequential"}),
        .default_text = [](Cmd c) { return std::string(to_string(sweep_of(c).order)); },
        .show_default = kMeasuring},
-      {.id = Opt::harness,
-       .names = "--harness",
-       .value = "LIST",
-       .commands = kMeasuring,
+      {.id = Opt::harness, .names = "--harness", .value = "LIST", .commands = kMeasuring,
        .help = "minimal: only the calls on the clock; published: the seeds' own programs' "
                "harness (threads created inside the clock; open: std::ifstream and a std::string "
                "per file, tmp/N.txt as the first seed names it), threads and pool only; "
@@ -498,33 +406,24 @@ std::vector<OptionRow> run_rows() {
        .show_default = kMeasuring},
       // Its default depends on the input (none for a private set, 60 for --tree and --list):
       // parse_timeout() says which.
-      {.id = Opt::timeout,
-       .names = "--timeout",
-       .value = "SECONDS",
+      {.id = Opt::timeout, .names = "--timeout", .value = "SECONDS",
        .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune, Cmd::server},
-       .help = fmt::format(fmt::runtime(kTimeoutHelp), "run"),
-       .hint = choices({"none", "60"}),
+       .help = fmt::format(fmt::runtime(kTimeoutHelp), "run"), .hint = choices({"none", "60"}),
        .help_for = {{Cmd::tune, fmt::format(fmt::runtime(kTimeoutHelp), "sweep")},
-                    {Cmd::server,
-                     "Seconds the server has to answer once started, and its "
-                     "burst to drain (default 10)"}}},
-      {.id = Opt::quiet,
-       .names = "--quiet",
-       .commands = kAllMeasuring,
+                    {Cmd::server, "Seconds the server has to answer once started, and its "
+                                  "burst to drain (default 10)"}}},
+      {.id = Opt::quiet, .names = "--quiet", .commands = kAllMeasuring,
        .help = "No live table on stdout and no progress line on stderr (each drawn only on a "
                "terminal)",
        .bind = Bind::flag,
        .help_for = {{Cmd::tune,
                      "No progress lines on stderr (shown only when stderr is a terminal)"}}},
-      {.id = Opt::quick,
-       .names = "--quick",
-       .commands = {Cmd::suite},
+      {.id = Opt::quick, .names = "--quick", .commands = {Cmd::suite},
        .help = "Both seeds' questions in about 10 s, at lower precision (said above the "
                "tables): open with threads, pool, pool-batch and uring-direct at 1, 2 and 4 "
                "threads, socket and accept with threads alone, a 4 s --budget",
        .bind = Bind::flag},
-      {.id = Opt::details,
-       .names = "--details",
+      {.id = Opt::details, .names = "--details",
        .commands = {Cmd::suite, Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune, Cmd::server},
        .help = "The table: under each row its per-call times, the timed region's page faults "
                "and context switches, and kernel evidence (by default only where they matter; "
@@ -535,95 +434,54 @@ std::vector<OptionRow> run_rows() {
 
 std::vector<OptionRow> other_rows() {
   return {
-      {.id = Opt::results,
-       .names = "files",
-       .value = "FILE",
-       .commands = {Cmd::compare, Cmd::report},
-       .help = "Results files; the first is the baseline",
-       .hint = kFiles,
-       .bind = Bind::list,
+      {.id = Opt::results, .names = "files", .value = "FILE", .commands = {Cmd::compare, Cmd::report},
+       .help = "Results files; the first is the baseline", .hint = kFiles, .bind = Bind::list,
        .help_for = {{Cmd::report, "Results files (--format json or --export-json)"}}},
-      {.id = Opt::sets,
-       .names = "sets",
-       .value = "DIR",
-       .commands = {Cmd::clean},
+      {.id = Opt::sets, .names = "sets", .value = "DIR", .commands = {Cmd::clean},
        .help = "Kept sets to remove (the DIR of --keep-files); then --dir only if given",
-       .hint = kDirectories,
-       .bind = Bind::list},
-      {.id = Opt::references,
-       .names = "--references",
-       .commands = {Cmd::compare},
+       .hint = kDirectories, .bind = Bind::list},
+      {.id = Opt::references, .names = "--references", .commands = {Cmd::compare},
        .help = "Also set each file against the figures the seed experiments published",
        .bind = Bind::flag},
-      {.id = Opt::slots,
-       .names = "N",
-       .value = "N",
-       .commands = {Cmd::pregrow},
+      {.id = Opt::slots, .names = "N", .value = "N", .commands = {Cmd::pregrow},
        .help = "Grow the descriptor table to at least N slots (the kernel rounds up: a power of "
                "two, 128 at least; at most ulimit -n)",
-       .hint = choices({"1024", "4096", "65536"}),
-       .required = true},
-      {.id = Opt::program,
-       .names = "command",
-       .value = "CMD",
+       .hint = choices({"1024", "4096", "65536"}), .required = true},
+      {.id = Opt::program, .names = "command", .value = "CMD",
        .commands = {Cmd::pregrow, Cmd::server, Cmd::trace},
        .help = "The program and its arguments, after --: run with the environment and "
                "descriptors as they are, keeping the grown table",
        .bind = Bind::list,
-       .help_for = {{Cmd::server,
-                     "The server and its arguments, after --; {port} in them is "
-                     "replaced by the port it is to listen on (127.0.0.1)"},
-                    {Cmd::trace,
-                     "The command and its arguments, after --: its standard streams "
-                     "and exit code pass through"}}},
-      {.id = Opt::port,
-       .names = "--port",
-       .value = "PORT",
-       .commands = {Cmd::server},
+       .help_for = {{Cmd::server, "The server and its arguments, after --; {port} in them is "
+                                  "replaced by the port it is to listen on (127.0.0.1)"},
+                    {Cmd::trace, "The command and its arguments, after --: its standard streams "
+                                 "and exit code pass through"}}},
+      {.id = Opt::port, .names = "--port", .value = "PORT", .commands = {Cmd::server},
        .help = "The loopback port the server listens on (default: one the kernel picks free, "
                "each start)"},
-      {.id = Opt::probe,
-       .names = "--probe",
-       .value = "PROBE",
-       .commands = {Cmd::server},
+      {.id = Opt::probe, .names = "--probe", .value = "PROBE", .commands = {Cmd::server},
        .help = "What each client sends and waits for: memcached (version), redis (PING), http "
                "(GET / HTTP/1.1, kept alive), line:TEXT (TEXT and a newline), or connect "
                "(nothing: the server's answer or close; one that does neither is unanswered)",
        .hint = choices({"memcached", "redis", "http", "connect"}),
        .default_text = [](Cmd) { return std::string("memcached"); },
        .show_default = {Cmd::server}},
-      {.id = Opt::arrival,
-       .names = "--arrival",
-       .value = "HOW",
-       .commands = {Cmd::server},
+      {.id = Opt::arrival, .names = "--arrival", .value = "HOW", .commands = {Cmd::server},
        .help = "queued: the burst connects and sends while the server is stopped (SIGSTOP), the "
                "clock runs from its SIGCONT to the last reply; open: the clients connect as fast "
                "as they can while it runs",
        .hint = choices({"queued", "open"}),
        .default_text = [](Cmd) { return std::string("queued"); },
        .show_default = {Cmd::server}},
-      {.id = Opt::pid,
-       .names = "--pid",
-       .value = "PID",
-       .commands = {Cmd::trace},
+      {.id = Opt::pid, .names = "--pid", .value = "PID", .commands = {Cmd::trace},
        .help = "Trace a running process (every thread, and those it starts) instead of a command"},
-      {.id = Opt::duration,
-       .names = "--duration",
-       .value = "SECONDS",
-       .commands = {Cmd::trace},
+      {.id = Opt::duration, .names = "--duration", .value = "SECONDS", .commands = {Cmd::trace},
        .help = "Stop tracing after SECONDS (a command runs on to its end); default: until it "
                "exits or Ctrl-C"},
-      {.id = Opt::no_follow,
-       .names = "--no-follow",
-       .commands = {Cmd::trace},
-       .help = "Only the process itself, not the processes it starts",
-       .bind = Bind::flag},
-      {.id = Opt::shell,
-       .names = "shell",
-       .value = "SHELL",
-       .commands = {Cmd::completion},
-       .help = "The shell: bash, zsh or fish",
-       .hint = choices({"bash", "zsh", "fish"}),
+      {.id = Opt::no_follow, .names = "--no-follow", .commands = {Cmd::trace},
+       .help = "Only the process itself, not the processes it starts", .bind = Bind::flag},
+      {.id = Opt::shell, .names = "shell", .value = "SHELL", .commands = {Cmd::completion},
+       .help = "The shell: bash, zsh or fish", .hint = choices({"bash", "zsh", "fish"}),
        .required = true},
   };
 }
@@ -653,38 +511,24 @@ std::vector<OptionRow> history_rows() {
        .help = "The run history (default $XDG_DATA_HOME/fdbench/history.db, else "
                "~/.local/share/fdbench/history.db)",
        .hint = kFiles},
-      {.id = Opt::baseline,
-       .names = "--baseline",
-       .value = "last|ID|FILE",
+      {.id = Opt::baseline, .names = "--baseline", .value = "last|ID|FILE",
        .commands = {Cmd::compare},
        .help = "Compare with a baseline: the last run saved in the history (before the one "
                "compared), a run's ID there, or a results FILE",
        .hint = kFiles},
-      {.id = Opt::fail_if_slower,
-       .names = "--fail-if-slower",
-       .value = "PERCENT",
+      {.id = Opt::fail_if_slower, .names = "--fail-if-slower", .value = "PERCENT",
        .commands = {Cmd::compare},
        .help = "With --baseline: exit 3 when a result is slower than the baseline's by more than "
                "PERCENT and the difference is significant"},
-      {.id = Opt::require_baseline,
-       .names = "--require-baseline",
-       .commands = {Cmd::compare},
+      {.id = Opt::require_baseline, .names = "--require-baseline", .commands = {Cmd::compare},
        .help = "With --baseline last: exit 1 when the history holds no baseline yet (without "
                "it, the first run passes and becomes the baseline)",
        .bind = Bind::flag},
-      {.id = Opt::action,
-       .names = "action",
-       .value = "ACTION",
-       .commands = {Cmd::history},
+      {.id = Opt::action, .names = "action", .value = "ACTION", .commands = {Cmd::history},
        .help = "list, show ID, import FILE..., export ID -o FILE, rm ID..., or trend",
-       .hint = choices({"list", "show", "import", "export", "rm", "trend"}),
-       .required = true},
-      {.id = Opt::arguments,
-       .names = "args",
-       .value = "ID|FILE",
-       .commands = {Cmd::history},
-       .help = "The runs (IDs, as list shows them) or the files (import)",
-       .hint = kFiles,
+       .hint = choices({"list", "show", "import", "export", "rm", "trend"}), .required = true},
+      {.id = Opt::arguments, .names = "args", .value = "ID|FILE", .commands = {Cmd::history},
+       .help = "The runs (IDs, as list shows them) or the files (import)", .hint = kFiles,
        .bind = Bind::list},
   };
 }
@@ -701,9 +545,7 @@ const std::vector<ExportRow> kExportRows = {
 std::vector<OptionRow> export_option_rows() {
   std::vector<OptionRow> rows;
   for (const auto& [id, format] : kExportRows) {
-    rows.push_back({.id = id,
-                    .names = fmt::format("--export-{}", format),
-                    .value = "FILE",
+    rows.push_back({.id = id, .names = fmt::format("--export-{}", format), .value = "FILE",
                     .commands = kAllMeasuring,
                     .help = fmt::format("Also keep the {} output in FILE, rewritten after every "
                                         "result (an interrupted run keeps what it measured)",
@@ -724,9 +566,9 @@ void add_formats(OptionRow& row) {
 
 std::vector<OptionRow> make_rows() {
   std::vector<OptionRow> rows;
-  for (auto part :
-       {sweep_rows(), input_rows(), open_rows(), accept_rows(), tune_rows(), repeat_rows(),
-        output_rows(), history_rows(), run_rows(), export_option_rows(), other_rows()}) {
+  for (auto part : {sweep_rows(), input_rows(), open_rows(), accept_rows(), tune_rows(),
+                    repeat_rows(), output_rows(), history_rows(), run_rows(), export_option_rows(),
+                    other_rows()}) {
     for (auto& row : part) rows.push_back(std::move(row));
   }
   for (auto& row : rows) {
