@@ -201,8 +201,13 @@ void the_original_comes_back_on_every_way_out(int original) {
         {"socket", "--per-thread", "64", "--repeat", "100000", "--rcu-expedited", other}, options);
     ASSERT_TRUE(wait_until([&] { return platform::rcu_expedited() == std::stoi(other); }))
         << "fdbench never set it";
-    // Started before the change, so there by now.
-    const std::vector<pid_t> watcher = outside_group(marker, fdbench.pid());
+    // Started before the change, so there by now; its middle process (setsid, fork, exit) may
+    // not have exited yet on a busy machine, so the count is waited for, not read once.
+    std::vector<pid_t> watcher;
+    wait_until([&] {
+      watcher = outside_group(marker, fdbench.pid());
+      return watcher.size() == 1;
+    });
     EXPECT_EQ(watcher.size(), 1U) << what;
     fdbench.signal(way.sig, way.whole_group);
     const auto stopped = fdbench.wait();
