@@ -309,7 +309,12 @@ void killed_with_its_watcher_is_put_back_at_the_next_start(int original) {
                          options);
   ASSERT_TRUE(wait_until([&] { return platform::rcu_expedited() == other; }))
       << "fdbench never set it";
-  const std::vector<pid_t> watcher = outside_group(marker, fdbench.pid());
+  // Counted once it has settled (see EachValueIsABlockOfResults...).
+  std::vector<pid_t> watcher;
+  wait_until([&] {
+    watcher = outside_group(marker, fdbench.pid());
+    return watcher.size() == 1;
+  });
   ASSERT_EQ(watcher.size(), 1U);
   const std::string seen = name_and_command_line(watcher[0]);
   EXPECT_EQ(seen.find("fdbench"), std::string::npos) << seen;
