@@ -340,9 +340,8 @@ std::vector<OptionRow> output_rows() {
                     {Cmd::trace,
                      "Write the report to FILE (atomically) instead of stderr (a command's "
                      "stdout is its own) or stdout (--pid)"}},
-       .names_for = {{Cmd::report, "-o,--output"},
-                     {Cmd::history, "-o,--output"},
-                     {Cmd::trace, "-o,--output"}}},
+       .names_for = {
+           {Cmd::report, "-o,--output"}, {Cmd::history, "-o,--output"}, {Cmd::trace, "-o,--output"}}},
       {.id = Opt::latency,
        .names = "--latency",
        .commands = kMeasuring,
