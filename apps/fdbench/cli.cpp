@@ -144,11 +144,22 @@ CompletionCommand completion_command(const CLI::App& app, const OptionHints& hin
   return command;
 }
 
+// The command argv names (the suite where it names none).
+Cmd parsed_command(const Subcommands& sub) {
+  for (const auto& [command, app] : sub) {
+    if (command != Cmd::suite && app->parsed()) return command;
+  }
+  return Cmd::suite;
+}
+
 CommandKind make_command(const CLI::App& app, const Subcommands& sub,
                          const std::map<Cmd, OptionValues>& values, const OptionHints& hints) {
   for (const Cmd measuring : {Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune}) {
     if (sub.at(measuring)->parsed()) reject_suite_options(app, sub.at(measuring)->get_name());
   }
+  // The one rule of outputs, for every command alike: none over another, none over an input.
+  const Cmd command = parsed_command(sub);
+  check_outputs_apart(command, values.at(command));
   const auto parsed = [&sub](Cmd c) { return sub.at(c)->parsed(); };
   if (parsed(Cmd::open)) return open_command(values.at(Cmd::open));
   if (parsed(Cmd::socket)) return socket_command(values.at(Cmd::socket));
@@ -164,14 +175,6 @@ CommandKind make_command(const CLI::App& app, const Subcommands& sub,
   if (parsed(Cmd::tune)) return tune_command(values.at(Cmd::tune));
   if (parsed(Cmd::strategies)) return StrategiesCommand{};
   return suite_command(values.at(Cmd::suite));
-}
-
-// The command argv names (the suite where it names none).
-Cmd parsed_command(const Subcommands& sub) {
-  for (const auto& [command, app] : sub) {
-    if (command != Cmd::suite && app->parsed()) return command;
-  }
-  return Cmd::suite;
 }
 
 // Every path the command line names, looked at in a child process first, under --timeout's
