@@ -154,6 +154,13 @@ void apply_open_input(const OptionValues& values, OpenOptions& open) {
         "--flags rdwr works only on fdbench's own files: --tree and --list "
         "inputs are never opened for writing");
   }
+  if (existing && open.paths == PathMode::absolute && !platform::has_open_resolved()) {
+    throw UsageError(fmt::format(
+        "{} absolute with {}: your files are opened by full path only with openat2() (Linux "
+        "5.6), which follows no link a race may put on the path, and this system has none: drop "
+        "{}",
+        flag(Opt::paths), flag(open.tree.empty() ? Opt::list : Opt::tree), flag(Opt::paths)));
+  }
   const std::string& dir = values[Opt::dir];
   open.dir = dir;  // empty: $TMPDIR or /tmp, named TMPDIR in messages (never passed --dir)
   const bool kept = !values[Opt::keep_files].empty() || !values[Opt::reuse_files].empty();
