@@ -113,7 +113,9 @@ std::optional<int> parse_arguments(CLI::App& app, int argc, const char* const* a
     return app.exit(e, out, err);
   } catch (const CLI::ParseError& e) {
     // One line, like every other error: scripts and people read the first line only.
-    err << "Error: " << printable(parse_error_line(app, e, argc, argv)) << "\n";
+    err << "Error: "
+        << printable(with_long_arguments_cut(parse_error_line(app, e, argc, argv), argc, argv))
+        << "\n";
     return 2;
   }
   return std::nullopt;
@@ -211,7 +213,7 @@ Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out, 
     const Cmd command = parsed_command(sub);
     if (look == PathLook::first) check_named_paths_answer(command, values.at(command));
   } catch (const TimedOut& e) {
-    err << "Error: " << printable(e.what()) << "\n";
+    err << "Error: " << printable(with_long_arguments_cut(e.what(), argc, argv)) << "\n";
     return {std::nullopt, 1};
   } catch (const Interrupted& e) {
     err << fmt::format("fdbench: interrupted by signal {}\n", e.signal());
@@ -222,7 +224,10 @@ Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out, 
     return {std::move(command), 0};
   } catch (const UsageError& e) {
     const bool see_help = dynamic_cast<const BadValue*>(&e) != nullptr;
-    err << "Error: " << printable(usage_line(command_name(app), e.what(), see_help)) << "\n";
+    err << "Error: "
+        << printable(with_long_arguments_cut(usage_line(command_name(app), e.what(), see_help),
+                                             argc, argv))
+        << "\n";
     return {std::nullopt, 2};
   }
 }
