@@ -199,11 +199,20 @@ using AcceptKind = DescriptorKind;
 // Parses "tcp", "tcp6", "unix"; false for any other name.
 bool parse_accept_kind(std::string_view text, AcceptKind& kind);
 std::vector<std::string> accept_kind_names();
-// Descriptors an accept workload holds beside the connections it accepts: its listeners and
-// its client process's channel.
-constexpr int accept_fixed_descriptors(int listeners) {
-  return listeners + 1;
+// Descriptors an accept workload holds beside the connections it accepts: its listeners, its
+// client process's channel, and for a Unix socket its directory (held locked).
+constexpr int accept_fixed_descriptors(int listeners, AcceptKind kind) {
+  return listeners + 1 + (kind == AcceptKind::unix_stream ? 1 : 0);
 }
+
+// accept --kind unix binds its listener at TMPDIR/fdbench-accept-XXXXXX/listener, a directory
+// marked as fdbench's own (kAcceptMarkerName, starting kAcceptMarkerHead and the pid that made
+// it) and locked (flock) while a run uses it, so that `fdbench clean` finds and removes what a
+// SIGKILLed run left, as it does a file set, and nothing else.
+inline constexpr const char* kAcceptDirPrefix = "fdbench-accept-";
+inline constexpr const char* kAcceptMarkerName = ".fdbench-private";  // FileSet::kMarkerName
+inline constexpr std::string_view kAcceptMarkerHead = "fdbench accept socket directory\n";
+inline constexpr const char* kAcceptSocketName = "listener";
 
 // accept (accept_workload.cpp): a listening socket of `kind` on the loopback with a backlog of
 // `connections` (or `listeners` of them sharing one port, SO_REUSEPORT: Linux, TCP), and a client process that, before each repetition (untimed), connects that

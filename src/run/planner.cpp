@@ -270,7 +270,7 @@ const WorkloadRecipe& AcceptPlan::recipe_of(const Combination& c) const {
 }
 
 std::uint64_t AcceptPlan::held_by(const Combination& c) const {
-  return options_.connections + accept_fixed_descriptors(listeners_of(c));
+  return options_.connections + accept_fixed_descriptors(listeners_of(c), options_.kind);
 }
 
 bool AcceptPlan::fits(const Combination& c) const { return descriptors_.fits(c, held_by(c)); }
