@@ -15,6 +15,7 @@
 
 #include "application/history_commands.hpp"
 #include "application/option_rows.hpp"
+#include "engine/workload.hpp"
 #include "fdbench/error.hpp"
 #include "history/history.hpp"
 #include "inputs/examined_files.hpp"
@@ -167,6 +168,14 @@ bool read_as_input(Cmd command, Opt id, const OptionValues& values) {
 // Whether `command` works in TMPDIR as `values` stand: it makes or cleans a set there, or
 // describes its filesystem.
 bool works_in_tmpdir(Cmd command, const OptionValues& values) {
+  // accept --kind unix (tune --workload accept's too) binds its listener in a directory it
+  // makes under TMPDIR: a TMPDIR on a dead mount would hold it there (issue 49 item 3).
+  AcceptKind kind{};
+  const bool accepting = command == Cmd::accept ||
+                         (command == Cmd::tune && values[Opt::workload] == "accept");
+  if (accepting && parse_accept_kind(values[Opt::kind], kind) && kind == AcceptKind::unix_stream) {
+    return true;
+  }
   if (!row_of(Opt::dir).commands.has(command) || values.given(Opt::dir)) return false;
   for (const Opt elsewhere : {Opt::tree, Opt::list, Opt::keep_files, Opt::reuse_files}) {
     if (!values[elsewhere].empty()) return false;

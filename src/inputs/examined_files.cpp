@@ -201,14 +201,15 @@ InputFiles run_in_child(const std::function<InputFiles()>& examine, double timeo
       child.throw_died("the process examining " + what);
     }
     child.wait();
-  });
+  }, TimedRunner::Limit::applies, std::chrono::milliseconds(0));  // the child holds nothing
   if (outcome != TimedRunner::Outcome::done) {
     // Named before anything is killed: the path its blocked call holds.
     const auto paths = platform::paths_being_opened();
     const std::string on = paths && !paths->empty() ? paths->front() : "";
+    const KillDeadline deadline = kill_deadline();
     const std::vector<int> killed = platform::kill_descendants();
-    ChildProcess::kill_all();
-    const std::string left = not_ended_text(killed);
+    ChildProcess::kill_all(deadline);
+    const std::string left = not_ended_text(killed, deadline);
     if (outcome != TimedRunner::Outcome::timed_out) throw Interrupted(interrupted());
     throw TimedOut(timed_out(on, left));
   }
