@@ -713,6 +713,18 @@ TEST(ParseErrors, EveryNumberIsPlainDecimals) {
   }
 }
 
+// More directories than files is refused in one line (issue 49 item 9: dirs:100000 for 10 files
+// made 100,000 directories); as many as the files is a set.
+TEST(ParseErrors, MoreDirectoriesThanFilesIsRefused) {
+  TempDir dir;
+  expect_usage_error({"open", "--layout", "dirs:100000", "--files", "10", "--dir", dir.path()},
+                     "at most dirs:10");
+  expect_usage_error({"open", "--layout", "dirs:11", "--files", "10", "--dir", dir.path()},
+                     "--layout dirs:11 with --files 10");
+  const Outcome o = parse({"open", "--layout", "dirs:10", "--files", "10", "--dir", dir.path()});
+  EXPECT_EQ(o.parsed.exit_code, 0) << o.err;
+}
+
 // A command's name is said once (issue 49 item 10: "fdbench history: history: trend prints ...").
 TEST(ParseErrors, TheCommandIsNamedOnce) {
   for (const auto& args : std::vector<std::vector<std::string>>{
