@@ -133,7 +133,13 @@ OpenInput prepare_input(const InputOptions& o, double timeout_s,
   in.dir_path = absolute_dir(in.dir_path);
   if (o.paths == PathMode::absolute) {
     // The user's files by the paths the scan found them at, with no link on them (a link in
-    // the --tree root's own path resolved): opened with no link followed (openat2()).
+    // the --tree root's own path resolved): opened with no link followed (openat2()), which
+    // the command line asks for before anything runs.
+    if (!in.generated && !platform::has_open_resolved()) {
+      throw Error(fmt::format("--paths absolute with {}: this system has no openat2(), which "
+                              "opens a full path following no link a race may put on it",
+                              o.tree.empty() ? "--list" : "--tree"));
+    }
     in.absolute = in.generated ? joined_paths(in.dir_path, in.paths())
                                : in.existing.by_directory.full_paths();
     in.path_mode = PathMode::absolute;

@@ -30,6 +30,7 @@
 #include <thread>
 #include <vector>
 
+#include "platform/platform.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -261,13 +262,14 @@ TEST(OpenRace, NothingOutsideTheTreeAndNoFifoOrDeviceIsEverOpenedOrHeld) {
   OpenWatch opens(outside);
   DescriptorWatch descriptors(tree, outside);
   Racer racer(tree, outside);
-  const std::vector<std::vector<std::string>> inputs{
+  std::vector<std::vector<std::string>> inputs{
       {"--tree", tree},
       {"--tree", tree, "--keep-open"},
       {"--list", list, "--keep-open"},
-      {"--tree", tree, "--paths", "absolute"},
       {"--list", list},
   };
+  // By full path only with openat2(): refused where there is none (the portable build).
+  if (platform::has_open_resolved()) inputs.push_back({"--tree", tree, "--paths", "absolute"});
   const auto deadline = Clock::now() + kRaceFor;
   int runs = 0;
   int measured = 0;
