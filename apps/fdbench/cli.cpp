@@ -113,7 +113,9 @@ std::optional<int> parse_arguments(CLI::App& app, int argc, const char* const* a
     return app.exit(e, out, err);
   } catch (const CLI::ParseError& e) {
     // One line, like every other error: scripts and people read the first line only.
-    err << "Error: " << printable(parse_error_line(app, e, argc, argv)) << "\n";
+    err << "Error: "
+        << printable(with_long_arguments_cut(parse_error_line(app, e, argc, argv), argc, argv))
+        << "\n";
     return 2;
   }
   return std::nullopt;
@@ -150,11 +152,22 @@ CompletionCommand completion_command(const CLI::App& app, const OptionHints& hin
   return command;
 }
 
+// The command argv names (the suite where it names none).
+Cmd parsed_command(const Subcommands& sub) {
+  for (const auto& [command, app] : sub) {
+    if (command != Cmd::suite && app->parsed()) return command;
+  }
+  return Cmd::suite;
+}
+
 CommandKind make_command(const CLI::App& app, const Subcommands& sub,
                          const std::map<Cmd, OptionValues>& values, const OptionHints& hints) {
   for (const Cmd measuring : {Cmd::open, Cmd::socket, Cmd::accept, Cmd::tune}) {
     if (sub.at(measuring)->parsed()) reject_suite_options(app, sub.at(measuring)->get_name());
   }
+  // The one rule of outputs, for every command alike: none over another, none over an input.
+  const Cmd command = parsed_command(sub);
+  check_outputs_apart(command, values.at(command));
   const auto parsed = [&sub](Cmd c) { return sub.at(c)->parsed(); };
   if (parsed(Cmd::open)) return open_command(values.at(Cmd::open));
   if (parsed(Cmd::socket)) return socket_command(values.at(Cmd::socket));
@@ -173,14 +186,6 @@ CommandKind make_command(const CLI::App& app, const Subcommands& sub,
   if (parsed(Cmd::pregrow)) return pregrow_command(values.at(Cmd::pregrow));
   if (parsed(Cmd::server)) return server_command(values.at(Cmd::server));
   return suite_command(values.at(Cmd::suite));
-}
-
-// The command argv names (the suite where it names none).
-Cmd parsed_command(const Subcommands& sub) {
-  for (const auto& [command, app] : sub) {
-    if (command != Cmd::suite && app->parsed()) return command;
-  }
-  return Cmd::suite;
 }
 
 // Every path the command line names, looked at in a child process first, under --timeout's
@@ -217,7 +222,7 @@ Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out, 
     const Cmd command = parsed_command(sub);
     if (look == PathLook::first) check_named_paths_answer(command, values.at(command));
   } catch (const TimedOut& e) {
-    err << "Error: " << printable(e.what()) << "\n";
+    err << "Error: " << printable(with_long_arguments_cut(e.what(), argc, argv)) << "\n";
     return {std::nullopt, 1};
   } catch (const Interrupted& e) {
     err << fmt::format("fdbench: interrupted by signal {}\n", e.signal());
@@ -228,7 +233,10 @@ Parsed parse_command_line(int argc, const char* const* argv, std::ostream& out, 
     return {std::move(command), 0};
   } catch (const UsageError& e) {
     const bool see_help = dynamic_cast<const BadValue*>(&e) != nullptr;
-    err << "Error: " << printable(usage_line(command_name(app), e.what(), see_help)) << "\n";
+    err << "Error: "
+        << printable(with_long_arguments_cut(usage_line(command_name(app), e.what(), see_help),
+                                             argc, argv))
+        << "\n";
     return {std::nullopt, 2};
   }
 }

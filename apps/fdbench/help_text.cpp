@@ -9,7 +9,9 @@ constexpr const char* const kOpenFooter = R"(
 Every file is a distinct empty file in a private directory (removed afterwards), unless
 --tree or --list names existing files: those are opened read-only (O_NOFOLLOW, O_NONBLOCK),
 never written, and FIFOs, sockets, devices, symlinks and files without a read permission bit
-are skipped, never opened. A --tree walk stays on DIR's filesystem (--cross-mounts to enter
+are skipped, never opened; each is opened relative to its directory, checked before the clock,
+so a link swapped in later leads nowhere, and what opens is checked (a FIFO swapped in for a
+file is closed unused, counted). A --tree walk stays on DIR's filesystem (--cross-mounts to enter
 others) and off proc, sysfs, tracefs and the kernel's other pseudo-filesystems, where opening
 a file can change the kernel's state (--allow-pseudo-fs to walk them). Workers
 and pools are created before the clock starts: thread creation is not timed. `libuv` is
@@ -21,8 +23,9 @@ open("/dir/N.txt"), so the kernel walks every component each time. The first see
 does neither: it opens tmp/N.txt from the directory above its set, which is what --harness
 published does. Full paths are built before the clock starts; a relative --tree or --dir and the
 relative entries of a --list are resolved against the current directory, and absolute --list
-entries stay absolute either way. `libuv` has no openat(): it always opens by full path, and
-its result says so.
+entries stay absolute either way; your files by full path follow no link (openat2). `libuv`
+has no openat(): it always opens by full path (your files by /proc/self/fd/N/NAME, through
+their checked directory), and its result says so.
 
 Examples:
   fdbench open --files 1000 --threads 1,2 --strategy threads,pool --format json

@@ -5,6 +5,7 @@
 #include <new>
 
 #include "cli.hpp"
+#include "model/format.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/platform.hpp"
 #include "run/repetition_runner.hpp"
@@ -21,6 +22,11 @@ int main(int argc, char** argv) {
     // Memory ran out outside a measurement (ulimit -v): caught here, so the stack unwinds and
     // the private file set goes with it; one line, as for any failure.
     std::cerr << "Error: " << fdbench::platform::out_of_memory_text("") << "\n";
+    code = 1;
+  } catch (const std::exception& e) {
+    // Every error is caught where it is said, with its exit code; one that slipped through is
+    // still one line and exit 1, never an abort (exit 134) with the terminate handler's text.
+    std::cerr << "Error: " << fdbench::printable(e.what()) << "\n";
     code = 1;
   }
   // Threads of an abandoned repetition still exist, parked or blocked in the kernel: no exit

@@ -218,13 +218,15 @@ double parse_timeout(const std::string& text, bool existing) {
 double parse_decimal(std::string_view flag, std::string text, std::string_view unit, double min,
                      double max, std::string_view suffix) {
   if (!suffix.empty() && text.ends_with(suffix)) text.resize(text.size() - suffix.size());
-  // strtod, not from_chars: libc++ on macOS has no floating-point from_chars.
-  char* end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() ||
-      !std::isdigit(static_cast<unsigned char>(text[0])) || !std::isfinite(value)) {
-    throw BadValue(fmt::format("{}: '{}' is not a number of {}", flag, text, unit));
+  // One grammar for every number of the command line, --timeout's: plain decimals. strtod
+  // alone would read "0x10" as 16 and "1e2" as 100.
+  if (!plain_decimal(text)) {
+    throw BadValue(fmt::format("{}: '{}' is not a number of {} in plain decimals (such as 10 or "
+                               "2.5)",
+                               flag, text, unit));
   }
+  // strtod, not from_chars: libc++ on macOS has no floating-point from_chars.
+  const double value = std::strtod(text.c_str(), nullptr);
   if (value < min || value > max) {
     throw BadValue(fmt::format("{}: {} is out of range (allowed: {:g} to {:g} {})", flag, text, min,
                                max, unit));

@@ -184,8 +184,62 @@ std::string command_name(const CLI::App& app) {
 }
 
 std::string usage_line(const std::string& command, std::string_view cause, bool see_help) {
+  // A cause that names the command itself ("history: unknown action") is not prefixed twice.
+  const std::string word = command.substr(command.rfind(' ') + 1) + ": ";
+  if (command.find(' ') != std::string::npos && cause.starts_with(word)) {
+    cause.remove_prefix(word.size());
+  }
   return see_help ? fmt::format("{}: {}; see '{} --help'", command, cause, command)
                   : fmt::format("{}: {}", command, cause);
+}
+
+namespace {
+
+// `text` cut to about kLongestEchoed bytes: its start and its end around "…", neither split
+// inside a UTF-8 character.
+std::string cut(std::string_view text) {
+  const auto continuation = [&text](std::size_t at) {
+    return at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80;
+  };
+  std::size_t head = kLongestEchoed * 3 / 4;
+  while (head > 0 && continuation(head)) --head;
+  std::size_t tail = text.size() - (kLongestEchoed - kLongestEchoed * 3 / 4);
+  while (tail < text.size() && continuation(tail)) ++tail;
+  return fmt::format("{}…{}", text.substr(0, head), text.substr(tail));
+}
+
+void replace_all(std::string& line, std::string_view what, const std::string& with) {
+  for (auto at = line.find(what); at != std::string::npos; at = line.find(what, at + with.size())) {
+    line.replace(at, what.size(), with);
+  }
+}
+
+}  // namespace
+
+std::string with_long_arguments_cut(std::string line, int argc, const char* const* argv) {
+  std::vector<std::string_view> long_parts;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg.size() <= kLongestEchoed) continue;
+    long_parts.push_back(arg);
+    if (const auto equals = arg.find('='); arg.starts_with("--") && equals != std::string::npos) {
+      long_parts.push_back(arg.substr(equals + 1));
+    }
+    for (std::size_t begin = 0; begin <= arg.size();) {
+      const std::size_t end = std::min(arg.find(',', begin), arg.size());
+      if (end - begin > kLongestEchoed && end - begin < arg.size()) {
+        long_parts.push_back(arg.substr(begin, end - begin));
+      }
+      begin = end + 1;
+    }
+  }
+  // The longest first: a part of an argument is cut where the whole is not echoed.
+  std::sort(long_parts.begin(), long_parts.end(),
+            [](std::string_view a, std::string_view b) { return a.size() > b.size(); });
+  for (const std::string_view part : long_parts) {
+    if (line.find(part) != std::string::npos) replace_all(line, part, cut(part));
+  }
+  return line;
 }
 
 std::string closest_name(std::string_view word, const std::vector<std::string>& names) {

@@ -21,6 +21,14 @@ std::string usage_line(const std::string& command, std::string_view cause, bool 
 std::string parse_error_line(const CLI::App& app, const CLI::ParseError& error, int argc,
                              const char* const* argv);
 
+// The longest an argument is echoed whole in an error line, in bytes: a longer one (a
+// 100,000-character value) is shown cut, its start and end around "…".
+inline constexpr std::size_t kLongestEchoed = 80;
+// `line` with every part of argv it echoes that is longer than kLongestEchoed (an argument, the
+// value of --opt=VALUE, an item of a comma list) cut to its first and last characters around
+// "…", at UTF-8 character boundaries.
+std::string with_long_arguments_cut(std::string line, int argc, const char* const* argv);
+
 // The name in `names` that `word` is likely a mistyping of (at most two edits, and fewer
 // than half its letters), or "" for none. The first of the closest wins.
 std::string closest_name(std::string_view word, const std::vector<std::string>& names);

@@ -15,6 +15,7 @@
 
 #include "application/history_commands.hpp"
 #include "application/option_rows.hpp"
+#include "engine/workload.hpp"
 #include "fdbench/error.hpp"
 #include "history/history.hpp"
 #include "inputs/examined_files.hpp"
@@ -167,6 +168,14 @@ bool read_as_input(Cmd command, Opt id, const OptionValues& values) {
 // Whether `command` works in TMPDIR as `values` stand: it makes or cleans a set there, or
 // describes its filesystem.
 bool works_in_tmpdir(Cmd command, const OptionValues& values) {
+  // accept --kind unix (tune --workload accept's too) binds its listener in a directory it
+  // makes under TMPDIR: a TMPDIR on a dead mount would hold it there (issue 49 item 3).
+  AcceptKind kind{};
+  const bool accepting = command == Cmd::accept ||
+                         (command == Cmd::tune && values[Opt::workload] == "accept");
+  if (accepting && parse_accept_kind(values[Opt::kind], kind) && kind == AcceptKind::unix_stream) {
+    return true;
+  }
   if (!row_of(Opt::dir).commands.has(command) || values.given(Opt::dir)) return false;
   for (const Opt elsewhere : {Opt::tree, Opt::list, Opt::keep_files, Opt::reuse_files}) {
     if (!values[elsewhere].empty()) return false;
@@ -206,14 +215,93 @@ void look_at(const NamedPath& named) {
 
 }  // namespace
 
+std::vector<NamedFile> written_files(Cmd command, const OptionValues& values) {
+  std::vector<Opt> rows{Opt::output};
+  for (const auto& [id, format] : export_rows()) rows.push_back(id);
+  rows.push_back(Opt::trace_out);
+  if (row_of(Opt::save).commands.has(command) && row_of(Opt::save).bind_in(command) == Bind::text) {
+    rows.push_back(Opt::save);  // tune's --save FILE (elsewhere a flag: the history's)
+  }
+  std::vector<NamedFile> written;
+  for (const Opt id : rows) {
+    if (row_of(id).commands.has(command) && !values[id].empty()) {
+      written.push_back({flag(id), values[id]});
+    }
+  }
+  return written;
+}
+
+namespace {
+
+// The history `command` reads or writes as `values` stand: --history FILE where given, else the
+// default one where the command uses it or writes any file (an output must never replace it,
+// whether this run reads it or not); "" where there is none.
+std::string history_of(Cmd command, const OptionValues& values) {
+  if (values.given(Opt::history_file)) return values[Opt::history_file];
+  if (!uses_default_history(command, values) && written_files(command, values).empty()) return "";
+  return history::default_history_path();
+}
+
+}  // namespace
+
+std::vector<NamedFile> read_files(Cmd command, const OptionValues& values) {
+  std::vector<NamedFile> read;
+  if (const std::string& list = values[Opt::list]; !list.empty()) {
+    read.push_back({flag(Opt::list) + " " + list, list});
+  }
+  for (const auto& file : values.list.count(Opt::results) > 0 ? values.list.at(Opt::results)
+                                                                : std::vector<std::string>{}) {
+    if (row_of(Opt::results).commands.has(command)) read.push_back({"the results file " + file, file});
+  }
+  if (const std::string& baseline = values[Opt::baseline];
+      !baseline.empty() && !baseline_from_history(baseline)) {
+    read.push_back({flag(Opt::baseline) + " " + baseline, baseline});
+  }
+  if (read_as_input(command, Opt::arguments, values)) {
+    for (const auto& file : values.list.at(Opt::arguments)) {
+      read.push_back({"the results file " + file, file});
+    }
+  }
+  if (const std::string history = history_of(command, values); !history.empty()) {
+    read.push_back({"the history " + history, history});
+    // SQLite's files beside it: the write-ahead log holds runs not yet in the file itself.
+    for (const char* beside : {"-wal", "-journal", "-shm"}) {
+      read.push_back({fmt::format("the history {}'s {}", history, history + beside),
+                      history + beside});
+    }
+  }
+  return read;
+}
+
+void check_outputs_apart(Cmd command, const OptionValues& values) {
+  const std::vector<NamedFile> written = written_files(command, values);
+  if (written.empty()) return;
+  const std::vector<NamedFile> read = read_files(command, values);
+  for (std::size_t i = 0; i < written.size(); ++i) {
+    const auto& [flag_name, path] = written[i];
+    for (const NamedFile& input : read) {
+      if (same_output(path, input.path)) {
+        throw UsageError(fmt::format("{} {}: it is {}, which fdbench reads; name another file",
+                                     flag_name, path, input.what));
+      }
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (same_output(written[j].path, path)) {
+        throw UsageError(fmt::format("{} {}: {} writes that file too; name another file",
+                                     flag_name, path, written[j].what));
+      }
+    }
+  }
+}
+
 std::vector<NamedPath> named_paths(Cmd command, const OptionValues& values) {
   std::vector<NamedPath> paths;
   if (works_in_tmpdir(command, values)) {
     const std::string tmpdir = platform::default_dir();
     paths.push_back({"TMPDIR " + tmpdir, tmpdir});
   }
-  if (uses_default_history(command, values)) {
-    if (const std::string history = history::default_history_path(); !history.empty()) {
+  if (!values.given(Opt::history_file)) {
+    if (const std::string history = history_of(command, values); !history.empty()) {
       paths.push_back({"the history " + history, history});
     }
   }

@@ -19,8 +19,28 @@ std::string dir_flag(const std::string& given);
 std::string dir_or_default(const std::string& given);
 // A file fdbench will write (--output, --export-*, --save): its directory must take it.
 void check_output(std::string_view flag, const std::string& output);
-// Whether two files the command line names are one (the same file, device or pipe).
+// Whether two files the command line names are one (the same file, device or pipe): by
+// identity (device and inode) where both exist, by their names once links and "." are
+// resolved otherwise.
 bool same_output_file(const std::string& a, const std::string& b);
+
+// A file the command line names, and what its messages call it ("--export-json run.json",
+// "the history /h.db").
+struct NamedFile {
+  std::string what;
+  std::string path;
+};
+// Every file `command` writes as `values` stand (--output, each --export-*, --trace-out, tune's
+// --save), in that order.
+std::vector<NamedFile> written_files(Cmd command, const OptionValues& values);
+// Every file `command` reads that an output must never replace: the results files, a --baseline
+// FILE, --list, history import's files, and the history (--history FILE, or the default one,
+// with its write-ahead log and journal) of every command that writes a file.
+std::vector<NamedFile> read_files(Cmd command, const OptionValues& values);
+// The one rule of outputs: no two outputs are one file, and no output is a file the command
+// reads (the history above all: an export over it would lose every saved run), through
+// symlinks, hard links and /proc/self/fd names alike. Throws UsageError naming both.
+void check_outputs_apart(Cmd command, const OptionValues& values);
 // The directory `path` is in ("." for a bare name), as the kernel resolves it.
 std::string parent_of(std::string path);
 // --reuse-files DIR names a directory.

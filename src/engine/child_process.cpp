@@ -298,7 +298,7 @@ ChildExit ChildProcess::wait() noexcept {
   return exit_;
 }
 
-int ChildProcess::kill_all() noexcept {
+int ChildProcess::kill_all(KillDeadline deadline) noexcept {
   // Not lock(): a thread abandoned while it held the mutex (it was slow, not blocked, when it
   // was parked) would hold it for ever.
   std::unique_lock lock(g_children_mutex, std::defer_lock);
@@ -313,9 +313,10 @@ int ChildProcess::kill_all() noexcept {
   for (const pid_t pid : children) {
     if (kill(pid, SIGKILL) == 0) ++killed;
   }
-  for (int waited_ms = 0; !children.empty() && waited_ms < 2000; ++waited_ms) {
+  for (;;) {
     std::erase_if(children, [](pid_t pid) { return waitpid(pid, nullptr, WNOHANG) != 0; });
-    if (!children.empty()) sleep_ns(1'000'000);
+    if (children.empty() || std::chrono::steady_clock::now() >= deadline) break;
+    sleep_ns(1'000'000);
   }
   return killed;
 }
@@ -329,8 +330,11 @@ void quiet_standard_streams() noexcept {
   }
 }
 
-std::string not_ended_text(const std::vector<int>& killed) {
-  const auto stuck = platform::processes_not_ended(killed, std::chrono::seconds(1));
+std::string not_ended_text(const std::vector<int>& killed, KillDeadline deadline) {
+  const auto left = std::max(std::chrono::milliseconds(0),
+                             std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 deadline - std::chrono::steady_clock::now()));
+  const auto stuck = platform::processes_not_ended(killed, left);
   if (stuck.empty()) return {};
   std::string pids;
   std::string states;

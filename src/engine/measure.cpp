@@ -11,6 +11,7 @@
 
 #include "common/errors.hpp"
 #include "engine/measurement.hpp"
+#include "model/format.hpp"
 #include "fdbench/error.hpp"
 #include "platform/interrupt.hpp"
 #include "platform/platform.hpp"
@@ -120,6 +121,14 @@ Result base_result(const WorkloadFacts& work, const StrategyInfo& strategy,
 }
 
 void record_failures(Result& r, const Tally& tally) {
+  if (tally.not_regular > 0) {
+    r.warn(WarningKind::other,
+           fmt::format("{} {} no regular file where the scan had found one (a FIFO, socket or "
+                       "device put there since): each closed at once, unused; the files changed "
+                       "during the run",
+                       group_digits(tally.not_regular),
+                       tally.not_regular == 1 ? "open found" : "opens found"));
+  }
   r.failures = tally.failures;
   if (tally.failures == 0) return;
   r.first_failure = errno_text(tally.first_errno);

@@ -77,7 +77,8 @@ bool TimedRunner::settle(std::chrono::nanoseconds grace) {
   return state_->changed.wait_for(lock, grace, [&] { return state_->finished; });
 }
 
-TimedRunner::Outcome TimedRunner::run(std::function<void()> step, Limit limit) {
+TimedRunner::Outcome TimedRunner::run(std::function<void()> step, Limit limit,
+                                      std::chrono::milliseconds signal_grace) {
   FDBENCH_ASSERT(!abandoned_);
   std::unique_lock lock(state_->mutex);
   state_->finished = false;
@@ -106,7 +107,7 @@ TimedRunner::Outcome TimedRunner::run(std::function<void()> step, Limit limit) {
       abandoned_ = true;
       return Outcome::interrupted_again;
     }
-    if (signalled && now - *signalled >= kSignalGrace) {
+    if (signalled && now - *signalled >= signal_grace) {
       abandoned_ = true;
       return Outcome::interrupted;
     }

@@ -54,8 +54,12 @@ class TimedRunner {
 
   // Runs `step` on the runner's thread and waits for it: rethrows what it throws. After an
   // abandoned step (timed_out, interrupted) the runner cannot be used again, and whatever the
-  // step uses must be kept alive (it may still be running, or return later).
-  Outcome run(std::function<void()> step, Limit limit = Limit::applies);
+  // step uses must be kept alive (it may still be running, or return later). `signal_grace`:
+  // how long after SIGINT or SIGTERM the step may still return by itself before it is
+  // abandoned (interrupted); a step that only waits for a child to look at a path has nothing
+  // to finish, and is given none, so that the signal is kept within half a second.
+  Outcome run(std::function<void()> step, Limit limit = Limit::applies,
+              std::chrono::milliseconds signal_grace = kSignalGrace);
 
   // After a step was abandoned where its thread cannot be parked (the portable build): waits
   // up to `grace` for the step to return by itself, so that what it uses is not freed under

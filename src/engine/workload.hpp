@@ -24,12 +24,17 @@ struct Tally {
   std::uint64_t failures = 0;
   int first_errno = 0;
   std::array<std::uint32_t, kErrnoSlots> by_errno{};
+  // Opens of the user's files that found no regular file where the scan found one (a FIFO, a
+  // socket or a device put there since): each closed at once, unused. Not failures: the call
+  // was made and returned.
+  std::uint64_t not_regular = 0;
 
   void fail(int err) noexcept {
     if (failures++ == 0) first_errno = err;
     ++by_errno[static_cast<std::size_t>(err > 0 && err < kErrnoSlots ? err : kErrnoSlots - 1)];
   }
   void merge(const Tally& other) noexcept {
+    not_regular += other.not_regular;
     if (other.failures == 0) return;
     if (failures == 0) first_errno = other.first_errno;
     failures += other.failures;
@@ -55,6 +60,15 @@ struct ItemSpec {
   const PathTable* paths = nullptr;
   bool absolute = false;  // --paths absolute: every path is absolute, dir_fd is AT_FDCWD
   int open_flags = 0;  // as given to openat(), O_CLOEXEC included
+  // The user's files (--tree, --list): item i is path(i), a last name, relative to
+  // dir_fds[dir_of[i]], a directory opened and checked before the repetition (untimed), or
+  // with `absolute` a full path opened with openat2() and these RESOLVE_* flags (no link
+  // followed on it). What an open returns is checked to be a regular file before anything
+  // else is done with it: anything else is closed unused and counted in Tally::not_regular.
+  const int* dir_fds = nullptr;
+  const std::uint32_t* dir_of = nullptr;
+  std::uint64_t resolve = 0;
+  bool check_regular = false;
   // create_socket: SOCK_CLOEXEC included in `type` where the system has it.
   int domain = 0;
   int type = 0;
@@ -70,6 +84,10 @@ struct ItemSpec {
 
   [[nodiscard]] int descriptors() const noexcept { return op == Op::create_pipe ? 2 : 1; }
   [[nodiscard]] const char* path(std::size_t i) const noexcept { return (*paths)[i]; }
+  // The directory item i is opened relative to (AT_FDCWD with `absolute`).
+  [[nodiscard]] int dir_fd_of(std::size_t i) const noexcept {
+    return dir_fds != nullptr && !absolute ? dir_fds[dir_of[i]] : dir_fd;
+  }
 };
 // What items of `op` are, in words for a reason: "files", "sockets", "eventfd descriptors",
 // "pipes", "accepted connections".
@@ -138,6 +156,9 @@ struct OpenSpec {
   OpenFlags flags = OpenFlags::rdonly;
   bool keep_open = false;  // hold every descriptor until after_repetition()
   bool foreign = false;    // the user's files: never opened for writing (asserted)
+  // The user's files by directory (foreign): `paths` are then the last names of
+  // directories->names (relative), or full paths without a link on them (absolute).
+  const DirectoryTable* directories = nullptr;
 };
 
 // open each path (then close it, or hold it with keep_open).
@@ -178,11 +199,20 @@ using AcceptKind = DescriptorKind;
 // Parses "tcp", "tcp6", "unix"; false for any other name.
 bool parse_accept_kind(std::string_view text, AcceptKind& kind);
 std::vector<std::string> accept_kind_names();
-// Descriptors an accept workload holds beside the connections it accepts: its listeners and
-// its client process's channel.
-constexpr int accept_fixed_descriptors(int listeners) {
-  return listeners + 1;
+// Descriptors an accept workload holds beside the connections it accepts: its listeners, its
+// client process's channel, and for a Unix socket its directory (held locked).
+constexpr int accept_fixed_descriptors(int listeners, AcceptKind kind) {
+  return listeners + 1 + (kind == AcceptKind::unix_stream ? 1 : 0);
 }
+
+// accept --kind unix binds its listener at TMPDIR/fdbench-accept-XXXXXX/listener, a directory
+// marked as fdbench's own (kAcceptMarkerName, starting kAcceptMarkerHead and the pid that made
+// it) and locked (flock) while a run uses it, so that `fdbench clean` finds and removes what a
+// SIGKILLed run left, as it does a file set, and nothing else.
+inline constexpr const char* kAcceptDirPrefix = "fdbench-accept-";
+inline constexpr const char* kAcceptMarkerName = ".fdbench-private";  // FileSet::kMarkerName
+inline constexpr std::string_view kAcceptMarkerHead = "fdbench accept socket directory\n";
+inline constexpr const char* kAcceptSocketName = "listener";
 
 // accept (accept_workload.cpp): a listening socket of `kind` on the loopback with a backlog of
 // `connections` (or `listeners` of them sharing one port, SO_REUSEPORT: Linux, TCP), and a client process that, before each repetition (untimed), connects that

@@ -82,16 +82,44 @@ void refuse_damaged(sqlite::Database& db, const std::string& path) {
   if (verdict != "ok") throw Refused(refusal(path, fmt::format("is damaged ({})", verdict)));
 }
 
-// Creates the directories above `path` that are missing (private: 0700), as XDG asks.
-void make_parent_directories(const std::string& path) {
+std::string parent_of(const std::string& path) {
   const auto slash = path.find_last_of('/');
-  if (slash == std::string::npos || slash == 0) return;
-  const std::string parent = path.substr(0, slash);
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// The directory that must already be there for the history at `path`: where it lives by
+// default, the home ($HOME, or the directory $XDG_DATA_HOME is in), below which the XDG
+// directories are made; elsewhere (--history FILE) the directory above the file's two: the
+// file's directory and the one above it are made, no more.
+// A home that is missing (HOME=/nonexistent, as root) is never made, nor anything above it.
+std::string existing_base(const std::string& path) {
+  if (path == default_history_path()) {
+    const char* data = std::getenv("XDG_DATA_HOME");
+    if (data != nullptr && data[0] == '/') return parent_of(data);
+    return std::getenv("HOME");  // default_history_path() says it is set
+  }
+  return parent_of(parent_of(parent_of(path)));
+}
+
+// Creates the directories between `base`, which must exist, and `path` that are missing
+// (private: 0700), as XDG asks.
+void make_parent_directories(const std::string& path, const std::string& base) {
+  std::vector<std::string> missing;
   struct stat st {};
-  if (::stat(parent.c_str(), &st) == 0) return;
-  make_parent_directories(parent);
-  if (::mkdir(parent.c_str(), 0700) != 0 && errno != EEXIST) {
-    throw Error(fmt::format("cannot create {}: {}", parent, errno_text(errno)));
+  for (std::string dir = parent_of(path); ::stat(dir.c_str(), &st) != 0; dir = parent_of(dir)) {
+    if (dir == base || dir == "/" || dir == ".") {
+      throw Error(fmt::format("cannot create {}: {} does not exist, and fdbench makes only the "
+                              "directories below it; create it, or name another file with "
+                              "--history FILE",
+                              parent_of(path), base));
+    }
+    missing.push_back(dir);
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    if (::mkdir(it->c_str(), 0700) != 0 && errno != EEXIST) {
+      throw Error(fmt::format("cannot create {}: {}", *it, errno_text(errno)));
+    }
   }
 }
 
@@ -101,7 +129,7 @@ History History::open_for_writing(const std::string& path) {
   struct stat st {};
   const bool exists = ::stat(path.c_str(), &st) == 0;
   const bool initialized = exists && is_history_file(path);
-  if (!exists) make_parent_directories(path);
+  if (!exists) make_parent_directories(path, existing_base(path));
   sqlite::Database db(path, sqlite::Database::Mode::create);
   db.busy_timeout(kBusyTimeoutMs);
   if (initialized) {

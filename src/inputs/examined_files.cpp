@@ -53,6 +53,19 @@ std::string serialized(const InputFiles& files) {
   put_text(out, files.fs_type);
   put_count(out, files.paths.size());
   for (std::size_t i = 0; i < files.paths.size(); ++i) put_text(out, files.paths[i]);
+  const DirectoryTable& table = files.by_directory;
+  put_count(out, table.dirs.size());
+  for (const auto& dir : table.dirs) {
+    put_count(out, dir.parent);
+    put_text(out, dir.name);
+    put_count(out, dir.dev);
+    put_count(out, dir.ino);
+  }
+  put_count(out, table.names.size());
+  for (std::size_t i = 0; i < table.names.size(); ++i) {
+    put_text(out, table.names[i]);
+    put_count(out, table.dir_of[i]);
+  }
   for (const auto* counts : {&files.skipped, &files.missing}) {
     put_count(out, counts->size());
     for (const auto& [why, n] : *counts) {
@@ -94,6 +107,10 @@ class ExaminedReader {
   std::size_t at_ = 0;
 };
 
+[[noreturn]] void broken_table() {
+  throw Error("the child process that examined the files sent a broken table of directories");
+}
+
 InputFiles deserialized(const std::string& bytes) {
   ExaminedReader in(bytes);
   InputFiles files;
@@ -105,6 +122,23 @@ InputFiles deserialized(const std::string& bytes) {
   files.fs_type = in.text();
   const std::uint64_t paths = in.count();
   for (std::uint64_t i = 0; i < paths; ++i) files.paths.add(in.text());
+  DirectoryTable& table = files.by_directory;
+  const std::uint64_t dirs = in.count();
+  for (std::uint64_t i = 0; i < dirs; ++i) {
+    const auto parent = static_cast<std::uint32_t>(in.count());
+    std::string name = in.text();
+    const std::uint64_t dev = in.count();
+    const std::uint64_t ino = in.count();
+    if (parent != DirectoryTable::kTop && parent >= i) broken_table();
+    table.add_dir(parent, name, dev, ino);
+  }
+  const std::uint64_t names = in.count();
+  for (std::uint64_t i = 0; i < names; ++i) {
+    std::string name = in.text();
+    const std::uint64_t dir = in.count();
+    if (dir >= dirs) broken_table();
+    table.add_file(static_cast<std::uint32_t>(dir), name);
+  }
   for (auto* counts : {&files.skipped, &files.missing}) {
     const std::uint64_t kinds = in.count();
     for (std::uint64_t i = 0; i < kinds; ++i) {
@@ -167,14 +201,15 @@ InputFiles run_in_child(const std::function<InputFiles()>& examine, double timeo
       child.throw_died("the process examining " + what);
     }
     child.wait();
-  });
+  }, TimedRunner::Limit::applies, std::chrono::milliseconds(0));  // the child holds nothing
   if (outcome != TimedRunner::Outcome::done) {
     // Named before anything is killed: the path its blocked call holds.
     const auto paths = platform::paths_being_opened();
     const std::string on = paths && !paths->empty() ? paths->front() : "";
+    const KillDeadline deadline = kill_deadline();
     const std::vector<int> killed = platform::kill_descendants();
-    ChildProcess::kill_all();
-    const std::string left = not_ended_text(killed);
+    ChildProcess::kill_all(deadline);
+    const std::string left = not_ended_text(killed, deadline);
     if (outcome != TimedRunner::Outcome::timed_out) throw Interrupted(interrupted());
     throw TimedOut(timed_out(on, left));
   }

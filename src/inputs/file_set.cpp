@@ -84,6 +84,7 @@ FileSet FileSet::open_kept(const std::string& path, std::optional<std::size_t> c
           "--reuse-files {}: a run's private directory, not a kept set: make one with fdbench "
           "open --keep-files NEW-DIR",
           path));
+    case Marker::Kind::accept_dir:
     case Marker::Kind::other:
       throw Error(fmt::format(
           "--reuse-files {}: its {} is not the marker of a kept set: name a set made with "

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/workload.hpp"
 #include "fdbench/error.hpp"
 #include "inputs/file_set.hpp"
 #include "inputs/file_set_marker.hpp"
@@ -40,6 +41,27 @@ bool is_our_file(std::string_view name) {
 }
 bool is_our_subdir(std::string_view name) {
   return name.size() > 1 && name[0] == 'd' && is_number(name.substr(1));
+}
+
+// Removes the listening socket accept --kind unix left in its directory `dir`; returns what
+// else is there (empty = all gone).
+std::string remove_socket(int dir) {
+  DIR* listing = fdopendir(dup(dir));
+  if (listing == nullptr) return "cannot be read";
+  std::string foreign;
+  while (const dirent* entry = readdir(listing)) {
+    const std::string_view name = entry->d_name;
+    if (name == "." || name == ".." || name == FileSet::kMarkerName) continue;
+    struct stat info {};
+    if (name == kAcceptSocketName && fstatat(dir, entry->d_name, &info, AT_SYMLINK_NOFOLLOW) == 0 &&
+        S_ISSOCK(info.st_mode)) {
+      unlinkat(dir, entry->d_name, 0);
+    } else if (foreign.empty()) {
+      foreign = fmt::format("holds {}, which fdbench did not create", name);
+    }
+  }
+  closedir(listing);
+  return foreign;
 }
 
 // Removes our names inside `dir`; returns what else is there (empty = all gone).
@@ -92,8 +114,9 @@ void clean_one(int parent_fd, const std::string& name, const std::string& path, 
     return;
   }
   const Marker marker = read_marker(dir.get());
-  const bool ours =
-      marker.kind == Marker::Kind::private_dir || (named && marker.kind == Marker::Kind::kept);
+  const bool ours = marker.kind == Marker::Kind::private_dir ||
+                    marker.kind == Marker::Kind::accept_dir ||
+                    (named && marker.kind == Marker::Kind::kept);
   if (!ours) {
     if (named) {
       report.kept.push_back(fmt::format(
@@ -111,14 +134,16 @@ void clean_one(int parent_fd, const std::string& name, const std::string& path, 
     return;
   }
   // No flock on this filesystem: a live pid keeps the set, which errs only toward keeping it.
-  if (lock == file_sets::LockResult::unsupported && marker.kind == Marker::Kind::private_dir &&
+  if (lock == file_sets::LockResult::unsupported && marker.kind != Marker::Kind::kept &&
       marker.pid != getpid() && platform::process_running(marker.pid)) {
     report.kept.push_back(fmt::format(
         "{}: fdbench (pid {}) may still be using it (this filesystem has no locks to tell)", path,
         marker.pid));
     return;
   }
-  const std::string foreign = remove_our_names(dir.get(), true);
+  const std::string foreign = marker.kind == Marker::Kind::accept_dir
+                                  ? remove_socket(dir.get())
+                                  : remove_our_names(dir.get(), true);
   if (!foreign.empty()) {
     report.kept.push_back(fmt::format("{}: {}", path, foreign));
     return;

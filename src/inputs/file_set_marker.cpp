@@ -13,9 +13,13 @@
 #include <optional>
 #include <system_error>
 
+#include "engine/workload.hpp"
 #include "inputs/file_set.hpp"
 
 namespace fdbench::file_sets {
+
+static_assert(std::string_view(kAcceptMarkerName) == FileSet::kMarkerName,
+              "accept's socket directory is marked as a file set is");
 
 namespace {
 
@@ -96,11 +100,13 @@ Marker read_marker(int dir) {
   Marker m;
   m.kind = Marker::Kind::other;
   constexpr std::string_view kPid = "pid ";
-  if (!text.starts_with(kPrivateHead)) return m;
-  const std::string_view rest = text.substr(kPrivateHead.size());
+  const bool accept = text.starts_with(kAcceptMarkerHead);
+  if (!text.starts_with(kPrivateHead) && !accept) return m;
+  const std::string_view rest =
+      text.substr(accept ? kAcceptMarkerHead.size() : kPrivateHead.size());
   if (!rest.starts_with(kPid)) return m;
   if (const auto pid = number(rest.substr(kPid.size(), rest.find('\n') - kPid.size()))) {
-    m.kind = Marker::Kind::private_dir;
+    m.kind = accept ? Marker::Kind::accept_dir : Marker::Kind::private_dir;
     m.pid = static_cast<pid_t>(*pid);
   }
   return m;

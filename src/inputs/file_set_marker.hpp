@@ -18,9 +18,10 @@ struct Marker {
     none,         // no marker: not fdbench's
     private_dir,  // a run's private directory
     kept,         // a kept set
+    accept_dir,   // the directory accept --kind unix made for its listening socket
     other,        // a marker fdbench does not write
   } kind = Kind::none;
-  pid_t pid = 0;          // private_dir: the fdbench that made it
+  pid_t pid = 0;          // private_dir, accept_dir: the fdbench that made it
   std::size_t files = 0;  // kept: the set's count and layout
   std::size_t subdirs = 0;
   bool complete = false;  // kept: every file was made

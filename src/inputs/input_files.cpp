@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdlib>
 #include <memory>
 #include <set>
 #include <utility>
@@ -110,6 +111,7 @@ struct PendingDir {
   std::string rel;
   dev_t dev;
   ino_t ino;
+  std::uint32_t index;  // in InputFiles::by_directory
 };
 
 // Opens `rel` below `root_fd` one component at a time, none of them followed if it is a
@@ -145,7 +147,19 @@ class TreeScan {
       throw Error(fmt::format("--tree {}: {}", root, errno_text(errno)));
     }
     walked_.insert(root_info.st_dev);
-    pending_.push_back({"", root_info.st_dev, root_info.st_ino});
+    // The root by the path it has with every link resolved: the timed opens reach it name by
+    // name from "/", following none.
+    char* resolved = realpath(root.c_str(), nullptr);
+    const std::string canonical = resolved != nullptr ? resolved : "";
+    std::free(resolved);
+    struct stat canonical_info {};
+    if (canonical.empty() || stat(canonical.c_str(), &canonical_info) != 0 ||
+        canonical_info.st_dev != root_info.st_dev || canonical_info.st_ino != root_info.st_ino) {
+      throw Error(fmt::format("--tree {}: changed while it was being looked at", root));
+    }
+    const std::uint32_t top = input_.by_directory.add_dir(
+        DirectoryTable::kTop, canonical, root_info.st_dev, root_info.st_ino);
+    pending_.push_back({"", root_info.st_dev, root_info.st_ino, top});
   }
 
   void run() {
@@ -182,13 +196,13 @@ class TreeScan {
     while (const dirent* entry = readdir(listing.get())) {
       const std::string_view name = entry->d_name;
       if (name == "." || name == "..") continue;
-      look_at(dirfd(listing.get()), *entry,
+      look_at(dirfd(listing.get()), *entry, at,
               at.rel.empty() ? std::string(name) : at.rel + "/" + std::string(name));
     }
   }
 
   // One entry of the directory open at `dir_fd`, named `path` below the root.
-  void look_at(int dir_fd, const dirent& entry, const std::string& path) {
+  void look_at(int dir_fd, const dirent& entry, const PendingDir& in, const std::string& path) {
     std::string what = classify(entry.d_type);
     // Files and directories are looked at before anything opens them: which filesystem they
     // are on (a mount point's is the mounted one's), and a file's read permission.
@@ -214,8 +228,11 @@ class TreeScan {
     }
     if (what.empty()) {
       input_.paths.add(path);
+      input_.by_directory.add_file(in.index, entry.d_name);
     } else if (what == "dir") {
-      pending_.push_back({path, info.st_dev, info.st_ino});
+      pending_.push_back({path, info.st_dev, info.st_ino,
+                          input_.by_directory.add_dir(in.index, entry.d_name, info.st_dev,
+                                                      info.st_ino)});
     } else {
       ++input_.skipped[what];
     }
@@ -243,6 +260,7 @@ InputFiles scan_tree(const std::string& root, const TreeWalk& walk) {
   input.dir_path = root;
   if (!walk.allow_pseudo_fs) refuse_pseudo_fs(root, root, false);
   TreeScan(root, walk, input).run();
+  input.by_directory.keep_only_used();
   return input;
 }
 
@@ -379,6 +397,81 @@ class ListedFilesystems {
 
 }  // namespace
 
+namespace {
+
+// A listed path as the list scan found it: its directory (an index into the table), its last
+// name, and whether it could be looked at.
+struct ListedEntry {
+  int error = 0;              // errno where it could not be looked at
+  bool link_on_path = false;  // a directory on its path is a symlink: never followed
+  std::uint32_t dir = 0;
+  std::string name;
+};
+
+// The directories a list's paths are in, each reached name by name from "/" (a relative path
+// from the current directory, whose path getcwd() gives without links), no symlink followed on
+// the way: a path through a link is skipped ("symlink on its path"), as a link itself is. Each
+// directory is looked at once, by its path as listed; the last one stays open, since a list
+// names many files of one directory in a row.
+class ListedDirectories {
+ public:
+  ListedDirectories(const std::string& cwd, DirectoryTable& table) : cwd_(cwd), table_(table) {}
+
+  // Where `entry` is, and what it is into `info` (not followed if it is a symlink).
+  ListedEntry look_up(const std::string& entry, struct stat& info) {
+    ListedEntry listed;
+    const auto slash = entry.find_last_of('/');
+    listed.name = slash == std::string::npos ? entry : entry.substr(slash + 1);
+    const std::string dir = slash == std::string::npos ? "" : entry.substr(0, slash);
+    const std::string absolute =
+        entry.front() == '/' ? (dir.empty() ? "/" : dir) : (dir.empty() ? cwd_ : cwd_ + "/" + dir);
+    if (listed.name.empty() || listed.name == "." || listed.name == "..") {
+      // A directory named by itself ("a/", "a/.."): whatever it is, it is no file to open.
+      if (lstat(entry.c_str(), &info) != 0) listed.error = errno;
+      return listed;
+    }
+    if (absolute != open_path_) {
+      open_fd_.reset(platform::open_absolute_directory_nofollow(absolute));
+      open_path_ = absolute;
+      open_error_ = open_fd_ ? 0 : errno;
+      struct stat dir_info {};
+      if (open_fd_ && fstat(open_fd_.get(), &dir_info) != 0) open_error_ = errno;
+      if (open_error_ == 0) {
+        const auto [at, added] = known_.try_emplace(absolute, 0);
+        if (added) {
+          at->second = table_.add_dir(DirectoryTable::kTop, absolute, dir_info.st_dev,
+                                      dir_info.st_ino);
+        }
+        open_index_ = at->second;
+      }
+    }
+    if (open_error_ == ELOOP) {
+      listed.link_on_path = true;
+      return listed;
+    }
+    if (open_error_ != 0) {
+      listed.error = open_error_;
+      return listed;
+    }
+    if (fstatat(open_fd_.get(), listed.name.c_str(), &info, AT_SYMLINK_NOFOLLOW) != 0) {
+      listed.error = errno;
+    }
+    listed.dir = open_index_;
+    return listed;
+  }
+
+ private:
+  const std::string& cwd_;
+  DirectoryTable& table_;
+  std::map<std::string, std::uint32_t> known_;
+  std::string open_path_;
+  UniqueFd open_fd_;
+  int open_error_ = 0;
+  std::uint32_t open_index_ = 0;
+};
+
+}  // namespace
+
 InputFiles read_list(const std::string& list_file, bool nul_separated, bool allow_pseudo_fs) {
   InputFiles input;
   input.source = InputSource::list;
@@ -387,6 +480,7 @@ InputFiles read_list(const std::string& list_file, bool nul_separated, bool allo
   input.dir_path = getcwd(cwd, sizeof cwd) != nullptr ? cwd : ".";
   ListReader list(list_file, nul_separated);
   const ReadPermission readable;
+  ListedDirectories directories(input.dir_path, input.by_directory);
   ListedFilesystems filesystems(list_file, allow_pseudo_fs);
   const char separator = nul_separated ? '\0' : '\n';
   std::string entry;
@@ -402,20 +496,23 @@ InputFiles read_list(const std::string& list_file, bool nul_separated, bool allo
     if (!nul_separated && !entry.empty() && entry.back() == '\r') entry.pop_back();
     if (entry.empty()) continue;
     struct stat info {};
-    if (lstat(entry.c_str(), &info) != 0) {
-      ++input.missing[errno_text(errno)];
+    const ListedEntry listed = directories.look_up(entry, info);
+    if (listed.error != 0) {
+      ++input.missing[errno_text(listed.error)];
       continue;
     }
-    std::string what = classify(info.st_mode);
+    std::string what = listed.link_on_path ? "symlink on its path" : classify(info.st_mode);
     if (what.empty() && !readable.allows(info)) what = "no read permission";
     if (what.empty()) {
       filesystems.check(entry, info.st_dev);
       input.paths.add(entry);
+      input.by_directory.add_file(listed.dir, listed.name);
     } else {
       ++input.skipped[what == "dir" ? "directory" : what];
     }
   }
   input.fs_type = filesystems.names();
+  input.by_directory.keep_only_used();
   return input;
 }
 

@@ -21,8 +21,10 @@ struct InputFiles {
   InputSource source = InputSource::tree;  // tree or list
   std::string origin;     // the --tree directory or the --list file
   std::string dir_path;   // paths are relative to this directory (or absolute)
-  PathTable paths;
+  PathTable paths;          // each file as the user knows it: below the root, or as listed
+  DirectoryTable by_directory;  // the same files by directory: how they are opened
   std::map<std::string, std::uint64_t> skipped;  // "symlink", "fifo", "socket", "device",
+                                                 // "symlink on its path" (--list),
                                                  // "directory", "other", "unreadable directory",
                                                  // "no read permission", "other filesystem",
                                                  // "changed during the scan"

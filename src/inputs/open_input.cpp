@@ -132,7 +132,16 @@ OpenInput prepare_input(const InputOptions& o, double timeout_s,
   }
   in.dir_path = absolute_dir(in.dir_path);
   if (o.paths == PathMode::absolute) {
-    in.absolute = joined_paths(in.dir_path, in.paths());
+    // The user's files by the paths the scan found them at, with no link on them (a link in
+    // the --tree root's own path resolved): opened with no link followed (openat2()), which
+    // the command line asks for before anything runs.
+    if (!in.generated && !platform::has_open_resolved()) {
+      throw Error(fmt::format("--paths absolute with {}: this system has no openat2(), which "
+                              "opens a full path following no link a race may put on it",
+                              o.tree.empty() ? "--list" : "--tree"));
+    }
+    in.absolute = in.generated ? joined_paths(in.dir_path, in.paths())
+                               : in.existing.by_directory.full_paths();
     in.path_mode = PathMode::absolute;
   }
   in.summary.files = in.paths().size();
@@ -158,15 +167,29 @@ OpenSpec open_spec(const InputOptions& options, const OpenInput& in) {
   spec.path_mode = in.path_mode;
   spec.keep_open = options.keep_open;
   spec.foreign = !in.generated;
+  if (spec.foreign) {
+    // Each by its last name, relative to its directory opened and checked before the clock.
+    spec.directories = &in.existing.by_directory;
+    if (in.path_mode == PathMode::relative) spec.paths = &in.existing.by_directory.names;
+  }
   return spec;
 }
 
-void record_paths(Result& r, PathMode asked, const StrategyInfo& strategy) {
+void record_paths(Result& r, PathMode asked, const StrategyInfo& strategy, bool foreign) {
   if (r.config.harness == Harness::published) {
     r.config.paths = PathMode::relative;
     r.parameters["paths_note"] =
         "the first seed's names: each file's relative name <set>/N.txt, built per file as a "
         "std::string and opened with a std::ifstream from the set's parent directory";
+    return;
+  }
+  if (strategy.full_paths_only && foreign) {
+    r.config.paths = PathMode::absolute;
+    r.parameters["paths_note"] = fmt::format(
+        "{} has no openat(): it opened each of your files by the path /proc/self/fd/N/NAME, N "
+        "the descriptor of its directory, checked before the clock, so that no link a race put "
+        "on its path was followed; that step through /proc is in its times",
+        strategy.name);
     return;
   }
   const bool forced = strategy.full_paths_only && asked == PathMode::relative;

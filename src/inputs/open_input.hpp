@@ -56,6 +56,8 @@ OpenSpec open_spec(const InputOptions& options, const OpenInput& in);
 // Records in an open result's configuration how its files were named (config.paths), and, for
 // a strategy that can only open by full path, that --paths relative did not apply to it (the
 // parameter "paths_note").
-void record_paths(Result& r, PathMode asked, const StrategyInfo& strategy);
+// `foreign`: the user's files (--tree, --list), which such a strategy opens through the
+// directory descriptors checked before the clock (/proc/self/fd/N/NAME).
+void record_paths(Result& r, PathMode asked, const StrategyInfo& strategy, bool foreign);
 
 }  // namespace fdbench

@@ -151,18 +151,31 @@ bool output_streams(const std::string& path) {
   return in_place(path).has_value();
 }
 
+namespace {
+
+// `path` as a name to compare: absolute, every symlink on it followed and "." and ".." gone,
+// as far as they can be; a loop of symlinks (which no open gets through) as it is written.
+std::filesystem::path comparable_name(const std::string& path) {
+  std::string followed = path;
+  try {
+    followed = follow_symlinks(path);
+  } catch (const Error&) {
+  }
+  std::error_code error;
+  auto name = std::filesystem::weakly_canonical(std::filesystem::absolute(followed), error);
+  if (error) name = std::filesystem::absolute(followed).lexically_normal();
+  return name;
+}
+
+}  // namespace
+
 bool same_output(const std::string& a, const std::string& b) {
-  std::error_code ea;
-  std::error_code eb;
-  const auto ca =
-      std::filesystem::weakly_canonical(std::filesystem::absolute(follow_symlinks(a)), ea);
-  const auto cb =
-      std::filesystem::weakly_canonical(std::filesystem::absolute(follow_symlinks(b)), eb);
-  if (!ea && !eb && ca == cb && !is_null_device(stat_of(a))) return true;
   const auto sa = stat_of(a);
   const auto sb = stat_of(b);
-  if (is_null_device(sa) && is_null_device(sb)) return false;
-  return sa && sb && sa->st_dev == sb->st_dev && sa->st_ino == sb->st_ino;
+  if (is_null_device(sa) || is_null_device(sb)) return false;  // takes any number of outputs
+  // By identity where both are there (a hard link, a symlink, /proc/self/fd/N), else by name.
+  if (sa && sb) return sa->st_dev == sb->st_dev && sa->st_ino == sb->st_ino;
+  return comparable_name(a) == comparable_name(b);
 }
 
 AtomicFile::AtomicFile(std::string path, std::string what)

@@ -25,8 +25,10 @@ bool output_streams(const std::string& path);
 // target is the file an output creates). Throws Error after 40 links, as open() would (ELOOP).
 std::string follow_symlinks(std::string path);
 
-// Whether two paths name the same file: the same name once symlinks and "." are resolved, or
-// the same existing file (a hard link). The null device is no clash: it takes any number.
+// Whether two paths name the same file: by identity (device and inode) where both exist, so a
+// hard link, a symlink or a /proc/self/fd/N name of the file is the file; by their names once
+// symlinks, "." and ".." are resolved where one does not (a loop of symlinks compared as it is
+// written, never thrown). The null device is no clash: it takes any number.
 bool same_output(const std::string& a, const std::string& b);
 
 // An output file written whole or not at all. A regular target is written beside the file

@@ -140,8 +140,17 @@ std::string path_being_opened(int pid, int tid) {
 #endif
   if (!known) return {};
   std::string path = string_in(pid, path_address);
-  if (path.empty() || path.front() == '/') return path;
   const std::string proc = "/proc/" + std::to_string(pid);
+  // A path through a descriptor of its own (libuv opens the user's files by
+  // /proc/self/fd/N/NAME): named by the directory that descriptor is.
+  constexpr std::string_view kSelfFd = "/proc/self/fd/";
+  if (path.starts_with(kSelfFd)) {
+    const auto slash = path.find('/', kSelfFd.size());
+    const std::string fd = path.substr(kSelfFd.size(), slash - kSelfFd.size());
+    const std::string dir = link_target(proc + "/fd/" + fd);
+    if (!dir.empty()) return slash == std::string::npos ? dir : dir + path.substr(slash);
+  }
+  if (path.empty() || path.front() == '/') return path;
   const std::string dir =
       link_target(dir_fd == AT_FDCWD ? proc + "/cwd" : proc + "/fd/" + std::to_string(dir_fd));
   return dir.empty() ? path : dir + "/" + path;

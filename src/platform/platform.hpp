@@ -559,6 +559,25 @@ std::size_t read_input(int fd, char* buffer, std::size_t size);
 // examined, closed again. False for anything else: a FIFO, a device or a link swapped in since.
 bool is_the_regular_file(int dir_fd, const char* name, std::uint64_t dev, std::uint64_t ino);
 
+// Opens the directory `rel` below the directory `at` one name at a time, none of them followed
+// if it is a symlink (O_NOFOLLOW, O_DIRECTORY, without blocking); empty names and "." are
+// skipped. -1 with errno where it cannot: ELOOP where a name on the way is a symlink.
+int open_directory_nofollow(int at, std::string_view rel);
+// The directory at the absolute path `path` opened as open_directory_nofollow() opens one: no
+// symlink on the way followed.
+int open_absolute_directory_nofollow(const std::string& path);
+// Whether the descriptor is a regular file's (fstat): what an open of the user's files checks
+// before anything else is done with what it opened.
+bool is_regular_descriptor(int fd) noexcept;
+// openat2() with `resolve` (its RESOLVE_* flags), where the kernel has it: -1 with errno, ENOSYS
+// where it has not (Linux before 5.6, the other systems).
+int open_resolved(int dir_fd, const char* path, int flags, std::uint64_t resolve) noexcept;
+// The resolve flags that keep a full path's open on the names the scan saw: no symlink
+// followed anywhere on it, no /proc magic link (0 where there is no openat2()).
+std::uint64_t no_links_resolve() noexcept;
+// Whether open_resolved() works here.
+bool has_open_resolved();
+
 // ---- Mounts (src/platform/mounts.cpp)
 
 // Options of the mount holding `path`: the mount's own, then the filesystem's ("rw,relatime,

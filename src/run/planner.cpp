@@ -174,9 +174,10 @@ OpenPlan::OpenPlan(const OpenOptions& options, std::vector<Combination> combinat
       spec_(open_spec(options, in_)),
       recipe_(open_workload_recipe(spec_)) {
   // A tree's size, or a reused set's, is known only now.
-  if (options.keep_open && expected_held(options) != in_.summary.files) {
+  if (expected_held(options) != held()) {
     descriptors_.reserve(combinations_, held(),
-                         "the number of files (use --list with fewer paths)");
+                         "the number of files, or of the directories they are in (use --list "
+                         "with fewer paths)");
   }
 }
 
@@ -229,7 +230,7 @@ PlannedResult OpenPlan::planned(const Combination& c) const {
   return planned_result(c, std::move(key), std::move(start),
                         [this, &strategy = *c.strategy](Result& r) {
                           r.input = in_.summary;
-                          record_paths(r, options_.paths, strategy);
+                          record_paths(r, options_.paths, strategy, !in_.generated);
                         });
 }
 
@@ -269,7 +270,7 @@ const WorkloadRecipe& AcceptPlan::recipe_of(const Combination& c) const {
 }
 
 std::uint64_t AcceptPlan::held_by(const Combination& c) const {
-  return options_.connections + accept_fixed_descriptors(listeners_of(c));
+  return options_.connections + accept_fixed_descriptors(listeners_of(c), options_.kind);
 }
 
 bool AcceptPlan::fits(const Combination& c) const { return descriptors_.fits(c, held_by(c)); }

@@ -120,8 +120,10 @@ class OpenPlan final : public SweepPlan {
     return combinations_;
   }
   // The descriptors each combination holds at once (--keep-open: every file).
+  // With the user's files, the descriptors of their directories too, held through each
+  // repetition (DirectoryTable).
   [[nodiscard]] std::uint64_t held() const override {
-    return options_.keep_open ? in_.summary.files : 0;
+    return (options_.keep_open ? in_.summary.files : 0) + in_.existing.by_directory.dirs.size();
   }
   [[nodiscard]] bool fits(const Combination& c) const override {
     return descriptors_.fits(c, held());

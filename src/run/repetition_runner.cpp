@@ -125,14 +125,15 @@ void RepetitionRunner::abandon(std::vector<std::unique_ptr<Measurement>>& runnin
   // Where no thread can be parked (the portable build), the step gets a moment to return by
   // itself before anything it uses is freed.
   if (platform::park_other_threads() == 0 && runner_) runner_->settle(std::chrono::seconds(1));
+  const KillDeadline deadline = kill_deadline();
   const std::vector<int> killed = platform::kill_descendants();  // Linux: grandchildren too
   // The abandoned step never undoes what it changed for a while: the current directory
   // (--harness published) goes back to the one the run began in, for relative outputs.
   start_directory_.restore();
-  ChildProcess::kill_all();  // everywhere: this process's own children, killed and reaped
+  ChildProcess::kill_all(deadline);  // everywhere: this process's own children, killed, reaped
   // A process blocked where SIGKILL cannot reach it (an open a FUSE server never answers)
   // outlives fdbench: never silently.
-  on += not_ended_text(killed);
+  on += not_ended_text(killed, deadline);
   if (outcome == TimedRunner::Outcome::timed_out) {
     hung_ = running[k]->hung(Status::timed_out, fmt::format("{} did not finish within {}; {}", what,
                                                             format_seconds(timeout_s_), on));

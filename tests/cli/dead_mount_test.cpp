@@ -5,8 +5,14 @@
 // looked at by a child process it can abandon, under --timeout's limit (10 s without one), so
 // fdbench exits, naming the path, with nothing left behind. Skipped without FUSE; every test
 // ends the connection and detaches the mount (support/fuse_mount.hpp), whatever its outcome.
+#include <dirent.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -14,6 +20,29 @@
 
 namespace fdbench::testing {
 namespace dead_mount_test {
+
+// The processes of the group `group`, from /proc.
+std::vector<int> processes_in_group(int group) {
+  std::vector<int> pids;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return pids;
+  while (const dirent* entry = readdir(proc)) {
+    char* end = nullptr;
+    const long pid = std::strtol(entry->d_name, &end, 10);
+    if (end != entry->d_name && *end == '\0' && getpgid(static_cast<pid_t>(pid)) == group) {
+      pids.push_back(static_cast<int>(pid));
+    }
+  }
+  closedir(proc);
+  return pids;
+}
+
+// Whether a process waits for the FUSE server (its kernel wait channel says so).
+bool waits_for_fuse(int pid) {
+  const std::string wchan = read_text("/proc/" + std::to_string(pid) + "/wchan");
+  return wchan.find("request_wait_answer") != std::string::npos ||
+         wchan.find("fuse") != std::string::npos;
+}
 
 class DeadMount : public FuseMount {
  protected:
@@ -88,6 +117,68 @@ TEST_F(DeadMount, TheDefaultHistoryOnItExitsAtTheLimit) {
 TEST_F(DeadMount, HistoryImportFromItExitsAtTheDefaultLimit) {
   expect_no_answer({"history", "import", mountpoint + "/a.json", "--history", dir / "h.db"},
                    mountpoint + "/a.json", "10");
+}
+
+// accept --kind unix binds its listener in a directory under TMPDIR (issue 49 item 3: on a dead
+// TMPDIR it ignored --timeout 3 and was still there at 30 s): TMPDIR is looked at first, as for
+// every command that works there, and the run ends at the limit naming it.
+TEST_F(DeadMount, AcceptsUnixSocketInADeadTmpdirExitsAtTheLimit) {
+  expect_no_answer({"accept", "--kind", "unix", "--connections", "16", "--repeat", "1",
+                    "--timeout", "3", "--quiet"},
+                   "TMPDIR " + mountpoint, "3", {"TMPDIR=" + mountpoint});
+}
+
+// The limit is kept to within half a second (issue 49 item 8: every dead-mount check ended 3.3
+// to 4 s after it, the 2 s and 1 s the kill's reaping and its report each waited for a process
+// that SIGKILL cannot end). The bound is the feature, so it is asserted, with room for a loaded
+// machine (1.5 s over the limit); what it took is recorded (`elapsed`).
+TEST_F(DeadMount, ATimeoutOfTwoSecondsEndsBetweenTwoAndTwoAndAHalf) {
+  const auto start = std::chrono::steady_clock::now();
+  const RunResult run = run_bounded({"open", "--dir", mountpoint, "--files", "10", "--repeat",
+                                     "1", "--timeout", "2", "--quiet"},
+                                    std::chrono::seconds(30));
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(exited_by_itself) << run.err;
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  RecordProperty("elapsed", std::to_string(elapsed));
+  EXPECT_GE(elapsed, 2.0) << run.err;
+  EXPECT_LT(elapsed, 2.0 + 1.5) << "the limit was kept late: " << run.err;
+  if (elapsed >= 2.5) std::fprintf(stderr, "[ note ] --timeout 2 ended at %.2f s\n", elapsed);
+  expect_nothing_left();
+}
+
+// SIGTERM during that wait ends the run within half a second (it took more than 2 s): the
+// child that looks at the path holds nothing to finish, and is abandoned at once.
+TEST_F(DeadMount, SigtermDuringTheWaitEndsItAtOnce) {
+  RunOptions options = as_a_job();
+  options.timeout = std::chrono::seconds(60);
+  fdbench.emplace(std::vector<std::string>{"open", "--dir", mountpoint, "--files", "10",
+                                           "--repeat", "1", "--timeout", "20", "--quiet"},
+                  options);
+  // Waits until the look is stuck: a process of fdbench's waiting for the FUSE server.
+  ASSERT_TRUE(wait_until(
+      [&] {
+        for (const int pid : processes_in_group(fdbench->pid())) {
+          if (pid != fdbench->pid() && waits_for_fuse(pid)) return true;
+        }
+        return false;
+      },
+      std::chrono::seconds(20)))
+      << "nothing of fdbench waited for the dead mount";
+  const auto start = std::chrono::steady_clock::now();
+  fdbench->signal(SIGTERM);
+  exited_by_itself = wait_until([&] { return has_exited(fdbench->pid()); }, std::chrono::seconds(10));
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!exited_by_itself) end_connection();
+  const RunResult run = fdbench->wait();
+  ASSERT_TRUE(exited_by_itself) << run.err;
+  EXPECT_EQ(run.exit_code, 128 + SIGTERM) << run.err;
+  RecordProperty("elapsed", std::to_string(elapsed));
+  EXPECT_LT(elapsed, 0.5 + 1.5) << "SIGTERM was kept late";
+  if (elapsed >= 0.5) std::fprintf(stderr, "[ note ] SIGTERM ended the wait at %.2f s\n", elapsed);
+  expect_nothing_left();
 }
 
 }  // namespace dead_mount_test

@@ -257,6 +257,36 @@ TEST(Errors, ListWithEntriesThatCannotBeOpenedCountsThem) {
   EXPECT_NE(table.out.find("2 listed paths not found"), std::string::npos) << table.out;
 }
 
+// A symlink loop named by --list, or listed in it, is one line and the right exit code, never
+// an abort (issue 49 item 4: with an output beside it, the comparison of the two followed the
+// loop and threw past every handler, exit 134).
+TEST(Errors, ASymlinkLoopInOrAsAListIsOneLine) {
+  TempDir dir;
+  ASSERT_EQ(symlink("loop", (dir / "loop").c_str()), 0);
+  ASSERT_EQ(symlink("b", (dir / "a").c_str()), 0);
+  ASSERT_EQ(symlink("a", (dir / "b").c_str()), 0);
+  for (const std::string& list : {dir / "loop", dir / "a"}) {
+    for (const bool output : {false, true}) {
+      std::vector<std::string> args{"open", "--list", list, "--repeat", "1"};
+      if (output) args.insert(args.end(), {"--export-json", dir / "out.json"});
+      SCOPED_TRACE(describe(args));
+      const RunResult run = run_bounded(args);
+      EXPECT_EQ(run.exit_code, 2) << run.err;
+      expect_one_error_line(run.err, {"--list " + list, "Too many levels of symbolic links"});
+    }
+  }
+  write_text(dir / "good.txt", "");
+  write_text(dir / "list", dir / "loop\n" + dir / "loop/x\n" + dir / "a/x\n" + dir / "good.txt\n");
+  const RunResult run = run_bounded({"open", "--list", dir / "list", "--threads", "1", "--strategy",
+                                     "threads", "--repeat", "1", "--warmup", "0", "--format",
+                                     "json", "--export-csv", dir / "out.csv"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto input = nlohmann::json::parse(run.out).at("results").at(0).at("input");
+  EXPECT_EQ(input.at("files"), 1) << input.dump();
+  EXPECT_EQ(input.at("skipped").value("symlink", 0), 1) << input.dump();
+  EXPECT_EQ(input.at("skipped").value("symlink on its path", 0), 2) << input.dump();
+}
+
 // A list naming one file many times (issue 39 item 14): each copy is opened, and the title
 // says how many distinct files there are; a list of distinct paths says nothing more.
 TEST(Errors, AListNamingAFileAgainSaysHowManyAreDistinct) {

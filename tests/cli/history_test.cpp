@@ -243,6 +243,38 @@ TEST(HistoryCli, NothingIsWrittenWhenTheRunFailsBeforeMeasuring) {
   EXPECT_FALSE(exists(db)) << no_fds.err;
 }
 
+// The history's directories are made below an existing home only (issue 49 item 10: with HOME
+// naming nothing, FDBENCH_HISTORY=1 made the whole chain, as root from /). A missing home is one
+// line and exit 1, nothing made; a home without .local gets .local/share/fdbench; --history FILE
+// gets at most its directory and the one above it.
+TEST(HistoryCli, ItsDirectoriesAreMadeOnlyBelowAnExistingHome) {
+  TempDir dir;
+  RunOptions missing_home;
+  missing_home.env = {"HOME=" + (dir / "gone/home"), "XDG_DATA_HOME=", "FDBENCH_HISTORY=1"};
+  const auto refused = run_fdbench(
+      {"socket", "--threads", "1", "--per-thread", "16", "--repeat", "1", "--quiet"}, missing_home);
+  EXPECT_EQ(refused.exit_code, 1) << refused.err;
+  EXPECT_EQ(count_lines(refused.err), 1U) << refused.err;
+  EXPECT_NE(refused.err.find(dir / "gone/home"), std::string::npos) << refused.err;
+  EXPECT_FALSE(exists(dir / "gone")) << "a directory above the home was made";
+
+  ASSERT_EQ(mkdir((dir / "home").c_str(), 0700), 0);
+  RunOptions fresh_home;
+  fresh_home.env = {"HOME=" + (dir / "home"), "XDG_DATA_HOME=", "FDBENCH_HISTORY=1"};
+  const auto saved = run_fdbench(
+      {"socket", "--threads", "1", "--per-thread", "16", "--repeat", "1", "--quiet"}, fresh_home);
+  EXPECT_EQ(saved.exit_code, 0) << saved.err;
+  EXPECT_TRUE(exists(dir / "home/.local/share/fdbench/history.db")) << saved.err;
+
+  const auto too_deep = run_fdbench(short_run(dir / "a/b/c/h.db", {"--save"}));
+  EXPECT_EQ(too_deep.exit_code, 1) << too_deep.err;
+  EXPECT_FALSE(exists(dir / "a")) << too_deep.err;
+  ASSERT_EQ(mkdir((dir / "a").c_str(), 0700), 0);
+  const auto two_levels = run_fdbench(short_run(dir / "a/b/c/h.db", {"--save"}));
+  EXPECT_EQ(two_levels.exit_code, 0) << two_levels.err;
+  EXPECT_TRUE(exists(dir / "a/b/c/h.db")) << two_levels.err;
+}
+
 // A run that cannot save says so in one line and exits 1; the file is as it was. What is seen
 // from its header (a foreign file) is refused before measuring, the rest once the run is done.
 enum class RefusedWhen { before_measuring, after_measuring };

@@ -423,5 +423,99 @@ TEST(OutputOverInput, TheNullDeviceTakesSeveralOutputs) {
   EXPECT_EQ(run.exit_code, 0) << run.err;
 }
 
+// The history is a file every command that writes a file reads (issue 49 item 1): an output
+// over it (history export -o, trend's page, an --export-*, --output or --trace-out of a run
+// that saves, report -o, tune --save) is refused in one line before anything is written,
+// under its own name, a symlink, a hard link, a /dev/fd name, its write-ahead log's name,
+// and where it is the default history (no --history) alike. Every saved run stays.
+TEST(OutputOverInput, NoOutputIsWrittenOverTheHistory) {
+  TempDir home;
+  const std::string db = home / ".local/share/fdbench/history.db";
+  const std::vector<std::string> env{"HOME=" + home.path(), "XDG_DATA_HOME="};
+  const auto socket_run = [](std::vector<std::string> more) {
+    std::vector<std::string> args{"socket", "--threads", "1",   "--per-thread", "16",
+                                  "--pregrow", "off",    "--repeat", "1", "--quiet"};
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  RunOptions with_home;
+  with_home.env = env;
+  const RunResult saved = run_fdbench(socket_run({"--save"}), with_home);
+  ASSERT_EQ(saved.exit_code, 0) << saved.err;
+  const std::string results = home / "run.json";
+  const RunResult exported = run_fdbench({"history", "export", "1", "-o", results}, with_home);
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  const std::string before = read_text(db);
+  ASSERT_FALSE(before.empty());
+  const std::string alias = home / "alias.db";
+  ASSERT_EQ(symlink(db.c_str(), alias.c_str()), 0);
+  const std::string hard = home / "hard.db";
+  struct Case {
+    std::vector<std::string> args;
+    std::string output;  // as the line names it: "--export-json FILE"
+    bool through_fd = false;  // run with descriptor 7 open for append on the history
+    std::string history{};    // what the line calls the history, where not `db`
+  };
+  const std::vector<Case> cases{
+      {{"history", "export", "1", "-o", db, "--history", db}, "--output " + db},
+      {{"history", "export", "1", "-o", db}, "--output " + db},
+      {{"history", "export", "1", "-o", alias, "--history", db}, "--output " + alias},
+      {{"history", "export", "1", "-o", db, "--history", alias}, "--output " + db, false, alias},
+      {{"history", "export", "1", "-o", db + "-wal", "--history", db}, "--output " + db + "-wal"},
+      {{"history", "trend", "--format", "html", "-o", db, "--history", db}, "--output " + db},
+      {{"history", "trend", "--format", "html", "-o", hard, "--history", db}, "--output " + hard},
+      {{"history", "export", "1", "-o", "/dev/fd/7", "--history", db}, "--output /dev/fd/7", true},
+      {socket_run({"--save", "--history", db, "--export-json", db}), "--export-json " + db},
+      {socket_run({"--save", "--export-json", alias}), "--export-json " + alias},
+      {socket_run({"--save", "--history", db, "--output", db}), "--output " + db},
+      {socket_run({"--export-csv", db}), "--export-csv " + db},
+      {socket_run({"--latency", "--trace-out", db}), "--trace-out " + db},
+      {socket_run({"--export-html", "/proc/self/fd/7"}), "--export-html /proc/self/fd/7", true},
+      {{"report", results, "-o", db}, "--output " + db},
+      {{"report", results, "-o", alias}, "--output " + alias},
+      {{"tune", "--files", "10", "--budget", "1", "--save", db}, "--save " + db},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(describe(c.args));
+    const bool linked = c.output.find(hard) != std::string::npos;
+    if (linked) {
+      ASSERT_EQ(link(db.c_str(), hard.c_str()), 0);
+    }
+    RunOptions options = with_home;
+    std::vector<std::string> args = c.args;
+    if (c.through_fd) {
+      options.program = "/bin/sh";
+      args.insert(args.begin(), {"-c", "exec \"$@\" 7>>\"$0\"", db, fdbench_binary()});
+    }
+    const RunResult run = run_fdbench(args, options);
+    if (linked) {
+      ASSERT_EQ(unlink(hard.c_str()), 0);
+    }
+    EXPECT_EQ(run.exit_code, 2) << run.err;
+    expect_one_error_line(run.err, {c.output + ": it is the history " +
+                                        (c.history.empty() ? db : c.history),
+                                    "name another file"});
+    EXPECT_EQ(read_text(db), before) << "the history was written over";
+  }
+  const RunResult list = run_fdbench({"history", "list"}, with_home);
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+}
+
+// Two outputs that are one file are refused by the same rule, tune's --save and its --output
+// among them (issue 49 item 6), however the two are named.
+TEST(OutputOverInput, TuneSaveAndOutputThatAreOneFileAreRefused) {
+  TempDir out;
+  const std::string file = out / "t.json";
+  ASSERT_EQ(symlink(file.c_str(), (out / "link").c_str()), 0);
+  for (const std::string& output : {file, out / "link", out / "./t.json"}) {
+    SCOPED_TRACE(output);
+    const RunResult run =
+        run_fdbench({"tune", "--files", "10", "--budget", "1", "--save", file, "--output", output});
+    EXPECT_EQ(run.exit_code, 2) << run.err;
+    expect_one_error_line(run.err, {"--save " + file + ": --output writes that file too"});
+    EXPECT_EQ(list_names(out.path()), std::vector<std::string>{"link"});
+  }
+}
+
 }  // namespace output_over_input_test
 }  // namespace fdbench::testing

@@ -179,3 +179,30 @@ TEST(TreeWalk, StaysOnItsFilesystemUnlessToldToCrossMounts) {
 
 }  // namespace tree_walk_test
 }  // namespace fdbench::testing
+
+namespace fdbench::testing {
+namespace tree_walk_test {
+
+// A --tree directory's name with terminal commands in it (OSC 52 writes the clipboard, CSI 2J
+// clears the screen, a C1 CSI) reaches no format's output raw (issue 49 item 7: Markdown printed
+// it as it was): every text format shows it as \xNN, the HTML page too.
+TEST(TreeWalk, ADirectoryNameReachesNoFormatAsATerminalCommand) {
+  TempDir dir;
+  const std::string tree = dir / "t\x1b]52;c;b3duZWQ=\x07\x1b[2J\xc2\x9b";
+  ASSERT_EQ(mkdir(tree.c_str(), 0755), 0);
+  write_text(tree + "/a", "a");
+  for (const char* format : {"table", "csv", "markdown", "html"}) {
+    SCOPED_TRACE(format);
+    const RunResult run = run_bounded(open_tree(tree, {"--format", format}));
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    for (const char control : {'\x1b', '\x07', '\x9b'}) {
+      EXPECT_EQ(run.out.find(control), std::string::npos) << int(control) << "\n" << run.out;
+    }
+    if (std::string(format) != "csv") {  // CSV's rows do not name the tree
+      EXPECT_NE(run.out.find("\\x1b]52;c;b3duZWQ=\\x07"), std::string::npos) << run.out;
+    }
+  }
+}
+
+}  // namespace tree_walk_test
+}  // namespace fdbench::testing

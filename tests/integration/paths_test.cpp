@@ -127,6 +127,9 @@ TEST(PathsAbsolute, RelativeTreeAndListEntriesAreResolvedAgainstTheCurrentDirect
   InDirectory here(dir.path());
   for (const PathMode mode : {PathMode::relative, PathMode::absolute}) {
     SCOPED_TRACE(std::string(to_string(mode)));
+    // The user's files by full path need openat2(), which follows no link on the path: where
+    // there is none (the portable build), --paths absolute is refused for them.
+    if (mode == PathMode::absolute && !platform::has_open_resolved()) continue;
     for (const bool from_list : {false, true}) {
       OpenOptions options = small_run(dir);
       options.paths = mode;

@@ -677,6 +677,72 @@ TEST(GeneralFlags, VersionExits0AndPrintsTheVersion) {
   EXPECT_NE(o.out.find("fdbench " + std::string(version())), std::string::npos) << o.out;
 }
 
+// A long value is echoed cut (issue 49 item 10): a 100,000-character value of any option made a
+// 100 KB error line. Its start and end stay, around "…"; the line names the flag.
+TEST(ParseErrors, ALongValueIsEchoedCut) {
+  const std::string huge(100'000, 'x');
+  const std::string huge_path = "/" + std::string(100'000, 'p');
+  const std::vector<std::vector<std::string>> lines{
+      {"open", "--files", huge},
+      {"open", "--strategy", huge},
+      {"open", "--strategy", "threads," + huge},
+      {"open", "--timeout=" + huge},
+      {"open", "--format", huge},
+      {"open", "--dir", huge_path},
+      {"open", "--layout", huge},
+      {"compare", "--baseline", "last", "--fail-if-slower", huge, "a.json"},
+      {"open", "--" + huge},
+  };
+  for (const auto& args : lines) {
+    SCOPED_TRACE(describe(args).substr(0, 60));
+    const Outcome o = parse(args);
+    EXPECT_EQ(o.parsed.exit_code, 2);
+    EXPECT_EQ(o.err.rfind("Error: ", 0), 0U) << o.err.substr(0, 300);
+    EXPECT_LT(o.err.size(), 400U) << o.err.substr(0, 300);
+    EXPECT_NE(o.err.find("…"), std::string::npos) << o.err.substr(0, 300);
+  }
+}
+
+// One grammar for every number (issue 49 item 10): --fail-if-slower took "0x10" as 16% where
+// --timeout refuses it; plain decimals only, as for every other option.
+TEST(ParseErrors, EveryNumberIsPlainDecimals) {
+  for (const char* bad : {"0x10", "1e1", "inf", "nan", "+5", " 5", "5 ", ".5", "5."}) {
+    SCOPED_TRACE(bad);
+    expect_usage_error({"compare", "--baseline", "last", "--fail-if-slower", bad, "a.json"},
+                       "--fail-if-slower");
+    expect_usage_error({"open", "--repeat", "auto", "--precision", bad}, "--precision");
+    expect_usage_error({"open", "--repeat", "auto", "--max-time", bad}, "--max-time");
+    expect_usage_error({"open", "--timeout", bad}, "--timeout");
+  }
+}
+
+// More directories than files is refused in one line (issue 49 item 9: dirs:100000 for 10 files
+// made 100,000 directories); as many as the files is a set.
+TEST(ParseErrors, MoreDirectoriesThanFilesIsRefused) {
+  TempDir dir;
+  expect_usage_error({"open", "--layout", "dirs:100000", "--files", "10", "--dir", dir.path()},
+                     "at most dirs:10");
+  expect_usage_error({"open", "--layout", "dirs:11", "--files", "10", "--dir", dir.path()},
+                     "--layout dirs:11 with --files 10");
+  const Outcome o = parse({"open", "--layout", "dirs:10", "--files", "10", "--dir", dir.path()});
+  EXPECT_EQ(o.parsed.exit_code, 0) << o.err;
+}
+
+// A command's name is said once (issue 49 item 10: "fdbench history: history: trend prints ...").
+TEST(ParseErrors, TheCommandIsNamedOnce) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"history", "trend", "--format", "csv"},
+           {"history", "bogus"},
+           {"history", "show", "1", "2"},
+           {"history", "export", "1"}}) {
+    SCOPED_TRACE(describe(args));
+    const Outcome o = parse(args);
+    EXPECT_EQ(o.parsed.exit_code, 2);
+    EXPECT_EQ(o.err.find("history: history:"), std::string::npos) << o.err;
+    EXPECT_EQ(o.err.rfind("Error: fdbench history: ", 0), 0U) << o.err;
+  }
+}
+
 }  // namespace cli_parse_test
 }  // namespace fdbench::cli
 

@@ -102,6 +102,9 @@ void on_open(uv_fs_t* req) {
   uv_fs_req_cleanup(req);
   if (result < 0) {
     b.tally.fail(static_cast<int>(-result));  // libuv's codes are -errno on Unix
+  } else if (b.item->check_regular && !platform::is_regular_descriptor(static_cast<int>(result))) {
+    close(static_cast<int>(result));  // the user's file changed into a FIFO or a device
+    ++b.tally.not_regular;
   } else if (b.item->keep_open) {
     b.work->keep(slot.item, static_cast<int>(result));
   } else {
@@ -120,14 +123,35 @@ void on_close(uv_fs_t* req) {
   open_next(slot);
 }
 
+// The user's files (--tree, --list), for an API that opens by path only: each by its last name
+// below /proc/self/fd/N, N the descriptor of its directory that the workload opened and checked
+// before the repetition. The kernel takes that step to the directory itself, by the descriptor,
+// never by a name a race could change; the last name is not followed if it is a link. Its
+// cost is in libuv's times (the result's paths_note says so).
+PathTable through_checked_directories(const ItemSpec& spec) {
+  PathTable paths;
+  std::string path;
+  for (std::size_t i = 0; i < spec.paths->size(); ++i) {
+    const std::string_view name = spec.absolute ? std::string_view(spec.path(i)).substr(
+                                                      std::string_view(spec.path(i)).rfind('/') + 1)
+                                                : std::string_view(spec.path(i));
+    path = fmt::format("/proc/self/fd/{}/{}", spec.dir_fds[spec.dir_of[i]], name);
+    paths.add(path);
+  }
+  return paths;
+}
+
 // Runs one repetition of an open workload and returns its time; untimed set-up first, full
 // paths included (--paths absolute gives them; otherwise they are joined here). `usage`: what
 // the helper (its loop thread and the pool's together) took while timed.
 std::int64_t run_batch(uv_loop_t* loop, Workload& work, std::size_t window, Tally& tally,
                        std::optional<TimedRegion>& usage, std::int64_t& started) {
   const ItemSpec spec = work.spec();
-  const PathTable joined = spec.absolute ? PathTable() : joined_paths(spec.dir_path, *spec.paths);
-  Batch batch{loop, &work, &spec, spec.absolute ? spec.paths : &joined, 0, spec.paths->size(), {}};
+  const PathTable joined = spec.dir_fds != nullptr ? through_checked_directories(spec)
+                           : spec.absolute          ? PathTable()
+                                                    : joined_paths(spec.dir_path, *spec.paths);
+  const bool own = spec.dir_fds != nullptr || !spec.absolute;
+  Batch batch{loop, &work, &spec, own ? &joined : spec.paths, 0, spec.paths->size(), {}};
   std::vector<Slot> slots(std::min(window, batch.count));
   for (auto& slot : slots) slot.batch = &batch;
 

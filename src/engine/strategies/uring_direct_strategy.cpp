@@ -175,9 +175,19 @@ class UringDirectStrategy final : public Strategy {
   // slot: liburing 2.3 turns IORING_FILE_INDEX_ALLOC into a normal fd.
   static void prep_item(io_uring_sqe* sqe, const ItemSpec& spec, std::size_t i,
                         unsigned slot) noexcept {
-    if (spec.op == ItemSpec::Op::open_file) {
-      io_uring_prep_openat_direct(sqe, spec.dir_fd, spec.path(i), spec.open_flags & kNoCloexecOpen,
-                                  0, slot);
+    if (spec.op == ItemSpec::Op::open_file && spec.resolve != 0) {
+      // The user's files by full path, no link followed. The kernel reads `how` when the
+      // submission is made, on this worker's thread.
+      thread_local open_how how{};
+      how.flags = static_cast<std::uint64_t>(static_cast<unsigned>(spec.open_flags & kNoCloexecOpen));
+      how.resolve = spec.resolve;
+      io_uring_prep_openat2_direct(sqe, AT_FDCWD, spec.path(i), &how, slot);
+    } else if (spec.op == ItemSpec::Op::open_file) {
+      // The user's files: a last name relative to its directory, checked before the clock.
+      // What opens is a slot of the ring's table, which no fstat() reaches: a file swapped for
+      // a FIFO after the scan is opened (never waiting: O_NONBLOCK) and closed unused, uncounted.
+      io_uring_prep_openat_direct(sqe, spec.dir_fd_of(i), spec.path(i),
+                                  spec.open_flags & kNoCloexecOpen, 0, slot);
     } else {
       io_uring_prep_socket_direct(sqe, spec.domain, spec.type & kNoCloexecSocket, spec.protocol,
                                   slot, 0);

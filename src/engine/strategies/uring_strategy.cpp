@@ -6,6 +6,7 @@
 // table, so table growth stalls exactly as with plain syscalls. With --latency each batch's
 // submission is timed (its record's fd: the highest descriptor it returned), and its closes'.
 #include <fmt/format.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include "engine/strategies/worker_group.hpp"
 #include "engine/strategy.hpp"
 #include "fdbench/error.hpp"
+#include "platform/platform.hpp"
 #include "platform/unavailable.hpp"
 #include "uring/ring.hpp"
 
@@ -93,9 +95,13 @@ class UringStrategy final : public Strategy {
   }
 
   // Item i as the workload describes it, as an SQE.
-  static void prep_item(io_uring_sqe* sqe, const ItemSpec& spec, std::size_t i) noexcept {
-    if (spec.op == ItemSpec::Op::open_file) {
-      io_uring_prep_openat(sqe, spec.dir_fd, spec.path(i), spec.open_flags, 0);
+  // `how`: the user's files by full path, no link followed (ItemSpec::resolve).
+  static void prep_item(io_uring_sqe* sqe, const ItemSpec& spec, std::size_t i,
+                        open_how* how) noexcept {
+    if (spec.op == ItemSpec::Op::open_file && spec.resolve != 0) {
+      io_uring_prep_openat2(sqe, AT_FDCWD, spec.path(i), how);
+    } else if (spec.op == ItemSpec::Op::open_file) {
+      io_uring_prep_openat(sqe, spec.dir_fd_of(i), spec.path(i), spec.open_flags, 0);
     } else {
       io_uring_prep_socket(sqe, spec.domain, spec.type, spec.protocol, 0);
     }
@@ -106,9 +112,12 @@ class UringStrategy final : public Strategy {
   static void run_batch(UringWorker& w, uring::SubmissionClock& clock, const ItemSpec& spec,
                         Workload& work, std::size_t first, std::size_t last) noexcept {
     const auto count = static_cast<unsigned>(last - first);
+    open_how how{};  // read by the kernel when the submission is
+    how.flags = static_cast<std::uint64_t>(static_cast<unsigned>(spec.open_flags));
+    how.resolve = spec.resolve;
     for (std::size_t i = first; i < last; ++i) {
       io_uring_sqe* sqe = next_sqe(w);
-      prep_item(sqe, spec, i);
+      prep_item(sqe, spec, i, &how);
       io_uring_sqe_set_data64(sqe, i - first);
     }
     std::fill_n(w.fds.begin(), count, -1);
@@ -119,6 +128,9 @@ class UringStrategy final : public Strategy {
       highest = std::max(highest, cqe.res);
       if (cqe.res < 0) {
         w.tally.fail(-cqe.res);
+      } else if (spec.check_regular && !platform::is_regular_descriptor(cqe.res)) {
+        close(cqe.res);  // the user's file changed into a FIFO or a device: never used
+        ++w.tally.not_regular;
       } else if (spec.keep_open) {
         work.keep(first + k, cqe.res);
       } else {

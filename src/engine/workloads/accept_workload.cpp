@@ -14,6 +14,8 @@
 // after_repetition() too, and only accepts (and closes what it accepted).
 #include <fmt/format.h>
 #include <netinet/in.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>  // timeval, for SO_RCVTIMEO: <sys/socket.h> need not declare it (macOS, BSDs)
@@ -80,26 +82,47 @@ class SocketDirectory {
   SocketDirectory(const SocketDirectory&) = delete;
   SocketDirectory& operator=(const SocketDirectory&) = delete;
   ~SocketDirectory() { remove(); }
+  // Made, marked and locked: a run killed while it holds it leaves it for `fdbench clean`.
   std::string make() {
-    std::string pattern = platform::default_dir() + "/fdbench-accept-XXXXXX";
+    std::string pattern = platform::default_dir() + "/" + kAcceptDirPrefix + "XXXXXX";
     if (mkdtemp(pattern.data()) == nullptr) {
       throw Error(fmt::format("cannot make a directory for the Unix socket under {}: {}",
                               platform::default_dir(), errno_text(errno)));
     }
     dir_ = pattern;
-    socket_ = dir_ + "/listener";
+    socket_ = dir_ + "/" + kAcceptSocketName;
+    lock_.reset(open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    // Best effort, as a file set's: a filesystem without locks still has the pid in the marker.
+    if (lock_) (void)flock(lock_.get(), LOCK_EX | LOCK_NB);
+    const std::string marker = fmt::format(
+        "{}pid {}\nfdbench made this directory for the Unix socket `accept --kind unix` listens "
+        "on.\nIf no fdbench is running, `fdbench clean` removes it.\n",
+        kAcceptMarkerHead, getpid());
+    const UniqueFd fd(lock_ ? openat(lock_.get(), kAcceptMarkerName,
+                                     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)
+                            : -1);
+    if (!fd || write(fd.get(), marker.data(), marker.size()) !=
+                   static_cast<ssize_t>(marker.size())) {
+      const int err = errno;
+      remove();
+      throw Error(fmt::format("cannot mark the directory for the Unix socket under {}: {}",
+                              platform::default_dir(), errno_text(err)));
+    }
     return socket_;
   }
   void remove() noexcept {
     if (dir_.empty()) return;
     unlink(socket_.c_str());
+    if (lock_) unlinkat(lock_.get(), kAcceptMarkerName, 0);
     rmdir(dir_.c_str());
+    lock_.reset();
     dir_.clear();
   }
 
  private:
   std::string dir_;
   std::string socket_;
+  UniqueFd lock_;  // the directory, locked while this run may use it
 };
 
 Address loopback_address(AcceptKind kind, SocketDirectory& dir) {
@@ -235,7 +258,7 @@ class AcceptWorkload final : public Workload {
   [[nodiscard]] DescriptorKind kind() const override { return kind_; }
   [[nodiscard]] std::size_t ops() const override { return connections_; }
   [[nodiscard]] int fixed_descriptors() const override {
-    return accept_fixed_descriptors(static_cast<int>(listeners_.size()));
+    return accept_fixed_descriptors(static_cast<int>(listeners_.size()), kind_);
   }
   [[nodiscard]] std::string_view unit() const override { return items_->unit(); }
   [[nodiscard]] bool holds_descriptors() const override { return true; }

@@ -16,8 +16,10 @@ class ItemWorkload final : public Workload {
  public:
   // `count` items as `item` describes them; `own_dir` is item.dir_fd when the workload opened
   // the directory itself.
+  // `directories`: the user's files by directory (item.dir_of and the names in item.paths),
+  // each directory opened and checked before every repetition.
   ItemWorkload(std::string_view name, DescriptorKind kind, ItemSpec item, std::size_t count,
-               UniqueFd own_dir = UniqueFd());
+               UniqueFd own_dir = UniqueFd(), const DirectoryTable* directories = nullptr);
   ItemWorkload(const ItemWorkload&) = delete;
   ItemWorkload& operator=(const ItemWorkload&) = delete;
   ~ItemWorkload() override { after_repetition(); }
@@ -28,6 +30,10 @@ class ItemWorkload final : public Workload {
   [[nodiscard]] int descriptors_per_item() const override { return item_.descriptors(); }
   [[nodiscard]] std::string_view unit() const override;
   [[nodiscard]] bool holds_descriptors() const override { return item_.keep_open; }
+  [[nodiscard]] int fixed_descriptors() const override {
+    return static_cast<int>(dir_fds_.size());
+  }
+  void before_repetition() override;
 
   void prepare_range(std::size_t begin, std::size_t end) noexcept override;
   void run_range(std::size_t begin, std::size_t end, Tally& tally) noexcept override;
@@ -47,8 +53,13 @@ class ItemWorkload final : public Workload {
   std::string_view name_;
   DescriptorKind kind_;
   ItemSpec item_;
+  // Closes the directories before_repetition() opened.
+  void close_directories() noexcept;
+
   std::size_t count_;
   UniqueFd own_dir_;
+  const DirectoryTable* directories_;
+  std::vector<int> dir_fds_;  // one per directory of directories_, open during a repetition
   // keep_open: one slot per descriptor; workers write disjoint slots.
   std::vector<int> held_;
   CallTrace* trace_ = nullptr;

@@ -12,6 +12,7 @@
 #include "fdbench/unique_fd.hpp"
 #include "engine/workload.hpp"
 #include "engine/workloads/item_workload.hpp"
+#include "platform/platform.hpp"
 
 namespace fdbench {
 
@@ -85,7 +86,17 @@ std::unique_ptr<Workload> make_open_workload(const OpenSpec& spec) {
   item.open_flags = open_flags(spec);
   item.keep_open = spec.keep_open;
   UniqueFd own_dir;
-  if (spec.path_mode == PathMode::absolute) {
+  if (spec.directories != nullptr) {
+    // The user's files: by their checked directories (or full paths with no link followed),
+    // never through the directory's path again.
+    FDBENCH_ASSERT(spec.foreign && spec.paths->size() == spec.directories->dir_of.size());
+    if (spec.path_mode == PathMode::absolute) {
+      FDBENCH_ASSERT(all_absolute(*spec.paths));  // directories->full_paths()
+      item.absolute = true;
+      item.dir_fd = AT_FDCWD;
+      item.resolve = platform::no_links_resolve();
+    }
+  } else if (spec.path_mode == PathMode::absolute) {
     FDBENCH_ASSERT(all_absolute(*spec.paths));  // the caller built them (joined_paths)
     item.absolute = true;
     item.dir_fd = AT_FDCWD;  // the same as open(path): no directory descriptor at all
@@ -96,7 +107,7 @@ std::unique_ptr<Workload> make_open_workload(const OpenSpec& spec) {
   }
   const std::size_t count = spec.paths->size();
   return std::make_unique<ItemWorkload>("open", DescriptorKind::file, std::move(item), count,
-                                        std::move(own_dir));
+                                        std::move(own_dir), spec.directories);
 }
 
 std::unique_ptr<Workload> make_open_workload(int dir_fd, std::string dir_path,

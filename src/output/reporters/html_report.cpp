@@ -52,13 +52,15 @@ tr.reference td { color: #555; font-style: italic; } .interval { color: #555; fo
 std::string prose(const std::string& text) {
   std::string out;
   bool in_code = false;
-  for (const char c : text) {
-    if (c == '`') {
+  // Each run between backticks escaped whole: a character of several bytes stays one.
+  for (std::size_t start = 0, at = 0; at <= text.size(); ++at) {
+    if (at < text.size() && text[at] != '`') continue;
+    out += escape(text.substr(start, at - start));
+    if (at < text.size()) {
       out += in_code ? "</code>" : "<code>";
       in_code = !in_code;
-    } else {
-      out += escape(std::string(1, c));
     }
+    start = at + 1;
   }
   return in_code ? out + "</code>" : out;
 }

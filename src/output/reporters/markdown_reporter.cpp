@@ -10,6 +10,7 @@
 #include "analysis/findings.hpp"
 #include "fdbench/version.hpp"
 #include "model/format.hpp"
+#include "output/printable_lines.hpp"
 #include "output/reporter.hpp"
 #include "output/reporters/environment_text.hpp"
 #include "output/reporters/registry.hpp"
@@ -30,9 +31,15 @@ std::string escaped_mark(const std::string& cell) {
   return out;
 }
 
+// Written through PrintableLines, as the table is: every string in it that came from a path or
+// a file (a --tree directory's name, a warning quoting a path, a finding) reaches a terminal
+// with its control bytes as \xNN, whichever field carries it.
 class MarkdownReporter final : public Reporter {
  public:
-  explicit MarkdownReporter(std::ostream& out) : out_(out) {}
+  explicit MarkdownReporter(std::ostream& out) : printable_(out), out_(&printable_) {}
+  MarkdownReporter(const MarkdownReporter&) = delete;
+  MarkdownReporter& operator=(const MarkdownReporter&) = delete;
+  ~MarkdownReporter() override { out_.flush(); }
 
   void begin(const Environment& env) override {
     out_ << fmt::format("# fdbench {}\n\n{}\n", version(), markdown_cell(environment_summary(env)));
@@ -156,7 +163,8 @@ class MarkdownReporter final : public Reporter {
     notes_.clear();
   }
 
-  std::ostream& out_;
+  PrintableLines printable_;
+  std::ostream out_;
   std::string header_for_;
   std::vector<std::string> notes_;
   bool noisy_seen_ = false;          // a row carries kNoisyMark: the legend goes under the tables

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <utility>
 
+#include "model/format.hpp"
 #include "model/kernel_evidence.hpp"
 
 namespace fdbench::svg {
@@ -530,7 +531,17 @@ bool log_axis(const Chart& chart) {
 std::string escape(const std::string& text) {
   std::string out;
   out.reserve(text.size());
-  for (const char c : text) {
+  // Control bytes (newlines kept) and bytes that are not UTF-8 as \xNN first, as every other
+  // format shows them: a page printed to a terminal (--format html) carries no terminal command
+  // either.
+  std::string shown;
+  for (std::size_t at = 0; at <= text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    shown += printable(std::string_view(text).substr(at, end - at));
+    if (end < text.size()) shown += '\n';
+    at = end + 1;
+  }
+  for (const char c : shown) {
     switch (c) {
       case '&':
         out += "&amp;";
