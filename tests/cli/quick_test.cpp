@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "platform/platform.hpp"
 #include "support/fdbench_process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -26,7 +27,10 @@ TEST(Quick, AnswersBothSeedsAndSaysItMeasuredLess) {
     items += line.starts_with("- ");
     EXPECT_TRUE(line.starts_with("- ") || line.starts_with("  ") || line == lines.front()) << line;
   }
-  EXPECT_EQ(items, 4U) << run.out.substr(answers);
+  // The stall's two questions need the table's size, which the portable build (macOS, the
+  // BSDs) cannot see: there the open questions alone are answered.
+  const std::size_t questions = platform::fd_table_size() ? 4U : 2U;
+  EXPECT_EQ(items, questions) << run.out.substr(answers);
   // Fewer results than the full suite's 50: open's 12, socket's 2, accept's 2.
   const auto json = run_fdbench(
       {"--quick", "--quiet", "--dir", work.path(), "--format", "json", "--budget", "1"});
