@@ -275,7 +275,7 @@ void answer_accept(std::span<const Result> results, const Naming& naming, const 
   std::string text = fmt::format(
       "A fresh server's first burst ({} accepting {} queued {} connections, `{}`{}): drained in "
       "{} ms from the kernel's starting table, {} ms with the table grown first",
-      workers_text(off), off.ops, to_string(off.config.kind), off.config.strategy,
+      workers_text(off), group_digits(off.ops), to_string(off.config.kind), off.config.strategy,
       naming.settings(off, false), format_ms(off.stats.median), format_ms(p.grown->stats.median));
   if (const std::string worst = worst_call_text(off); !worst.empty()) {
     text += fmt::format("; its worst accept waited {} against {} pre-grown", worst,
