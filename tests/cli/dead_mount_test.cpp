@@ -5,7 +5,6 @@
 // looked at by a child process it can abandon, under --timeout's limit (10 s without one), so
 // fdbench exits, naming the path, with nothing left behind. Skipped without FUSE; every test
 // ends the connection and detaches the mount (support/fuse_mount.hpp), whatever its outcome.
-#include <dirent.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -17,25 +16,10 @@
 #include <vector>
 
 #include "support/fuse_mount.hpp"
+#include "support/run_processes.hpp"
 
 namespace fdbench::testing {
 namespace dead_mount_test {
-
-// The processes of the group `group`, from /proc.
-std::vector<int> processes_in_group(int group) {
-  std::vector<int> pids;
-  DIR* proc = opendir("/proc");
-  if (proc == nullptr) return pids;
-  while (const dirent* entry = readdir(proc)) {
-    char* end = nullptr;
-    const long pid = std::strtol(entry->d_name, &end, 10);
-    if (end != entry->d_name && *end == '\0' && getpgid(static_cast<pid_t>(pid)) == group) {
-      pids.push_back(static_cast<int>(pid));
-    }
-  }
-  closedir(proc);
-  return pids;
-}
 
 // Whether a process waits for the FUSE server (its kernel wait channel says so).
 bool waits_for_fuse(int pid) {

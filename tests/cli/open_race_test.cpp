@@ -32,6 +32,7 @@
 
 #include "platform/platform.hpp"
 #include "support/fdbench_process.hpp"
+#include "support/run_processes.hpp"
 #include "support/temp_dir.hpp"
 
 namespace fdbench::testing {
@@ -113,21 +114,6 @@ class Racer {
   std::thread thread_;
 };
 
-// The processes of the group `group` (fdbench's, as a job): pids read from /proc.
-std::vector<int> group_members(int group) {
-  std::vector<int> pids;
-  DIR* proc = opendir("/proc");
-  if (proc == nullptr) return pids;
-  while (const dirent* entry = readdir(proc)) {
-    char* end = nullptr;
-    const long pid = std::strtol(entry->d_name, &end, 10);
-    if (end == entry->d_name || *end != '\0' || pid < group) continue;
-    if (getpgid(static_cast<pid_t>(pid)) == group) pids.push_back(static_cast<int>(pid));
-  }
-  closedir(proc);
-  return pids;
-}
-
 // Reads, until stopped, the descriptors of every process of a group. One that leads outside
 // `tree`, into `outside`, is a violation, however briefly it was open; one in the tree that is
 // neither a regular file nor a directory (a FIFO, a device) is one when it is held: seen open
@@ -163,7 +149,7 @@ class DescriptorWatch {
     while (!stop_.load()) {
       if (const int group = group_.load(); group > 0) {
         std::map<Open, Clock::time_point> now;
-        for (const int pid : group_members(group)) look_at(pid, now);
+        for (const int pid : processes_in_group(group)) look_at(pid, now);
         for (auto& [open, since] : now) {
           const auto it = first_seen_.find(open);
           if (it != first_seen_.end()) since = it->second;

@@ -24,6 +24,22 @@ inline std::string new_run_marker() {
   return "FDBENCH_TEST_RUN=" + std::to_string(getpid()) + "-" + std::to_string(++runs);
 }
 
+// The processes of the process group `group` (a run started as a job), from /proc.
+inline std::vector<int> processes_in_group(int group) {
+  std::vector<int> pids;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return pids;
+  while (const dirent* entry = readdir(proc)) {
+    char* end = nullptr;
+    const long pid = std::strtol(entry->d_name, &end, 10);
+    if (end != entry->d_name && *end == '\0' && getpgid(static_cast<pid_t>(pid)) == group) {
+      pids.push_back(static_cast<int>(pid));
+    }
+  }
+  closedir(proc);
+  return pids;
+}
+
 // The processes whose environment holds `marker` ("NAME=value") as one of its entries.
 inline std::vector<pid_t> processes_marked(const std::string& marker) {
   std::vector<pid_t> found;
